@@ -1,0 +1,80 @@
+"""YAML loading that remembers where every value came from.
+
+Every mapping and sequence is loaded as a `Node` subclass that carries the file and line of each key/item,
+so a schema or consistency error can say `file:line: key.path: what is wrong`.
+"""
+import yaml
+
+
+class SpecError(Exception):
+    """One problem in a spec file, located: `file:line: key.path: message`."""
+
+    def __init__(self, file, line, path, message):
+        super().__init__(f"{file}:{line}: {path}: {message}")
+        self.file, self.line, self.path, self.message = file, line, path, message
+
+
+class Located(dict):
+    """A YAML mapping; `.lines[key]` is the 1-based line of each key, `.line` the mapping's own line."""
+
+    file = "?"
+    line = 0
+
+    def line_of(self, key):
+        return self.lines.get(key, self.line)
+
+
+class LocatedList(list):
+    """A YAML sequence; `.lines[i]` is the 1-based line of item i."""
+
+    file = "?"
+    line = 0
+
+    def line_of(self, index):
+        return self.lines[index] if index < len(self.lines) else self.line
+
+
+def _make_loader(file):
+    class Loader(yaml.SafeLoader):
+        pass
+
+    def construct_mapping(loader, node):
+        result = Located()
+        result.file, result.line, result.lines = file, node.start_mark.line + 1, {}
+        for key_node, value_node in node.value:
+            key = loader.construct_object(key_node, deep=True)
+            line = key_node.start_mark.line + 1
+            if key in result:
+                raise SpecError(file, line, str(key), "duplicate key")
+            result[key] = loader.construct_object(value_node, deep=True)
+            result.lines[key] = line
+        return result
+
+    def construct_sequence(loader, node):
+        result = LocatedList(loader.construct_object(child, deep=True) for child in node.value)
+        result.file, result.line = file, node.start_mark.line + 1
+        result.lines = [child.start_mark.line + 1 for child in node.value]
+        return result
+
+    Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, construct_mapping)
+    Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, construct_sequence)
+    return Loader
+
+
+def load(path, display_name=None):
+    """Load one YAML file into Located/LocatedList nodes. Syntax errors become SpecError."""
+    name = display_name or str(path)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except OSError as error:
+        raise SpecError(name, 0, "(file)", f"cannot read: {error.strerror}") from None
+    try:
+        data = yaml.load(text, Loader=_make_loader(name))  # noqa: S506 - SafeLoader subclass
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        line = mark.line + 1 if mark else 0
+        raise SpecError(name, line, "(syntax)", str(error.problem or error)) from None
+    if data is None:
+        raise SpecError(name, 1, "(file)", "empty file")
+    return data
