@@ -57,6 +57,12 @@ class EnumValue:
     presence: dict  # line -> Presence
     tag: str
     alias_of: str | None = None
+    where: tuple = ("?", 0, "?")  # (file, line, key path) for errors found after loading
+
+    @property
+    def current(self):
+        """In the newest headers of at least one line (not removed everywhere)."""
+        return any(p.first is not None and p.stop is None for p in self.presence.values())
 
 
 @dataclass
@@ -83,6 +89,7 @@ class Field:
     size: int = 0
     align: int = 0
     offset: int = 0
+    where: tuple = ("?", 0, "?")
 
     @property
     def clamped(self):
@@ -104,6 +111,7 @@ class Feature:
     struct: str | None
     never_clamped: bool
     layouts: list
+    where: tuple = ("?", 0, "?")
 
     @property
     def supported(self):
@@ -215,7 +223,7 @@ def _build_enums(sdk, data):
             presence = {line: _presence(sdk, v, line, f"{path}.{line}") for line in LINES}
             if all(p.first is None for p in presence.values()):
                 _fail(v, path, "value is on neither line (retail and preview are both null)")
-            value = EnumValue(v["name"], v["value"], presence, v["tag"], v.get("alias_of"))
+            value = EnumValue(v["name"], v["value"], presence, v["tag"], v.get("alias_of"), (v.file, v.line, path))
             _check_duplicates(values, value, v, path, node["values"], i)
             values.append(value)
         enums[name] = EnumDef(name, node["kind"], node.get("c_type", name), values, index)
@@ -305,7 +313,8 @@ def _build_features(sdk, enums, types, data):
             layouts = [_build_layout(sdk, enums, types, lnode, f"{path}.layouts[{i}]", current)
                        for i, lnode in enumerate(node["layouts"])]
             _check_layout_history(layouts, node["layouts"], path)
-        features[name] = Feature(name, node["value"], node["struct"], node.get("never_clamped", False), layouts)
+        features[name] = Feature(name, node["value"], node["struct"], node.get("never_clamped", False), layouts,
+                                 (node.file, node.line, path))
     return features
 
 
@@ -360,7 +369,8 @@ def _build_field(enums, types, node, path):
         if enum.kind not in expected:
             _fail(node, f"{path}.kind", f"{kind} field of {enum_name}, which is a {enum.kind} enum", "kind")
     size, align = known
-    return Field(node["name"], c_type, kind, node.get("count", 1), node.get("anonymous", False), enum, size, align)
+    return Field(node["name"], c_type, kind, node.get("count", 1), node.get("anonymous", False), enum, size, align,
+                 where=(node.file, node.line, path))
 
 
 def _check_layout_history(layouts, node, path):
