@@ -401,7 +401,7 @@ def load_model(spec_dir, display_dir=None):
                         "features.yaml": schema.FEATURES, "types.yaml": schema.TYPES}
     for name in SPEC_FILES:
         data = loader.load(spec_dir / name, f"{display_dir}/{name}")
-        schema.check(schemas[name], data, name.removesuffix(".yaml"))
+        schema.check(schemas[name], data)
         raw[name] = data
     sdk = _build_sdk(raw["sdk.yaml"], "sdk.yaml")
     enums = _build_enums(sdk, raw["enums.yaml"])

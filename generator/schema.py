@@ -15,6 +15,10 @@ def _where(node):
     return getattr(node, "file", "?"), getattr(node, "line", 0)
 
 
+def join(path, name):
+    return f"{path}.{name}" if path else str(name)
+
+
 def fail(node, path, message, key=None):
     file, line = _where(node)
     if key is not None and isinstance(node, (Located, LocatedList)):
@@ -110,14 +114,14 @@ class Map(Schema):
         for name in node:
             if name not in self.required and name not in self.optional:
                 known = ", ".join(list(self.required) + list(self.optional))
-                fail(node, f"{path}.{name}", f"unknown key (expected: {known})", name)
+                fail(node, join(path, name), f"unknown key (expected: {known})", name)
         for name, schema in self.required.items():
             if name not in node:
-                fail(node, path, f"missing key '{name}'")
-            schema.check(node[name], f"{path}.{name}", node, name)
+                fail(node, path or "(top)", f"missing key '{name}'")
+            schema.check(node[name], join(path, name), node, name)
         for name, schema in self.optional.items():
             if name in node:
-                schema.check(node[name], f"{path}.{name}", node, name)
+                schema.check(node[name], join(path, name), node, name)
 
 
 class MapOf(Schema):
@@ -133,12 +137,12 @@ class MapOf(Schema):
             fail(parent, path, f"expected at least {self.min_items} entry(ies)", key)
         for name, value in node.items():
             if not isinstance(name, str) or not IDENT.match(name):
-                fail(node, f"{path}.{name}", "expected a C identifier as key", name)
-            self.value.check(value, f"{path}.{name}", node, name)
+                fail(node, join(path, name), "expected a C identifier as key", name)
+            self.value.check(value, join(path, name), node, name)
 
 
-def check(schema, node, path):
-    schema.check(node, path, node, None)
+def check(schema, node):
+    schema.check(node, "", node, None)
 
 
 NAME = Str(IDENT, "a C identifier")
