@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Tests of the d12caps tool against the production spec: run the built executable, assert concrete output.
+"""Tests of the d12caps tool: run the built executable, assert concrete output. Every group but `future` runs
+the tool over the production spec; `future` runs it built over tests/fixtures/future-spec.
 
     test_d12caps.py PATH/TO/d12caps GROUP     GROUP: one of GROUPS below (each is its own CTest test)
 
@@ -217,8 +218,50 @@ def test_versions(tool):
     check(any(line.startswith("D3D12_WORK_GRAPHS_TIER ") for line in enums.out.splitlines()), "enums lists tiers")
 
 
+def test_future(tool):
+    """Against the fixture spec (runtime retail 622 / preview 723, CheckFeatureSupport1 at 620 / 721), where
+    hypothetical values after CheckFeatureSupport1 are really clamped."""
+    run = Run(tool, ["compare", "610", "622", "--flavor", "retail"])
+    check(run.code == 0, "compare 610 622 exits 0", run.err)
+    row = run.line_with("RaytracingTier")
+    check(row is not None and row.split()[2:] == ["1_3", "(13)", "1_1", "(11)*", "1_3", "(13)"],
+          "a true 1_3 reads 1_1 at 610 (1_2 did not exist yet), 1_3 at 622", str(row))
+    data = Run(tool, ["compare", "620", "622", "--flavor", "retail", "--json"]).json()
+    if data:
+        a, b = data["compare"]
+        flags = field(a, "D3D12_FEATURE_SHADER_CACHE", "SupportFlags")
+        check(flags and flags["true"] == 0xFF and flags["reported"] == 0x7F and flags["clamped"] is True
+              and "D3D12_SHADER_CACHE_SUPPORT_FUTURE_PRECOMPILED" in flags["true_name"],
+              "the 621 flag bit is cleared at 620", str(flags))
+        check(field(b, "D3D12_FEATURE_SHADER_CACHE", "SupportFlags")["reported"] == 0xFF, "and kept at 622")
+        check(feature(a, "D3D12_FEATURE_FUTURE_WIDGETS")["available"] is False, "FUTURE_WIDGETS n/a at 620")
+    data = Run(tool, ["--sdk", "621", "--flavor", "retail", "--json"]).json()
+    if data:
+        widgets = feature(data, "D3D12_FEATURE_FUTURE_WIDGETS")
+        check(widgets and widgets["size"] == 8, "the 8-byte layout at 621", str(widgets))
+        widget = field(data, "D3D12_FEATURE_FUTURE_WIDGETS", "WidgetTier")
+        gadget = field(data, "D3D12_FEATURE_FUTURE_WIDGETS", "GadgetTier")
+        check(widget and (widget["true"], widget["reported"], widget["clamped"]) == (2, 1, True),
+              "WidgetTier 2 reads 1 at 621", str(widget))
+        check(gadget and (gadget["true"], gadget["reported"], gadget["clamped"]) == (2, 0, True),
+              "GadgetTier (no value yet at 621) reads 0", str(gadget))
+    preview = Run(tool, ["--sdk", "723", "--flavor", "preview", "--json"]).json()
+    if preview:
+        widget = field(preview, "D3D12_FEATURE_FUTURE_WIDGETS", "WidgetTier")
+        check(widget and widget["true"] == 3 and widget["reported_name"] == "D3D12_WIDGET_TIER_3",
+              "the preview-only TIER_3 at preview 723", str(widget))
+    remapped = Run(tool, ["--sdk", "723", "--flavor", "retail"])
+    check(remapped.code == 0 and "treated as 622" in remapped.out, "a retail runtime remaps 723 to 622",
+          remapped.out[:200] + remapped.err)
+    check(Run(tool, ["--sdk", "721", "--flavor", "retail"]).code == 1, "721 is not remapped by this runtime")
+    history = Run(tool, ["history", "D3D12_WIDGET_TIER"])
+    tier3 = history.line_with("D3D12_WIDGET_TIER_3")
+    check(tier3 is not None and tier3.endswith("retail (absent), preview"), "TIER_3 protection", str(tier3))
+
+
 GROUPS = {"history": test_history, "unavailable": test_unavailable, "too_new": test_too_new, "remap": test_remap,
-          "json": test_json, "compare": test_compare, "usage": test_usage, "versions": test_versions}
+          "json": test_json, "compare": test_compare, "usage": test_usage, "versions": test_versions,
+          "future": test_future}
 
 
 def main():
