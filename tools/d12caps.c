@@ -43,7 +43,8 @@ static const char usage_text[] =
     "  --json       machine-readable output\n"
     "  --all        also list fields that are never clamped (bool, integer, input, ...)\n"
     "  --changed    only fields an app sees differently from the true value (clamped or limited by its own\n"
-    "               request), or, with compare, differently at A and at B\n";
+    "               request), or, with compare, differently at A and at B (where both have the feature)\n"
+    "  --json output always holds every feature and field.\n";
 
 /* ---- Options ---- */
 
