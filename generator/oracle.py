@@ -84,17 +84,17 @@ class Oracle:
 
     # ---- Section 2: protected values ----
 
-    @staticmethod
-    def _on_line(enum, number, line):
-        return [v for v in enum.values if v.value == number and v.presence[line].first is not None]
-
     def is_protected(self, enum, number, line):
-        """Protected when every entry of that number on the line first appeared with or after CheckFeatureSupport1,
-        or when the number is no value of the enum on that line at all."""
-        entries = self._on_line(enum, number, line)
-        if not entries:
-            return True
-        return all(e.presence[line].first >= self.sdk.cfs1[line] for e in entries)
+        """Unprotected when any entry of that number first appeared, on either line, before CheckFeatureSupport1
+        came to that line (it already shipped); protected otherwise, including a number that was never a value of
+        the enum. `line` (the caller's) does not matter: shipping on the other line counts too."""
+        for entry in enum.values:
+            if entry.value != number:
+                continue
+            for each_line, presence in entry.presence.items():
+                if presence.first is not None and presence.first < self.sdk.cfs1[each_line]:
+                    return False
+        return True
 
     @staticmethod
     def exists(enum, number, version, line):

@@ -83,23 +83,27 @@ static bool number_present(const d12_caps_enum *enumeration, int64_t number, d12
 }
 
 /* "Clamping applies to capabilities introduced with or after CheckFeatureSupport1 and does not retroactively
- * apply to earlier capabilities." A number that was never a value on the line is newer than anything the
- * caller's SDK could know, so it counts as protected. */
-static bool number_protected(const d12_caps_enum *enumeration, int64_t number, d12_caps_line line)
+ * apply to earlier capabilities." A value that appeared on either line before CheckFeatureSupport1 came to that
+ * line has already shipped, so it is never clamped, whichever line the caller is on. A number that was never a
+ * value of the enum is newer than anything the caller's SDK could know: protected. (docs/clamping.md 2.) */
+static bool number_protected(const d12_caps_enum *enumeration, int64_t number)
 {
-    uint32_t first = D12_CAPS_NEVER;
     for (uint32_t i = 0; i < enumeration->count; i++) {
         const d12_caps_enum_value *value = &enumeration->values[i];
-        if (value->value == number && value->first[line] < first)
-            first = value->first[line];
+        if (value->value != number)
+            continue;
+        for (int line = D12_CAPS_LINE_RETAIL; line <= D12_CAPS_LINE_PREVIEW; line++) {
+            if (value->first[line] != D12_CAPS_NEVER && value->first[line] < cfs1_versions[line])
+                return false;
+        }
     }
-    return first == D12_CAPS_NEVER || first >= cfs1_versions[line];
+    return true;
 }
 
 /* What a caller at `version` may see as is: an unprotected value, or a protected one its SDK already had. */
 static bool number_visible(const d12_caps_enum *enumeration, int64_t number, d12_caps_version version)
 {
-    return !number_protected(enumeration, number, version.line) || number_present(enumeration, number, version);
+    return !number_protected(enumeration, number) || number_present(enumeration, number, version);
 }
 
 /* ---- The rule per field kind (section 3) ---- */
