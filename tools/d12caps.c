@@ -488,7 +488,7 @@ static void format_value(const d12_caps_field *field, int64_t value, d12_caps_ve
 #define CELL_BYTES 256
 #define VALUE_BYTES 100 /* a formatted value, with room to spare in a cell */
 #define MAX_ROWS 1024
-#define MAX_COLUMNS 5
+#define MAX_COLUMNS 6
 
 typedef struct table_row {
     bool heading; /* one cell spanning the line: a feature's name and status */
@@ -915,7 +915,7 @@ static void compare_text(query *q[2], const options *opts)
     profile_line(q[0]);
     legend();
     report_table.count = 0;
-    report_table.columns = 5;
+    report_table.columns = 6;
     table_row *header = table_add(&report_table, false);
     snprintf(header->cell[0], CELL_BYTES, "feature / field");
     snprintf(header->cell[1], CELL_BYTES, "kind");
@@ -965,11 +965,6 @@ static int run_compare(const options *opts)
 
 /* ---- history ENUM, enums ---- */
 
-static bool protected_on(const d12_caps_enum_value *v, d12_caps_line line)
-{
-    return v->first[line] != D12_CAPS_NEVER && v->first[line] >= cfs1_version(line);
-}
-
 static void describe_presence(const d12_caps_enum_value *v, d12_caps_line line, char *out, size_t size)
 {
     if (v->first[line] == D12_CAPS_NEVER)
@@ -980,34 +975,18 @@ static void describe_presence(const d12_caps_enum_value *v, d12_caps_line line, 
         snprintf(out, size, "%u, removed at %u", v->first[line], v->stop[line]);
 }
 
-/* Lines on which the clamp rule protects the value; a value absent from a line is unknown there, and an
- * unknown number is always protected (docs/clamping.md section 2). */
-static void describe_protection(const d12_caps_enum_value *v, char *out, size_t size)
-{
-    int used = 0;
-    out[0] = '\0';
-    for (int line = 0; line < 2; line++) {
-        bool absent = v->first[line] == D12_CAPS_NEVER;
-        if (absent || protected_on(v, (d12_caps_line)line))
-            used += snprintf(out + used, size - (size_t)used, "%s%s%s", used ? ", " : "",
-                             d12_caps_line_name((d12_caps_line)line), absent ? " (absent)" : "");
-    }
-    if (!used)
-        snprintf(out, size, "no");
-}
-
 static void history_text(const d12_caps_enum *e)
 {
     printf("%s (%s): %u value%s. \"N on\": present from SDK N; \"removed at M\": absent from M on.\n"
-           "Protected (clamped for an SDK older than the value): first on the line at or after CheckFeatureSupport1\n"
-           "(retail %u, preview %u), or absent from the line.\n\n",
+           "Protected (clamped for an SDK that did not have it): not shipped on either line before\n"
+           "CheckFeatureSupport1 came to that line (retail %u, preview %u).\n\n",
            e->name, enum_kind_name(e->kind), e->count, e->count == 1 ? "" : "s", cfs1_version(D12_CAPS_LINE_RETAIL),
            cfs1_version(D12_CAPS_LINE_PREVIEW));
     report_table.count = 0;
-    report_table.columns = 5;
+    report_table.columns = 6;
     table_row *header = table_add(&report_table, false);
-    const char *titles[] = {"value", "number", "retail", "preview", "protected"};
-    for (int c = 0; c < 5; c++)
+    const char *titles[] = {"value", "number", "retail", "preview", "tag", "protected"};
+    for (int c = 0; c < 6; c++)
         snprintf(header->cell[c], CELL_BYTES, "%s", titles[c]);
     for (uint32_t i = 0; i < e->count; i++) {
         const d12_caps_enum_value *v = &e->values[i];
@@ -1018,7 +997,8 @@ static void history_text(const d12_caps_enum *e)
         snprintf(row->cell[1], CELL_BYTES, "%" PRId64, v->value);
         describe_presence(v, D12_CAPS_LINE_RETAIL, row->cell[2], CELL_BYTES);
         describe_presence(v, D12_CAPS_LINE_PREVIEW, row->cell[3], CELL_BYTES);
-        describe_protection(v, row->cell[4], CELL_BYTES);
+        snprintf(row->cell[4], CELL_BYTES, "%s", v->tag);
+        snprintf(row->cell[5], CELL_BYTES, "%s", d12_caps_value_protected(e, v->value) ? "yes" : "no");
     }
     table_print(&report_table);
 }
@@ -1040,13 +1020,15 @@ static void history_json(const d12_caps_enum *e)
         const d12_caps_enum_value *v = &e->values[i];
         printf("%s\n  {\"name\": ", i ? "," : "");
         json_string(v->name);
-        printf(", \"value\": %" PRId64 ", \"alias\": %s", v->value, v->alias ? "true" : "false");
+        printf(", \"value\": %" PRId64 ", \"alias\": %s, \"tag\": ", v->value, v->alias ? "true" : "false");
+        json_string(v->tag);
+        printf(", \"protected\": %s", d12_caps_value_protected(e, v->value) ? "true" : "false");
         for (int line = 0; line < 2; line++) {
             printf(", \"%s\": {\"first\": ", d12_caps_line_name((d12_caps_line)line));
             json_version_or_null(v->first[line], D12_CAPS_NEVER);
             printf(", \"stop\": ");
             json_version_or_null(v->stop[line], D12_CAPS_FOREVER);
-            printf(", \"protected\": %s}", protected_on(v, (d12_caps_line)line) ? "true" : "false");
+            putchar('}');
         }
         putchar('}');
     }
@@ -1141,8 +1123,9 @@ static int run_versions(const options *opts)
                line ? "from" : "below", (unsigned)D12_CAPS_PREVIEW_FIRST);
         for (uint32_t i = 0; i < count; i++) {
             char notes[256];
+            const char *tags = d12_caps_sdk_version_tags((d12_caps_line)line, numbers[i]);
             version_notes((d12_caps_line)line, numbers[i], notes, sizeof(notes));
-            printf("  %4u%s%s\n", numbers[i], notes[0] ? "  " : "", notes);
+            printf("  %4u  %-*s%s\n", numbers[i], notes[0] ? 40 : 0, tags[0] ? tags : "(no tag)", notes);
         }
     }
     printf("\nA retail runtime treats its preview version %u as %u; other preview numbers are not remapped.\n",

@@ -65,6 +65,15 @@ const UINT *d12_caps_sdk_versions(d12_caps_line line, uint32_t *count)
     return d12__caps_sdk_versions[line];
 }
 
+const char *d12_caps_sdk_version_tags(d12_caps_line line, UINT number)
+{
+    for (uint32_t i = 0; i < d12__caps_sdk_version_count[line]; i++) {
+        if (d12__caps_sdk_versions[line][i] == number)
+            return d12__caps_sdk_version_tags[line][i];
+    }
+    return NULL;
+}
+
 /* ---- Value histories (section 2) ---- */
 
 bool d12_caps_value_present(const d12_caps_enum_value *value, d12_caps_version version)
@@ -98,6 +107,11 @@ static bool number_protected(const d12_caps_enum *enumeration, int64_t number)
         }
     }
     return true;
+}
+
+bool d12_caps_value_protected(const d12_caps_enum *enumeration, int64_t number)
+{
+    return number_protected(enumeration, number);
 }
 
 /* What a caller at `version` may see as is: an unprotected value, or a protected one its SDK already had. */

@@ -85,7 +85,8 @@ typedef struct d12_caps_enum_value {
     int64_t value;
     uint32_t first[2];
     uint32_t stop[2];
-    bool alias; /* a second name for the value of an earlier entry (ROOT_SIGNATURE_VERSION_1_0) */
+    bool alias;      /* a second name for the value of an earlier entry (ROOT_SIGNATURE_VERSION_1_0) */
+    const char *tag; /* the first DirectX-Headers tag that declared it */
 } d12_caps_enum_value;
 
 typedef struct d12_caps_enum {
@@ -191,6 +192,10 @@ int64_t d12_caps_clamp_value(d12_caps_field_kind kind, const d12_caps_enum *enum
                              d12_caps_version version, const D3D_FEATURE_LEVEL *requested,
                              UINT requested_count);
 
+/* Whether the clamp rule protects `number` in `enumeration`: false when it shipped on either line before
+ * CheckFeatureSupport1 came to that line; true otherwise, and for a number that was never a value. */
+bool d12_caps_value_protected(const d12_caps_enum *enumeration, int64_t number);
+
 /* Whether a value of an enum existed at a version (its history covers it). */
 bool d12_caps_value_present(const d12_caps_enum_value *value, d12_caps_version version);
 
@@ -200,6 +205,10 @@ const char *d12_caps_value_name(const d12_caps_enum *enumeration, int64_t value,
 
 /* SDK versions of a line as listed in spec/sdk.yaml, increasing; *count receives how many. */
 const UINT *d12_caps_sdk_versions(d12_caps_line line, uint32_t *count);
+
+/* The DirectX-Headers tags that carry SDK version `number` of `line`, comma-separated ("" when none does),
+ * or NULL when spec/sdk.yaml does not list the version. */
+const char *d12_caps_sdk_version_tags(d12_caps_line line, UINT number);
 
 /* "retail" or "preview". */
 const char *d12_caps_line_name(d12_caps_line line);

@@ -18,6 +18,7 @@ extern const uint32_t d12__caps_feature_by_value_count;
 /* SDK versions listed in spec/sdk.yaml, per line, increasing. */
 extern const UINT *const d12__caps_sdk_versions[2];
 extern const uint32_t d12__caps_sdk_version_count[2];
+extern const char *const *const d12__caps_sdk_version_tags[2]; /* parallel to d12__caps_sdk_versions */
 
 /* The enums the rules need by role. */
 extern const d12_caps_enum *const d12__caps_feature_level_enum;

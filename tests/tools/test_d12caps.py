@@ -69,7 +69,8 @@ def test_history(tool):
     if data:
         values = {v["name"]: v for v in data["values"]}
         v01 = values.get("D3D12_WORK_GRAPHS_TIER_0_1", {})
-        check(v01.get("preview") == {"first": 711, "stop": 714, "protected": False}, "0_1 preview history",
+        check(v01.get("preview") == {"first": 711, "stop": 714}, "0_1 preview history", str(v01))
+        check(v01.get("protected") is False and v01.get("tag") == "v1.711.3-preview", "0_1 shipped: unprotected",
               str(v01))
         check(v01.get("retail", {}).get("first") is None, "0_1 retail first is null", str(v01))
         check(len(data["values"]) == 4 and data["kind"] == "tier", "4 tier values", str(data)[:200])
@@ -203,11 +204,13 @@ def test_usage(tool):
 def test_versions(tool):
     run = Run(tool, ["versions"])
     check(run.code == 0, "versions exits 0", run.err)
-    lines = [line.strip() for line in run.out.splitlines()]
-    check("620  retail runtime; CheckFeatureSupport1" in lines, "620 is the retail runtime and CFS1", run.out)
-    check("721  preview runtime; CheckFeatureSupport1" in lines, "721 is the preview runtime and CFS1", run.out)
-    check("619  legacy CheckFeatureSupport pinned here" in lines, "legacy retail pin at 619", run.out)
-    check("4" in lines and "702" in lines, "plain versions listed", run.out)
+    lines = [" ".join(line.split()) for line in run.out.splitlines()]
+    check("620 (no tag) retail runtime; CheckFeatureSupport1" in lines, "620 is the retail runtime and CFS1", run.out)
+    check("721 v1.721.0-preview, v1.721.1-preview preview runtime; CheckFeatureSupport1" in lines,
+          "721 is the preview runtime and CFS1", run.out)
+    check("619 v1.619.0, v1.619.1 legacy CheckFeatureSupport pinned here" in lines, "legacy retail pin at 619", run.out)
+    check("4 v1.0, v1.0.1, v1.0.2, v1.4.9, v1.4.10" in lines and "702 (no tag)" in lines, "plain versions listed",
+          run.out)
     data = Run(tool, ["versions", "--json"]).json()
     if data:
         check(data["retail"]["runtime"] == 620 and data["preview"]["legacy"] == 720 and data["preview_first"] == 700,
@@ -255,7 +258,9 @@ def test_future(tool):
     check(Run(tool, ["--sdk", "721", "--flavor", "retail"]).code == 1, "721 is not remapped by this runtime")
     history = Run(tool, ["history", "D3D12_WIDGET_TIER"])
     tier3 = history.line_with("D3D12_WIDGET_TIER_3")
-    check(tier3 is not None and tier3.endswith("retail (absent), preview"), "TIER_3 protection", str(tier3))
+    check(tier3 is not None and tier3.split()[-1] == "yes", "TIER_3 (preview 722 only) is protected", str(tier3))
+    shipped = Run(tool, ["history", "D3D12_RAYTRACING_TIER"]).line_with("D3D12_RAYTRACING_TIER_1_2")
+    check(shipped is not None and shipped.split()[-1] == "no", "RAYTRACING_TIER_1_2 (616) is not", str(shipped))
 
 
 GROUPS = {"history": test_history, "unavailable": test_unavailable, "too_new": test_too_new, "remap": test_remap,
