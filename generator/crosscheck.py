@@ -124,8 +124,8 @@ def cross_check(model, headers):
     errors, supplement = [], Supplement(headers.sdk_version, headers.preview_sdk_version)
     version = headers.sdk_version
     if version not in [n for n, _ in model.sdk.lines["retail"].versions]:
-        errors.append(SpecError("sdk.yaml", 0, "lines.retail.versions",
-                                f"the installed headers' D3D12_SDK_VERSION {version} is not a retail version"))
+        errors.append(_error(model.sdk.where,
+                             f"the installed headers' D3D12_SDK_VERSION {version} is not a retail version here"))
         return errors, supplement
     _check_enums(model, headers, version, errors)
     _check_structs(model, headers, version, errors, supplement)

@@ -34,24 +34,40 @@ class LocatedList(list):
         return self.lines[index] if index < len(self.lines) else self.line
 
 
+def _join(path, segment):
+    if isinstance(segment, int):
+        return f"{path}[{segment}]"
+    return f"{path}.{segment}" if path else str(segment)
+
+
 def _make_loader(file):
     class Loader(yaml.SafeLoader):
-        pass
+        """Builds Located/LocatedList nodes; `path` is the key path of the node being constructed, so a
+        duplicate key can be named in full."""
+        path = ""
 
     def construct_mapping(loader, node):
         result = Located()
         result.file, result.line, result.lines = file, node.start_mark.line + 1, {}
+        outer = loader.path
         for key_node, value_node in node.value:
             key = loader.construct_object(key_node, deep=True)
             line = key_node.start_mark.line + 1
             if key in result:
-                raise SpecError(file, line, str(key), "duplicate key")
+                raise SpecError(file, line, _join(outer, key), "duplicate key")
+            loader.path = _join(outer, key)
             result[key] = loader.construct_object(value_node, deep=True)
+            loader.path = outer
             result.lines[key] = line
         return result
 
     def construct_sequence(loader, node):
-        result = LocatedList(loader.construct_object(child, deep=True) for child in node.value)
+        outer, items = loader.path, []
+        for index, child in enumerate(node.value):
+            loader.path = _join(outer, index)
+            items.append(loader.construct_object(child, deep=True))
+        loader.path = outer
+        result = LocatedList(items)
         result.file, result.line = file, node.start_mark.line + 1
         result.lines = [child.start_mark.line + 1 for child in node.value]
         return result

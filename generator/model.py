@@ -44,6 +44,7 @@ class Sdk:
     preview_first: int
     runtime: dict
     cfs1: dict
+    where: tuple = ("?", 0, "?")  # the retail versions list, for errors found after loading
 
     def line_of(self, number):
         """The line a requested SDK version number belongs to."""
@@ -175,15 +176,12 @@ def _build_sdk(data, file_name):
     lines = {name: SdkLine(name, _versions_of(lines_node[name]["versions"], f"lines.{name}.versions", lines_node))
              for name in LINES}
     first = lines_node["preview"]["first"]
-    for number, _ in lines["retail"].versions:
-        if number >= first:
-            _fail(lines_node["retail"], "lines.retail.versions",
-                  f"retail version {number} is not below preview.first ({first})", "versions")
-    for number, _ in lines["preview"].versions:
-        if number < first:
-            _fail(lines_node["preview"], "lines.preview.versions",
-                  f"preview version {number} is below preview.first ({first})", "versions")
-    sdk = Sdk(lines, first, {}, {})
+    _check_line_range(lines_node["retail"]["versions"], "lines.retail.versions", lambda n: n < first,
+                      f"is not below preview.first ({first})", "retail")
+    _check_line_range(lines_node["preview"]["versions"], "lines.preview.versions", lambda n: n >= first,
+                      f"is below preview.first ({first})", "preview")
+    retail_versions = lines_node["retail"]["versions"]
+    sdk = Sdk(lines, first, {}, {}, (retail_versions.file, retail_versions.line, "lines.retail.versions"))
     for key, target in (("runtime", sdk.runtime), ("check_feature_support1", sdk.cfs1)):
         for line in LINES:
             number = data[key][line]
@@ -194,6 +192,12 @@ def _build_sdk(data, file_name):
             _fail(data["check_feature_support1"], f"check_feature_support1.{line}",
                   f"{sdk.cfs1[line]} is newer than the runtime's version {sdk.runtime[line]}", line)
     return sdk
+
+
+def _check_line_range(versions_node, path, belongs, complaint, line):
+    for index, entry in enumerate(versions_node):
+        if not belongs(entry["version"]):
+            _fail(entry, f"{path}[{index}].version", f"{line} version {entry['version']} {complaint}", "version")
 
 
 def _check_known_version(sdk, line, number, node, path, key):
@@ -231,6 +235,8 @@ def _build_enums(sdk, data):
 
 
 def _check_duplicates(previous, value, node, path, list_node, index):
+    if value.alias_of is not None and not any(o.name == value.alias_of for o in previous):
+        _fail(node, f"{path}.alias_of", f"unknown value {value.alias_of} (an alias follows its target)", "alias_of")
     for other in previous:
         same_name, same_number = other.name == value.name, other.value == value.value
         if value.alias_of is not None and value.alias_of == other.name:
@@ -242,8 +248,6 @@ def _check_duplicates(previous, value, node, path, list_node, index):
         if any(value.presence[line].overlaps(other.presence[line]) for line in LINES):
             what = f"name {value.name}" if same_name else f"value {value.value} (also {other.name})"
             _fail(list_node, path, f"duplicate {what} with an overlapping history", index)
-    if value.alias_of is not None and not any(o.name == value.alias_of for o in previous):
-        _fail(node, f"{path}.alias_of", f"unknown value {value.alias_of} (an alias follows its target)", "alias_of")
 
 
 class _Types:
@@ -361,10 +365,11 @@ def _build_field(enums, types, node, path):
         _fail(node, f"{path}.type", f"unknown type {c_type}", "type")
     enum = None
     if kind in CLAMPED_KINDS:
-        enum_name = node.get("enum", c_type)
+        key = "enum" if "enum" in node else "type"
+        enum_name = node[key]
         enum = enums.get(enum_name)
         if enum is None:
-            _fail(node, f"{path}.type", f"unknown enum {enum_name} for a {kind} field", "type")
+            _fail(node, f"{path}.{key}", f"unknown enum {enum_name} for a {kind} field", key)
         expected = {"tier": ("tier",), "flags": ("flags",)}.get(kind, (kind,))
         if enum.kind not in expected:
             _fail(node, f"{path}.kind", f"{kind} field of {enum_name}, which is a {enum.kind} enum", "kind")

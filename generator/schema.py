@@ -11,6 +11,19 @@ from loader import Located, LocatedList, SpecError
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
+def describe(node):
+    """How a wrong value is named in an error: YAML words, not Python classes."""
+    if isinstance(node, dict):
+        return "a mapping"
+    if isinstance(node, list):
+        return "a list"
+    if node is None:
+        return "null"
+    if isinstance(node, bool):
+        return "true" if node else "false"
+    return repr(node)
+
+
 def _where(node):
     return getattr(node, "file", "?"), getattr(node, "line", 0)
 
@@ -20,6 +33,7 @@ def join(path, name):
 
 
 def fail(node, path, message, key=None):
+    path = path or "(top)"
     file, line = _where(node)
     if key is not None and isinstance(node, (Located, LocatedList)):
         line = node.line_of(key)
@@ -37,7 +51,7 @@ class Int(Schema):
 
     def check(self, node, path, parent, key):
         if isinstance(node, bool) or not isinstance(node, int):
-            fail(parent, path, f"expected an integer, got {node!r}", key)
+            fail(parent, path, f"expected an integer, got {describe(node)}", key)
         if self.minimum is not None and node < self.minimum:
             fail(parent, path, f"must be at least {self.minimum}, got {node}", key)
 
@@ -48,15 +62,15 @@ class Str(Schema):
 
     def check(self, node, path, parent, key):
         if not isinstance(node, str):
-            fail(parent, path, f"expected {self.what}, got {node!r}", key)
+            fail(parent, path, f"expected {self.what}, got {describe(node)}", key)
         if self.pattern is not None and not self.pattern.match(node):
-            fail(parent, path, f"expected {self.what}, got {node!r}", key)
+            fail(parent, path, f"expected {self.what}, got {describe(node)}", key)
 
 
 class Bool(Schema):
     def check(self, node, path, parent, key):
         if not isinstance(node, bool):
-            fail(parent, path, f"expected true or false, got {node!r}", key)
+            fail(parent, path, f"expected true or false, got {describe(node)}", key)
 
 
 class Enum(Schema):
@@ -65,7 +79,7 @@ class Enum(Schema):
 
     def check(self, node, path, parent, key):
         if node not in self.choices:
-            fail(parent, path, f"expected one of {', '.join(self.choices)}, got {node!r}", key)
+            fail(parent, path, f"expected one of {', '.join(self.choices)}, got {describe(node)}", key)
 
 
 class Nullable(Schema):
@@ -86,7 +100,8 @@ class LineRange(Schema):
         if isinstance(node, list) and len(node) == 2 and all(
                 isinstance(v, int) and not isinstance(v, bool) for v in node):
             return
-        fail(parent, path, f"expected null, a version or [first, stop], got {node!r}", key)
+        shown = "[" + ", ".join(describe(v) for v in node) + "]" if isinstance(node, list) else describe(node)
+        fail(parent, path, f"expected null, a version or [first, stop], got {shown}", key)
 
 
 class ListOf(Schema):
@@ -95,7 +110,7 @@ class ListOf(Schema):
 
     def check(self, node, path, parent, key):
         if not isinstance(node, list):
-            fail(parent, path, f"expected a list, got {type(node).__name__}", key)
+            fail(parent, path, f"expected a list, got {describe(node)}", key)
         if len(node) < self.min_items:
             fail(parent, path, f"expected at least {self.min_items} item(s)", key)
         for index, item in enumerate(node):
@@ -110,7 +125,7 @@ class Map(Schema):
 
     def check(self, node, path, parent, key):
         if not isinstance(node, dict):
-            fail(parent, path, f"expected a mapping, got {type(node).__name__}", key)
+            fail(parent, path, f"expected a mapping, got {describe(node)}", key)
         for name in node:
             if name not in self.required and name not in self.optional:
                 known = ", ".join(list(self.required) + list(self.optional))
@@ -132,7 +147,7 @@ class MapOf(Schema):
 
     def check(self, node, path, parent, key):
         if not isinstance(node, dict):
-            fail(parent, path, f"expected a mapping, got {type(node).__name__}", key)
+            fail(parent, path, f"expected a mapping, got {describe(node)}", key)
         if len(node) < self.min_items:
             fail(parent, path, f"expected at least {self.min_items} entry(ies)", key)
         for name, value in node.items():
