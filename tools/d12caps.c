@@ -599,8 +599,16 @@ static void legend(void)
            "        (E_INVALIDARG). Flags in hex; --sdk N lists their bit names.\n\n");
 }
 
+/* Which spec the linked tables came from: the tool is also built over the fixture spec's tables. */
+#ifdef D12CAPS_TOOL_FIXTURE
+#define D12CAPS_TOOL_SPEC "tests/fixtures/future-spec/ (hypothetical values after CheckFeatureSupport1)"
+#else
+#define D12CAPS_TOOL_SPEC "spec/ (the real SDK history)"
+#endif
+
 static void profile_line(const query *q)
 {
+    printf("Tables: " D12CAPS_TOOL_SPEC "\n");
     printf("True values: capability profile, each clamped field at the highest value of its enum present at\n"
            "%s %u, the runtime's own version (flags: every bit present then).\n",
            d12_caps_line_name(q->runtime.line), q->runtime.number);
