@@ -8,29 +8,12 @@
 #include <string.h>
 
 #include "d12caps.h"
+#include "clamp_log.h"
 #include "harness.h"
 
 #define RETAIL D12_CAPS_FLAVOR_RETAIL
 #define PREVIEW D12_CAPS_FLAVOR_PREVIEW
 
-typedef struct report_log {
-    unsigned count;
-    char feature[96];
-    char field[96];
-    d12_caps_version version;
-    int64_t before, after;
-} report_log;
-
-static void on_report(void *context, const d12_caps_clamp_report *report)
-{
-    report_log *log = context;
-    log->count++;
-    snprintf(log->feature, sizeof log->feature, "%s", report->feature->name);
-    snprintf(log->field, sizeof log->field, "%s", report->field->name);
-    log->version = report->version;
-    log->before = report->before;
-    log->after = report->after;
-}
 
 /* What CheckFeatureSupport1 does around the driver: resolve, check the query and the inputs, then clamp what the
  * driver filled in (here: what the test put in `data`). Any failure returns before `data` is touched. */

@@ -10,27 +10,11 @@
 #include <string.h>
 
 #include "d12caps.h"
+#include "clamp_log.h"
 #include "harness.h"
 
 #define RETAIL D12_CAPS_FLAVOR_RETAIL
 #define PREVIEW D12_CAPS_FLAVOR_PREVIEW
-
-typedef struct report_log {
-    unsigned count;
-    char feature[96];
-    char field[96];
-    int64_t before, after;
-} report_log;
-
-static void on_report(void *context, const d12_caps_clamp_report *report)
-{
-    report_log *log = context;
-    log->count++;
-    snprintf(log->feature, sizeof log->feature, "%s", report->feature->name);
-    snprintf(log->field, sizeof log->field, "%s", report->field->name);
-    log->before = report->before;
-    log->after = report->after;
-}
 
 /* CheckFeatureSupport1(D3D12_FEATURE_D3D12_OPTIONS5, ..., sdk) over a driver whose true RaytracingTier is
  * `true_tier`: returns the tier the application reads, or -1 when the call fails (the status in *status). */
