@@ -7,6 +7,7 @@
     python3 generator/gen.py --list-inputs   spec files, templates and generator sources (for CMake)
     python3 generator/gen.py --list-outputs  files written (for CMake)
     --spec DIR   read the spec from DIR (default: spec/)     --out DIR   write under DIR (default: the repository)
+    --parts A,B  only these parts (default: all; a fixture spec may hold only the `caps` files)
 
 A spec error prints `file:line: key.path: what is wrong` and exits 2 with nothing written: every output is
 rendered in memory first and written only when all of them rendered.
@@ -23,23 +24,27 @@ sys.path.insert(0, str(GENERATOR_DIR))
 
 import jinja2  # noqa: E402
 
-import crosscheck  # noqa: E402
 import headers  # noqa: E402
-import model as spec_model  # noqa: E402
-import oracle  # noqa: E402
+import part_caps  # noqa: E402
 from loader import SpecError  # noqa: E402
 
 ROOT = GENERATOR_DIR.parent
 TEMPLATES = ROOT / "templates"
 REGENERATE = "python3 generator/gen.py"
 
-# The one table of outputs: (template, path under --out, comment style of the banner).
-OUTPUTS = (
-    ("caps_spec.h.j2", "generated/caps/d12caps_spec.h", "c"),
-    ("caps_tables.c.j2", "generated/caps/d12caps_tables.c", "c"),
-    ("caps_exhaustive.c.j2", "generated/tests/caps_exhaustive_cases.c", "c"),
-    ("capabilities.md.j2", "docs/capabilities.md", "md"),
-)
+# The parts, in load order (a part may read what earlier ones put in the context). Each is a module with NAME,
+# FILES (its spec files), OUTPUTS ((template, path under --out, banner style), ...) and load(spec, display, context).
+PARTS = (part_caps,)
+
+
+def select_parts(names):
+    if names is None:
+        return list(PARTS)
+    known = {part.NAME: part for part in PARTS}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise SystemExit(f"gen.py: unknown part(s) {', '.join(unknown)} (known: {', '.join(known)})")
+    return [part for part in PARTS if part.NAME in names]
 
 
 def banner(template, spec_files, style):
@@ -58,20 +63,19 @@ def environment():
     return env
 
 
-def render_all(spec_dir, spec_display):
+def render_all(spec_dir, spec_display, parts):
     """Load, check and render everything in memory. Raises SpecError on the first spec problem."""
-    model = spec_model.load_model(spec_dir, spec_display)
-    installed = headers.parse_installed()
-    errors, supplement = crosscheck.cross_check(model, installed)
-    if errors:
-        raise errors[0]
+    context = {}
+    for part in parts:
+        part.load(spec_dir, spec_display, context)
     env = environment()
-    context = {"model": model, "supplement": supplement, "oracle": oracle.Oracle(model), "headers": installed,
-               "spec_names": [f"spec/{Path(f).name}" for f in model.spec_files]}
     rendered = {}
-    for template, path, style in OUTPUTS:
-        body = env.get_template(template).render(banner=banner(template, context["spec_names"], style), **context)
-        rendered[path] = body
+    for part in parts:
+        spec_names = [f"spec/{name}" for name in part.FILES]
+        for template, path, style in part.OUTPUTS:
+            body = env.get_template(template).render(banner=banner(template, spec_names, style),
+                                                     spec_names=spec_names, **context)
+            rendered[path] = body
     return rendered
 
 
@@ -107,13 +111,9 @@ def check(rendered, out_dir):
 
 
 def check_headers(spec_dir, spec_display):
-    model = spec_model.load_model(spec_dir, spec_display)
-    installed = headers.parse_installed()
-    errors, supplement = crosscheck.cross_check(model, installed)
-    for error in errors:
-        print(error, file=sys.stderr)
-    if errors:
-        return 2
+    context = {}
+    part_caps.load(spec_dir, spec_display, context)  # raises the first disagreement as a SpecError
+    model, installed, supplement = context["model"], context["headers"], context["supplement"]
     values = sum(len(e.values) for e in model.enum_list())
     print(f"header cross-check: spec agrees with DirectX-Headers (SDK {installed.sdk_version}, preview "
           f"{installed.preview_sdk_version}) on {len(model.enums)} enums / {values} values and "
@@ -122,8 +122,8 @@ def check_headers(spec_dir, spec_display):
     return 0
 
 
-def list_inputs(spec_dir):
-    files = [Path(spec_dir) / name for name in spec_model.SPEC_FILES]
+def list_inputs(spec_dir, parts):
+    files = [Path(spec_dir) / name for part in parts for name in part.FILES]
     files += sorted(TEMPLATES.glob("*.j2")) + sorted(GENERATOR_DIR.glob("*.py"))
     return [str(Path(f).resolve()) for f in files]
 
@@ -137,19 +137,21 @@ def main(argv=None):
     mode.add_argument("--list-outputs", action="store_true")
     parser.add_argument("--spec", default=str(ROOT / "spec"))
     parser.add_argument("--out", default=str(ROOT))
+    parser.add_argument("--parts", type=lambda text: [p for p in text.split(",") if p])
     args = parser.parse_args(argv)
+    parts = select_parts(args.parts)
     spec_display = os.path.relpath(args.spec) if args.spec != str(ROOT / "spec") else "spec"
 
     if args.list_inputs:
-        print(";".join(list_inputs(args.spec)))
+        print(";".join(list_inputs(args.spec, parts)))
         return 0
     if args.list_outputs:
-        print(";".join(str((Path(args.out) / path).resolve()) for _, path, _ in OUTPUTS))
+        print(";".join(str((Path(args.out) / path).resolve()) for part in parts for _, path, _ in part.OUTPUTS))
         return 0
     try:
         if args.check_headers:
             return check_headers(args.spec, spec_display)
-        rendered = render_all(args.spec, spec_display)
+        rendered = render_all(args.spec, spec_display, parts)
     except SpecError as error:
         print(error, file=sys.stderr)
         return 2
