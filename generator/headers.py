@@ -12,7 +12,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass, field as dc_field
 
-from pycparser import c_ast, c_parser
+from pycparser import c_ast, c_generator, c_parser
 
 FAKE_LIBC_CANDIDATES = ("/usr/share/python3-pycparser/fake_libc_include",)
 HEADER_FILES = ("wsl/winadapter.h", "directx/d3d12.h", "directx/d3d12sdklayers.h", "directx/d3dcommon.h")
@@ -34,6 +34,15 @@ class InstalledHeaders:
     structs: dict = dc_field(default_factory=dict)    # struct typedef name -> [(field, type text)]
     typedefs: set = dc_field(default_factory=set)     # every typedef name
     enumerators: dict = dc_field(default_factory=dict)  # enumerator -> (enum name, value)
+    vtables: dict = dc_field(default_factory=dict)     # interface name -> [VtableSlot], in slot order
+
+
+@dataclass
+class VtableSlot:
+    """One method slot of a COM interface's C vtable (the `This` parameter excluded)."""
+    name: str
+    returns: str      # C type text, e.g. "HRESULT", "D3D12_RESOURCE_ALLOCATION_INFO"
+    params: list      # [(declaration text, parameter name)], e.g. [("const IID * const riid", "riid")]
 
 
 def _find_fake_libc():
@@ -92,6 +101,19 @@ def _type_text(node):
     return "?"
 
 
+_C = c_generator.CGenerator()
+
+
+def _slot(decl):
+    """A vtable member `R (*Name)(I *This, ...)` as a VtableSlot."""
+    func = decl.type.type  # PtrDecl -> FuncDecl
+    returns = _C._generate_type(func.type, emit_declname=False)
+    params = []
+    for param in func.args.params[1:]:
+        params.append((_C._generate_decl(param).strip(), param.name))
+    return VtableSlot(decl.name, " ".join(returns.split()), params)
+
+
 class _Collector(c_ast.NodeVisitor):
     def __init__(self, result):
         self.result = result
@@ -103,6 +125,8 @@ class _Collector(c_ast.NodeVisitor):
             self._enum(node.name, inner)
         elif isinstance(inner, c_ast.Struct) and inner.decls is not None:
             self.result.structs[node.name] = [(d.name, _type_text(d.type)) for d in inner.decls]
+            if node.name.endswith("Vtbl"):
+                self.result.vtables[node.name[:-4]] = [_slot(d) for d in inner.decls]
 
     def _enum(self, name, enum):
         values, previous = {}, -1
