@@ -1,0 +1,46 @@
+/* The reference driver's capability profile: its TRUE D3D12 feature data, one struct per feature in the
+ * newest layout present at the runtime's own SDK version for the flavor (D12RT_FLAVOR=retail|preview).
+ *
+ * Defaults: every tier, shader model, root signature version and feature level field holds the highest value
+ * of its enum present at that version (never a removed one); every flags field holds every bit present then;
+ * BOOLs are TRUE; integers have plausible documented values; input and opaque fields are left alone.
+ * D12RT_REFDRV_PROFILE=file overrides fields, one per line:
+ *     D3D12_FEATURE_D3D12_OPTIONS5.RaytracingTier = D3D12_RAYTRACING_TIER_1_2   # names or numbers
+ * flags may be written A | B; `#` starts a comment; blank lines are ignored. Any unknown feature, field or value
+ * name, or a malformed line, is reported as `file:line: message` on stderr and the profile fails to load. */
+#ifndef D12_REFDRV_PROFILE_H
+#define D12_REFDRV_PROFILE_H
+
+#include <stdio.h>
+
+#include "d12caps.h"
+
+typedef struct d12__refdrv_feature_data {
+    const d12_caps_feature *feature;
+    const d12_caps_layout *layout; /* newest at the profile's version; NULL: feature absent at that version */
+    unsigned char *bytes;          /* layout->size bytes of true values */
+} d12__refdrv_feature_data;
+
+typedef struct d12__refdrv_profile {
+    d12_caps_flavor flavor;
+    d12_caps_version version; /* the runtime's own SDK version for the flavor */
+    d12__refdrv_feature_data *entries;
+    uint32_t count;
+} d12__refdrv_profile;
+
+/* Build the profile from the environment (D12RT_FLAVOR, D12RT_REFDRV_PROFILE). Errors go to `errors`
+ * (stderr in the driver) as one line each; returns S_OK, E_INVALIDARG for a bad flavor or profile file, or
+ * E_OUTOFMEMORY. On failure nothing needs freeing. */
+HRESULT d12__refdrv_profile_load(d12__refdrv_profile *profile, FILE *errors);
+
+/* Build the default profile for a flavor, then apply `path` (NULL: none). Same results as above. */
+HRESULT d12__refdrv_profile_build(d12__refdrv_profile *profile, d12_caps_flavor flavor, const char *path,
+                                  FILE *errors);
+
+void d12__refdrv_profile_free(d12__refdrv_profile *profile);
+
+/* Answer a D3D12DDICAPS_TYPE_D12RT_FEATURE_DATA query: write every output field of the layout of `size` bytes
+ * from the profile, leave input fields. E_INVALIDARG for an unknown feature or a size the driver does not know. */
+HRESULT d12__refdrv_profile_fill(const d12__refdrv_profile *profile, UINT feature, void *data, UINT size);
+
+#endif

@@ -1,0 +1,558 @@
+/* The runtime side of the driver boundary (driver.h). Everything a driver returns is checked before use:
+ * table slots, list counts, sizes. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver.h"
+#include "refdrv.h"
+
+#define BUILTIN_NAME "built-in reference driver"
+#define PRIVATE_ALIGNMENT 64
+
+typedef struct extended_feature {
+    D3D12DDI_FEATURE_0020 feature;
+    UINT32 *versions;
+    UINT32 version_count;
+} extended_feature;
+
+struct d12_driver_adapter {
+    char *path; /* NULL: the built-in driver */
+    D3D12DDI_ADAPTERFUNCS funcs;
+    D3D12DDI_HADAPTER handle;
+    UINT64 version;
+    LUID luid;
+    bool has_extended;
+    D3D12DDI_EXTENDED_FEATURES_FUNCS_0020 extended;
+    D3D12DDI_FEATURE_0020 *features; /* the same features as `extended_features`, as one array */
+    extended_feature *extended_features;
+    UINT32 feature_count;
+};
+
+struct d12_driver_device {
+    d12_driver_adapter *adapter;
+    d12_driver_error_hook on_error;
+    void *context;
+    D3D12DDI_HDEVICE handle;
+    D3D12DDI_CORELAYER_DEVICECALLBACKS_0003 callbacks; /* must live as long as the driver's device */
+};
+
+static const UINT64 k_runtime_versions[] = D12RT_DDI_SUPPORTED_VERSIONS;
+
+const char *d12__driver_adapter_name(const d12_driver_adapter *adapter)
+{
+    return adapter->path ? adapter->path : BUILTIN_NAME;
+}
+
+/* "d12rt: driver NAME: what", one line: the message a user sees when a driver is broken. */
+__attribute__((format(printf, 2, 3))) static HRESULT broken(const d12_driver_adapter *adapter,
+                                                            const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    fprintf(stderr, "d12rt: driver %s: ", d12__driver_adapter_name(adapter));
+    vfprintf(stderr, format, args);
+    fputc('\n', stderr);
+    va_end(args);
+    return DXGI_ERROR_DRIVER_INTERNAL_ERROR;
+}
+
+/* ---- Loading ---- */
+
+static HRESULT load_entry(const char *path, PFND3D12DDI_OPENADAPTER *entry)
+{
+    if (!path) {
+        *entry = d12_refdrv_OpenAdapter12;
+        return S_OK;
+    }
+    void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+        fprintf(stderr, "d12rt: D12RT_DRIVER=%s: cannot load the driver: %s\n", path, dlerror());
+        return E_FAIL;
+    }
+    dlerror();
+    void *symbol = dlsym(library, "OpenAdapter12");
+    if (!symbol) {
+        const char *why = dlerror();
+        fprintf(stderr, "d12rt: D12RT_DRIVER=%s: the driver exports no OpenAdapter12: %s\n", path,
+                why ? why : "the symbol is NULL");
+        dlclose(library);
+        return E_FAIL;
+    }
+    /* POSIX guarantees a data pointer from dlsym converts to a function pointer; memcpy says so to C11. */
+    memcpy(entry, &symbol, sizeof *entry);
+    return S_OK; /* the library stays loaded for the process: see d12__driver_adapter_close */
+}
+
+static HRESULT check_adapter_funcs(const d12_driver_adapter *adapter)
+{
+    const D3D12DDI_ADAPTERFUNCS *f = &adapter->funcs;
+    const struct {
+        const char *name;
+        bool present;
+    } slots[] = {
+        {"pfnCalcPrivateDeviceSize", f->pfnCalcPrivateDeviceSize}, {"pfnCreateDevice", f->pfnCreateDevice},
+        {"pfnCloseAdapter", f->pfnCloseAdapter}, {"pfnGetSupportedVersions", f->pfnGetSupportedVersions},
+        {"pfnGetCaps", f->pfnGetCaps}, {"pfnGetOptionalDDITables", f->pfnGetOptionalDDITables},
+        {"pfnFillDDITable", f->pfnFillDDITable}, {"pfnDestroyDevice", f->pfnDestroyDevice},
+    };
+    for (size_t i = 0; i < sizeof slots / sizeof slots[0]; i++) {
+        if (!slots[i].present)
+            return broken(adapter, "OpenAdapter12 left %s NULL", slots[i].name);
+    }
+    return S_OK;
+}
+
+/* ---- Two-call list queries, bounded ---- */
+
+/* The count half of a two-call query: a failure or a count above D12_DRIVER_MAX_LIST is a broken driver. */
+static HRESULT checked_count(const d12_driver_adapter *adapter, const char *what, HRESULT hr, UINT32 count)
+{
+    if (FAILED(hr))
+        return broken(adapter, "%s failed (0x%08X)", what, (unsigned)hr);
+    if (count > D12_DRIVER_MAX_LIST)
+        return broken(adapter, "%s reported %u entries (at most %u accepted)", what, count, D12_DRIVER_MAX_LIST);
+    return S_OK;
+}
+
+/* The fill half: it may not report more entries than the array it was given. */
+static HRESULT checked_fill(const d12_driver_adapter *adapter, const char *what, HRESULT hr, UINT32 given,
+                            UINT32 written)
+{
+    if (FAILED(hr))
+        return broken(adapter, "%s failed (0x%08X) filling %u entries", what, (unsigned)hr, given);
+    if (written > given)
+        return broken(adapter, "%s wrote %u entries into room for %u", what, written, given);
+    return S_OK;
+}
+
+/* ---- Version negotiation ---- */
+
+static UINT64 highest_common(const UINT64 *driver_versions, UINT32 count)
+{
+    UINT64 best = 0;
+    for (UINT32 i = 0; i < count; i++) {
+        for (size_t j = 0; j < sizeof k_runtime_versions / sizeof k_runtime_versions[0]; j++) {
+            if (driver_versions[i] == k_runtime_versions[j] && driver_versions[i] > best)
+                best = driver_versions[i];
+        }
+    }
+    return best;
+}
+
+static HRESULT negotiate(d12_driver_adapter *adapter)
+{
+    UINT32 count = 0;
+    HRESULT hr = adapter->funcs.pfnGetSupportedVersions(adapter->handle, &count, NULL);
+    if (FAILED(hr = checked_count(adapter, "pfnGetSupportedVersions", hr, count)))
+        return hr;
+    UINT64 versions[D12_DRIVER_MAX_LIST];
+    UINT32 written = count;
+    hr = adapter->funcs.pfnGetSupportedVersions(adapter->handle, &written, count ? versions : NULL);
+    if (count && FAILED(hr = checked_fill(adapter, "pfnGetSupportedVersions", hr, count, written)))
+        return hr;
+    adapter->version = highest_common(versions, count ? written : 0);
+    if (!adapter->version) {
+        fprintf(stderr, "d12rt: driver %s: no DDI version in common with the runtime (it lists %u; the runtime "
+                "implements D3D12DDI_SUPPORTED_0x%016llX and older)\n", d12__driver_adapter_name(adapter),
+                count, (unsigned long long)k_runtime_versions[D12RT_DDI_SUPPORTED_VERSION_COUNT - 1]);
+        return DXGI_ERROR_UNSUPPORTED;
+    }
+    return S_OK;
+}
+
+/* ---- Extended features, queried once at adapter init (the spec; d3d12ddi.h says how this differs) ---- */
+
+static HRESULT offers_extended_table(d12_driver_adapter *adapter, bool *offered)
+{
+    UINT32 count = 0;
+    HRESULT hr = adapter->funcs.pfnGetOptionalDDITables(adapter->handle, &count, NULL);
+    if (FAILED(hr = checked_count(adapter, "pfnGetOptionalDDITables", hr, count)))
+        return hr;
+    D3D12DDI_TABLE_REQUEST tables[D12_DRIVER_MAX_LIST];
+    UINT32 written = count;
+    *offered = false;
+    if (!count)
+        return S_OK;
+    hr = adapter->funcs.pfnGetOptionalDDITables(adapter->handle, &written, tables);
+    if (FAILED(hr = checked_fill(adapter, "pfnGetOptionalDDITables", hr, count, written)))
+        return hr;
+    for (UINT32 i = 0; i < written; i++)
+        *offered |= tables[i].tableType == D3D12DDI_TABLE_TYPE_0020_EXTENDED_FEATURES && tables[i].numTables > 0;
+    return S_OK;
+}
+
+static HRESULT fill_extended_table(d12_driver_adapter *adapter)
+{
+    D3D12DDI_HRTTABLE none = {NULL};
+    D3D12DDI_EXTENDED_FEATURES_FUNCS_0020 *t = &adapter->extended;
+    HRESULT hr = adapter->funcs.pfnFillDDITable(adapter->handle, D3D12DDI_TABLE_TYPE_0020_EXTENDED_FEATURES, t,
+                                                sizeof *t, 0, none);
+    if (FAILED(hr))
+        return broken(adapter, "pfnFillDDITable(EXTENDED_FEATURES) failed (0x%08X) though the table is offered",
+                      (unsigned)hr);
+    if (!t->pfnGetSupportedExtendedFeatures || !t->pfnGetSupportedExtendedFeatureVersions ||
+        !t->pfnEnableExtendedFeature)
+        return broken(adapter, "the extended-features table has a NULL slot");
+    adapter->has_extended = true;
+    return S_OK;
+}
+
+static HRESULT query_feature_versions(d12_driver_adapter *adapter, extended_feature *entry)
+{
+    const D3D12DDI_EXTENDED_FEATURES_FUNCS_0020 *t = &adapter->extended;
+    UINT32 count = 0;
+    HRESULT hr = t->pfnGetSupportedExtendedFeatureVersions(adapter->handle, entry->feature, &count, NULL);
+    if (FAILED(hr = checked_count(adapter, "pfnGetSupportedExtendedFeatureVersions", hr, count)))
+        return hr;
+    if (!count)
+        return broken(adapter, "extended feature %d has no versions", (int)entry->feature);
+    entry->versions = calloc(count, sizeof *entry->versions);
+    if (!entry->versions)
+        return E_OUTOFMEMORY;
+    UINT32 written = count;
+    hr = t->pfnGetSupportedExtendedFeatureVersions(adapter->handle, entry->feature, &written, entry->versions);
+    if (FAILED(hr = checked_fill(adapter, "pfnGetSupportedExtendedFeatureVersions", hr, count, written)))
+        return hr;
+    entry->version_count = written;
+    return S_OK;
+}
+
+static HRESULT query_extended_features(d12_driver_adapter *adapter)
+{
+    const D3D12DDI_EXTENDED_FEATURES_FUNCS_0020 *t = &adapter->extended;
+    UINT32 count = 0;
+    HRESULT hr = t->pfnGetSupportedExtendedFeatures(adapter->handle, &count, NULL);
+    if (FAILED(hr = checked_count(adapter, "pfnGetSupportedExtendedFeatures", hr, count)) || !count)
+        return hr;
+    adapter->features = calloc(count, sizeof *adapter->features);
+    adapter->extended_features = calloc(count, sizeof *adapter->extended_features);
+    if (!adapter->features || !adapter->extended_features)
+        return E_OUTOFMEMORY;
+    UINT32 written = count;
+    hr = t->pfnGetSupportedExtendedFeatures(adapter->handle, &written, adapter->features);
+    if (FAILED(hr = checked_fill(adapter, "pfnGetSupportedExtendedFeatures", hr, count, written)))
+        return hr;
+    for (UINT32 i = 0; i < written; i++) {
+        adapter->extended_features[i].feature = adapter->features[i];
+        adapter->feature_count = i + 1; /* counted as it goes, so a failure frees what was allocated */
+        if (FAILED(hr = query_feature_versions(adapter, &adapter->extended_features[i])))
+            return hr;
+    }
+    return S_OK;
+}
+
+static HRESULT init_extended_features(d12_driver_adapter *adapter)
+{
+    bool offered;
+    HRESULT hr = offers_extended_table(adapter, &offered);
+    if (FAILED(hr) || !offered)
+        return hr;
+    if (FAILED(hr = fill_extended_table(adapter)))
+        return hr;
+    return query_extended_features(adapter);
+}
+
+/* ---- Opening and closing ---- */
+
+static void free_adapter(d12_driver_adapter *adapter)
+{
+    for (UINT32 i = 0; i < adapter->feature_count; i++)
+        free(adapter->extended_features[i].versions);
+    free(adapter->extended_features);
+    free(adapter->features);
+    free(adapter->path);
+    free(adapter);
+}
+
+static HRESULT open_driver_adapter(d12_driver_adapter *adapter, PFND3D12DDI_OPENADAPTER entry)
+{
+    D3D12DDIARG_OPENADAPTER args = {{adapter}, {NULL}, NULL, &adapter->funcs};
+    HRESULT hr = entry(&args);
+    if (FAILED(hr)) {
+        fprintf(stderr, "d12rt: driver %s: OpenAdapter12 failed (0x%08X)\n", d12__driver_adapter_name(adapter),
+                (unsigned)hr);
+        return hr;
+    }
+    adapter->handle = args.hAdapter;
+    if (FAILED(hr = check_adapter_funcs(adapter))) {
+        if (adapter->funcs.pfnCloseAdapter)
+            adapter->funcs.pfnCloseAdapter(adapter->handle);
+        return hr;
+    }
+    return S_OK;
+}
+
+HRESULT d12__driver_adapter_open(const char *path, d12_driver_adapter **out)
+{
+    static atomic_uint luid_counter;
+    PFND3D12DDI_OPENADAPTER entry;
+    *out = NULL;
+    HRESULT hr = load_entry(path, &entry);
+    if (FAILED(hr))
+        return hr;
+    d12_driver_adapter *adapter = calloc(1, sizeof *adapter);
+    if (!adapter || (path && !(adapter->path = strdup(path)))) {
+        free(adapter);
+        return E_OUTOFMEMORY;
+    }
+    if (FAILED(hr = open_driver_adapter(adapter, entry))) {
+        free_adapter(adapter);
+        return hr;
+    }
+    if (FAILED(hr = negotiate(adapter)) || FAILED(hr = init_extended_features(adapter))) {
+        d12__driver_adapter_close(adapter);
+        return hr;
+    }
+    adapter->luid.LowPart = 0xD1200000u | (atomic_fetch_add(&luid_counter, 1) & 0xFFFFu);
+    *out = adapter;
+    return S_OK;
+}
+
+void d12__driver_adapter_close(d12_driver_adapter *adapter)
+{
+    if (!adapter)
+        return;
+    adapter->funcs.pfnCloseAdapter(adapter->handle);
+    free_adapter(adapter);
+}
+
+static pthread_once_t g_process_once = PTHREAD_ONCE_INIT;
+static d12_driver_adapter *g_process_adapter;
+static HRESULT g_process_result;
+
+static void open_process_adapter(void)
+{
+    const char *path = getenv("D12RT_DRIVER");
+    g_process_result = d12__driver_adapter_open(path && *path ? path : NULL, &g_process_adapter);
+}
+
+HRESULT d12__driver_adapter_get(d12_driver_adapter **out)
+{
+    pthread_once(&g_process_once, open_process_adapter);
+    *out = g_process_adapter;
+    return g_process_result;
+}
+
+UINT64 d12__driver_adapter_version(const d12_driver_adapter *adapter)
+{
+    return adapter->version;
+}
+
+/* ---- Extended-feature queries ---- */
+
+const D3D12DDI_FEATURE_0020 *d12__driver_extended_features(const d12_driver_adapter *adapter, UINT32 *count)
+{
+    *count = adapter->feature_count;
+    return adapter->features;
+}
+
+static const extended_feature *find_feature(const d12_driver_adapter *adapter, D3D12DDI_FEATURE_0020 feature)
+{
+    for (UINT32 i = 0; i < adapter->feature_count; i++) {
+        if (adapter->extended_features[i].feature == feature)
+            return &adapter->extended_features[i];
+    }
+    return NULL;
+}
+
+const UINT32 *d12__driver_extended_feature_versions(const d12_driver_adapter *adapter,
+                                                    D3D12DDI_FEATURE_0020 feature, UINT32 *count)
+{
+    const extended_feature *entry = find_feature(adapter, feature);
+    *count = entry ? entry->version_count : 0;
+    return entry ? entry->versions : NULL;
+}
+
+UINT32 d12__driver_pick_feature_version(const d12_driver_adapter *adapter, D3D12DDI_FEATURE_0020 feature,
+                                        UINT32 highest_known)
+{
+    UINT32 count, best = 0;
+    const UINT32 *versions = d12__driver_extended_feature_versions(adapter, feature, &count);
+    for (UINT32 i = 0; i < count; i++) {
+        if (versions[i] <= highest_known && versions[i] > best)
+            best = versions[i];
+    }
+    return best;
+}
+
+/* ---- True capabilities ---- */
+
+UINT d12__driver_feature_data_size(UINT feature, d12_caps_flavor flavor)
+{
+    const d12_caps_feature *found = d12_caps_find_feature(feature);
+    d12_caps_version version;
+    UINT size = 0;
+    if (!found || !found->struct_name)
+        return 0;
+    d12_caps_resolve_version(flavor, d12_caps_runtime_version(flavor), &version);
+    for (uint32_t i = 0; i < found->layout_count; i++) {
+        const d12_caps_layout *layout = &found->layouts[i];
+        if (layout->first[version.line] <= version.number && layout->size > size)
+            size = layout->size;
+    }
+    return size;
+}
+
+/* Any layout of the feature, on either line: the runtime's newest for its flavor is one of them. */
+static const d12_caps_layout *layout_of_size(const d12_caps_feature *feature, UINT size)
+{
+    for (uint32_t i = 0; feature && feature->struct_name && i < feature->layout_count; i++) {
+        if (feature->layouts[i].size == size)
+            return &feature->layouts[i];
+    }
+    return NULL;
+}
+
+/* A zeroed copy holding only the input fields: the driver sees the application's inputs and nothing else,
+ * and a driver that leaves a field alone answers 0, not whatever the application's struct held. */
+static void copy_inputs(const d12_caps_layout *layout, const void *from, unsigned char *to)
+{
+    for (uint32_t i = 0; i < layout->field_count; i++) {
+        const d12_caps_field *field = &layout->fields[i];
+        if (field->kind == D12_CAPS_FIELD_INPUT || field->kind == D12_CAPS_FIELD_INOUT)
+            memcpy(to + field->offset, (const unsigned char *)from + field->offset, field->size);
+    }
+}
+
+HRESULT d12__driver_get_feature_data(d12_driver_adapter *adapter, D3D12_FEATURE feature, void *data, UINT size)
+{
+    const d12_caps_layout *layout = layout_of_size(d12_caps_find_feature((UINT)feature), size);
+    if (!layout || !data)
+        return E_INVALIDARG;
+    unsigned char *copy = calloc(1, size);
+    if (!copy)
+        return E_OUTOFMEMORY;
+    copy_inputs(layout, data, copy);
+    D3D12DDIARG_GETCAPS args = {D3D12DDICAPS_TYPE_D12RT_FEATURE_DATA, &feature, copy, size};
+    HRESULT hr = adapter->funcs.pfnGetCaps(adapter->handle, &args);
+    if (SUCCEEDED(hr))
+        memcpy(data, copy, size);
+    free(copy);
+    return hr;
+}
+
+/* ---- Devices ---- */
+
+static void APIENTRY set_error_cb(D3D12DDI_HRTDEVICE rt_device, HRESULT reason)
+{
+    d12_driver_device *device = rt_device.handle;
+    if (!device)
+        return; /* a driver passing a NULL handle: nothing to remove */
+    if (device->on_error) {
+        device->on_error(device->context, reason);
+        return;
+    }
+    fprintf(stderr, "d12rt: driver %s reported device error 0x%08X (no runtime hook)\n",
+            d12__driver_adapter_name(device->adapter), (unsigned)reason);
+}
+
+static HRESULT private_size(d12_driver_adapter *adapter, D3D12DDI_CREATE_DEVICE_FLAGS flags, SIZE_T *size)
+{
+    D3D12DDIARG_CALCPRIVATEDEVICESIZE args = {D3D12DDI_INTERFACE_OF_SUPPORTED(adapter->version),
+                                              D3D12DDI_VERSION_OF_SUPPORTED(adapter->version), flags};
+    *size = adapter->funcs.pfnCalcPrivateDeviceSize(adapter->handle, &args);
+    if (*size == 0 || *size > D12_DRIVER_MAX_PRIVATE_SIZE)
+        return broken(adapter, "pfnCalcPrivateDeviceSize returned %zu (accepted: 1 to %zu)", (size_t)*size,
+                      (size_t)D12_DRIVER_MAX_PRIVATE_SIZE);
+    return S_OK;
+}
+
+static d12_driver_device *allocate_device(d12_driver_adapter *adapter, const d12_driver_device_desc *desc,
+                                          SIZE_T size)
+{
+    d12_driver_device *device = calloc(1, sizeof *device);
+    SIZE_T rounded = (size + PRIVATE_ALIGNMENT - 1) / PRIVATE_ALIGNMENT * PRIVATE_ALIGNMENT;
+    void *memory = device ? aligned_alloc(PRIVATE_ALIGNMENT, rounded) : NULL;
+    if (!memory) {
+        free(device);
+        return NULL;
+    }
+    memset(memory, 0, rounded);
+    device->adapter = adapter;
+    device->on_error = desc->on_error;
+    device->context = desc->context;
+    device->handle.pDrvPrivate = memory;
+    device->callbacks.pfnSetErrorCb = set_error_cb;
+    return device;
+}
+
+HRESULT d12__driver_create_device(d12_driver_adapter *adapter, const d12_driver_device_desc *desc,
+                                  d12_driver_device **out)
+{
+    SIZE_T size;
+    *out = NULL;
+    HRESULT hr = private_size(adapter, desc->flags, &size);
+    if (FAILED(hr))
+        return hr;
+    d12_driver_device *device = allocate_device(adapter, desc, size);
+    if (!device)
+        return E_OUTOFMEMORY;
+    D3D12DDIARG_CREATEDEVICE_0003 args = {
+        .hRTDevice = {device},
+        .Interface = D3D12DDI_INTERFACE_OF_SUPPORTED(adapter->version),
+        .Version = D3D12DDI_VERSION_OF_SUPPORTED(adapter->version),
+        .hDrvDevice = device->handle,
+        .p12UMCallbacks = &device->callbacks,
+        .Flags = desc->flags,
+    };
+    if (FAILED(hr = adapter->funcs.pfnCreateDevice(adapter->handle, &args))) {
+        fprintf(stderr, "d12rt: driver %s: pfnCreateDevice failed (0x%08X)\n", d12__driver_adapter_name(adapter),
+                (unsigned)hr);
+        free(device->handle.pDrvPrivate);
+        free(device);
+        return hr;
+    }
+    *out = device;
+    return S_OK;
+}
+
+void d12__driver_destroy_device(d12_driver_device *device)
+{
+    if (!device)
+        return;
+    device->adapter->funcs.pfnDestroyDevice(device->handle);
+    free(device->handle.pDrvPrivate);
+    free(device);
+}
+
+static bool reported(const d12_driver_adapter *adapter, D3D12DDI_FEATURE_0020 feature, UINT32 version)
+{
+    UINT32 count;
+    const UINT32 *versions = d12__driver_extended_feature_versions(adapter, feature, &count);
+    for (UINT32 i = 0; i < count; i++) {
+        if (versions[i] == version)
+            return true;
+    }
+    return false;
+}
+
+HRESULT d12__driver_enable_extended_feature(d12_driver_device *device, D3D12DDI_FEATURE_0020 feature,
+                                            UINT32 version)
+{
+    d12_driver_adapter *adapter = device->adapter;
+    if (!adapter->has_extended || !reported(adapter, feature, version))
+        return E_INVALIDARG;
+    return adapter->extended.pfnEnableExtendedFeature(device->handle, feature, version);
+}
+
+d12_driver_adapter *d12__driver_device_adapter(const d12_driver_device *device)
+{
+    return device->adapter;
+}
+
+D3D12DDI_HDEVICE d12__driver_device_handle(const d12_driver_device *device)
+{
+    return device->handle;
+}
+
+LUID d12__driver_adapter_luid(const d12_driver_device *device)
+{
+    return device->adapter->luid;
+}

@@ -1,0 +1,127 @@
+/* The runtime side of the driver boundary (d12rt/d3d12ddi.h): load the driver, open its adapter, negotiate
+ * the DDI version, query its extended features once, read its true capabilities, and create and destroy
+ * driver devices whose errors reach a runtime hook.
+ *
+ * Which driver: D12RT_DRIVER=/path/driver.so is dlopen()ed and its OpenAdapter12 dlsym()ed; unset (or empty),
+ * the built-in reference driver (drivers/reference/, linked in) serves.
+ *
+ * Failure HRESULTs (each with one `d12rt: ...` line on stderr naming the driver):
+ *   E_FAIL                           the file cannot be loaded, or has no OpenAdapter12 (dlerror() quoted)
+ *   what OpenAdapter12 returned      it failed
+ *   DXGI_ERROR_UNSUPPORTED           no DDI version in common
+ *   DXGI_ERROR_DRIVER_INTERNAL_ERROR a misbehaving driver: a NULL table slot, a failed or absurd list query,
+ *                                    a private device size of 0 or above D12_DRIVER_MAX_PRIVATE_SIZE
+ * A misbehaving driver never crashes the runtime through these paths: every slot is checked before use and
+ * every size and count is bounded.
+ *
+ * Threads: an adapter is immutable once opened, so every query may run on any thread; calls into the driver
+ * are made with no runtime lock held by this module (callers must not hold one either, DESIGN.md). */
+#ifndef D12_DRIVER_H
+#define D12_DRIVER_H
+
+#include <stdbool.h>
+
+#include "d12caps.h"
+#include "d12rt/d3d12ddi.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct d12_driver_adapter d12_driver_adapter;
+typedef struct d12_driver_device d12_driver_device;
+
+/* Largest private device size the runtime allocates; a driver asking for more is broken. */
+#define D12_DRIVER_MAX_PRIVATE_SIZE ((SIZE_T)64 << 20)
+/* Largest count a driver's list query (versions, tables, features) may report. */
+#define D12_DRIVER_MAX_LIST 256u
+
+/* Receives the driver's pfnSetErrorCb(hRTDevice, reason) for one device, on whatever thread the driver
+ * called from, with no runtime lock held. `reason` is passed unchanged (S_OK included: the DDI says any code
+ * removes the device); mapping and first-reason-wins are the device's business. */
+typedef void (*d12_driver_error_hook)(void *context, HRESULT reason);
+
+typedef struct d12_driver_device_desc {
+    D3D12DDI_CREATE_DEVICE_FLAGS flags; /* e.g. DEBUGGABLE when the debug layer is on */
+    d12_driver_error_hook on_error;     /* NULL: errors are printed on stderr and otherwise ignored */
+    void *context;                      /* passed to on_error */
+} d12_driver_device_desc;
+
+/* ---- The adapter ---- */
+
+/* The process's adapter: opened on the first call (per D12RT_DRIVER) and kept for the life of the process;
+ * every later call returns the same adapter, or the same failure without a second stderr line. */
+HRESULT d12__driver_adapter_get(d12_driver_adapter **out);
+
+/* Open a driver's adapter: `path` a driver .so, or NULL for the built-in reference driver. Calls
+ * OpenAdapter12, checks every slot, negotiates the version (the highest D3D12DDI_SUPPORTED token both the
+ * runtime and pfnGetSupportedVersions list) and, when pfnGetOptionalDDITables offers the extended-features
+ * table, fills it and stores the extended features and their versions. For tests and tools; the runtime uses
+ * d12__driver_adapter_get. */
+HRESULT d12__driver_adapter_open(const char *path, d12_driver_adapter **out);
+
+/* pfnCloseAdapter, then free; the library stays loaded (a driver may have left threads or atexit handlers).
+ * Every device of the adapter must be destroyed first. NULL is ignored. */
+void d12__driver_adapter_close(d12_driver_adapter *adapter);
+
+/* The driver's path, or "built-in reference driver". */
+const char *d12__driver_adapter_name(const d12_driver_adapter *adapter);
+
+/* The negotiated D3D12DDI_SUPPORTED_<build> token. */
+UINT64 d12__driver_adapter_version(const d12_driver_adapter *adapter);
+
+/* The extended features the driver reported at adapter init (not owned by the caller; *count may be 0). */
+const D3D12DDI_FEATURE_0020 *d12__driver_extended_features(const d12_driver_adapter *adapter, UINT32 *count);
+
+/* The versions the driver reported for `feature`, or NULL with *count 0 when it did not report the feature. */
+const UINT32 *d12__driver_extended_feature_versions(const d12_driver_adapter *adapter,
+                                                    D3D12DDI_FEATURE_0020 feature, UINT32 *count);
+
+/* The highest version of `feature` that the driver reported and that is at most `highest_known` (the
+ * runtime's newest for that feature); 0 (the spec's _NONE) when there is none. */
+UINT32 d12__driver_pick_feature_version(const d12_driver_adapter *adapter, D3D12DDI_FEATURE_0020 feature,
+                                        UINT32 highest_known);
+
+/* ---- True capabilities ---- */
+
+/* The size of `feature`'s newest struct layout at the runtime's own SDK version for `flavor`: the size to
+ * pass to d12__driver_get_feature_data. 0 for a feature the runtime does not answer. */
+UINT d12__driver_feature_data_size(UINT feature, d12_caps_flavor flavor);
+
+/* Ask the driver for its TRUE data for `feature` (D3D12DDICAPS_TYPE_D12RT_FEATURE_DATA). `data` holds `size`
+ * bytes, a layout size of the feature (d12__driver_feature_data_size); its input fields (NodeIndex, Format,
+ * ...) are passed to the driver, every other byte arrives zeroed. On success `data` holds the driver's
+ * answer, unclamped; on failure (E_INVALIDARG for a feature or size the runtime does not know, or what
+ * pfnGetCaps returned) `data` is untouched. */
+HRESULT d12__driver_get_feature_data(d12_driver_adapter *adapter, D3D12_FEATURE feature, void *data, UINT size);
+
+/* ---- Devices ---- */
+
+/* Create a driver device: pfnCalcPrivateDeviceSize (0 or above D12_DRIVER_MAX_PRIVATE_SIZE is a broken
+ * driver), allocate that much (zeroed, 64-byte aligned), pfnCreateDevice with the negotiated version and the
+ * runtime's callbacks, whose pfnSetErrorCb calls desc->on_error. The hook may run before this returns. */
+HRESULT d12__driver_create_device(d12_driver_adapter *adapter, const d12_driver_device_desc *desc,
+                                  d12_driver_device **out);
+
+/* pfnDestroyDevice, then free the private memory. After it returns the hook is never called again for this
+ * device. NULL is ignored. */
+void d12__driver_destroy_device(d12_driver_device *device);
+
+/* pfnEnableExtendedFeature(hDevice, feature, version). E_INVALIDARG without calling the driver when the
+ * adapter did not report that feature and version at init; otherwise what the driver returned. */
+HRESULT d12__driver_enable_extended_feature(d12_driver_device *device, D3D12DDI_FEATURE_0020 feature,
+                                            UINT32 version);
+
+d12_driver_adapter *d12__driver_device_adapter(const d12_driver_device *device);
+
+/* The driver's handle of the device (its private memory), e.g. for a driver's own test hooks. */
+D3D12DDI_HDEVICE d12__driver_device_handle(const d12_driver_device *device);
+
+/* A LUID for the device's adapter, unique among the adapters this process opened (GetAdapterLuid). */
+LUID d12__driver_adapter_luid(const d12_driver_device *device);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
