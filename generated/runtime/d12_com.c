@@ -340,7 +340,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateCommandQueue(ID3D12Device17
     (void)riid;
     (void)ppCommandQueue;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device::CreateCommandQueue");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateCommandQueue");
     return E_NOTIMPL;
 }
 
@@ -351,7 +351,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateCommandAllocator(ID3D12Devi
     (void)riid;
     (void)ppCommandAllocator;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device::CreateCommandAllocator");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateCommandAllocator");
     return E_NOTIMPL;
 }
 
@@ -362,7 +362,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateGraphicsPipelineState(ID3D1
     (void)riid;
     (void)ppPipelineState;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device::CreateGraphicsPipelineState");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateGraphicsPipelineState");
     return E_NOTIMPL;
 }
 
@@ -373,7 +373,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateComputePipelineState(ID3D12
     (void)riid;
     (void)ppPipelineState;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device::CreateComputePipelineState");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateComputePipelineState");
     return E_NOTIMPL;
 }
 
@@ -387,7 +387,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateCommandList(ID3D12Device17 
     (void)riid;
     (void)ppCommandList;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device::CreateCommandList");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateCommandList");
     return E_NOTIMPL;
 }
 
@@ -403,7 +403,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateDescriptorHeap(ID3D12Device
     (void)riid;
     (void)ppvHeap;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device::CreateDescriptorHeap");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateDescriptorHeap");
     return E_NOTIMPL;
 }
 
@@ -412,7 +412,7 @@ static UINT STDMETHODCALLTYPE device_device_GetDescriptorHandleIncrementSize(ID3
     static atomic_flag reported = ATOMIC_FLAG_INIT;
     (void)DescriptorHeapType;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device::GetDescriptorHandleIncrementSize");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "GetDescriptorHandleIncrementSize");
     UINT zero;
     memset(&zero, 0, sizeof(zero));
     return zero;
@@ -427,7 +427,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateRootSignature(ID3D12Device1
     (void)riid;
     (void)ppvRootSignature;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device::CreateRootSignature");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateRootSignature");
     return E_NOTIMPL;
 }
 
@@ -437,7 +437,7 @@ static void STDMETHODCALLTYPE device_device_CreateConstantBufferView(ID3D12Devic
     (void)pDesc;
     (void)DestDescriptor;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device::CreateConstantBufferView");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateConstantBufferView");
 }
 
 static void STDMETHODCALLTYPE device_device_CreateShaderResourceView(ID3D12Device17 *This, ID3D12Resource *pResource, const D3D12_SHADER_RESOURCE_VIEW_DESC *pDesc, D3D12_CPU_DESCRIPTOR_HANDLE DestDescriptor)
@@ -447,7 +447,7 @@ static void STDMETHODCALLTYPE device_device_CreateShaderResourceView(ID3D12Devic
     (void)pDesc;
     (void)DestDescriptor;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device::CreateShaderResourceView");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateShaderResourceView");
 }
 
 static void STDMETHODCALLTYPE device_device_CreateUnorderedAccessView(ID3D12Device17 *This, ID3D12Resource *pResource, ID3D12Resource *pCounterResource, const D3D12_UNORDERED_ACCESS_VIEW_DESC *pDesc, D3D12_CPU_DESCRIPTOR_HANDLE DestDescriptor)
@@ -458,7 +458,7 @@ static void STDMETHODCALLTYPE device_device_CreateUnorderedAccessView(ID3D12Devi
     (void)pDesc;
     (void)DestDescriptor;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device::CreateUnorderedAccessView");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateUnorderedAccessView");
 }
 
 static void STDMETHODCALLTYPE device_device_CreateRenderTargetView(ID3D12Device17 *This, ID3D12Resource *pResource, const D3D12_RENDER_TARGET_VIEW_DESC *pDesc, D3D12_CPU_DESCRIPTOR_HANDLE DestDescriptor)
@@ -468,7 +468,7 @@ static void STDMETHODCALLTYPE device_device_CreateRenderTargetView(ID3D12Device1
     (void)pDesc;
     (void)DestDescriptor;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device::CreateRenderTargetView");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateRenderTargetView");
 }
 
 static void STDMETHODCALLTYPE device_device_CreateDepthStencilView(ID3D12Device17 *This, ID3D12Resource *pResource, const D3D12_DEPTH_STENCIL_VIEW_DESC *pDesc, D3D12_CPU_DESCRIPTOR_HANDLE DestDescriptor)
@@ -478,7 +478,7 @@ static void STDMETHODCALLTYPE device_device_CreateDepthStencilView(ID3D12Device1
     (void)pDesc;
     (void)DestDescriptor;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device::CreateDepthStencilView");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateDepthStencilView");
 }
 
 static void STDMETHODCALLTYPE device_device_CreateSampler(ID3D12Device17 *This, const D3D12_SAMPLER_DESC *pDesc, D3D12_CPU_DESCRIPTOR_HANDLE DestDescriptor)
@@ -487,7 +487,7 @@ static void STDMETHODCALLTYPE device_device_CreateSampler(ID3D12Device17 *This, 
     (void)pDesc;
     (void)DestDescriptor;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device::CreateSampler");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateSampler");
 }
 
 static void STDMETHODCALLTYPE device_device_CopyDescriptors(ID3D12Device17 *This, UINT NumDestDescriptorRanges, const D3D12_CPU_DESCRIPTOR_HANDLE *pDestDescriptorRangeStarts, const UINT *pDestDescriptorRangeSizes, UINT NumSrcDescriptorRanges, const D3D12_CPU_DESCRIPTOR_HANDLE *pSrcDescriptorRangeStarts, const UINT *pSrcDescriptorRangeSizes, D3D12_DESCRIPTOR_HEAP_TYPE DescriptorHeapsType)
@@ -501,7 +501,7 @@ static void STDMETHODCALLTYPE device_device_CopyDescriptors(ID3D12Device17 *This
     (void)pSrcDescriptorRangeSizes;
     (void)DescriptorHeapsType;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device::CopyDescriptors");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CopyDescriptors");
 }
 
 static void STDMETHODCALLTYPE device_device_CopyDescriptorsSimple(ID3D12Device17 *This, UINT NumDescriptors, D3D12_CPU_DESCRIPTOR_HANDLE DestDescriptorRangeStart, D3D12_CPU_DESCRIPTOR_HANDLE SrcDescriptorRangeStart, D3D12_DESCRIPTOR_HEAP_TYPE DescriptorHeapsType)
@@ -512,7 +512,7 @@ static void STDMETHODCALLTYPE device_device_CopyDescriptorsSimple(ID3D12Device17
     (void)SrcDescriptorRangeStart;
     (void)DescriptorHeapsType;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device::CopyDescriptorsSimple");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CopyDescriptorsSimple");
 }
 
 static D3D12_RESOURCE_ALLOCATION_INFO STDMETHODCALLTYPE device_device_GetResourceAllocationInfo(ID3D12Device17 *This, UINT visibleMask, UINT numResourceDescs, const D3D12_RESOURCE_DESC *pResourceDescs)
@@ -522,7 +522,7 @@ static D3D12_RESOURCE_ALLOCATION_INFO STDMETHODCALLTYPE device_device_GetResourc
     (void)numResourceDescs;
     (void)pResourceDescs;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device::GetResourceAllocationInfo");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "GetResourceAllocationInfo");
     D3D12_RESOURCE_ALLOCATION_INFO zero;
     memset(&zero, 0, sizeof(zero));
     return zero;
@@ -534,7 +534,7 @@ static D3D12_HEAP_PROPERTIES STDMETHODCALLTYPE device_device_GetCustomHeapProper
     (void)nodeMask;
     (void)heapType;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device::GetCustomHeapProperties");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "GetCustomHeapProperties");
     D3D12_HEAP_PROPERTIES zero;
     memset(&zero, 0, sizeof(zero));
     return zero;
@@ -551,7 +551,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateCommittedResource(ID3D12Dev
     (void)riidResource;
     (void)ppvResource;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device::CreateCommittedResource");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateCommittedResource");
     return E_NOTIMPL;
 }
 
@@ -562,7 +562,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateHeap(ID3D12Device17 *This, 
     (void)riid;
     (void)ppvHeap;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device::CreateHeap");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateHeap");
     return E_NOTIMPL;
 }
 
@@ -577,7 +577,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreatePlacedResource(ID3D12Device
     (void)riid;
     (void)ppvResource;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device::CreatePlacedResource");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreatePlacedResource");
     return E_NOTIMPL;
 }
 
@@ -590,7 +590,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateReservedResource(ID3D12Devi
     (void)riid;
     (void)ppvResource;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device::CreateReservedResource");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateReservedResource");
     return E_NOTIMPL;
 }
 
@@ -603,7 +603,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateSharedHandle(ID3D12Device17
     (void)Name;
     (void)pHandle;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device::CreateSharedHandle");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateSharedHandle");
     return E_NOTIMPL;
 }
 
@@ -614,7 +614,7 @@ static HRESULT STDMETHODCALLTYPE device_device_OpenSharedHandle(ID3D12Device17 *
     (void)riid;
     (void)ppvObj;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device::OpenSharedHandle");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "OpenSharedHandle");
     return E_NOTIMPL;
 }
 
@@ -625,7 +625,7 @@ static HRESULT STDMETHODCALLTYPE device_device_OpenSharedHandleByName(ID3D12Devi
     (void)Access;
     (void)pNTHandle;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device::OpenSharedHandleByName");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "OpenSharedHandleByName");
     return E_NOTIMPL;
 }
 
@@ -635,7 +635,7 @@ static HRESULT STDMETHODCALLTYPE device_device_MakeResident(ID3D12Device17 *This
     (void)NumObjects;
     (void)ppObjects;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device::MakeResident");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "MakeResident");
     return E_NOTIMPL;
 }
 
@@ -645,7 +645,7 @@ static HRESULT STDMETHODCALLTYPE device_device_Evict(ID3D12Device17 *This, UINT 
     (void)NumObjects;
     (void)ppObjects;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device::Evict");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "Evict");
     return E_NOTIMPL;
 }
 
@@ -657,7 +657,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateFence(ID3D12Device17 *This,
     (void)riid;
     (void)ppFence;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device::CreateFence");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateFence");
     return E_NOTIMPL;
 }
 
@@ -678,7 +678,7 @@ static void STDMETHODCALLTYPE device_device_GetCopyableFootprints(ID3D12Device17
     (void)pRowSizeInBytes;
     (void)pTotalBytes;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device::GetCopyableFootprints");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "GetCopyableFootprints");
 }
 
 static HRESULT STDMETHODCALLTYPE device_device_CreateQueryHeap(ID3D12Device17 *This, const D3D12_QUERY_HEAP_DESC *pDesc, const IID *riid, void **ppvHeap)
@@ -688,7 +688,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateQueryHeap(ID3D12Device17 *T
     (void)riid;
     (void)ppvHeap;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device::CreateQueryHeap");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateQueryHeap");
     return E_NOTIMPL;
 }
 
@@ -697,7 +697,7 @@ static HRESULT STDMETHODCALLTYPE device_device_SetStablePowerState(ID3D12Device1
     static atomic_flag reported = ATOMIC_FLAG_INIT;
     (void)Enable;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device::SetStablePowerState");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "SetStablePowerState");
     return E_NOTIMPL;
 }
 
@@ -709,7 +709,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateCommandSignature(ID3D12Devi
     (void)riid;
     (void)ppvCommandSignature;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device::CreateCommandSignature");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateCommandSignature");
     return E_NOTIMPL;
 }
 
@@ -724,7 +724,7 @@ static void STDMETHODCALLTYPE device_device_GetResourceTiling(ID3D12Device17 *Th
     (void)FirstSubresourceTilingToGet;
     (void)pSubresourceTilingsForNonPackedMips;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device::GetResourceTiling");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "GetResourceTiling");
 }
 
 static LUID STDMETHODCALLTYPE device_device_GetAdapterLuid(ID3D12Device17 *This)
@@ -740,7 +740,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreatePipelineLibrary(ID3D12Devic
     (void)riid;
     (void)ppPipelineLibrary;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device1::CreatePipelineLibrary");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device1", "CreatePipelineLibrary");
     return E_NOTIMPL;
 }
 
@@ -753,7 +753,7 @@ static HRESULT STDMETHODCALLTYPE device_device_SetEventOnMultipleFenceCompletion
     (void)Flags;
     (void)hEvent;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device1::SetEventOnMultipleFenceCompletion");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device1", "SetEventOnMultipleFenceCompletion");
     return E_NOTIMPL;
 }
 
@@ -764,7 +764,7 @@ static HRESULT STDMETHODCALLTYPE device_device_SetResidencyPriority(ID3D12Device
     (void)ppObjects;
     (void)pPriorities;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device1::SetResidencyPriority");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device1", "SetResidencyPriority");
     return E_NOTIMPL;
 }
 
@@ -775,7 +775,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreatePipelineState(ID3D12Device1
     (void)riid;
     (void)ppPipelineState;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device2::CreatePipelineState");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device2", "CreatePipelineState");
     return E_NOTIMPL;
 }
 
@@ -786,7 +786,7 @@ static HRESULT STDMETHODCALLTYPE device_device_OpenExistingHeapFromAddress(ID3D1
     (void)riid;
     (void)ppvHeap;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device3::OpenExistingHeapFromAddress");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device3", "OpenExistingHeapFromAddress");
     return E_NOTIMPL;
 }
 
@@ -797,7 +797,7 @@ static HRESULT STDMETHODCALLTYPE device_device_OpenExistingHeapFromFileMapping(I
     (void)riid;
     (void)ppvHeap;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device3::OpenExistingHeapFromFileMapping");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device3", "OpenExistingHeapFromFileMapping");
     return E_NOTIMPL;
 }
 
@@ -810,7 +810,7 @@ static HRESULT STDMETHODCALLTYPE device_device_EnqueueMakeResident(ID3D12Device1
     (void)pFenceToSignal;
     (void)FenceValueToSignal;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device3::EnqueueMakeResident");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device3", "EnqueueMakeResident");
     return E_NOTIMPL;
 }
 
@@ -823,7 +823,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateCommandList1(ID3D12Device17
     (void)riid;
     (void)ppCommandList;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device4::CreateCommandList1");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device4", "CreateCommandList1");
     return E_NOTIMPL;
 }
 
@@ -834,7 +834,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateProtectedResourceSession(ID
     (void)riid;
     (void)ppSession;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device4::CreateProtectedResourceSession");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device4", "CreateProtectedResourceSession");
     return E_NOTIMPL;
 }
 
@@ -850,7 +850,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateCommittedResource1(ID3D12De
     (void)riidResource;
     (void)ppvResource;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device4::CreateCommittedResource1");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device4", "CreateCommittedResource1");
     return E_NOTIMPL;
 }
 
@@ -862,7 +862,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateHeap1(ID3D12Device17 *This,
     (void)riid;
     (void)ppvHeap;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device4::CreateHeap1");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device4", "CreateHeap1");
     return E_NOTIMPL;
 }
 
@@ -876,7 +876,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateReservedResource1(ID3D12Dev
     (void)riid;
     (void)ppvResource;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device4::CreateReservedResource1");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device4", "CreateReservedResource1");
     return E_NOTIMPL;
 }
 
@@ -888,7 +888,7 @@ static D3D12_RESOURCE_ALLOCATION_INFO STDMETHODCALLTYPE device_device_GetResourc
     (void)pResourceDescs;
     (void)pResourceAllocationInfo1;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device4::GetResourceAllocationInfo1");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device4", "GetResourceAllocationInfo1");
     D3D12_RESOURCE_ALLOCATION_INFO zero;
     memset(&zero, 0, sizeof(zero));
     return zero;
@@ -901,7 +901,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateLifetimeTracker(ID3D12Devic
     (void)riid;
     (void)ppvTracker;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device5::CreateLifetimeTracker");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device5", "CreateLifetimeTracker");
     return E_NOTIMPL;
 }
 
@@ -909,7 +909,7 @@ static void STDMETHODCALLTYPE device_device_RemoveDevice(ID3D12Device17 *This)
 {
     static atomic_flag reported = ATOMIC_FLAG_INIT;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device5::RemoveDevice");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device5", "RemoveDevice");
 }
 
 static HRESULT STDMETHODCALLTYPE device_device_EnumerateMetaCommands(ID3D12Device17 *This, UINT *pNumMetaCommands, D3D12_META_COMMAND_DESC *pDescs)
@@ -918,7 +918,7 @@ static HRESULT STDMETHODCALLTYPE device_device_EnumerateMetaCommands(ID3D12Devic
     (void)pNumMetaCommands;
     (void)pDescs;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device5::EnumerateMetaCommands");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device5", "EnumerateMetaCommands");
     return E_NOTIMPL;
 }
 
@@ -931,7 +931,7 @@ static HRESULT STDMETHODCALLTYPE device_device_EnumerateMetaCommandParameters(ID
     (void)pParameterCount;
     (void)pParameterDescs;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device5::EnumerateMetaCommandParameters");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device5", "EnumerateMetaCommandParameters");
     return E_NOTIMPL;
 }
 
@@ -945,7 +945,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateMetaCommand(ID3D12Device17 
     (void)riid;
     (void)ppMetaCommand;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device5::CreateMetaCommand");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device5", "CreateMetaCommand");
     return E_NOTIMPL;
 }
 
@@ -956,7 +956,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateStateObject(ID3D12Device17 
     (void)riid;
     (void)ppStateObject;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device5::CreateStateObject");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device5", "CreateStateObject");
     return E_NOTIMPL;
 }
 
@@ -966,7 +966,7 @@ static void STDMETHODCALLTYPE device_device_GetRaytracingAccelerationStructurePr
     (void)pDesc;
     (void)pInfo;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device5::GetRaytracingAccelerationStructurePrebuildInfo");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device5", "GetRaytracingAccelerationStructurePrebuildInfo");
 }
 
 static D3D12_DRIVER_MATCHING_IDENTIFIER_STATUS STDMETHODCALLTYPE device_device_CheckDriverMatchingIdentifier(ID3D12Device17 *This, D3D12_SERIALIZED_DATA_TYPE SerializedDataType, const D3D12_SERIALIZED_DATA_DRIVER_MATCHING_IDENTIFIER *pIdentifierToCheck)
@@ -975,7 +975,7 @@ static D3D12_DRIVER_MATCHING_IDENTIFIER_STATUS STDMETHODCALLTYPE device_device_C
     (void)SerializedDataType;
     (void)pIdentifierToCheck;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device5::CheckDriverMatchingIdentifier");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device5", "CheckDriverMatchingIdentifier");
     D3D12_DRIVER_MATCHING_IDENTIFIER_STATUS zero;
     memset(&zero, 0, sizeof(zero));
     return zero;
@@ -989,7 +989,7 @@ static HRESULT STDMETHODCALLTYPE device_device_SetBackgroundProcessingMode(ID3D1
     (void)hEventToSignalUponCompletion;
     (void)pbFurtherMeasurementsDesired;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device6::SetBackgroundProcessingMode");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device6", "SetBackgroundProcessingMode");
     return E_NOTIMPL;
 }
 
@@ -1001,7 +1001,7 @@ static HRESULT STDMETHODCALLTYPE device_device_AddToStateObject(ID3D12Device17 *
     (void)riid;
     (void)ppNewStateObject;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device7::AddToStateObject");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device7", "AddToStateObject");
     return E_NOTIMPL;
 }
 
@@ -1012,7 +1012,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateProtectedResourceSession1(I
     (void)riid;
     (void)ppSession;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device7::CreateProtectedResourceSession1");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device7", "CreateProtectedResourceSession1");
     return E_NOTIMPL;
 }
 
@@ -1024,7 +1024,7 @@ static D3D12_RESOURCE_ALLOCATION_INFO STDMETHODCALLTYPE device_device_GetResourc
     (void)pResourceDescs;
     (void)pResourceAllocationInfo1;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device8::GetResourceAllocationInfo2");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device8", "GetResourceAllocationInfo2");
     D3D12_RESOURCE_ALLOCATION_INFO zero;
     memset(&zero, 0, sizeof(zero));
     return zero;
@@ -1042,7 +1042,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateCommittedResource2(ID3D12De
     (void)riidResource;
     (void)ppvResource;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device8::CreateCommittedResource2");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device8", "CreateCommittedResource2");
     return E_NOTIMPL;
 }
 
@@ -1057,7 +1057,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreatePlacedResource1(ID3D12Devic
     (void)riid;
     (void)ppvResource;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device8::CreatePlacedResource1");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device8", "CreatePlacedResource1");
     return E_NOTIMPL;
 }
 
@@ -1068,7 +1068,7 @@ static void STDMETHODCALLTYPE device_device_CreateSamplerFeedbackUnorderedAccess
     (void)pFeedbackResource;
     (void)DestDescriptor;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device8::CreateSamplerFeedbackUnorderedAccessView");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device8", "CreateSamplerFeedbackUnorderedAccessView");
 }
 
 static void STDMETHODCALLTYPE device_device_GetCopyableFootprints1(ID3D12Device17 *This, const D3D12_RESOURCE_DESC1 *pResourceDesc, UINT FirstSubresource, UINT NumSubresources, UINT64 BaseOffset, D3D12_PLACED_SUBRESOURCE_FOOTPRINT *pLayouts, UINT *pNumRows, UINT64 *pRowSizeInBytes, UINT64 *pTotalBytes)
@@ -1083,7 +1083,7 @@ static void STDMETHODCALLTYPE device_device_GetCopyableFootprints1(ID3D12Device1
     (void)pRowSizeInBytes;
     (void)pTotalBytes;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device8::GetCopyableFootprints1");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device8", "GetCopyableFootprints1");
 }
 
 static HRESULT STDMETHODCALLTYPE device_device_CreateShaderCacheSession(ID3D12Device17 *This, const D3D12_SHADER_CACHE_SESSION_DESC *pDesc, const IID *riid, void **ppvSession)
@@ -1093,7 +1093,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateShaderCacheSession(ID3D12De
     (void)riid;
     (void)ppvSession;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device9::CreateShaderCacheSession");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device9", "CreateShaderCacheSession");
     return E_NOTIMPL;
 }
 
@@ -1103,7 +1103,7 @@ static HRESULT STDMETHODCALLTYPE device_device_ShaderCacheControl(ID3D12Device17
     (void)Kinds;
     (void)Control;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device9::ShaderCacheControl");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device9", "ShaderCacheControl");
     return E_NOTIMPL;
 }
 
@@ -1115,7 +1115,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateCommandQueue1(ID3D12Device1
     (void)riid;
     (void)ppCommandQueue;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device9::CreateCommandQueue1");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device9", "CreateCommandQueue1");
     return E_NOTIMPL;
 }
 
@@ -1133,7 +1133,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateCommittedResource3(ID3D12De
     (void)riidResource;
     (void)ppvResource;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device10::CreateCommittedResource3");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device10", "CreateCommittedResource3");
     return E_NOTIMPL;
 }
 
@@ -1150,7 +1150,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreatePlacedResource2(ID3D12Devic
     (void)riid;
     (void)ppvResource;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device10::CreatePlacedResource2");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device10", "CreatePlacedResource2");
     return E_NOTIMPL;
 }
 
@@ -1166,7 +1166,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateReservedResource2(ID3D12Dev
     (void)riid;
     (void)ppvResource;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device10::CreateReservedResource2");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device10", "CreateReservedResource2");
     return E_NOTIMPL;
 }
 
@@ -1176,7 +1176,7 @@ static void STDMETHODCALLTYPE device_device_CreateSampler2(ID3D12Device17 *This,
     (void)pDesc;
     (void)DestDescriptor;
     if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device11::CreateSampler2");
+        d12_device_not_implemented(device_from_device(This), "ID3D12Device11", "CreateSampler2");
 }
 
 static HRESULT STDMETHODCALLTYPE device_device_CheckFeatureSupport1(ID3D12Device17 *This, D3D12_FEATURE Feature, void *pFeatureSupportData, UINT FeatureSupportDataSize, UINT SDKVersion)

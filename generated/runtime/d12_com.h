@@ -34,7 +34,7 @@ HRESULT d12__debug_QueryInterface(struct d12_debug *self, const IID *riid, void 
  * not-implemented report (called once per method per process) and the implemented methods. */
 ULONG d12_debug_AddRef(struct d12_debug *self);
 ULONG d12_debug_Release(struct d12_debug *self);
-void d12_debug_not_implemented(struct d12_debug *self, const char *method);
+void d12_debug_not_implemented(struct d12_debug *self, const char *interface_name, const char *method);
 void d12_debug_EnableDebugLayer(struct d12_debug *self);
 void d12_debug_SetEnableGPUBasedValidation(struct d12_debug *self, BOOL Enable);
 void d12_debug_SetEnableSynchronizedCommandQueueValidation(struct d12_debug *self, BOOL Enable);
@@ -62,7 +62,7 @@ HRESULT d12__dred_settings_QueryInterface(struct d12_dred_settings *self, const 
  * not-implemented report (called once per method per process) and the implemented methods. */
 ULONG d12_dred_settings_AddRef(struct d12_dred_settings *self);
 ULONG d12_dred_settings_Release(struct d12_dred_settings *self);
-void d12_dred_settings_not_implemented(struct d12_dred_settings *self, const char *method);
+void d12_dred_settings_not_implemented(struct d12_dred_settings *self, const char *interface_name, const char *method);
 void d12_dred_settings_SetAutoBreadcrumbsEnablement(struct d12_dred_settings *self, D3D12_DRED_ENABLEMENT Enablement);
 void d12_dred_settings_SetPageFaultEnablement(struct d12_dred_settings *self, D3D12_DRED_ENABLEMENT Enablement);
 void d12_dred_settings_SetWatsonDumpEnablement(struct d12_dred_settings *self, D3D12_DRED_ENABLEMENT Enablement);
@@ -88,7 +88,7 @@ HRESULT d12__device_QueryInterface(struct d12_device *self, const IID *riid, voi
  * not-implemented report (called once per method per process) and the implemented methods. */
 ULONG d12_device_AddRef(struct d12_device *self);
 ULONG d12_device_Release(struct d12_device *self);
-void d12_device_not_implemented(struct d12_device *self, const char *method);
+void d12_device_not_implemented(struct d12_device *self, const char *interface_name, const char *method);
 bool d12_device_exposes_info_queue(struct d12_device *self);
 HRESULT d12_device_GetPrivateData(struct d12_device *self, const GUID *guid, UINT *pDataSize, void *pData);
 HRESULT d12_device_SetPrivateData(struct d12_device *self, const GUID *guid, UINT DataSize, const void *pData);

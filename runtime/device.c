@@ -1,0 +1,246 @@
+/* The device object: lifetime, one device per adapter, removal, ID3D12Object, and the device methods that
+ * need no GPU work. Capability queries are in runtime/features.c. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "d12_messages.h"
+#include "device.h"
+
+/* Guards `current_device`: the default adapter's live device. Taken before any device lock; never held while
+ * calling the driver or the application. */
+static pthread_mutex_t adapter_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct d12_device *current_device;
+
+/* ---- Removal ---- */
+
+bool d12__device_remove(struct d12_device *device, HRESULT reason, const char *why)
+{
+    HRESULT expected = S_OK;
+    if (!atomic_compare_exchange_strong(&device->removed_reason, &expected, reason))
+        return false; /* "first reason wins" */
+    d12__msg_device_removed(device->info_queue, reason, why);
+    /* A removed device is detached from the adapter: the next D3D12CreateDevice makes a new one. */
+    pthread_mutex_lock(&adapter_lock);
+    if (current_device == device)
+        current_device = NULL;
+    pthread_mutex_unlock(&adapter_lock);
+    return true;
+}
+
+HRESULT d12__device_removed(struct d12_device *device)
+{
+    return atomic_load(&device->removed_reason) == S_OK ? S_OK : DXGI_ERROR_DEVICE_REMOVED;
+}
+
+void d12__device_debug_layer_enabled_late(void)
+{
+    pthread_mutex_lock(&adapter_lock);
+    struct d12_device *device = current_device;
+    if (device != NULL)
+        d12_device_AddRef(device);
+    pthread_mutex_unlock(&adapter_lock);
+    if (device == NULL)
+        return;
+    d12__msg_debug_layer_enabled_after_device(device->info_queue);
+    d12__device_remove(device, DXGI_ERROR_INVALID_CALL, "ID3D12Debug::EnableDebugLayer was called after D3D12CreateDevice");
+    d12_device_Release(device);
+}
+
+HRESULT d12_device_GetDeviceRemovedReason(struct d12_device *self)
+{
+    return atomic_load(&self->removed_reason);
+}
+
+/* ---- Lifetime ---- */
+
+static void device_destroy(struct d12_device *device)
+{
+    pthread_mutex_lock(&adapter_lock);
+    if (current_device == device)
+        current_device = NULL;
+    pthread_mutex_unlock(&adapter_lock);
+    if (device->driver != NULL)
+        d12__driver_destroy_device(device->driver);
+    if (device->info_queue != NULL)
+        d12__info_queue_destroy(device->info_queue);
+    d12__object_data_destroy(&device->object);
+    free(device);
+}
+
+ULONG d12_device_AddRef(struct d12_device *self)
+{
+    return (ULONG)atomic_fetch_add(&self->refcount, 1) + 1;
+}
+
+ULONG d12_device_Release(struct d12_device *self)
+{
+    ULONG left = (ULONG)atomic_fetch_sub(&self->refcount, 1) - 1;
+    if (left == 0)
+        device_destroy(self);
+    return left;
+}
+
+bool d12_device_exposes_info_queue(struct d12_device *self)
+{
+    /* "only queryable if the debug layer was enabled before device creation" */
+    return self->info_queue != NULL;
+}
+
+void d12_device_not_implemented(struct d12_device *self, const char *interface_name, const char *method)
+{
+    d12__msg_method_not_implemented(self->info_queue, interface_name, method);
+}
+
+/* ---- ID3D12Object ---- */
+
+HRESULT d12_device_GetPrivateData(struct d12_device *self, const GUID *guid, UINT *pDataSize, void *pData)
+{
+    return d12__object_get_private_data(&self->object, guid, pDataSize, pData);
+}
+
+HRESULT d12_device_SetPrivateData(struct d12_device *self, const GUID *guid, UINT DataSize, const void *pData)
+{
+    return d12__object_set_private_data(&self->object, guid, DataSize, pData);
+}
+
+HRESULT d12_device_SetPrivateDataInterface(struct d12_device *self, const GUID *guid, const IUnknown *pData)
+{
+    return d12__object_set_private_data_interface(&self->object, guid, pData);
+}
+
+HRESULT d12_device_SetName(struct d12_device *self, LPCWSTR Name)
+{
+    return d12__object_set_name(&self->object, Name);
+}
+
+/* ---- Adapter facts ---- */
+
+UINT d12_device_GetNodeCount(struct d12_device *self)
+{
+    (void)self;
+    return 1; /* the reference adapter has one node; NodeIndex and node masks are checked against it */
+}
+
+LUID d12_device_GetAdapterLuid(struct d12_device *self)
+{
+    return d12__driver_adapter_luid(self->driver);
+}
+
+/* ---- Creation ---- */
+
+/* The driver's pfnSetErrorCb: "any other code, S_OK included, counts as critical". A DXGI error or
+ * E_OUTOFMEMORY is kept as the removal reason; anything else is the driver's internal error (docs/device.md). */
+static void driver_error(void *context, HRESULT reason)
+{
+    bool keep = reason == E_OUTOFMEMORY || (FAILED(reason) && (((ULONG)reason >> 16) & 0x1FFF) == 0x87A);
+    d12__device_remove(context, keep ? reason : DXGI_ERROR_DRIVER_INTERNAL_ERROR, "the driver reported an error");
+}
+
+static d12_caps_flavor flavor_from_environment(void)
+{
+    const char *flavor = getenv("D12RT_FLAVOR");
+    if (flavor == NULL || *flavor == '\0' || strcmp(flavor, "retail") == 0)
+        return D12_CAPS_FLAVOR_RETAIL;
+    if (strcmp(flavor, "preview") == 0)
+        return D12_CAPS_FLAVOR_PREVIEW;
+    fprintf(stderr, "d12rt: D12RT_FLAVOR=%s is neither retail nor preview; using retail\n", flavor);
+    return D12_CAPS_FLAVOR_RETAIL;
+}
+
+static HRESULT device_create(d12_driver_adapter *adapter, struct d12_device **out)
+{
+    struct d12_device *device = calloc(1, sizeof(*device));
+    if (device == NULL)
+        return E_OUTOFMEMORY;
+    d12__device_com_init(&device->com);
+    atomic_init(&device->refcount, 1);
+    d12__object_data_init(&device->object);
+    atomic_init(&device->removed_reason, S_OK);
+    atomic_init(&device->legacy_query_warned, false);
+    device->settings = d12__debug_settings(); /* latched: fixed for the device's life */
+    device->flavor = flavor_from_environment();
+    HRESULT hr = S_OK;
+    if (device->settings.debug_layer)
+        hr = d12__info_queue_create(&device->info_queue);
+    if (SUCCEEDED(hr)) {
+        d12_driver_device_desc desc = {device->settings.debug_layer ? D3D12DDI_CREATE_DEVICE_FLAG_DEBUGGABLE : 0,
+                                       driver_error, device};
+        hr = d12__driver_create_device(adapter, &desc, &device->driver);
+    }
+    if (FAILED(hr)) {
+        device_destroy(device);
+        return hr;
+    }
+    *out = device;
+    return S_OK;
+}
+
+/* The default adapter's live device with a reference added, or NULL. */
+static struct d12_device *live_device(void)
+{
+    pthread_mutex_lock(&adapter_lock);
+    struct d12_device *device = current_device;
+    if (device != NULL)
+        d12_device_AddRef(device);
+    pthread_mutex_unlock(&adapter_lock);
+    return device;
+}
+
+/* One device per adapter: publish `device` unless another thread published one first (then use that one). */
+static struct d12_device *publish(struct d12_device *device)
+{
+    pthread_mutex_lock(&adapter_lock);
+    struct d12_device *winner = current_device;
+    if (winner == NULL)
+        current_device = winner = device;
+    else
+        d12_device_AddRef(winner);
+    pthread_mutex_unlock(&adapter_lock);
+    if (winner != device)
+        d12_device_Release(device); /* the driver and the application are not called under adapter_lock */
+    return winner;
+}
+
+static bool supports_feature_level(d12_driver_adapter *adapter, D3D_FEATURE_LEVEL minimum)
+{
+    D3D12_FEATURE_DATA_FEATURE_LEVELS levels = {1, &minimum, 0};
+    HRESULT hr = d12__driver_get_feature_data(adapter, D3D12_FEATURE_FEATURE_LEVELS, &levels, sizeof(levels));
+    return SUCCEEDED(hr) && levels.MaxSupportedFeatureLevel >= minimum;
+}
+
+static bool known_feature_level(D3D_FEATURE_LEVEL level)
+{
+    const d12_caps_enum *levels = d12_caps_find_enum("D3D_FEATURE_LEVEL");
+    UINT own = d12_caps_runtime_version(D12_CAPS_FLAVOR_PREVIEW);
+    d12_caps_version version = {own, own, d12_caps_line_of(own)};
+    return d12_caps_value_name(levels, level, version) != NULL;
+}
+
+HRESULT d12__device_create(IUnknown *adapter_object, D3D_FEATURE_LEVEL minimum, const IID *riid, void **out)
+{
+    if (adapter_object != NULL) {
+        fprintf(stderr, "d12rt: D3D12CreateDevice: d12rt has no DXGI adapters; pass NULL for the default adapter\n");
+        return E_INVALIDARG;
+    }
+    if (riid == NULL || !known_feature_level(minimum))
+        return E_INVALIDARG;
+    d12_driver_adapter *adapter;
+    HRESULT hr = d12__driver_adapter_get(&adapter);
+    if (FAILED(hr))
+        return hr;
+    if (!supports_feature_level(adapter, minimum))
+        return DXGI_ERROR_UNSUPPORTED;
+    if (out == NULL)
+        return S_FALSE; /* D3D12's convention: the arguments were checked, no device is made */
+    struct d12_device *device = live_device();
+    if (device == NULL) {
+        if (FAILED(hr = device_create(adapter, &device)))
+            return hr;
+        device = publish(device);
+    }
+    hr = d12__device_QueryInterface(device, riid, out);
+    d12_device_Release(device);
+    return hr;
+}

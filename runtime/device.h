@@ -1,0 +1,47 @@
+/* The device: ID3D12Device ... ID3D12Device11, ID3D12Device17, and ID3D12InfoQueue(1) when the debug layer
+ * was enabled before D3D12CreateDevice. One device per adapter while it is alive and not removed
+ * (docs/device.md). Locks: see docs/locking.md. */
+#ifndef D12_DEVICE_H
+#define D12_DEVICE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "d12_com.h"
+#include "d12caps.h"
+#include "debug.h"
+#include "driver.h"
+#include "infoqueue.h"
+#include "object.h"
+
+struct d12_device {
+    struct d12__device_com com;
+    atomic_ulong refcount;
+    d12_object_data object; /* private data and name; its own leaf lock */
+
+    /* Fixed at creation, read without a lock. */
+    d12_debug_settings settings;  /* the debug settings latched by D3D12CreateDevice */
+    d12_caps_flavor flavor;       /* D12RT_FLAVOR */
+    d12_info_queue *info_queue;   /* NULL unless settings.debug_layer */
+    d12_driver_device *driver;    /* the driver's device */
+
+    /* Device removal: S_OK until removed; the first reason wins (compare-exchange), never changes after. */
+    _Atomic HRESULT removed_reason;
+    atomic_bool legacy_query_warned; /* the CheckFeatureSupport deprecation warning, once per device */
+};
+
+/* Remove the device: the first reason wins; later calls change nothing. Returns true for the call that
+ * removed it. The debug layer says why. */
+bool d12__device_remove(struct d12_device *device, HRESULT reason, const char *why);
+
+/* DXGI_ERROR_DEVICE_REMOVED once the device is removed, else S_OK. */
+HRESULT d12__device_removed(struct d12_device *device);
+
+/* D3D12CreateDevice (runtime/entry.c documents the arguments). */
+HRESULT d12__device_create(IUnknown *adapter, D3D_FEATURE_LEVEL minimum, const IID *riid, void **device);
+
+/* ID3D12Debug::EnableDebugLayer was called: a device that exists now is removed ("Calling this API after
+ * creating the D3D12 device will cause the D3D12 runtime to remove the device."). */
+void d12__device_debug_layer_enabled_late(void);
+
+#endif

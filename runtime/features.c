@@ -1,0 +1,188 @@
+/* ID3D12Device::CheckFeatureSupport and ID3D12Device17::CheckFeatureSupport1 (checkfeaturesupport1.txt), over
+ * libd12caps (rules: docs/clamping.md) and the driver's true capabilities (runtime/driver.h). The driver always
+ * answers in the newest layout of the runtime's own SDK version; the caller's layout may be older, so fields
+ * travel between the two by name. The runtime keeps using the true values: only the caller's copy is clamped. */
+#include <stdalign.h>
+#include <string.h>
+
+#include "d12_messages.h"
+#include "device.h"
+
+/* The largest feature struct (D3D12_FEATURE_DATA_SHADERCACHE_ABI_SUPPORT, 544 bytes here) fits. */
+#define FEATURE_BUFFER_SIZE 1024
+
+static bool is_input(d12_caps_field_kind kind)
+{
+    return kind == D12_CAPS_FIELD_INPUT || kind == D12_CAPS_FIELD_INOUT || kind == D12_CAPS_FIELD_SHADER_MODEL ||
+           kind == D12_CAPS_FIELD_ROOT_SIGNATURE_VERSION;
+}
+
+static const d12_caps_field *field_named(const d12_caps_layout *layout, const char *name)
+{
+    for (uint32_t i = 0; i < layout->field_count; i++) {
+        if (strcmp(layout->fields[i].name, name) == 0)
+            return &layout->fields[i];
+    }
+    return NULL;
+}
+
+/* Copy the fields both layouts have, inputs or outputs, from one struct to the other. */
+static void copy_fields(const d12_caps_layout *to_layout, void *to, const d12_caps_layout *from_layout,
+                        const void *from, bool inputs)
+{
+    for (uint32_t i = 0; i < to_layout->field_count; i++) {
+        const d12_caps_field *to_field = &to_layout->fields[i];
+        const d12_caps_field *from_field = field_named(from_layout, to_field->name);
+        bool wanted = inputs ? is_input(to_field->kind) : to_field->kind != D12_CAPS_FIELD_INPUT;
+        if (from_field != NULL && wanted && from_field->size == to_field->size)
+            memcpy((char *)to + to_field->offset, (const char *)from + from_field->offset, to_field->size);
+    }
+}
+
+static int32_t read_i32(const void *data, const d12_caps_field *field)
+{
+    int32_t value;
+    memcpy(&value, (const char *)data + field->offset, sizeof(value));
+    return value;
+}
+
+static void write_i32(void *data, const d12_caps_field *field, int32_t value)
+{
+    memcpy((char *)data + field->offset, &value, sizeof(value));
+}
+
+/* The in/out answers: the highest shader model / root signature version the driver supports that is not above
+ * the caller's, and the highest requested feature level the driver supports (DXGI_ERROR_UNSUPPORTED: none). */
+static HRESULT apply_in_out_rules(const d12_caps_layout *layout, void *data, const void *caller_in)
+{
+    for (uint32_t i = 0; i < layout->field_count; i++) {
+        const d12_caps_field *field = &layout->fields[i];
+        if (field->kind == D12_CAPS_FIELD_SHADER_MODEL || field->kind == D12_CAPS_FIELD_ROOT_SIGNATURE_VERSION) {
+            int32_t asked = read_i32(caller_in, field), supported = read_i32(data, field);
+            write_i32(data, field, supported < asked ? supported : asked);
+        } else if (field->kind == D12_CAPS_FIELD_FEATURE_LEVEL) {
+            const D3D12_FEATURE_DATA_FEATURE_LEVELS *levels = data;
+            D3D_FEATURE_LEVEL best = 0;
+            for (UINT l = 0; l < levels->NumFeatureLevels; l++) {
+                D3D_FEATURE_LEVEL level = levels->pFeatureLevelsRequested[l];
+                if (level <= levels->MaxSupportedFeatureLevel && level > best)
+                    best = level;
+            }
+            write_i32(data, field, (int32_t)best);
+            if (best == 0)
+                return DXGI_ERROR_UNSUPPORTED;
+        }
+    }
+    return S_OK;
+}
+
+/* The reference adapter has one node: a NodeIndex input must be 0. */
+static bool node_indices_valid(const d12_caps_layout *layout, const void *data)
+{
+    const d12_caps_field *node = field_named(layout, "NodeIndex");
+    return node == NULL || node->kind != D12_CAPS_FIELD_INPUT || read_i32(data, node) == 0;
+}
+
+struct clamp_context {
+    struct d12_device *device;
+};
+
+static void warn_clamped(void *context, const d12_caps_clamp_report *report)
+{
+    struct clamp_context *clamp = context;
+    /* "the debug layer emits a warning identifying the affected field, the requested SDKVersion, and the value
+     * it was clamped from and to" */
+    d12__msg_checkfeaturesupport1_field_clamped(clamp->device->info_queue, report->feature->name,
+                                                report->feature->struct_name, report->field->name,
+                                                report->version.requested, (long long)report->before,
+                                                (long long)report->after);
+}
+
+static HRESULT check_arguments(struct d12_device *device, const char *method, UINT feature, void *data, UINT size,
+                               d12_caps_version size_version, const d12_caps_layout **layout)
+{
+    if (data == NULL) {
+        d12__msg_null_pointer_argument(device->info_queue, "ID3D12Device", method, "pFeatureSupportData");
+        return E_INVALIDARG;
+    }
+    const d12_caps_feature *known = d12_caps_find_feature(feature);
+    switch (d12_caps_check_query(feature, size, size_version)) {
+    case D12_CAPS_OK:
+        break;
+    case D12_CAPS_BAD_SIZE:
+        d12__msg_checkfeaturesupport_mismatched_data_size(device->info_queue, method, known->name, size,
+                                                          known->struct_name, size_version.requested);
+        return E_INVALIDARG;
+    default:
+        d12__msg_checkfeaturesupport_unknown_feature(device->info_queue, method, feature, size_version.requested);
+        return E_INVALIDARG;
+    }
+    *layout = d12_caps_layout_for_size(known, size, size_version);
+    if (d12_caps_check_inputs(device->flavor, feature, data, size) != D12_CAPS_OK ||
+        !node_indices_valid(*layout, data)) {
+        d12__msg_invalid_argument(device->info_queue, "ID3D12Device", method, "pFeatureSupportData",
+                                  "an input field holds a value this runtime does not know");
+        return E_INVALIDARG;
+    }
+    return S_OK;
+}
+
+/* Ask the driver in the newest layout, answer in the caller's, then clamp the caller's copy. */
+static HRESULT query(struct d12_device *device, const char *method, UINT feature, void *data, UINT size,
+                     d12_caps_version size_version, d12_caps_version clamp_version)
+{
+    if (d12__device_removed(device) != S_OK)
+        return DXGI_ERROR_DEVICE_REMOVED;
+    const d12_caps_layout *layout;
+    HRESULT hr = check_arguments(device, method, feature, data, size, size_version, &layout);
+    if (FAILED(hr))
+        return hr;
+    d12_driver_adapter *adapter = d12__driver_device_adapter(device->driver);
+    UINT own = d12_caps_runtime_version(device->flavor);
+    d12_caps_version own_version = {own, own, d12_caps_line_of(own)};
+    UINT newest_size = d12__driver_feature_data_size(feature, device->flavor);
+    const d12_caps_layout *newest = d12_caps_layout_for_size(d12_caps_find_feature(feature), newest_size, own_version);
+    alignas(16) unsigned char truth[FEATURE_BUFFER_SIZE];
+    if (newest == NULL || newest_size > sizeof(truth))
+        return E_INVALIDARG; /* not a feature of the runtime's own version (preview-only, on a retail runtime) */
+    memset(truth, 0, newest_size);
+    copy_fields(newest, truth, layout, data, true);
+    if (FAILED(hr = d12__driver_get_feature_data(adapter, (D3D12_FEATURE)feature, truth, newest_size)))
+        return hr;
+    alignas(16) unsigned char caller_in[FEATURE_BUFFER_SIZE];
+    memcpy(caller_in, data, size);
+    copy_fields(layout, data, newest, truth, false);
+    hr = apply_in_out_rules(layout, data, caller_in);
+    struct clamp_context context = {device};
+    d12_caps_clamp(feature, data, size, clamp_version, warn_clamped, &context);
+    return hr;
+}
+
+HRESULT d12_device_CheckFeatureSupport1(struct d12_device *self, D3D12_FEATURE Feature, void *pFeatureSupportData,
+                                        UINT FeatureSupportDataSize, UINT SDKVersion)
+{
+    d12_caps_version version;
+    if (d12_caps_resolve_version(self->flavor, SDKVersion, &version) != D12_CAPS_OK) {
+        /* "A version greater than the runtime's version causes CheckFeatureSupport1 to return E_INVALIDARG
+         * without querying capabilities or modifying pFeatureSupportData. The debug layer reports an error
+         * identifying the unsupported SDK version." */
+        d12__msg_checkfeaturesupport1_sdk_version_too_new(self->info_queue, SDKVersion,
+                                                           self->flavor == D12_CAPS_FLAVOR_PREVIEW ? "preview" : "retail",
+                                                           d12_caps_runtime_version(self->flavor));
+        return E_INVALIDARG;
+    }
+    return query(self, "CheckFeatureSupport1", Feature, pFeatureSupportData, FeatureSupportDataSize, version, version);
+}
+
+HRESULT d12_device_CheckFeatureSupport(struct d12_device *self, D3D12_FEATURE Feature, void *pFeatureSupportData,
+                                       UINT FeatureSupportDataSize)
+{
+    d12_caps_version pinned = d12_caps_legacy_version(self->flavor);
+    /* "The deprecated CheckFeatureSupport entry point also emits a warning" — once per device (docs/device.md). */
+    if (!atomic_exchange(&self->legacy_query_warned, true))
+        d12__msg_checkfeaturesupport_deprecated(self->info_queue, pinned.number);
+    UINT own = d12_caps_runtime_version(self->flavor);
+    d12_caps_version own_version = {own, own, d12_caps_line_of(own)}; /* a legacy caller states no SDK version */
+    return query(self, "CheckFeatureSupport", Feature, pFeatureSupportData, FeatureSupportDataSize, own_version,
+                 pinned);
+}
