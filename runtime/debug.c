@@ -44,8 +44,11 @@ HRESULT d12__debug_get_interface(const IID *riid, void **object)
     HRESULT hr = d12__debug_QueryInterface(&debug_object, riid, &found); /* IUnknown: the debug object */
     if (hr == E_NOINTERFACE)
         hr = d12__dred_settings_QueryInterface(&dred_object, riid, &found);
-    if (FAILED(hr))
+    if (FAILED(hr)) {
+        if (object != NULL)
+            *object = NULL;
         return hr;
+    }
     /* "a NULL output pointer ... returning S_FALSE after checking the arguments" */
     if (object == NULL) {
         ((IUnknown *)found)->lpVtbl->Release((IUnknown *)found);

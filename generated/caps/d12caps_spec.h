@@ -17,6 +17,8 @@
 /* What the spec has and DirectX-Headers 606 (preview 706) lacks,
  * as found by the generator's pycparser cross-check. Declared only against exactly those headers, so nothing
  * here can collide with a header that declares it; enum-typed members of emitted aggregates are UINT. */
+#ifndef D12RT_HEADERS_SUPPLEMENT
+#define D12RT_HEADERS_SUPPLEMENT /* shared by d12caps_spec.h and d12rt/d3d12_ext.h: declared once */
 #if D3D12_SDK_VERSION == 606 && D3D12_PREVIEW_SDK_VERSION == 706
 
 /* Values added to enums the installed headers declare. */
@@ -362,7 +364,7 @@ typedef struct D3D12_FEATURE_DATA_LINEAR_ALGEBRA_MATRIX_OPERATION_SUPPORT {
 } D3D12_FEATURE_DATA_LINEAR_ALGEBRA_MATRIX_OPERATION_SUPPORT;
 
 #else
-#error "d12caps_spec.h was generated against DirectX-Headers SDK 606 / preview 706; regenerate: python3 generator/gen.py"
+#error "d12rt's headers were generated against DirectX-Headers SDK 606 / preview 706; regenerate: python3 generator/gen.py"
 #endif
-
+#endif /* D12RT_HEADERS_SUPPLEMENT */
 #endif /* D12CAPS_SPEC_H */

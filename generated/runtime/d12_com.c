@@ -286,7 +286,7 @@ HRESULT d12__dred_settings_QueryInterface(struct d12_dred_settings *self, const 
     return S_OK;
 }
 
-/* ---- device.device: ID3D12Device : ID3D12Device1 : ID3D12Device2 : ID3D12Device3 : ID3D12Device4 : ID3D12Device5 : ID3D12Device6 : ID3D12Device7 : ID3D12Device8 : ID3D12Device9 : ID3D12Device10 : ID3D12Device11 : ID3D12Device17 ---- */
+/* ---- device.device: ID3D12Object : ID3D12Device : ID3D12Device1 : ID3D12Device2 : ID3D12Device3 : ID3D12Device4 : ID3D12Device5 : ID3D12Device6 : ID3D12Device7 : ID3D12Device8 : ID3D12Device9 : ID3D12Device10 : ID3D12Device11 : ID3D12Device17 ---- */
 
 static inline struct d12_device *device_from_device(ID3D12Device17 *iface)
 {
@@ -1531,7 +1531,8 @@ HRESULT d12__device_QueryInterface(struct d12_device *self, const IID *riid, voi
     void *found = NULL;
     if (iid_equal(riid, &IID_IUnknown))
         found = &self->com.device;
-    else if (iid_equal(riid, &IID_ID3D12Device) ||
+    else if (iid_equal(riid, &IID_ID3D12Object) ||
+             iid_equal(riid, &IID_ID3D12Device) ||
              iid_equal(riid, &IID_ID3D12Device1) ||
              iid_equal(riid, &IID_ID3D12Device2) ||
              iid_equal(riid, &IID_ID3D12Device3) ||

@@ -69,7 +69,7 @@ void d12_dred_settings_SetWatsonDumpEnablement(struct d12_dred_settings *self, D
 void d12_dred_settings_SetBreadcrumbContextEnablement(struct d12_dred_settings *self, D3D12_DRED_ENABLEMENT Enablement);
 void d12_dred_settings_UseMarkersOnlyAutoBreadcrumbs(struct d12_dred_settings *self, BOOL MarkersOnly);
 
-/* ---- device: ID3D12Device, ID3D12Device1, ID3D12Device2, ID3D12Device3, ID3D12Device4, ID3D12Device5, ID3D12Device6, ID3D12Device7, ID3D12Device8, ID3D12Device9, ID3D12Device10, ID3D12Device11, ID3D12Device17; ID3D12InfoQueue, ID3D12InfoQueue1 ---- */
+/* ---- device: ID3D12Object, ID3D12Device, ID3D12Device1, ID3D12Device2, ID3D12Device3, ID3D12Device4, ID3D12Device5, ID3D12Device6, ID3D12Device7, ID3D12Device8, ID3D12Device9, ID3D12Device10, ID3D12Device11, ID3D12Device17; ID3D12InfoQueue, ID3D12InfoQueue1 ---- */
 struct d12_device;
 
 struct d12__device_com {
