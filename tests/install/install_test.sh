@@ -111,8 +111,10 @@ c | cxx)
             "$TEST_DIR/c_client.c" -o "$work/c_client" $flags $CLIENT_LDFLAGS
         run_client "C client" env LD_LIBRARY_PATH="$libdir" D12RT_EXPECT_LIBDIR="$libdir" "$work/c_client"
     else
-        check "build the C++ client" "$CXX" -std=c++17 -Wall -Wextra -Werror $CLIENT_CXXFLAGS \
-            "$TEST_DIR/cxx_client.cpp" -o "$work/cxx_client" $flags $CLIENT_LDFLAGS
+        # CLIENT_LDFLAGS first: its -fsanitize=undefined would otherwise re-enable the vptr check that
+        # CLIENT_CXXFLAGS turns off (see tests/install/CMakeLists.txt).
+        check "build the C++ client" "$CXX" -std=c++17 -Wall -Wextra -Werror $CLIENT_LDFLAGS $CLIENT_CXXFLAGS \
+            "$TEST_DIR/cxx_client.cpp" -o "$work/cxx_client" $flags
         run_client "C++ client, default profile" env LD_LIBRARY_PATH="$libdir" "$work/cxx_client" 1
         run_client "C++ client, RaytracingTier 1.0" env LD_LIBRARY_PATH="$libdir" \
             D12RT_REFDRV_PROFILE="$TEST_DIR/raytracing_tier_1_0.profile" "$work/cxx_client" 0
