@@ -61,11 +61,12 @@ static HRESULT apply_in_out_rules(const d12_caps_layout *layout, void *data, con
             int32_t asked = read_i32(caller_in, field), supported = read_i32(data, field);
             write_i32(data, field, supported < asked ? supported : asked);
         } else if (field->kind == D12_CAPS_FIELD_FEATURE_LEVEL) {
-            const D3D12_FEATURE_DATA_FEATURE_LEVELS *levels = data;
+            D3D12_FEATURE_DATA_FEATURE_LEVELS levels; /* copied: the caller's struct may be unaligned */
+            memcpy(&levels, data, sizeof(levels));
             D3D_FEATURE_LEVEL best = 0;
-            for (UINT l = 0; l < levels->NumFeatureLevels; l++) {
-                D3D_FEATURE_LEVEL level = levels->pFeatureLevelsRequested[l];
-                if (level <= levels->MaxSupportedFeatureLevel && level > best)
+            for (UINT l = 0; l < levels.NumFeatureLevels; l++) {
+                D3D_FEATURE_LEVEL level = levels.pFeatureLevelsRequested[l];
+                if (level <= levels.MaxSupportedFeatureLevel && level > best)
                     best = level;
             }
             write_i32(data, field, (int32_t)best);

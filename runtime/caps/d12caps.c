@@ -244,16 +244,25 @@ static void write_field(void *data, const d12_caps_field *field, int64_t value)
     memcpy((char *)data + field->offset, &raw, sizeof(raw));
 }
 
-/* The caller's requested levels: FEATURE_LEVEL fields live in D3D12_FEATURE_DATA_FEATURE_LEVELS only. */
-static const D3D12_FEATURE_DATA_FEATURE_LEVELS *feature_levels_of(const void *data, UINT size)
+/* The caller's FEATURE_LEVELS struct, for a layout with a FEATURE_LEVEL field (only
+ * D3D12_FEATURE_DATA_FEATURE_LEVELS has one). Copied out: the caller's struct need not be aligned for its
+ * pointer member. */
+static bool feature_levels_of(const d12_caps_layout *layout, const void *data, UINT size,
+                              D3D12_FEATURE_DATA_FEATURE_LEVELS *out)
 {
-    return size == sizeof(D3D12_FEATURE_DATA_FEATURE_LEVELS) ? data : NULL;
+    for (uint32_t i = 0; i < layout->field_count; i++) {
+        if (layout->fields[i].kind == D12_CAPS_FIELD_FEATURE_LEVEL && size == sizeof(*out)) {
+            memcpy(out, data, sizeof(*out));
+            return true;
+        }
+    }
+    return false;
 }
 
-static d12_caps_status check_requested_levels(const void *data, UINT size, d12_caps_version known)
+static d12_caps_status check_requested_levels(const D3D12_FEATURE_DATA_FEATURE_LEVELS *levels,
+                                              d12_caps_version known)
 {
-    const D3D12_FEATURE_DATA_FEATURE_LEVELS *levels = feature_levels_of(data, size);
-    if (levels == NULL || levels->NumFeatureLevels == 0 || levels->pFeatureLevelsRequested == NULL)
+    if (levels->NumFeatureLevels == 0 || levels->pFeatureLevelsRequested == NULL)
         return D12_CAPS_BAD_INPUT;
     for (UINT i = 0; i < levels->NumFeatureLevels; i++) {
         if (!number_present(d12__caps_feature_level_enum, levels->pFeatureLevelsRequested[i], known))
@@ -268,12 +277,13 @@ d12_caps_status d12_caps_check_inputs(d12_caps_flavor flavor, UINT feature, cons
     const d12_caps_layout *layout = d12_caps_layout_for_size(d12_caps_find_feature(feature), size, known);
     if (layout == NULL)
         return D12_CAPS_BAD_SIZE;
+    D3D12_FEATURE_DATA_FEATURE_LEVELS levels;
+    if (feature_levels_of(layout, data, size, &levels) && check_requested_levels(&levels, known) != D12_CAPS_OK)
+        return D12_CAPS_BAD_INPUT;
     for (uint32_t i = 0; i < layout->field_count; i++) {
         const d12_caps_field *field = &layout->fields[i];
         bool in_out = field->kind == D12_CAPS_FIELD_SHADER_MODEL || field->kind == D12_CAPS_FIELD_ROOT_SIGNATURE_VERSION;
         if (in_out && !number_present(field->enumeration, read_field(data, field), known))
-            return D12_CAPS_BAD_INPUT;
-        if (field->kind == D12_CAPS_FIELD_FEATURE_LEVEL && check_requested_levels(data, size, known) != D12_CAPS_OK)
             return D12_CAPS_BAD_INPUT;
     }
     return D12_CAPS_OK;
@@ -290,15 +300,15 @@ d12_caps_status d12_caps_clamp(UINT feature, void *data, UINT size, d12_caps_ver
         return D12_CAPS_BAD_SIZE;
     if (found->never_clamped)
         return D12_CAPS_OK;
-    const D3D12_FEATURE_DATA_FEATURE_LEVELS *levels = feature_levels_of(data, size);
+    D3D12_FEATURE_DATA_FEATURE_LEVELS levels = {0, NULL, 0};
+    feature_levels_of(layout, data, size, &levels);
     for (uint32_t i = 0; i < layout->field_count; i++) {
         const d12_caps_field *field = &layout->fields[i];
         if (field->enumeration == NULL)
             continue;
         int64_t before = read_field(data, field);
         int64_t after = d12_caps_clamp_value(field->kind, field->enumeration, before, version,
-                                             levels ? levels->pFeatureLevelsRequested : NULL,
-                                             levels ? levels->NumFeatureLevels : 0);
+                                             levels.pFeatureLevelsRequested, levels.NumFeatureLevels);
         if (after == before)
             continue;
         write_field(data, field, after);
