@@ -34,6 +34,12 @@ static ID3D12Device17 *create_device(bool debug_layer)
     return device;
 }
 
+/* The reference-leak check that ends each case: the test's reference must be the last one. */
+static void release_last(ID3D12Device17 *device)
+{
+    CHECK_EQ_INT(ID3D12Device17_Release(device), 0);
+}
+
 static ID3D12InfoQueue1 *info_queue_of(ID3D12Device17 *device)
 {
     ID3D12InfoQueue1 *queue = NULL;
@@ -224,7 +230,7 @@ static void test_private_data(void)
     CHECK_EQ_INT(ID3D12Device17_GetPrivateData(device, &WKPDID_D3DDebugObjectNameW, &size, name), S_OK);
     CHECK_EQ_INT(size, 6 * sizeof(WCHAR));
     CHECK(wcscmp(name, L"Gerät") == 0);
-    ID3D12Device17_Release(device);
+    release_last(device);
 }
 
 static void test_not_implemented(void)
@@ -244,7 +250,7 @@ static void test_not_implemented(void)
     CHECK_EQ_INT(count_messages(queue, "ID3D12Device::GetDescriptorHandleIncrementSize is not implemented"), 1);
     CHECK_EQ_INT(ID3D12Device17_GetNodeCount(device), 1);
     ID3D12InfoQueue1_Release(queue);
-    ID3D12Device17_Release(device);
+    release_last(device);
 }
 
 /* ---- Debug interfaces and removal ---- */
@@ -314,7 +320,7 @@ static void test_debug_layer_after_device(void)
     CHECK(fresh != NULL && fresh != device);
     if (fresh != NULL) {
         CHECK_EQ_INT(ID3D12Device17_GetDeviceRemovedReason(fresh), S_OK);
-        ID3D12Device17_Release(fresh);
+        release_last(fresh);
     }
     ID3D12Debug_Release(debug);
     CHECK_EQ_INT(ID3D12Device17_Release(device), 0);
@@ -327,7 +333,7 @@ static void test_driver_error_removes(void)
     if (device == NULL)
         return;
     CHECK_EQ_INT(ID3D12Device17_GetDeviceRemovedReason(device), DXGI_ERROR_DEVICE_HUNG);
-    ID3D12Device17_Release(device);
+    release_last(device);
 }
 
 /* ---- Capability queries ---- */
@@ -362,7 +368,7 @@ static void test_cfs1_versions(void)
                                                     D3D12_SDK_VERSION), S_OK);
     CHECK(options.RaytracingTier >= D3D12_RAYTRACING_TIER_1_1);
     ID3D12InfoQueue1_Release(queue);
-    ID3D12Device17_Release(device);
+    release_last(device);
 }
 
 static void test_cfs1_preview_flavor(void)
@@ -397,7 +403,7 @@ static void test_cfs1_preview_flavor(void)
     CHECK_EQ_INT(ID3D12Device17_CheckFeatureSupport1(device, (D3D12_FEATURE)59, new_layout, 12, 721), S_OK);
     CHECK_EQ_INT(new_layout[2], 2);
     CHECK_EQ_INT(ID3D12Device17_CheckFeatureSupport1(device, (D3D12_FEATURE)59, new_layout, 12, 719), E_INVALIDARG);
-    ID3D12Device17_Release(device);
+    release_last(device);
 }
 
 static void test_cfs1_unknown_and_sizes(void)
@@ -431,7 +437,7 @@ static void test_cfs1_unknown_and_sizes(void)
     CHECK_EQ_INT(ID3D12Device17_CheckFeatureSupport(device, D3D12_FEATURE_ARCHITECTURE, &architecture,
                                                    sizeof(architecture)), S_OK);
     ID3D12InfoQueue1_Release(queue);
-    ID3D12Device17_Release(device);
+    release_last(device);
 }
 
 static void test_in_out_queries(void)
@@ -466,7 +472,7 @@ static void test_in_out_queries(void)
     levels.NumFeatureLevels = 0;
     CHECK_EQ_INT(ID3D12Device17_CheckFeatureSupport(device, D3D12_FEATURE_FEATURE_LEVELS, &levels, sizeof(levels)),
                  E_INVALIDARG);
-    ID3D12Device17_Release(device);
+    release_last(device);
 }
 
 static void test_clamp_warning(void)
@@ -500,7 +506,7 @@ static void test_clamp_warning(void)
     CHECK_EQ_INT(ID3D12Device17_CheckFeatureSupport1(device, D3D12_FEATURE_FORMAT_SUPPORT, &format, sizeof(format),
                                                     4), S_OK);
     ID3D12InfoQueue1_Release(queue);
-    ID3D12Device17_Release(device);
+    release_last(device);
 }
 
 static const struct {
