@@ -5,13 +5,16 @@ ships them in /usr/share/python3-pycparser/fake_libc_include), GCC extensions de
 declare is compared with the spec: an enumerator's number, whether a value exists at the headers' SDK version,
 a struct's fields and their order and types. What the headers lack is reported so the templates can emit it.
 """
+import hashlib
 import os
+import pickle
 import re
 import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass, field as dc_field
 
+import pycparser
 from pycparser import c_ast, c_generator, c_parser
 
 FAKE_LIBC_CANDIDATES = ("/usr/share/python3-pycparser/fake_libc_include",)
@@ -65,18 +68,17 @@ def include_dirs():
 
 
 def _preprocess(dirs, extra):
+    """Preprocess the headers, read from stdin so the output names no temporary file (it keys the parse cache)."""
     compiler = shutil.which("gcc") or shutil.which("cc")
     if compiler is None:
         raise HeaderError("no C compiler (gcc) to preprocess the headers")
-    with tempfile.TemporaryDirectory() as tmp:
-        source = os.path.join(tmp, "headers.c")
-        with open(source, "w") as handle:
-            handle.write("".join(f"#include <{h}>\n" for h in HEADER_FILES))
-        flags = [f"-I{d}" for d in dirs]
-        run = subprocess.run([compiler, "-E", "-std=c11", *extra, *flags, source], capture_output=True, text=True)
-        if run.returncode != 0:
-            raise HeaderError(f"preprocessing DirectX-Headers failed:\n{run.stderr.strip()}")
-        return run.stdout
+    source = "".join(f"#include <{h}>\n" for h in HEADER_FILES)
+    flags = [f"-I{d}" for d in dirs]
+    run = subprocess.run([compiler, "-E", "-std=c11", *extra, *flags, "-x", "c", "-"], input=source,
+                         capture_output=True, text=True)
+    if run.returncode != 0:
+        raise HeaderError(f"preprocessing DirectX-Headers failed:\n{run.stderr.strip()}")
+    return run.stdout
 
 
 def _macro(macros, name):
@@ -160,17 +162,49 @@ class _Collector(c_ast.NodeVisitor):
 
 
 _CACHE = {}
+PARSE_CACHE_FORMAT = 1  # bump when InstalledHeaders or the collector changes
+
+
+def _parse_cache_path(text, macros):
+    """Where the parse of exactly this preprocessed text is kept: content-addressed, so it can never be stale."""
+    key = hashlib.sha256(f"{PARSE_CACHE_FORMAT}\0{pycparser.__version__}\0{macros}\0{text}".encode()).hexdigest()
+    return os.path.join(tempfile.gettempdir(), f"d12rt-gen-cache-{os.getuid()}", f"{key}.pickle")
+
+
+def _load_cached(path):
+    try:
+        with open(path, "rb") as handle:
+            return pickle.load(handle)
+    except (OSError, pickle.PickleError, EOFError, AttributeError):
+        return None
+
+
+def _store_cached(path, result):
+    """Best effort: a cache that cannot be written only costs time."""
+    try:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as handle:
+            pickle.dump(result, handle)
+        os.replace(tmp, path)
+    except OSError:
+        pass
 
 
 def parse_installed():
-    """Parse the installed headers once per process."""
+    """Parse the installed headers once per process (and, across processes, once per header content: parsing
+    takes seconds and the generator runs many times in the tests)."""
     if "headers" in _CACHE:
         return _CACHE["headers"]
     dirs = include_dirs()
     macros = _preprocess(dirs, ["-dM"])
-    result = InstalledHeaders(_macro(macros, "D3D12_SDK_VERSION"), _macro(macros, "D3D12_PREVIEW_SDK_VERSION"), dirs)
     text = _preprocess([_find_fake_libc()] + dirs, ["-nostdinc", *GCC_EXTENSIONS])
-    ast = c_parser.CParser().parse(text, "DirectX-Headers")
-    _Collector(result).visit(ast)
+    cache_path = _parse_cache_path(text, macros)
+    result = _load_cached(cache_path)
+    if not isinstance(result, InstalledHeaders):
+        result = InstalledHeaders(_macro(macros, "D3D12_SDK_VERSION"), _macro(macros, "D3D12_PREVIEW_SDK_VERSION"),
+                                  dirs)
+        _Collector(result).visit(c_parser.CParser().parse(text, "DirectX-Headers"))
+        _store_cached(cache_path, result)
     _CACHE["headers"] = result
     return result
