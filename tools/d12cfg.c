@@ -1,0 +1,311 @@
+/* d12cfg: the DirectX Control Panel (DXCPL / d3dconfig) of d12rt: per-application registry settings.
+ *
+ *   d12cfg [--system] drm APP on|off|app
+ *   d12cfg [--system] debug-layer APP on|off|app
+ *   d12cfg show APP
+ *   d12cfg list
+ *
+ * It reads and writes the same .reg files as the runtime, through the runtime's own parser (registry.h), so what
+ * `show` prints is what D3D12CreateDevice will use. Values and their meaning: docs/registry.md. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "d12cfg_edit.h"
+#include "registry.h"
+
+#define EXIT_USAGE 2
+
+static const char usage_text[] =
+    "usage: d12cfg [--system] drm APP on|off|app\n"
+    "       d12cfg [--system] debug-layer APP on|off|app\n"
+    "       d12cfg show APP\n"
+    "       d12cfg list\n"
+    "\n"
+    "  drm          driver-reported messages for APP: forced on, forced off, or left to the application\n"
+    "  debug-layer  the debug layer for APP: forced on, forced off, or left to the application\n"
+    "  show         the settings APP gets, and where each comes from\n"
+    "  list         the applications either hive configures\n"
+    "  --system     write the system hive (HKLM) instead of the user's (HKCU)\n"
+    "\n"
+    "APP is the executable's file name (what D12RT_APP_NAME overrides). Files: $D12RT_HKCU or\n"
+    "${XDG_CONFIG_HOME:-$HOME/.config}/d12rt/user.reg; $D12RT_HKLM or /etc/d12rt/system.reg.\n";
+
+static int usage(const char *why)
+{
+    if (why)
+        fprintf(stderr, "d12cfg: %s\n", why);
+    fputs(usage_text, stderr);
+    return EXIT_USAGE;
+}
+
+typedef enum mode { MODE_ON, MODE_OFF, MODE_APP } mode;
+
+static const char *const mode_names[] = {"forced on", "forced off", "application-controlled"};
+
+static bool parse_mode(const char *s, mode *m)
+{
+    static const char *const words[] = {"on", "off", "app"};
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(s, words[i])) {
+            *m = (mode)i;
+            return true;
+        }
+    return false;
+}
+
+/* ---- Writing ---- */
+
+#define CHANGE_SET(id, v) {d12__registry_setting_name(id), true, (v)}
+#define CHANGE_DEL(id) {d12__registry_setting_name(id), false, 0}
+
+/* Force-on needs only Or (it wins over any And); force-off writes both so that neither a stray Or in this hive
+ * nor an HKLM value can turn it back on; app-controlled deletes both, which defers to the other hive. */
+static size_t drm_changes(mode m, d12_reg_change *c)
+{
+    const d12_reg_change on[] = {CHANGE_DEL(D12_SETTING_DRM_AND), CHANGE_SET(D12_SETTING_DRM_OR, 1)};
+    const d12_reg_change off[] = {CHANGE_SET(D12_SETTING_DRM_AND, 0), CHANGE_SET(D12_SETTING_DRM_OR, 0)};
+    const d12_reg_change app[] = {CHANGE_DEL(D12_SETTING_DRM_AND), CHANGE_DEL(D12_SETTING_DRM_OR)};
+    memcpy(c, m == MODE_ON ? on : m == MODE_OFF ? off : app, sizeof on);
+    return 2;
+}
+
+/* As DXCPL's "Force On": the layer bit in Or and RequireSDKLayers; "Force Off" clears only the layer bit. */
+static size_t layer_changes(mode m, d12_reg_change *c)
+{
+    const d12_reg_change on[] = {CHANGE_DEL(D12_SETTING_LAYER_AND),
+                                 CHANGE_SET(D12_SETTING_LAYER_OR, D12_LAYER_FLAG_DEBUG),
+                                 CHANGE_SET(D12_SETTING_REQUIRE_LAYERS, 1)};
+    const d12_reg_change off[] = {CHANGE_SET(D12_SETTING_LAYER_AND, ~D12_LAYER_FLAG_DEBUG),
+                                  CHANGE_SET(D12_SETTING_LAYER_OR, 0), CHANGE_SET(D12_SETTING_REQUIRE_LAYERS, 0)};
+    const d12_reg_change app[] = {CHANGE_DEL(D12_SETTING_LAYER_AND), CHANGE_DEL(D12_SETTING_LAYER_OR),
+                                  CHANGE_DEL(D12_SETTING_REQUIRE_LAYERS)};
+    memcpy(c, m == MODE_ON ? on : m == MODE_OFF ? off : app, sizeof on);
+    return 3;
+}
+
+static int write_hive(const char *path, const d12_reg_file *hive, const char *key, const d12_reg_change *c,
+                      size_t count)
+{
+    char *text;
+    size_t size, bytes_size;
+    d12_reg_edit_result r = d12__reg_edit(hive, key, c, count, &text, &size);
+    if (r != D12_REG_EDIT_OK) {
+        fprintf(stderr, "d12cfg: %s: %s; the file is unchanged\n", path,
+                r == D12_REG_EDIT_NOMEM ? "out of memory" : "the edited file would not read back as written");
+        return 1;
+    }
+    /* a new file is UTF-8; an existing one keeps its encoding (regedit's UTF-16LE stays UTF-16LE) */
+    unsigned char *bytes = d12__reg_encode(text, size, hive->exists ? hive->encoding : D12_REG_UTF8, &bytes_size);
+    free(text);
+    const char *step = "out of memory";
+    int rc = bytes ? d12__reg_write_atomic(path, bytes, bytes_size, &step) : -1;
+    if (rc != 0)
+        fprintf(stderr, "d12cfg: %s: %s: %s; the file is unchanged\n", path, step, strerror(errno));
+    free(bytes);
+    return rc == 0 ? 0 : 1;
+}
+
+static int cmd_set(bool system, const char *what, const char *app, mode m)
+{
+    d12_reg_change c[3];
+    size_t count = !strcmp(what, "drm") ? drm_changes(m, c) : layer_changes(m, c);
+    char path[D12_REG_PATH_MAX], key[D12_REG_PATH_MAX];
+    bool have = system ? d12__registry_hklm_path(path, sizeof path) : d12__registry_hkcu_path(path, sizeof path);
+    if (!have) {
+        fprintf(stderr, "d12cfg: no user hive: set D12RT_HKCU, XDG_CONFIG_HOME or HOME\n");
+        return 1;
+    }
+    d12__registry_app_key(key, sizeof key, system ? D12_REG_HKLM_ROOT : D12_REG_HKCU_ROOT, app);
+    d12_reg_file hive;
+    if (d12__registry_load(path, stderr, &hive) != 0) {
+        fprintf(stderr, "d12cfg: %s: out of memory\n", path);
+        return 1;
+    }
+    int rc = 1;
+    if (hive.unreadable)
+        fprintf(stderr, "d12cfg: %s: cannot be read, so it is not rewritten\n", path);
+    else
+        rc = write_hive(path, &hive, key, c, count);
+    d12__registry_free(&hive);
+    return rc;
+}
+
+/* ---- Reading ---- */
+
+/* Only the bit that means something decides: (app & And | Or) & bit. */
+static mode mask_mode(uint32_t and_mask, uint32_t or_mask, uint32_t bit)
+{
+    return or_mask & bit ? MODE_ON : !(and_mask & bit) ? MODE_OFF : MODE_APP;
+}
+
+static void print_source(const d12_app_settings *s, const d12_reg_setting *v)
+{
+    if (v->source == D12_SOURCE_DEFAULT)
+        printf("default\n");
+    else
+        printf("%s %s:%u\n", v->source == D12_SOURCE_HKCU ? "HKCU" : "HKLM",
+               v->source == D12_SOURCE_HKCU ? s->hkcu_path : s->hklm_path, v->line);
+}
+
+static void print_hive(const char *label, const char *path, const d12_reg_file *f)
+{
+    printf("%s: %s%s\n", label, path[0] ? path : "(none)",
+           !path[0] ? "" : !f->exists ? " (missing)" : f->unreadable ? " (unreadable)" : "");
+}
+
+static void print_modes(const d12_app_settings *s, const char *sep)
+{
+    const d12_reg_setting *v = s->values;
+    mode drm = mask_mode(v[D12_SETTING_DRM_AND].value, v[D12_SETTING_DRM_OR].value, 1);
+    mode layer =
+        mask_mode(v[D12_SETTING_LAYER_AND].value, v[D12_SETTING_LAYER_OR].value, D12_LAYER_FLAG_DEBUG);
+    printf("driver-reported messages: %s%s", mode_names[drm], sep);
+    printf("debug layer: %s%s\n", mode_names[layer],
+           v[D12_SETTING_REQUIRE_LAYERS].value ? " (RequireSDKLayers)" : "");
+}
+
+static int load_both(d12_app_settings *s, d12_reg_file *cu, d12_reg_file *lm)
+{
+    d12_reg_file empty = {0};
+    *cu = *lm = empty;
+    int rc = 0;
+    if (d12__registry_hkcu_path(s->hkcu_path, sizeof s->hkcu_path))
+        rc |= d12__registry_load(s->hkcu_path, stderr, cu);
+    if (d12__registry_hklm_path(s->hklm_path, sizeof s->hklm_path))
+        rc |= d12__registry_load(s->hklm_path, stderr, lm);
+    if (rc != 0)
+        fprintf(stderr, "d12cfg: out of memory\n");
+    return rc;
+}
+
+static int cmd_show(const char *app)
+{
+    d12_app_settings s = {0};
+    d12_reg_file cu, lm;
+    if (load_both(&s, &cu, &lm) != 0)
+        return 1;
+    d12__registry_resolve(&cu, &lm, app, &s);
+    printf("application: %s\n", app);
+    print_hive("HKCU", s.hkcu_path, &cu);
+    print_hive("HKLM", s.hklm_path, &lm);
+    for (unsigned id = 0; id < D12_SETTING_COUNT; id++) {
+        printf("%-32s 0x%08x  ", d12__registry_setting_name(id), (unsigned)s.values[id].value);
+        print_source(&s, &s.values[id]);
+    }
+    print_modes(&s, "\n");
+    d12__registry_free(&cu);
+    d12__registry_free(&lm);
+    return 0;
+}
+
+static bool is_new_app(char **apps, long count, const char *name)
+{
+    for (long k = 0; k < count; k++)
+        if (d12__registry_name_equal(apps[k], name))
+            return false;
+    return d12__registry_valid_app_name(name);
+}
+
+/* The apps of one hive appended to *apps (case-insensitively new ones only); -1 when out of memory. */
+static long add_apps(const d12_reg_file *f, const char *root, char ***apps, long count)
+{
+    char parent[D12_REG_PATH_MAX], **names;
+    snprintf(parent, sizeof parent, "%s\\%s", root, D12_REG_APPS_KEY);
+    long n = d12__registry_subkeys(f, parent, &names);
+    for (long i = 0; i < n; i++) {
+        if (count >= 0 && is_new_app(*apps, count, names[i])) {
+            char **grown = realloc(*apps, (size_t)(count + 1) * sizeof *grown);
+            if (grown) {
+                *apps = grown;
+                (*apps)[count++] = names[i];
+                continue;
+            }
+            count = -1;
+        }
+        free(names[i]);
+    }
+    free(names);
+    return n < 0 ? -1 : count;
+}
+
+static int cmd_list(void)
+{
+    d12_app_settings s = {0};
+    d12_reg_file cu, lm;
+    if (load_both(&s, &cu, &lm) != 0)
+        return 1;
+    char **apps = NULL;
+    long count = add_apps(&cu, D12_REG_HKCU_ROOT, &apps, 0);
+    if (count >= 0)
+        count = add_apps(&lm, D12_REG_HKLM_ROOT, &apps, count);
+    for (long i = 0; i < count; i++) {
+        d12__registry_resolve(&cu, &lm, apps[i], &s);
+        printf("%s: ", apps[i]);
+        print_modes(&s, "; ");
+    }
+    for (long i = 0; i < count; i++)
+        free(apps[i]);
+    free(apps);
+    d12__registry_free(&cu);
+    d12__registry_free(&lm);
+    if (count < 0)
+        fprintf(stderr, "d12cfg: out of memory\n");
+    return count < 0;
+}
+
+/* ---- Command line ---- */
+
+static int run(bool system, int argc, char **argv)
+{
+    if (argc == 0)
+        return usage("missing command");
+    const char *cmd = argv[0];
+    if (!strcmp(cmd, "list"))
+        return argc != 1 ? usage("list takes no argument") : system ? usage("--system applies to drm and debug-layer")
+                                                                    : cmd_list();
+    if (argc < 2 || !d12__registry_valid_app_name(argv[1]))
+        return usage(argc < 2 ? "missing APP" : "APP must be 1 to 255 bytes, no backslash or control character");
+    if (!strcmp(cmd, "show"))
+        return argc != 2 ? usage("show takes one APP") : system ? usage("--system applies to drm and debug-layer")
+                                                                : cmd_show(argv[1]);
+    if (strcmp(cmd, "drm") && strcmp(cmd, "debug-layer"))
+        return usage("unknown command");
+    mode m;
+    if (argc != 3 || !parse_mode(argv[2], &m))
+        return usage("expected on, off or app");
+    return cmd_set(system, cmd, argv[1], m);
+}
+
+int main(int argc, char **argv)
+{
+    bool system = false;
+    char **args = calloc((size_t)argc + 1, sizeof *args);
+    int n = 0;
+    if (!args)
+        return 1;
+    /* --system may come anywhere; `--` ends options so an APP may start with '-' */
+    bool options = true;
+    for (int i = 1; i < argc; i++) {
+        if (options && !strcmp(argv[i], "--system"))
+            system = true;
+        else if (options && !strcmp(argv[i], "--"))
+            options = false;
+        else if (options && (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))) {
+            free(args);
+            fputs(usage_text, stdout);
+            return 0;
+        } else if (options && argv[i][0] == '-' && argv[i][1]) {
+            free(args);
+            return usage("unknown option");
+        } else
+            args[n++] = argv[i];
+    }
+    int rc = run(system, n, args);
+    free(args);
+    return rc;
+}
