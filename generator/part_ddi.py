@@ -9,6 +9,8 @@ import textwrap
 from dataclasses import dataclass, field as dc_field
 from pathlib import Path
 
+import ddi_validation
+import headers
 import loader
 import schema
 from schema import Enum, Int, ListOf, Map, Str, fail
@@ -17,6 +19,8 @@ NAME = "ddi"
 FILES = ("ddi.yaml",)
 OUTPUTS = (
     ("d3d12ddi.h.j2", "generated/include/d12rt/d3d12ddi.h", "c"),
+    ("ddi_validation.h.j2", "generated/runtime/d12_ddi_validation.h", "c"),
+    ("ddi_validation_cases.c.j2", "generated/tests/ddi_validation_cases.c", "c"),
 )
 
 KINDS = ("handle", "enum", "struct", "function", "callback", "define")
@@ -60,7 +64,8 @@ OPTIONAL = {"differs": DOC}
 FUNCTION = Map({**COMMON, "returns": Str(), "params": ListOf(PARAM)}, OPTIONAL)
 DECLARATION = ByKind({
     "handle": Map({**COMMON, "side": Enum("driver", "runtime")}, OPTIONAL),
-    "enum": Map({**COMMON, "values": ListOf(Map({"name": IDENT, "value": Int(), "doc": DOC}), 1)}, OPTIONAL),
+    "enum": Map({**COMMON, "values": ListOf(Map({"name": IDENT, "value": Int(), "doc": DOC}, {"maps_to": IDENT}), 1)},
+                {**OPTIONAL, "maps_to": IDENT}),
     "struct": Map({**COMMON, "fields": ListOf(FieldOrUnion(), 1)}, OPTIONAL),
     "function": FUNCTION,
     "callback": FUNCTION,
@@ -74,7 +79,7 @@ DDI = Map({
         "builds": ListOf(Map({"build": Int(1), "doc": DOC}), 1)}), 1)}),
     "entry_point": Map({"name": IDENT, "type": IDENT, "doc": DOC}),
     "declarations": ListOf(DECLARATION, 1),
-})
+}, {"validation": ListOf(ddi_validation.ENTRY, 1)})
 
 
 def comment(text, indent=""):
@@ -112,6 +117,17 @@ class Declaration:
     params: list = dc_field(default_factory=list)
     value: int = 0
     suffix: str = ""
+    maps_to: str | None = None      # enum: the API enum its values surface as
+    mapping: list = dc_field(default_factory=list)  # enum: [(value name, API enumerator)]
+
+    @property
+    def shown_value(self):
+        return f"0x{self.value:X}" if self.value >= 0x10000 else str(self.value)
+
+    @property
+    def map_function(self):
+        """d12__ddi_map_<name without D3D12DDI_, lower case>: the DDI value as its API value."""
+        return "d12__ddi_map_" + self.name.removeprefix("D3D12DDI_").lower()
 
     @property
     def comment(self):
@@ -150,7 +166,12 @@ class DdiModel:
     entry_point: Member
     entry_function: Declaration
     declarations: list
+    validations: list = dc_field(default_factory=list)   # [ddi_validation.Validation]
     comment: staticmethod = staticmethod(comment)
+
+    @property
+    def mapped_enums(self):
+        return [d for d in self.declarations if d.kind == "enum" and d.maps_to]
 
     @staticmethod
     def line(code, doc, indent="    "):
@@ -235,7 +256,35 @@ def _enum_values(decl, path, names):
     return values
 
 
-def _declaration(decl, path, names, types):
+def _api_enumerators(spec_dir, display, api_enum):
+    """The API enumerators of `api_enum`: the installed DirectX-Headers' plus the constants spec/com.yaml adds
+    to the public extension header (d12rt/d3d12_ext.h), e.g. D3D12_MESSAGE_CATEGORY_STATE_OBJECT_DATABASE."""
+    names = set(headers.parse_installed().enums.get(api_enum, {}))
+    com = loader.load(Path(spec_dir) / "com.yaml", f"{display}/com.yaml")
+    names.update(c["name"] for c in com.get("constants", []) if c.get("type") == api_enum)
+    return names
+
+
+def _mapping(decl, path, api_names):
+    """maps_to on an enum: every value names an enumerator of that API enum (and only then)."""
+    result = []
+    for index, item in enumerate(decl["values"]):
+        target = item.get("maps_to")
+        if decl.get("maps_to") is None:
+            if target is not None:
+                fail(item, f"{path}.values[{index}].maps_to", "the enum has no maps_to", "maps_to")
+            continue
+        if target is None:
+            fail(decl["values"], f"{path}.values[{index}]", f"missing maps_to (the enum maps to {decl['maps_to']})",
+                 index)
+        if target not in api_names(decl["maps_to"]):
+            fail(item, f"{path}.values[{index}].maps_to",
+                 f"unknown {decl['maps_to']} enumerator {target} (not in DirectX-Headers nor spec/com.yaml)", "maps_to")
+        result.append((item["name"], target))
+    return result
+
+
+def _declaration(decl, path, names, types, api_names):
     kind = decl["kind"]
     names.add(decl["name"], decl, path, "name")
     result = Declaration(kind, decl["name"], " ".join(decl["doc"].split()), decl.get("differs"))
@@ -243,6 +292,7 @@ def _declaration(decl, path, names, types):
         result.side = decl["side"]
     elif kind == "enum":
         result.values = _enum_values(decl, path, names)
+        result.maps_to, result.mapping = decl.get("maps_to"), _mapping(decl, path, api_names)
     elif kind == "struct":
         result.fields = _members(decl["fields"], decl["fields"], f"{path}.fields", types, "field")
     elif kind in ("function", "callback"):
@@ -275,20 +325,28 @@ def _entry_point(data, declarations):
     return Member(entry["name"], entry["type"], " ".join(entry["doc"].split())), target
 
 
-def build_model(data):
+def build_model(data, api_names):
     names, types = _Names(), _Types(data["external_types"], data["declarations"])
-    declarations = [_declaration(decl, f"declarations[{index}]", names, types)
+    declarations = [_declaration(decl, f"declarations[{index}]", names, types, api_names)
                     for index, decl in enumerate(data["declarations"])]
     versions = data["versions"]
     builds = _builds(versions)
     releases = [(r["name"], r["minor"], (versions["major"] << 16) | r["minor"]) for r in versions["releases"]]
     entry, entry_function = _entry_point(data, declarations)
     return DdiModel(data["header"]["guard"], " ".join(data["header"]["doc"].split()), versions["major"],
-                    releases, builds, entry, entry_function, declarations)
+                    releases, builds, entry, entry_function, declarations,
+                    ddi_validation.build(data.get("validation", []), declarations))
 
 
 def load(spec_dir, spec_display, context):
     """Load and check spec/ddi.yaml; add `ddi` (a DdiModel) to the context."""
     data = loader.load(Path(spec_dir) / "ddi.yaml", f"{spec_display}/ddi.yaml")
     schema.check(DDI, data)
-    context["ddi"] = build_model(data)
+    cache = {}
+
+    def api_names(api_enum):
+        if api_enum not in cache:
+            cache[api_enum] = _api_enumerators(spec_dir, spec_display, api_enum)
+        return cache[api_enum]
+
+    context["ddi"] = build_model(data, api_names)

@@ -61,8 +61,11 @@ static void device_destroy(struct d12_device *device)
     if (current_device == device)
         current_device = NULL;
     pthread_mutex_unlock(&adapter_lock);
+    /* The driver goes first: it may report and query identities until pfnDestroyDevice returns. */
     if (device->driver != NULL)
         d12__driver_destroy_device(device->driver);
+    d12__objtable_remove(&device->objects, &device->entry);
+    d12__objtable_destroy(&device->objects);
     if (device->info_queue != NULL)
         d12__info_queue_destroy(device->info_queue);
     d12__object_data_destroy(&device->object);
@@ -149,6 +152,29 @@ static d12_caps_flavor flavor_from_environment(void)
     return D12_CAPS_FLAVOR_RETAIL;
 }
 
+/* Whether this device asks the driver for driver-reported messages: "The D3D12 debug layer must also be enabled
+ * ... before device creation for the toggle to take effect on that device." The registry overlay
+ * (EnableDriverReportedMessagesAnd/Or) extends this; it is applied to the latched value, so it wins. */
+static bool effective_driver_reported_messages(const struct d12_device *device)
+{
+    return device->settings.driver_reported_messages && device->settings.debug_layer;
+}
+
+/* Make the device nameable by the driver (pfnQueryObjectIdentityCb), then enable driver-reported messages when
+ * asked. Before the enable call, so the driver may name the device in its initialization message. */
+static void connect_driver_channel(struct d12_device *device)
+{
+    device->entry.handle = d12__driver_device_rt_handle(device->driver).handle;
+    device->entry.type = D3D12DDI_HT_D12RT_DEVICE;
+    device->entry.api_object = &device->com.device;
+    device->entry.interface_name = "ID3D12Device";
+    device->entry.data = &device->object;
+    d12__objtable_add(&device->objects, &device->entry);
+    /* A failure leaves the feature off and the debug layer says so; the device itself is fine. */
+    if (effective_driver_reported_messages(device))
+        d12__drm_enable(&device->drm, device->driver);
+}
+
 static HRESULT device_create(d12_driver_adapter *adapter, struct d12_device **out)
 {
     struct d12_device *device = calloc(1, sizeof(*device));
@@ -162,17 +188,20 @@ static HRESULT device_create(d12_driver_adapter *adapter, struct d12_device **ou
     device->settings = d12__debug_settings(); /* latched: fixed for the device's life */
     device->flavor = flavor_from_environment();
     HRESULT hr = S_OK;
+    d12__objtable_init(&device->objects);
     if (device->settings.debug_layer)
         hr = d12__info_queue_create(&device->info_queue);
+    d12__drm_init(&device->drm, device->info_queue, &device->objects);
     if (SUCCEEDED(hr)) {
         d12_driver_device_desc desc = {device->settings.debug_layer ? D3D12DDI_CREATE_DEVICE_FLAG_DEBUGGABLE : 0,
-                                       driver_error, device};
+                                       driver_error, device, &device->drm.hooks};
         hr = d12__driver_create_device(adapter, &desc, &device->driver);
     }
     if (FAILED(hr)) {
         device_destroy(device);
         return hr;
     }
+    connect_driver_channel(device);
     *out = device;
     return S_OK;
 }

@@ -11,8 +11,10 @@
 #include "d12caps.h"
 #include "debug.h"
 #include "driver.h"
+#include "drm.h"
 #include "infoqueue.h"
 #include "object.h"
+#include "objtable.h"
 
 struct d12_device {
     struct d12__device_com com;
@@ -24,6 +26,11 @@ struct d12_device {
     d12_caps_flavor flavor;       /* D12RT_FLAVOR */
     d12_info_queue *info_queue;   /* NULL unless settings.debug_layer */
     d12_driver_device *driver;    /* the driver's device */
+
+    /* The driver-reported-messages channel and the objects a driver may name (their own locking). */
+    d12_objtable objects;         /* the device's live runtime objects, the device itself included */
+    d12_objtable_entry entry;     /* the device's row: hRTDevice, D3D12DDI_HT_D12RT_DEVICE */
+    d12_drm drm;
 
     /* Device removal: S_OK until removed; the first reason wins (compare-exchange), never changes after. */
     _Atomic HRESULT removed_reason;

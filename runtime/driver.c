@@ -39,8 +39,9 @@ struct d12_driver_device {
     d12_driver_adapter *adapter;
     d12_driver_error_hook on_error;
     void *context;
+    const d12_driver_message_hooks *messages;
     D3D12DDI_HDEVICE handle;
-    D3D12DDI_CORELAYER_DEVICECALLBACKS_0003 callbacks; /* must live as long as the driver's device */
+    D3D12DDI_CORELAYER_DEVICECALLBACKS_0126 callbacks; /* must live as long as the driver's device */
 };
 
 static const UINT64 k_runtime_versions[] = D12RT_DDI_SUPPORTED_VERSIONS;
@@ -453,6 +454,31 @@ static void APIENTRY set_error_cb(D3D12DDI_HRTDEVICE rt_device, HRESULT reason)
             d12__driver_adapter_name(device->adapter), (unsigned)reason);
 }
 
+/* pfnReportMessageCb and pfnQueryObjectIdentityCb. "Calling it on a destroyed device ... is a use-after-free"
+ * (the spec puts that on the driver), so only a NULL handle is caught here. */
+static HRESULT APIENTRY report_message_cb(D3D12DDI_HRTDEVICE rt_device,
+                                          const D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 *message)
+{
+    d12_driver_device *device = rt_device.handle;
+    if (!device || !device->messages)
+        return E_INVALIDARG; /* "Calls on devices where the feature was not enabled are dropped" */
+    return device->messages->report(device->messages->context, message);
+}
+
+static HRESULT APIENTRY query_object_identity_cb(D3D12DDI_HRTDEVICE rt_device, D3D12DDI_HANDLE_AND_TYPE object,
+                                                 SIZE_T *size, CHAR *identity)
+{
+    d12_driver_device *device = rt_device.handle;
+    if (!device || !device->messages)
+        return E_INVALIDARG;
+    return device->messages->query_identity(device->messages->context, object, size, identity);
+}
+
+bool d12__driver_adapter_has_message_callbacks(const d12_driver_adapter *adapter)
+{
+    return (D3D12DDI_VERSION_OF_SUPPORTED(adapter->version) >> 16) >= D3D12DDI_BUILD_VERSION_0126;
+}
+
 static HRESULT private_size(d12_driver_adapter *adapter, D3D12DDI_CREATE_DEVICE_FLAGS flags, SIZE_T *size)
 {
     D3D12DDIARG_CALCPRIVATEDEVICESIZE args = {D3D12DDI_INTERFACE_OF_SUPPORTED(adapter->version),
@@ -478,8 +504,11 @@ static d12_driver_device *allocate_device(d12_driver_adapter *adapter, const d12
     device->adapter = adapter;
     device->on_error = desc->on_error;
     device->context = desc->context;
+    device->messages = desc->messages;
     device->handle.pDrvPrivate = memory;
     device->callbacks.pfnSetErrorCb = set_error_cb;
+    device->callbacks.pfnReportMessageCb = report_message_cb;
+    device->callbacks.pfnQueryObjectIdentityCb = query_object_identity_cb;
     return device;
 }
 
@@ -499,7 +528,8 @@ HRESULT d12__driver_create_device(d12_driver_adapter *adapter, const d12_driver_
         .Interface = D3D12DDI_INTERFACE_OF_SUPPORTED(adapter->version),
         .Version = D3D12DDI_VERSION_OF_SUPPORTED(adapter->version),
         .hDrvDevice = device->handle,
-        .p12UMCallbacks = &device->callbacks,
+        /* One table for every build: _0126 starts with _0003's slot, so an older driver reads a prefix. */
+        .p12UMCallbacks_0126 = &device->callbacks,
         .Flags = desc->flags,
     };
     if (FAILED(hr = adapter->funcs.pfnCreateDevice(adapter->handle, &args))) {
@@ -540,6 +570,24 @@ HRESULT d12__driver_enable_extended_feature(d12_driver_device *device, D3D12DDI_
     if (!adapter->has_extended || !reported(adapter, feature, version))
         return E_INVALIDARG;
     return adapter->extended.pfnEnableExtendedFeature(device->handle, feature, version);
+}
+
+HRESULT d12__driver_fill_table(d12_driver_device *device, D3D12DDI_TABLE_TYPE type, void *table, SIZE_T size)
+{
+    d12_driver_adapter *adapter = device->adapter;
+    D3D12DDI_HRTTABLE none = {NULL};
+    return adapter->funcs.pfnFillDDITable(adapter->handle, type, table, size, 0, none);
+}
+
+D3D12DDI_HRTDEVICE d12__driver_device_rt_handle(const d12_driver_device *device)
+{
+    D3D12DDI_HRTDEVICE handle = {(void *)device};
+    return handle;
+}
+
+const D3D12DDI_CORELAYER_DEVICECALLBACKS_0126 *d12__driver_device_callbacks(const d12_driver_device *device)
+{
+    return &device->callbacks;
 }
 
 d12_driver_adapter *d12__driver_device_adapter(const d12_driver_device *device)

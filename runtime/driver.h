@@ -41,10 +41,20 @@ typedef struct d12_driver_device d12_driver_device;
  * removes the device); mapping and first-reason-wins are the device's business. */
 typedef void (*d12_driver_error_hook)(void *context, HRESULT reason);
 
+/* Receive the driver-reported-messages callbacks of one device (pfnReportMessageCb, pfnQueryObjectIdentityCb),
+ * on whatever thread the driver called from, with no runtime lock held; what they return goes back to the
+ * driver unchanged. */
+typedef struct d12_driver_message_hooks {
+    HRESULT (*report)(void *context, const D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 *message);
+    HRESULT (*query_identity)(void *context, D3D12DDI_HANDLE_AND_TYPE object, SIZE_T *size, CHAR *identity);
+    void *context;
+} d12_driver_message_hooks;
+
 typedef struct d12_driver_device_desc {
     D3D12DDI_CREATE_DEVICE_FLAGS flags; /* e.g. DEBUGGABLE when the debug layer is on */
     d12_driver_error_hook on_error;     /* NULL: errors are printed on stderr and otherwise ignored */
     void *context;                      /* passed to on_error */
+    const d12_driver_message_hooks *messages; /* NULL: both callbacks answer E_INVALIDARG; must outlive the device */
 } d12_driver_device_desc;
 
 /* ---- The adapter ---- */
@@ -97,9 +107,14 @@ HRESULT d12__driver_get_feature_data(d12_driver_adapter *adapter, D3D12_FEATURE 
 
 /* ---- Devices ---- */
 
+/* Whether the negotiated DDI build hands the driver D3D12DDI_CORELAYER_DEVICECALLBACKS_0126 (build 0126 or
+ * later): without pfnReportMessageCb a driver cannot report, so the runtime does not enable the feature. */
+bool d12__driver_adapter_has_message_callbacks(const d12_driver_adapter *adapter);
+
 /* Create a driver device: pfnCalcPrivateDeviceSize (0 or above D12_DRIVER_MAX_PRIVATE_SIZE is a broken
  * driver), allocate that much (zeroed, 64-byte aligned), pfnCreateDevice with the negotiated version and the
- * runtime's callbacks, whose pfnSetErrorCb calls desc->on_error. The hook may run before this returns. */
+ * runtime's callbacks (D3D12DDI_CORELAYER_DEVICECALLBACKS_0126 from build 0126 on), whose pfnSetErrorCb calls
+ * desc->on_error and whose message callbacks call desc->messages. The hooks may run before this returns. */
 HRESULT d12__driver_create_device(d12_driver_adapter *adapter, const d12_driver_device_desc *desc,
                                   d12_driver_device **out);
 
@@ -112,7 +127,18 @@ void d12__driver_destroy_device(d12_driver_device *device);
 HRESULT d12__driver_enable_extended_feature(d12_driver_device *device, D3D12DDI_FEATURE_0020 feature,
                                             UINT32 version);
 
+/* pfnFillDDITable(hAdapter, type, table, size, 0, NULL) for a table a device's feature needs, e.g.
+ * D3D12DDI_TABLE_TYPE_0126_DRIVER_REPORTED_MESSAGES once that feature is enabled: what the driver returned. */
+HRESULT d12__driver_fill_table(d12_driver_device *device, D3D12DDI_TABLE_TYPE type, void *table, SIZE_T size);
+
 d12_driver_adapter *d12__driver_device_adapter(const d12_driver_device *device);
+
+/* The runtime's handle of the device as the driver sees it (hRTDevice: its callbacks' first argument, and the
+ * Handle of a D3D12DDI_HT_D12RT_DEVICE object). */
+D3D12DDI_HRTDEVICE d12__driver_device_rt_handle(const d12_driver_device *device);
+
+/* The callbacks the driver got at pfnCreateDevice: what a driver calls, for tests that play the driver. */
+const D3D12DDI_CORELAYER_DEVICECALLBACKS_0126 *d12__driver_device_callbacks(const d12_driver_device *device);
 
 /* The driver's handle of the device (its private memory), e.g. for a driver's own test hooks. */
 D3D12DDI_HDEVICE d12__driver_device_handle(const d12_driver_device *device);

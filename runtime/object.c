@@ -188,6 +188,18 @@ bool d12__object_name(d12_object_data *data, char *out, size_t size)
     return named;
 }
 
+char *d12__object_name_dup(d12_object_data *data, bool *out_of_memory)
+{
+    pthread_mutex_lock(&data->lock);
+    size_t size = data->name_utf8 ? strlen(data->name_utf8) + 1 : 0;
+    char *name = size ? malloc(size) : NULL;
+    if (name)
+        memcpy(name, data->name_utf8, size);
+    *out_of_memory = size && !name;
+    pthread_mutex_unlock(&data->lock);
+    return name;
+}
+
 static size_t utf8_encode(uint32_t code, char *out)
 {
     if (code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF))

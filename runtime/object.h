@@ -37,6 +37,10 @@ HRESULT d12__object_set_name(d12_object_data *data, LPCWSTR name);
 /* The object's name as UTF-8, copied into `out` (always NUL-terminated); returns false when it has none. */
 bool d12__object_name(d12_object_data *data, char *out, size_t size);
 
+/* The object's whole name as a malloc'ed UTF-8 string; NULL when it has none. *out_of_memory says which NULL
+ * it is. */
+char *d12__object_name_dup(d12_object_data *data, bool *out_of_memory);
+
 /* UTF-32 (a NUL-terminated WCHAR string here) to UTF-8; invalid code points become U+FFFD. Returns a malloc'ed
  * string or NULL when out of memory. */
 char *d12__utf32_to_utf8(const WCHAR *text, size_t length);

@@ -1,5 +1,6 @@
 /* The reference driver's adapter: OpenAdapter12, version list, caps from the profile, the optional
  * extended-features table. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,19 +11,21 @@
 /* Every DDI version this driver implements: all the runtime's (the shapes are one). */
 static const UINT64 k_versions[] = D12RT_DDI_SUPPORTED_VERSIONS;
 
-/* The extended features this driver offers, with their versions. None yet: the driver-reported-messages
- * feature (D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES, versions 1u...) is added here, with its case in
- * d12__refdrv_enable_extended_feature and its table in fill_ddi_table. */
+/* The extended features this driver offers, with their versions: driver-reported messages unless
+ * D12RT_REFDRV_DRM=off (refdrv.h). */
 typedef struct extended_feature {
     D3D12DDI_FEATURE_0020 feature;
     const UINT32 *versions;
     UINT32 version_count;
 } extended_feature;
 
-static const extended_feature *extended_features(UINT32 *count)
+static const UINT32 k_drm_versions[] = {D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_0};
+static const extended_feature k_drm_feature = {D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES, k_drm_versions, 1};
+
+static const extended_feature *extended_features(const d12__refdrv_adapter *adapter, UINT32 *count)
 {
-    *count = 0;
-    return NULL;
+    *count = adapter->drm_mode == D12_REFDRV_DRM_OFF ? 0 : 1;
+    return *count ? &k_drm_feature : NULL;
 }
 
 static d12__refdrv_adapter *adapter_of(D3D12DDI_HADAPTER handle)
@@ -74,8 +77,7 @@ static HRESULT APIENTRY get_supported_extended_features(D3D12DDI_HADAPTER adapte
                                                         D3D12DDI_FEATURE_0020 *features)
 {
     UINT32 count;
-    const extended_feature *list = extended_features(&count);
-    (void)adapter;
+    const extended_feature *list = extended_features(adapter_of(adapter), &count);
     if (!entries)
         return E_INVALIDARG;
     if (features && *entries < count)
@@ -91,8 +93,7 @@ static HRESULT APIENTRY get_supported_extended_feature_versions(D3D12DDI_HADAPTE
                                                                 UINT32 *versions)
 {
     UINT32 count;
-    const extended_feature *list = extended_features(&count);
-    (void)adapter;
+    const extended_feature *list = extended_features(adapter_of(adapter), &count);
     for (UINT32 i = 0; i < count; i++) {
         if (list[i].feature == feature)
             return copy_list(entries, versions, list[i].versions, list[i].version_count, sizeof(UINT32));
@@ -106,12 +107,19 @@ static HRESULT APIENTRY fill_ddi_table(D3D12DDI_HADAPTER adapter, D3D12DDI_TABLE
     static const D3D12DDI_EXTENDED_FEATURES_FUNCS_0020 k_extended = {
         get_supported_extended_features, get_supported_extended_feature_versions,
         d12__refdrv_enable_extended_feature};
-    (void)adapter;
     (void)rt_table;
-    if (type != D3D12DDI_TABLE_TYPE_0020_EXTENDED_FEATURES || number != 0 || !table || size < sizeof k_extended)
+    if (number != 0 || !table)
         return E_INVALIDARG;
-    memcpy(table, &k_extended, sizeof k_extended);
-    return S_OK;
+    if (type == D3D12DDI_TABLE_TYPE_0020_EXTENDED_FEATURES && size >= sizeof k_extended) {
+        memcpy(table, &k_extended, sizeof k_extended);
+        return S_OK;
+    }
+    if (type == D3D12DDI_TABLE_TYPE_0126_DRIVER_REPORTED_MESSAGES && size >= sizeof d12__refdrv_drm_funcs &&
+        adapter_of(adapter)->drm_mode != D12_REFDRV_DRM_OFF) {
+        memcpy(table, &d12__refdrv_drm_funcs, sizeof d12__refdrv_drm_funcs);
+        return S_OK;
+    }
+    return E_INVALIDARG;
 }
 
 static HRESULT APIENTRY close_adapter(D3D12DDI_HADAPTER handle)
@@ -120,6 +128,20 @@ static HRESULT APIENTRY close_adapter(D3D12DDI_HADAPTER handle)
     d12__refdrv_profile_free(&adapter->profile);
     free(adapter);
     return S_OK;
+}
+
+/* D12RT_REFDRV_DRM (refdrv.h); anything else is reported and means `on`, the driver's normal behaviour. */
+static d12__refdrv_drm_mode drm_mode_from_environment(void)
+{
+    const char *mode = getenv("D12RT_REFDRV_DRM");
+    if (!mode || !*mode || strcmp(mode, "on") == 0)
+        return D12_REFDRV_DRM_ON;
+    if (strcmp(mode, "off") == 0)
+        return D12_REFDRV_DRM_OFF;
+    if (strcmp(mode, "fail") == 0)
+        return D12_REFDRV_DRM_FAIL;
+    fprintf(stderr, "d12rt reference driver: D12RT_REFDRV_DRM=%s is not on, off or fail; using on\n", mode);
+    return D12_REFDRV_DRM_ON;
 }
 
 HRESULT APIENTRY d12_refdrv_OpenAdapter12(D3D12DDIARG_OPENADAPTER *args)
@@ -136,6 +158,7 @@ HRESULT APIENTRY d12_refdrv_OpenAdapter12(D3D12DDIARG_OPENADAPTER *args)
         return hr;
     }
     adapter->rt_adapter = args->hRTAdapter;
+    adapter->drm_mode = drm_mode_from_environment();
     const D3D12DDI_ADAPTERFUNCS funcs = {
         d12__refdrv_calc_private_device_size, d12__refdrv_create_device, close_adapter, get_supported_versions,
         get_caps, get_optional_ddi_tables, fill_ddi_table, d12__refdrv_destroy_device};

@@ -28,6 +28,8 @@ extern "C" {
 #define D12_MESSAGE_ID_INVALID_ARGUMENT ((D3D12_MESSAGE_ID)0x10009)
 #define D12_MESSAGE_ID_NULL_POINTER_ARGUMENT ((D3D12_MESSAGE_ID)0x1000a)
 #define D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGES_UNSUPPORTED ((D3D12_MESSAGE_ID)0x1000b)
+#define D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGES_ENABLE_FAILED ((D3D12_MESSAGE_ID)0x1000c)
+#define D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGES_TABLE_FAILED ((D3D12_MESSAGE_ID)0x1000d)
 
 typedef enum d12_msg {
     D12_MSG_METHOD_NOT_IMPLEMENTED,
@@ -46,6 +48,8 @@ typedef enum d12_msg {
     D12_MSG_NULL_POINTER_ARGUMENT,
     D12_MSG_DRIVER_REPORTED_MESSAGES_UNSUPPORTED,
     D12_MSG_DEBUG_LAYER_STARTUP_OPTIONS,
+    D12_MSG_DRIVER_REPORTED_MESSAGES_ENABLE_FAILED,
+    D12_MSG_DRIVER_REPORTED_MESSAGES_TABLE_FAILED,
     D12_MSG_COUNT
 } d12_msg;
 
@@ -145,6 +149,16 @@ static inline void d12__msg_driver_reported_messages_unsupported(d12_info_queue 
 static inline void d12__msg_debug_layer_startup_options(d12_info_queue *queue, const char *gpu_based_validation, const char *driver_reported_messages)
 {
     d12__info_queue_report(queue, D12_MSG_DEBUG_LAYER_STARTUP_OPTIONS, gpu_based_validation, driver_reported_messages);
+}
+
+static inline void d12__msg_driver_reported_messages_enable_failed(d12_info_queue *queue, const char *driver, unsigned int version, HRESULT result)
+{
+    d12__info_queue_report(queue, D12_MSG_DRIVER_REPORTED_MESSAGES_ENABLE_FAILED, driver, version, (unsigned int)result);
+}
+
+static inline void d12__msg_driver_reported_messages_table_failed(d12_info_queue *queue, const char *driver, const char *why)
+{
+    d12__info_queue_report(queue, D12_MSG_DRIVER_REPORTED_MESSAGES_TABLE_FAILED, driver, why);
 }
 
 #ifdef __cplusplus

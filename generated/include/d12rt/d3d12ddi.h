@@ -25,7 +25,9 @@ extern "C" {
 /* the d12rt base DDI (adapter, caps, device, extended-features query), shaped on WDK build 0110 */
 #define D3D12DDI_BUILD_VERSION_0110 110
 #define D3D12DDI_SUPPORTED_0110 0x000C0050006E0000ull
-/* the base DDI plus room for the driver-reported-messages extended feature (its tables come later) */
+/* the base DDI plus the driver-reported-messages extended feature: pfnCreateDevice gets
+ * D3D12DDI_CORELAYER_DEVICECALLBACKS_0126 (p12UMCallbacks_0126), whose pfnReportMessageCb and
+ * pfnQueryObjectIdentityCb the feature needs; a driver that negotiates an older build cannot have it enabled */
 #define D3D12DDI_BUILD_VERSION_0126 126
 #define D3D12DDI_SUPPORTED_0126 0x000C0050007E0000ull
 #define D3D12DDI_INTERFACE_OF_SUPPORTED(token) ((UINT)((UINT64)(token) >> 32))
@@ -60,6 +62,11 @@ typedef struct D3D12DDI_HRTTABLE {
     void* handle;
 } D3D12DDI_HRTTABLE;
 
+/* The driver's command list (pfnSetCommandListStateIndex's first argument). */
+typedef struct D3D12DDI_HCOMMANDLIST {
+    void* pDrvPrivate;
+} D3D12DDI_HCOMMANDLIST;
+
 /* Device creation flags (values as in the WDK). */
 typedef enum D3D12DDI_CREATE_DEVICE_FLAGS {
     D3D12DDI_CREATE_DEVICE_FLAG_NONE = 0, /* no flags */
@@ -87,6 +94,9 @@ typedef enum D3D12DDI_TABLE_TYPE {
     D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D = 2, /* reserved; not filled by d12rt yet */
     /* D3D12DDI_EXTENDED_FEATURES_FUNCS_0020, filled once per adapter when pfnGetOptionalDDITables lists it */
     D3D12DDI_TABLE_TYPE_0020_EXTENDED_FEATURES = 8,
+    /* D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126, filled by the runtime right after
+     * pfnEnableExtendedFeature(D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES) succeeded on a device */
+    D3D12DDI_TABLE_TYPE_0126_DRIVER_REPORTED_MESSAGES = 47,
 } D3D12DDI_TABLE_TYPE;
 
 /* Extended features (values as in the WDK). d12rt implements none of the WDK's; the driver-reported-messages
@@ -102,7 +112,17 @@ typedef enum D3D12DDI_FEATURE_0020 {
     D3D12DDI_FEATURE_0054_DOWNLEVEL_SUPPORT = 11, /* downlevel support (WDK) */
     D3D12DDI_FEATURE_0076_PIN_RESOURCES = 12, /* pinned resources (WDK) */
     D3D12DDI_FEATURE_0084_STATE_OBJECTS_EXPERIMENT = 13, /* state objects experiment (WDK) */
+    /* driver-reported messages (driver-reported-messages.txt); versions
+     * D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_* */
+    D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES = 32,
 } D3D12DDI_FEATURE_0020;
+
+/* The feature's 'no version' (the runtime never enables it; a driver never lists it). */
+#define D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_NONE 0u
+
+/* The first version of the feature; the runtime negotiates the highest version both sides understand (today
+ * this one). */
+#define D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_0 1u
 
 /* One optional table the driver offers (pfnGetOptionalDDITables). */
 typedef struct D3D12DDI_TABLE_REQUEST {
@@ -137,6 +157,122 @@ typedef struct D3D12DDI_CORELAYER_DEVICECALLBACKS_0003 {
     PFND3D12DDI_SETERROR_CB pfnSetErrorCb; /* report a device error (removes the device) */
 } D3D12DDI_CORELAYER_DEVICECALLBACKS_0003;
 
+/* The type half of D3D12DDI_HANDLE_AND_TYPE (values as in the WDK, which continues D3D11's handle types; 26,
+ * 31 and 33 are unused there). d12rt differs from the WDK: the WDK has no handle type for the device itself;
+ * d12rt adds D3D12DDI_HT_D12RT_DEVICE so a driver can name the device (hRTDevice) in
+ * pfnQueryObjectIdentityCb. */
+typedef enum D3D12DDI_HANDLETYPE {
+    D3D12DDI_HT_COMMAND_QUEUE = 19, /* command queue */
+    D3D12DDI_HT_COMMAND_ALLOCATOR = 20, /* command allocator */
+    D3D12DDI_HT_PIPELINE_STATE = 21, /* pipeline state */
+    D3D12DDI_HT_COMMAND_LIST = 22, /* command list */
+    D3D12DDI_HT_FENCE = 23, /* fence */
+    D3D12DDI_HT_DESCRIPTOR_HEAP = 24, /* descriptor heap */
+    D3D12DDI_HT_HEAP = 25, /* heap */
+    D3D12DDI_HT_QUERY_HEAP = 27, /* query heap */
+    D3D12DDI_HT_COMMAND_SIGNATURE = 28, /* command signature */
+    D3D12DDI_HT_0010_PIPELINE_LIBRARY = 29, /* pipeline library */
+    D3D12DDI_HT_0020_VIDEO_DECODER = 30, /* video decoder */
+    D3D12DDI_HT_0020_VIDEO_PROCESSOR = 32, /* video processor */
+    D3D12DDI_HT_0012_RESOURCE = 34, /* resource */
+    D3D12DDI_HT_PASS = 35, /* pass */
+    D3D12DDI_HT_0030_CRYPTOSESSION = 36, /* crypto session */
+    D3D12DDI_HT_0030_CRYPTOSESSIONPOLICY = 37, /* crypto session policy */
+    D3D12DDI_HT_0030_PROTECTEDRESOURCESESSION = 38, /* protected resource session */
+    D3D12DDI_HT_0032_VIDEO_DECODER_HEAP = 39, /* video decoder heap */
+    D3D12DDI_HT_0040_COMMAND_POOL = 40, /* command pool */
+    D3D12DDI_HT_0040_COMMAND_RECORDER = 41, /* command recorder */
+    D3D12DDI_HT_0054_STATE_OBJECT = 42, /* state object */
+    D3D12DDI_HT_METACOMMAND = 43, /* meta command */
+    D3D12DDI_HT_0050_SCHEDULINGGROUP = 44, /* scheduling group */
+    D3D12DDI_HT_0053_VIDEO_MOTION_ESTIMATOR = 45, /* video motion estimator */
+    D3D12DDI_HT_0053_VIDEO_MOTION_VECTOR_HEAP = 46, /* video motion vector heap */
+    D3D12DDI_HT_0061_VIDEO_EXTENSION_COMMAND = 47, /* video extension command */
+    D3D12DDI_HT_0080_VIDEO_ENCODER = 48, /* video encoder */
+    D3D12DDI_HT_0080_VIDEO_ENCODER_HEAP = 49, /* video encoder heap */
+    D3D12DDI_HT_D12RT_DEVICE = 0x0D120001, /* d12rt: the device; Handle is hRTDevice.handle */
+} D3D12DDI_HANDLETYPE;
+
+/* A runtime-side handle paired with its type (pfnQueryObjectIdentityCb's hRTObject). */
+typedef struct D3D12DDI_HANDLE_AND_TYPE {
+    VOID* Handle; /* the runtime handle's value (e.g. D3D12DDI_HRTCOMMANDLIST.handle) */
+    D3D12DDI_HANDLETYPE Type; /* what kind of object it names */
+} D3D12DDI_HANDLE_AND_TYPE;
+
+/* A driver-reported message's severity; the runtime surfaces it as the D3D12_MESSAGE_SEVERITY named by
+ * maps_to. */
+typedef enum D3D12DDI_MESSAGE_SEVERITY_0126 {
+    D3D12DDI_MESSAGE_SEVERITY_0126_CORRUPTION = 0, /* corruption */
+    D3D12DDI_MESSAGE_SEVERITY_0126_ERROR = 1, /* error */
+    D3D12DDI_MESSAGE_SEVERITY_0126_WARNING = 2, /* warning */
+    D3D12DDI_MESSAGE_SEVERITY_0126_INFO = 3, /* information */
+    D3D12DDI_MESSAGE_SEVERITY_0126_MESSAGE = 4, /* message */
+} D3D12DDI_MESSAGE_SEVERITY_0126;
+
+/* What the driver was doing when it found the problem; surfaced as the D3D12_MESSAGE_CATEGORY named by
+ * maps_to ("Driver-reported messages reuse the existing D3D12_MESSAGE_CATEGORY enum"). */
+typedef enum D3D12DDI_MESSAGE_CATEGORY_0126 {
+    D3D12DDI_MESSAGE_CATEGORY_0126_APPLICATION_DEFINED = 0, /* application defined */
+    D3D12DDI_MESSAGE_CATEGORY_0126_MISCELLANEOUS = 1, /* miscellaneous */
+    D3D12DDI_MESSAGE_CATEGORY_0126_INITIALIZATION = 2, /* initialization */
+    D3D12DDI_MESSAGE_CATEGORY_0126_CLEANUP = 3, /* cleanup */
+    D3D12DDI_MESSAGE_CATEGORY_0126_COMPILATION = 4, /* compilation */
+    D3D12DDI_MESSAGE_CATEGORY_0126_STATE_CREATION = 5, /* state creation */
+    D3D12DDI_MESSAGE_CATEGORY_0126_STATE_SETTING = 6, /* state setting */
+    D3D12DDI_MESSAGE_CATEGORY_0126_STATE_GETTING = 7, /* state getting */
+    D3D12DDI_MESSAGE_CATEGORY_0126_RESOURCE_MANIPULATION = 8, /* resource manipulation */
+    D3D12DDI_MESSAGE_CATEGORY_0126_EXECUTION = 9, /* execution */
+    D3D12DDI_MESSAGE_CATEGORY_0126_SHADER = 10, /* shader */
+    /* state object database (d12rt/d3d12_ext.h declares the API value) */
+    D3D12DDI_MESSAGE_CATEGORY_0126_STATE_OBJECT_DATABASE = 11,
+} D3D12DDI_MESSAGE_CATEGORY_0126;
+
+/* CommandListStateIndex of a message the driver cannot attribute to a command list operation ("no correlation
+ * available"); the runtime surfaces such a message unmodified. */
+#define D3D12DDI_COMMAND_LIST_STATE_INDEX_NONE_0126 0xFFFFFFFFu
+
+/* Driver-authored message payload passed to pfnReportMessageCb. The runtime copies everything (pDescription
+ * included) before the callback returns; the driver keeps ownership of the storage. */
+typedef struct D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 {
+    UINT64 VendorMessageId; /* opaque, IHV-defined message identifier (not validated) */
+    D3D12DDI_MESSAGE_SEVERITY_0126 Severity; /* severity */
+    D3D12DDI_MESSAGE_CATEGORY_0126 Category; /* category */
+    LPCSTR pDescription; /* driver-authored, NUL-terminated text, surfaced verbatim */
+    UINT32 CommandListStateIndex; /* from pfnSetCommandListStateIndex; 0xFFFFFFFF if not applicable */
+} D3D12DDI_DRIVER_REPORTED_MESSAGE_0126;
+
+/* Surface one message in the device's ID3D12InfoQueue with ID D3D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGE. S_OK
+ * when surfaced (or filtered by the application); E_INVALIDARG and dropped (no InfoQueue entry, no callback)
+ * when the message breaks a rule of the validation table below or the feature is not enabled on the device.
+ * Any thread, concurrently, and from inside pfnFlushDriverReportedMessages; never calls the application while
+ * a runtime lock is held. */
+typedef HRESULT(APIENTRY* PFND3D12DDI_REPORTMESSAGE_CB_0126)(
+    D3D12DDI_HRTDEVICE hDevice,
+    const D3D12DDI_DRIVER_REPORTED_MESSAGE_0126* pMessage);
+
+/* The API object's identity, "0x<COM pointer, 16 hex digits>:'<name>'" or ...:'Unnamed <Interface> Object'",
+ * as NUL-terminated UTF-8, sizes in bytes including the NUL. Two calls: a NULL pIdentityString gets the size
+ * (S_OK); a short buffer gets DXGI_ERROR_MORE_DATA and the size. E_INVALIDARG and no output for a NULL
+ * pIdentityStringSize, a NULL handle, an unknown type, or a handle that is not a live object of that type. */
+typedef HRESULT(APIENTRY* PFND3D12DDI_QUERYOBJECTIDENTITY_CB_0126)(
+    D3D12DDI_HRTDEVICE hRTDevice,
+    D3D12DDI_HANDLE_AND_TYPE hRTObject,
+    SIZE_T* pIdentityStringSize,
+    CHAR* pIdentityString);
+
+/* The runtime's device callbacks for DDI build 0126 and later (p12UMCallbacks_0126), valid from
+ * pfnCreateDevice until pfnDestroyDevice returns. Starts with D3D12DDI_CORELAYER_DEVICECALLBACKS_0003. d12rt
+ * differs from the WDK: the spec's table lists pfnSetErrorCb, pfnSetCommandListErrorCb, the WDK's other
+ * slots, then the two new callbacks; d12rt keeps that order with only the slots it has:
+ * pfnSetCommandListErrorCb is a reserved NULL placeholder until d12rt has command lists (it gets its function
+ * type in the same slot). */
+typedef struct D3D12DDI_CORELAYER_DEVICECALLBACKS_0126 {
+    PFND3D12DDI_SETERROR_CB pfnSetErrorCb; /* report a device error (removes the device) */
+    const void* pfnSetCommandListErrorCb; /* reserved (NULL) */
+    PFND3D12DDI_REPORTMESSAGE_CB_0126 pfnReportMessageCb; /* report a driver message */
+    PFND3D12DDI_QUERYOBJECTIDENTITY_CB_0126 pfnQueryObjectIdentityCb; /* an object's identity string */
+} D3D12DDI_CORELAYER_DEVICECALLBACKS_0126;
+
 /* Arguments of pfnCreateDevice. */
 typedef struct D3D12DDIARG_CREATEDEVICE_0003 {
     D3D12DDI_HRTDEVICE hRTDevice; /* first argument of every device callback */
@@ -146,6 +282,9 @@ typedef struct D3D12DDIARG_CREATEDEVICE_0003 {
     D3D12DDI_HDEVICE hDrvDevice; /* input: runtime-allocated private memory to construct the device in */
     union {
         const D3D12DDI_CORELAYER_DEVICECALLBACKS_0003* p12UMCallbacks; /* the runtime's device callbacks */
+        /* the same callbacks with the driver-reported-messages ones; read it when the negotiated build is
+         * 0126 or later */
+        const D3D12DDI_CORELAYER_DEVICECALLBACKS_0126* p12UMCallbacks_0126;
     };
     D3D12DDI_CREATE_DEVICE_FLAGS Flags; /* creation flags */
 } D3D12DDIARG_CREATEDEVICE_0003;
@@ -252,6 +391,24 @@ typedef struct D3D12DDI_EXTENDED_FEATURES_FUNCS_0020 {
     PFND3D12DDI_GET_SUPPORTED_EXTENDED_FEATURE_VERSIONS_0020 pfnGetSupportedExtendedFeatureVersions;
     PFND3D12DDI_ENABLE_EXTENDED_FEATURE_0020 pfnEnableExtendedFeature; /* enable on a device */
 } D3D12DDI_EXTENDED_FEATURES_FUNCS_0020;
+
+/* Report everything the driver holds now, through pfnReportMessageCb, before returning; called on an
+ * application thread with no runtime lock held, only on devices where the feature is enabled. */
+typedef VOID(APIENTRY* PFND3D12DDI_FLUSH_DRIVER_REPORTED_MESSAGES_0126)(D3D12DDI_HDEVICE hDevice);
+
+/* The command list state index of the next GPU-work call on hCommandList; the driver caches it and puts it in
+ * the messages it attributes to that operation. */
+typedef VOID(APIENTRY* PFND3D12DDI_SET_COMMAND_LIST_STATE_INDEX_0126)(
+    D3D12DDI_HCOMMANDLIST hCommandList,
+    UINT32 CommandListStateIndex);
+
+/* The feature's table (D3D12DDI_TABLE_TYPE_0126_DRIVER_REPORTED_MESSAGES), filled through pfnFillDDITable
+ * right after the feature was enabled on a device; both slots must be non-NULL (else the feature stays off
+ * for that device). */
+typedef struct D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 {
+    PFND3D12DDI_FLUSH_DRIVER_REPORTED_MESSAGES_0126 pfnFlushDriverReportedMessages; /* flush */
+    PFND3D12DDI_SET_COMMAND_LIST_STATE_INDEX_0126 pfnSetCommandListStateIndex; /* correlation index */
+} D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126;
 
 /* The one symbol a driver exports (C linkage). It allocates its adapter object, fills every slot of
  * *pArgs->pAdapterFuncs, sets pArgs->hAdapter and returns S_OK; a failure HRESULT means no adapter. */
