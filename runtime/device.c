@@ -7,6 +7,7 @@
 
 #include "d12_messages.h"
 #include "device.h"
+#include "registry.h"
 
 /* Guards `current_device`: the default adapter's live device. Taken before any device lock; never held while
  * calling the driver or the application. */
@@ -152,9 +153,21 @@ static d12_caps_flavor flavor_from_environment(void)
     return D12_CAPS_FLAVOR_RETAIL;
 }
 
+/* The per-app registry overlay (docs/registry.md): "applied at device creation, after the application's
+ * SetEnableDriverReportedMessages calls have been latched, so the registry value wins over the application's
+ * choice"; D3D12SDKLayerFlagsAnd/Or can force the debug layer on or off the same way. */
+static void apply_registry_overlay(d12_debug_settings *settings)
+{
+    d12_app_settings registry;
+    d12__registry_app_settings(NULL, &registry);
+    d12_registry_overlay overlay =
+        d12__registry_overlay(&registry, settings->debug_layer, settings->driver_reported_messages);
+    settings->debug_layer = overlay.debug_layer;
+    settings->driver_reported_messages = overlay.driver_reported_messages;
+}
+
 /* Whether this device asks the driver for driver-reported messages: "The D3D12 debug layer must also be enabled
- * ... before device creation for the toggle to take effect on that device." The registry overlay
- * (EnableDriverReportedMessagesAnd/Or) extends this; it is applied to the latched value, so it wins. */
+ * ... before device creation for the toggle to take effect on that device." Both settings are post-overlay. */
 static bool effective_driver_reported_messages(const struct d12_device *device)
 {
     return device->settings.driver_reported_messages && device->settings.debug_layer;
@@ -186,6 +199,7 @@ static HRESULT device_create(d12_driver_adapter *adapter, struct d12_device **ou
     atomic_init(&device->removed_reason, S_OK);
     atomic_init(&device->legacy_query_warned, false);
     device->settings = d12__debug_settings(); /* latched: fixed for the device's life */
+    apply_registry_overlay(&device->settings);
     device->flavor = flavor_from_environment();
     HRESULT hr = S_OK;
     d12__objtable_init(&device->objects);

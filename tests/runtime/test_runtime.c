@@ -509,10 +509,82 @@ static void test_clamp_warning(void)
     release_last(device);
 }
 
+/* ---- The registry overlay (CMakeLists.txt points D12RT_HKCU / D12RT_HKLM at tests/runtime/registry/) ---- */
+
+static const char init_message[] = "D3D12 Driver Reported Messages Enabled";
+
+static void opt_in_to_driver_reported_messages(BOOL enable)
+{
+    ID3D12Debug7 *debug = NULL;
+    CHECK_EQ_INT(D3D12GetDebugInterface(&IID_ID3D12Debug7, (void **)&debug), S_OK);
+    if (debug != NULL) {
+        ID3D12Debug7_SetEnableDriverReportedMessages(debug, enable);
+        ID3D12Debug7_Release(debug);
+    }
+}
+
+static void test_registry_forces_off(void)
+{
+    /* The application opts in with the debug layer on; HKCU's EnableDriverReportedMessagesAnd=0 wins. */
+    opt_in_to_driver_reported_messages(TRUE);
+    ID3D12Device17 *device = create_device(true);
+    if (device == NULL)
+        return;
+    ID3D12InfoQueue1 *queue = info_queue_of(device);
+    CHECK_EQ_INT(count_messages(queue, init_message), 0);
+    ID3D12InfoQueue1_Release(queue);
+    release_last(device);
+}
+
+static void test_app_opt_in_without_registry(void)
+{
+    /* The positive twin of registry_forces_off: no registry values, the application's opt-in stands. */
+    opt_in_to_driver_reported_messages(TRUE);
+    ID3D12Device17 *device = create_device(true);
+    if (device == NULL)
+        return;
+    ID3D12InfoQueue1 *queue = info_queue_of(device);
+    CHECK_EQ_INT(count_messages(queue, init_message), 1);
+    ID3D12InfoQueue1_Release(queue);
+    release_last(device);
+}
+
+static void test_registry_forces_on(void)
+{
+    /* The application never opts in; HKCU's EnableDriverReportedMessagesOr=1 turns it on (debug layer on). */
+    ID3D12Device17 *device = create_device(true);
+    if (device == NULL)
+        return;
+    ID3D12InfoQueue1 *queue = info_queue_of(device);
+    CHECK_EQ_INT(count_messages(queue, init_message), 1);
+    ID3D12InfoQueue1_Release(queue);
+    release_last(device);
+}
+
+static void test_registry_system_forces_debug_layer(void)
+{
+    /* No HKCU file: HKLM forces the debug layer (D3D12SDKLayerFlagsOr) and the messages on, for an application
+     * that asked for neither. */
+    ID3D12Device17 *device = create_device(false);
+    if (device == NULL)
+        return;
+    ID3D12InfoQueue1 *queue = NULL;
+    CHECK_EQ_INT(ID3D12Device17_QueryInterface(device, &IID_ID3D12InfoQueue1, (void **)&queue), S_OK);
+    if (queue != NULL) {
+        CHECK_EQ_INT(count_messages(queue, init_message), 1);
+        ID3D12InfoQueue1_Release(queue);
+    }
+    release_last(device);
+}
+
 static const struct {
     const char *name;
     void (*run)(void);
 } cases[] = {
+    {"registry_forces_off", test_registry_forces_off},
+    {"app_opt_in_without_registry", test_app_opt_in_without_registry},
+    {"registry_forces_on", test_registry_forces_on},
+    {"registry_system_forces_debug_layer", test_registry_system_forces_debug_layer},
     {"create_arguments", test_create_arguments},
     {"create_same_device", test_create_same_device},
     {"feature_level_unsupported", test_feature_level_unsupported},
