@@ -7,6 +7,7 @@
 #include <wchar.h>
 
 #include "object.h"
+#include "utf8.h"
 
 struct d12__private_entry {
     GUID guid;
@@ -200,32 +201,6 @@ char *d12__object_name_dup(d12_object_data *data, bool *out_of_memory)
     return name;
 }
 
-static size_t utf8_encode(uint32_t code, char *out)
-{
-    if (code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF))
-        code = 0xFFFD;
-    if (code < 0x80) {
-        out[0] = (char)code;
-        return 1;
-    }
-    if (code < 0x800) {
-        out[0] = (char)(0xC0 | (code >> 6));
-        out[1] = (char)(0x80 | (code & 0x3F));
-        return 2;
-    }
-    if (code < 0x10000) {
-        out[0] = (char)(0xE0 | (code >> 12));
-        out[1] = (char)(0x80 | ((code >> 6) & 0x3F));
-        out[2] = (char)(0x80 | (code & 0x3F));
-        return 3;
-    }
-    out[0] = (char)(0xF0 | (code >> 18));
-    out[1] = (char)(0x80 | ((code >> 12) & 0x3F));
-    out[2] = (char)(0x80 | ((code >> 6) & 0x3F));
-    out[3] = (char)(0x80 | (code & 0x3F));
-    return 4;
-}
-
 char *d12__utf32_to_utf8(const WCHAR *text, size_t length)
 {
     char *out = malloc(length * 4 + 1);
@@ -233,7 +208,7 @@ char *d12__utf32_to_utf8(const WCHAR *text, size_t length)
         return NULL;
     size_t used = 0;
     for (size_t i = 0; i < length && text[i] != 0; i++)
-        used += utf8_encode((uint32_t)text[i], out + used);
+        used += d12__utf8_put(out + used, (uint32_t)text[i]);
     out[used] = '\0';
     return out;
 }

@@ -14,35 +14,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "utf8.h"
+
 static const char header5[] = "Windows Registry Editor Version 5.00";
 static const char header4[] = "REGEDIT4";
 
 /* ------------------------------------------------------------------------------------------------------------
  * Decoding: everything becomes UTF-8 text. */
-
-static size_t put_utf8(char *out, uint32_t cp)
-{
-    if (cp < 0x80) {
-        out[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        out[0] = (char)(0xC0 | (cp >> 6));
-        out[1] = (char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        out[0] = (char)(0xE0 | (cp >> 12));
-        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        out[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    out[0] = (char)(0xF0 | (cp >> 18));
-    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    out[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
-}
 
 /* UTF-16LE to UTF-8; unpaired surrogates and a dangling odd byte become U+FFFD rather than an error, so a
  * damaged file still yields its readable lines. */
@@ -60,14 +38,14 @@ static char *utf16le_to_utf8(const unsigned char *b, size_t n, size_t *out_size)
             uint32_t lo = b[i] | (uint32_t)b[i + 1] << 8;
             if (lo >= 0xDC00 && lo < 0xE000) {
                 i += 2;
-                o += put_utf8(out + o, 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00));
+                o += d12__utf8_put(out + o, 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00));
                 continue;
             }
         }
-        o += put_utf8(out + o, u >= 0xD800 && u < 0xE000 ? 0xFFFD : u);
+        o += d12__utf8_put(out + o, u); /* an unpaired surrogate becomes U+FFFD */
     }
     if (i < n)
-        o += put_utf8(out + o, 0xFFFD);
+        o += d12__utf8_put(out + o, 0xFFFD);
     out[o] = '\0';
     *out_size = o;
     return out;
