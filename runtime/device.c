@@ -14,6 +14,39 @@
 static pthread_mutex_t adapter_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct d12_device *current_device;
 
+/* ---- The adapter's device ---- */
+
+/* The adapter's reference is weak: a device whose last Release is running is still `current_device` until its
+ * destructor detaches it, so a reference may only be added while the count is not zero. */
+static bool try_add_ref(struct d12_device *device)
+{
+    unsigned long count = atomic_load(&device->refcount);
+    while (count != 0) {
+        if (atomic_compare_exchange_weak(&device->refcount, &count, count + 1))
+            return true;
+    }
+    return false;
+}
+
+/* The default adapter's live device with a reference added, or NULL. */
+static struct d12_device *live_device(void)
+{
+    pthread_mutex_lock(&adapter_lock);
+    struct d12_device *device = current_device;
+    if (device != NULL && !try_add_ref(device))
+        device = NULL;
+    pthread_mutex_unlock(&adapter_lock);
+    return device;
+}
+
+static void detach_from_adapter(struct d12_device *device)
+{
+    pthread_mutex_lock(&adapter_lock);
+    if (current_device == device)
+        current_device = NULL;
+    pthread_mutex_unlock(&adapter_lock);
+}
+
 /* ---- Removal ---- */
 
 bool d12__device_remove(struct d12_device *device, HRESULT reason, const char *why)
@@ -22,11 +55,7 @@ bool d12__device_remove(struct d12_device *device, HRESULT reason, const char *w
     if (!atomic_compare_exchange_strong(&device->removed_reason, &expected, reason))
         return false; /* "first reason wins" */
     d12__msg_device_removed(device->info_queue, reason, why);
-    /* A removed device is detached from the adapter: the next D3D12CreateDevice makes a new one. */
-    pthread_mutex_lock(&adapter_lock);
-    if (current_device == device)
-        current_device = NULL;
-    pthread_mutex_unlock(&adapter_lock);
+    detach_from_adapter(device); /* the next D3D12CreateDevice makes a new device (docs/device.md) */
     return true;
 }
 
@@ -37,11 +66,7 @@ HRESULT d12__device_removed(struct d12_device *device)
 
 void d12__device_debug_layer_enabled_late(void)
 {
-    pthread_mutex_lock(&adapter_lock);
-    struct d12_device *device = current_device;
-    if (device != NULL)
-        d12_device_AddRef(device);
-    pthread_mutex_unlock(&adapter_lock);
+    struct d12_device *device = live_device();
     if (device == NULL)
         return;
     d12__msg_debug_layer_enabled_after_device(device->info_queue);
@@ -58,10 +83,7 @@ HRESULT d12_device_GetDeviceRemovedReason(struct d12_device *self)
 
 static void device_destroy(struct d12_device *device)
 {
-    pthread_mutex_lock(&adapter_lock);
-    if (current_device == device)
-        current_device = NULL;
-    pthread_mutex_unlock(&adapter_lock);
+    detach_from_adapter(device);
     /* The driver goes first: it may report and query identities until pfnDestroyDevice returns. */
     if (device->driver != NULL)
         d12__driver_destroy_device(device->driver);
@@ -220,26 +242,13 @@ static HRESULT device_create(d12_driver_adapter *adapter, struct d12_device **ou
     return S_OK;
 }
 
-/* The default adapter's live device with a reference added, or NULL. */
-static struct d12_device *live_device(void)
-{
-    pthread_mutex_lock(&adapter_lock);
-    struct d12_device *device = current_device;
-    if (device != NULL)
-        d12_device_AddRef(device);
-    pthread_mutex_unlock(&adapter_lock);
-    return device;
-}
-
 /* One device per adapter: publish `device` unless another thread published one first (then use that one). */
 static struct d12_device *publish(struct d12_device *device)
 {
     pthread_mutex_lock(&adapter_lock);
     struct d12_device *winner = current_device;
-    if (winner == NULL)
-        current_device = winner = device;
-    else
-        d12_device_AddRef(winner);
+    if (winner == NULL || !try_add_ref(winner))
+        current_device = winner = device; /* none, or one being destroyed (it detaches only itself) */
     pthread_mutex_unlock(&adapter_lock);
     if (winner != device)
         d12_device_Release(device); /* the driver and the application are not called under adapter_lock */

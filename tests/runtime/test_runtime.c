@@ -3,6 +3,8 @@
  * (debug settings are process-global, so each case is its own process). */
 #define _GNU_SOURCE
 #define COBJMACROS
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,6 +118,34 @@ static void test_create_same_device(void)
     CHECK_EQ_INT(ID3D12Device_Release(first), 0);
     CHECK_EQ_INT(D3D12CreateDevice(NULL, D3D_FEATURE_LEVEL_11_0, &IID_ID3D12Device, (void **)&second), S_OK);
     CHECK_EQ_INT(ID3D12Device_Release(second), 0); /* a fresh device once the last one is gone */
+}
+
+/* Threads creating and releasing the adapter's device at once: a device whose last Release is running must never
+ * be handed out again (ASan in the asan preset would see the use after free). */
+static atomic_uint race_failures;
+
+static void *create_release_loop(void *unused)
+{
+    (void)unused;
+    for (int i = 0; i < 2000; i++) {
+        ID3D12Device *device = NULL;
+        if (FAILED(D3D12CreateDevice(NULL, D3D_FEATURE_LEVEL_11_0, &IID_ID3D12Device, (void **)&device)) ||
+            ID3D12Device_GetNodeCount(device) != 1)
+            atomic_fetch_add(&race_failures, 1);
+        if (device != NULL)
+            ID3D12Device_Release(device);
+    }
+    return NULL;
+}
+
+static void test_create_release_race(void)
+{
+    pthread_t threads[4];
+    for (int i = 0; i < 4; i++)
+        CHECK_EQ_INT(pthread_create(&threads[i], NULL, create_release_loop, NULL), 0);
+    for (int i = 0; i < 4; i++)
+        pthread_join(threads[i], NULL);
+    CHECK_EQ_INT(atomic_load(&race_failures), 0);
 }
 
 static void test_feature_level_unsupported(void)
@@ -587,6 +617,7 @@ static const struct {
     {"registry_system_forces_debug_layer", test_registry_system_forces_debug_layer},
     {"create_arguments", test_create_arguments},
     {"create_same_device", test_create_same_device},
+    {"create_release_race", test_create_release_race},
     {"feature_level_unsupported", test_feature_level_unsupported},
     {"driver_missing", test_driver_missing},
     {"query_interface", test_query_interface},
