@@ -1,0 +1,645 @@
+/* d12bench: the benchmark program (DESIGN.md: "Speed is measured by the benchmark program (ratios measured side
+ * by side in one run), never by a timed test that can flake").
+ *
+ * Every row is a loop of one operation. All rows run in the same process, interleaved: each repetition runs
+ * every row once, so a row and its baseline are measured side by side under the same machine conditions. One
+ * warm-up repetition (which also sizes the loop so that one repetition of a row lasts about --ms milliseconds)
+ * is discarded; the median of the repetitions is reported in ns/op, with the ratio to the row's baseline.
+ *
+ *   d12bench [--quick] [--json] [--reps N] [--ms N]
+ *
+ * --quick runs tiny fixed iteration counts (a smoke test: the figures mean nothing). --json prints one JSON
+ * object instead of the table. docs/performance.md holds the figures and how to reproduce them.
+ */
+#define _GNU_SOURCE
+#define COBJMACROS
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <wsl/winadapter.h>
+#include <directx/d3d12.h>
+#include <directx/d3d12sdklayers.h>
+#include <d12rt/d3d12_ext.h>
+
+#include "d12caps.h"
+#include "infoqueue.h"
+
+/* Keeps the compiler from eliding or hoisting work on `p`: the memory it points to is read and written. */
+#if defined(__GNUC__)
+#define BENCH_TOUCH(p) __asm__ __volatile__("" : : "g"(p) : "memory")
+#define BENCH_NOINLINE __attribute__((noinline))
+#else
+#define BENCH_TOUCH(p) ((void)(p))
+#define BENCH_NOINLINE
+#endif
+
+/* ---- rows ---- */
+
+typedef void (*bench_fn)(void *context, uint64_t iterations);
+
+typedef struct bench_row {
+    const char *name;
+    const char *group;
+    const char *what;     /* one line for the table's legend */
+    bench_fn run;
+    void *context;
+    int baseline;         /* index of the baseline row, or -1 (the row is a baseline) */
+    bool throughput;      /* also print operations per second */
+    uint64_t iterations;  /* per repetition, sized by the warm-up */
+    double *samples;      /* ns/op per repetition */
+    double median, min, max;
+} bench_row;
+
+#define MAX_ROWS 48
+static bench_row rows[MAX_ROWS];
+static int row_count;
+static bool setup_failed;
+
+static int add_row(const char *group, const char *name, const char *what, bench_fn run, void *context, int baseline,
+                   bool throughput)
+{
+    if (row_count == MAX_ROWS) {
+        fprintf(stderr, "d12bench: too many rows\n");
+        exit(2);
+    }
+    bench_row *row = &rows[row_count];
+    memset(row, 0, sizeof(*row));
+    row->group = group;
+    row->name = name;
+    row->what = what;
+    row->run = run;
+    row->context = context;
+    row->baseline = baseline;
+    row->throughput = throughput;
+    return row_count++;
+}
+
+static void fail_setup(const char *what)
+{
+    fprintf(stderr, "d12bench: setup failed: %s\n", what);
+    setup_failed = true;
+}
+
+static double now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static double time_row(bench_row *row, uint64_t iterations)
+{
+    double start = now_ns();
+    row->run(row->context, iterations);
+    return now_ns() - start;
+}
+
+/* ---- baselines ---- */
+
+typedef struct copy_case {
+    const void *source;
+    void *work;
+    volatile UINT size; /* read every iteration: the copy cannot be specialised away */
+} copy_case;
+
+static void run_memcpy(void *context, uint64_t iterations)
+{
+    copy_case *c = context;
+    for (uint64_t i = 0; i < iterations; i++) {
+        memcpy(c->work, c->source, c->size);
+        BENCH_TOUCH(c->work);
+    }
+}
+
+BENCH_NOINLINE static int empty_function(int value)
+{
+    BENCH_TOUCH(&value);
+    return value;
+}
+static int (*volatile empty_pointer)(int) = empty_function;
+
+static void run_empty_call(void *context, uint64_t iterations)
+{
+    (void)context;
+    int sink = 0;
+    for (uint64_t i = 0; i < iterations; i++)
+        sink += empty_pointer((int)i);
+    BENCH_TOUCH(&sink);
+}
+
+/* ---- libd12caps ---- */
+
+typedef struct clamp_case {
+    copy_case copy;
+    UINT feature;
+    d12_caps_version version;
+    d12_caps_clamp_fn report;
+    uint64_t reported;
+} clamp_case;
+
+static void count_report(void *context, const d12_caps_clamp_report *report)
+{
+    (void)report;
+    ((clamp_case *)context)->reported++;
+}
+
+/* What CheckFeatureSupport1 does after the driver answered: the driver's struct is copied out and clamped in
+ * place. The copy restores the true values each time, so a clamped field is clamped on every iteration. */
+static void run_clamp(void *context, uint64_t iterations)
+{
+    clamp_case *c = context;
+    for (uint64_t i = 0; i < iterations; i++) {
+        memcpy(c->copy.work, c->copy.source, c->copy.size);
+        BENCH_TOUCH(c->copy.work);
+        d12_caps_clamp(c->feature, c->copy.work, c->copy.size, c->version, c->report, c);
+        BENCH_TOUCH(c->copy.work);
+    }
+}
+
+typedef struct version_case {
+    volatile UINT requested;
+    volatile UINT feature;
+    volatile UINT size;
+    d12_caps_version version;
+} version_case;
+
+static void run_resolve_version(void *context, uint64_t iterations)
+{
+    version_case *c = context;
+    unsigned ok = 0;
+    for (uint64_t i = 0; i < iterations; i++) {
+        d12_caps_version out;
+        ok += d12_caps_resolve_version(D12_CAPS_FLAVOR_RETAIL, c->requested, &out) == D12_CAPS_OK;
+        BENCH_TOUCH(&out);
+    }
+    BENCH_TOUCH(&ok);
+}
+
+static void run_check_query(void *context, uint64_t iterations)
+{
+    version_case *c = context;
+    unsigned ok = 0;
+    for (uint64_t i = 0; i < iterations; i++)
+        ok += d12_caps_check_query(c->feature, c->size, c->version) == D12_CAPS_OK;
+    BENCH_TOUCH(&ok);
+}
+
+/* The structs, with typical values a current driver reports at SDK 620: nothing to clamp. */
+static D3D12_FEATURE_DATA_D3D12_OPTIONS5 options5_true = {TRUE, D3D12_RENDER_PASS_TIER_2, D3D12_RAYTRACING_TIER_1_1};
+static D3D12_FEATURE_DATA_D3D12_OPTIONS5 options5_tier13 = {TRUE, D3D12_RENDER_PASS_TIER_2,
+                                                            (D3D12_RAYTRACING_TIER)13};
+static D3D12_FEATURE_DATA_D3D12_OPTIONS5 options5_work;
+static D3D12_FEATURE_DATA_D3D12_OPTIONS21 options21_true = {(D3D12_WORK_GRAPHS_TIER)10,
+                                                            (D3D12_EXECUTE_INDIRECT_TIER)11, TRUE, TRUE};
+static D3D12_FEATURE_DATA_D3D12_OPTIONS21 options21_work;
+static D3D12_FEATURE_DATA_SHADER_CACHE shader_cache_true = {
+    D3D12_SHADER_CACHE_SUPPORT_SINGLE_PSO | D3D12_SHADER_CACHE_SUPPORT_LIBRARY |
+    D3D12_SHADER_CACHE_SUPPORT_AUTOMATIC_INPROC_CACHE | D3D12_SHADER_CACHE_SUPPORT_AUTOMATIC_DISK_CACHE |
+    D3D12_SHADER_CACHE_SUPPORT_DRIVER_MANAGED_CACHE};
+static D3D12_FEATURE_DATA_SHADER_CACHE shader_cache_work;
+static const D3D_FEATURE_LEVEL requested_levels[] = {D3D_FEATURE_LEVEL_11_0, D3D_FEATURE_LEVEL_11_1,
+                                                     D3D_FEATURE_LEVEL_12_0, D3D_FEATURE_LEVEL_12_1,
+                                                     D3D_FEATURE_LEVEL_12_2};
+static D3D12_FEATURE_DATA_FEATURE_LEVELS feature_levels_true = {5, requested_levels, D3D_FEATURE_LEVEL_12_1};
+static D3D12_FEATURE_DATA_FEATURE_LEVELS feature_levels_work;
+
+static copy_case copy_options5 = {&options5_true, &options5_work, sizeof(options5_true)};
+static copy_case copy_options21 = {&options21_true, &options21_work, sizeof(options21_true)};
+static copy_case copy_shader_cache = {&shader_cache_true, &shader_cache_work, sizeof(shader_cache_true)};
+static copy_case copy_feature_levels = {&feature_levels_true, &feature_levels_work, sizeof(feature_levels_true)};
+
+static clamp_case clamp_options5, clamp_options5_13, clamp_options5_13_report, clamp_options21, clamp_shader_cache,
+    clamp_feature_levels;
+static version_case version_options5;
+
+/* Checks once, outside the timing, that a case clamps (or does not) as its row's name says. */
+static void verify_clamp(clamp_case *c, bool expect_change, const char *name)
+{
+    memcpy(c->copy.work, c->copy.source, c->copy.size);
+    uint64_t before = c->reported;
+    d12_caps_status status = d12_caps_clamp(c->feature, c->copy.work, c->copy.size, c->version, count_report, c);
+    bool changed = memcmp(c->copy.work, c->copy.source, c->copy.size) != 0;
+    c->reported = before;
+    if (status != D12_CAPS_OK || changed != expect_change) {
+        char what[160];
+        snprintf(what, sizeof(what), "%s: status %d, %s", name, (int)status,
+                 changed ? "a field was clamped" : "nothing was clamped");
+        fail_setup(what);
+    }
+}
+
+static void setup_caps(void)
+{
+    d12_caps_version v620;
+    if (d12_caps_resolve_version(D12_CAPS_FLAVOR_RETAIL, D12RT_SDK_VERSION, &v620) != D12_CAPS_OK) {
+        fail_setup("d12_caps_resolve_version(620)");
+        return;
+    }
+    clamp_case base = {.version = v620};
+    clamp_options5 = base;
+    clamp_options5.copy = copy_options5;
+    clamp_options5.feature = D3D12_FEATURE_D3D12_OPTIONS5;
+    clamp_options5_13 = clamp_options5;
+    clamp_options5_13.copy.source = &options5_tier13;
+    clamp_options5_13_report = clamp_options5_13;
+    clamp_options5_13_report.report = count_report;
+    clamp_options21 = base;
+    clamp_options21.copy = copy_options21;
+    clamp_options21.feature = D3D12_FEATURE_D3D12_OPTIONS21;
+    clamp_shader_cache = base;
+    clamp_shader_cache.copy = copy_shader_cache;
+    clamp_shader_cache.feature = D3D12_FEATURE_SHADER_CACHE;
+    clamp_feature_levels = base;
+    clamp_feature_levels.copy = copy_feature_levels;
+    clamp_feature_levels.feature = D3D12_FEATURE_FEATURE_LEVELS;
+    version_options5.requested = D12RT_SDK_VERSION;
+    version_options5.feature = D3D12_FEATURE_D3D12_OPTIONS5;
+    version_options5.size = sizeof(D3D12_FEATURE_DATA_D3D12_OPTIONS5);
+    version_options5.version = v620;
+
+    verify_clamp(&clamp_options5, false, "clamp OPTIONS5");
+    verify_clamp(&clamp_options5_13, true, "clamp OPTIONS5 RaytracingTier 13");
+    verify_clamp(&clamp_options21, false, "clamp OPTIONS21");
+    verify_clamp(&clamp_shader_cache, false, "clamp SHADER_CACHE");
+    verify_clamp(&clamp_feature_levels, false, "clamp FEATURE_LEVELS");
+    if (d12_caps_check_query(version_options5.feature, version_options5.size, v620) != D12_CAPS_OK)
+        fail_setup("d12_caps_check_query(OPTIONS5)");
+
+    int copy5 = add_row("caps", "memcpy OPTIONS5", "baseline: copy the 12-byte struct", run_memcpy,
+                        &copy_options5, -1, false);
+    add_row("caps", "clamp OPTIONS5 (nothing clamped)", "copy + d12_caps_clamp, SDK 620, tiers the SDK knows",
+            run_clamp, &clamp_options5, copy5, false);
+    add_row("caps", "clamp OPTIONS5 (RaytracingTier 13 clamped)", "copy + d12_caps_clamp, tier 13 lowered to 12",
+            run_clamp, &clamp_options5_13, copy5, false);
+    add_row("caps", "clamp OPTIONS5 (clamped, report callback)", "same, with a counting report callback",
+            run_clamp, &clamp_options5_13_report, copy5, false);
+    int copy21 = add_row("caps", "memcpy OPTIONS21", "baseline: copy the 16-byte struct", run_memcpy,
+                         &copy_options21, -1, false);
+    add_row("caps", "clamp OPTIONS21 (nothing clamped)", "copy + d12_caps_clamp, SDK 620", run_clamp,
+            &clamp_options21, copy21, false);
+    int copy_sc = add_row("caps", "memcpy SHADER_CACHE", "baseline: copy the 4-byte struct", run_memcpy,
+                          &copy_shader_cache, -1, false);
+    add_row("caps", "clamp SHADER_CACHE flags (nothing clamped)", "copy + d12_caps_clamp, SDK 620", run_clamp,
+            &clamp_shader_cache, copy_sc, false);
+    int copy_fl = add_row("caps", "memcpy FEATURE_LEVELS", "baseline: copy the 24-byte struct", run_memcpy,
+                          &copy_feature_levels, -1, false);
+    add_row("caps", "clamp FEATURE_LEVELS (nothing clamped)", "copy + d12_caps_clamp, 5 requested levels",
+            run_clamp, &clamp_feature_levels, copy_fl, false);
+    int empty = add_row("caps", "empty indirect call", "baseline: call a no-op function through a pointer",
+                        run_empty_call, NULL, -1, false);
+    add_row("caps", "d12_caps_resolve_version", "retail runtime, SDKVersion 620", run_resolve_version,
+            &version_options5, empty, false);
+    add_row("caps", "d12_caps_check_query", "OPTIONS5, sizeof, SDK 620", run_check_query, &version_options5, empty,
+            false);
+}
+
+/* ---- InfoQueue ---- */
+
+typedef struct report_case {
+    d12_info_queue *queue;
+    const char *text;
+} report_case;
+
+static d12_info_queue *queue_stored, *queue_denied;
+static report_case report_stored, report_denied;
+
+static void run_report_text(void *context, uint64_t iterations)
+{
+    report_case *c = context;
+    for (uint64_t i = 0; i < iterations; i++)
+        d12__info_queue_report_text(c->queue, D3D12_MESSAGE_CATEGORY_EXECUTION, D3D12_MESSAGE_SEVERITY_WARNING,
+                                    D3D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGE, c->text);
+}
+
+static void run_report_f(void *context, uint64_t iterations)
+{
+    report_case *c = context;
+    for (uint64_t i = 0; i < iterations; i++)
+        d12__info_queue_report_f(c->queue, D3D12_MESSAGE_CATEGORY_EXECUTION, D3D12_MESSAGE_SEVERITY_WARNING,
+                                 D3D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGE, "%s: draw %u of list %p", c->text,
+                                 (unsigned)i, (void *)c);
+}
+
+static void setup_info_queue(void)
+{
+    if (FAILED(d12__info_queue_create(&queue_stored)) || FAILED(d12__info_queue_create(&queue_denied))) {
+        fail_setup("d12__info_queue_create");
+        return;
+    }
+    d12_info_queue_SetMuteDebugOutput(queue_stored, TRUE);
+    d12_info_queue_SetMuteDebugOutput(queue_denied, TRUE);
+    D3D12_MESSAGE_SEVERITY all[] = {D3D12_MESSAGE_SEVERITY_CORRUPTION, D3D12_MESSAGE_SEVERITY_ERROR,
+                                    D3D12_MESSAGE_SEVERITY_WARNING, D3D12_MESSAGE_SEVERITY_INFO,
+                                    D3D12_MESSAGE_SEVERITY_MESSAGE};
+    D3D12_INFO_QUEUE_FILTER deny;
+    memset(&deny, 0, sizeof(deny));
+    deny.DenyList.NumSeverities = 5;
+    deny.DenyList.pSeverityList = all;
+    if (FAILED(d12_info_queue_PushStorageFilter(queue_denied, &deny)))
+        fail_setup("PushStorageFilter(deny every severity)");
+    static const char text[] = "Driver validation: vertex buffer slot 0 is not bound";
+    report_stored = (report_case){queue_stored, text};
+    report_denied = (report_case){queue_denied, text};
+
+    int stored = add_row("infoqueue", "report_text stored", "muted, no callback, default limit (1024, evicting)",
+                         run_report_text, &report_stored, -1, true);
+    add_row("infoqueue", "report_text denied by storage filter", "every severity denied: nothing stored",
+            run_report_text, &report_denied, stored, true);
+    add_row("infoqueue", "report_f stored (formatted)", "printf-style text, muted, no callback", run_report_f,
+            &report_stored, stored, true);
+    add_row("infoqueue", "report_f denied by storage filter", "every severity denied: never formatted",
+            run_report_f, &report_denied, stored, true);
+}
+
+static void check_info_queue(void)
+{
+    if (queue_stored == NULL)
+        return;
+    if (d12_info_queue_GetNumStoredMessages(queue_stored) == 0)
+        fail_setup("the stored-report rows stored nothing");
+    if (d12_info_queue_GetNumStoredMessages(queue_denied) != 0 ||
+        d12_info_queue_GetNumMessagesDeniedByStorageFilter(queue_denied) == 0)
+        fail_setup("the denied-report rows were not denied");
+}
+
+/* ---- CheckFeatureSupport through libd12rt ---- */
+
+typedef struct device_case {
+    ID3D12Device17 *device;
+    UINT sdk_version;
+    void *data;
+    UINT size;
+    D3D12_FEATURE feature;
+    HRESULT last;
+} device_case;
+
+static ID3D12Device17 *device;
+static D3D12_FEATURE_DATA_D3D12_OPTIONS5 device_options5;
+static device_case cfs_options5, cfs1_options5_620, cfs1_options5_606;
+
+static void run_cfs(void *context, uint64_t iterations)
+{
+    device_case *c = context;
+    HRESULT hr = S_OK;
+    for (uint64_t i = 0; i < iterations; i++) {
+        hr |= ID3D12Device17_CheckFeatureSupport(c->device, c->feature, c->data, c->size);
+        BENCH_TOUCH(c->data);
+    }
+    c->last = hr;
+}
+
+static void run_cfs1(void *context, uint64_t iterations)
+{
+    device_case *c = context;
+    HRESULT hr = S_OK;
+    for (uint64_t i = 0; i < iterations; i++) {
+        hr |= ID3D12Device17_CheckFeatureSupport1(c->device, c->feature, c->data, c->size, c->sdk_version);
+        BENCH_TOUCH(c->data);
+    }
+    c->last = hr;
+}
+
+static void setup_device(void)
+{
+    if (FAILED(D3D12CreateDevice(NULL, D3D_FEATURE_LEVEL_11_0, &IID_ID3D12Device17, (void **)&device))) {
+        fail_setup("D3D12CreateDevice (reference driver)");
+        return;
+    }
+    device_case base = {device, 0, &device_options5, sizeof(device_options5), D3D12_FEATURE_D3D12_OPTIONS5, S_OK};
+    cfs_options5 = base;
+    cfs1_options5_620 = base;
+    cfs1_options5_620.sdk_version = D12RT_SDK_VERSION;
+    cfs1_options5_606 = base;
+    cfs1_options5_606.sdk_version = 606;
+    int legacy = add_row("device", "CheckFeatureSupport OPTIONS5", "baseline: legacy query, reference driver",
+                         run_cfs, &cfs_options5, -1, false);
+    add_row("device", "CheckFeatureSupport1 OPTIONS5 (SDK 620)", "resolve + check + driver + clamp", run_cfs1,
+            &cfs1_options5_620, legacy, false);
+    add_row("device", "CheckFeatureSupport1 OPTIONS5 (SDK 606)", "an older SDK version", run_cfs1,
+            &cfs1_options5_606, legacy, false);
+}
+
+static void check_device(void)
+{
+    const device_case *cases[] = {&cfs_options5, &cfs1_options5_620, &cfs1_options5_606};
+    for (size_t i = 0; device != NULL && i < sizeof(cases) / sizeof(cases[0]); i++)
+        if (cases[i]->last != S_OK)
+            fail_setup("a CheckFeatureSupport row did not return S_OK");
+}
+
+/* ---- measuring and printing ---- */
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void measure(int reps, double target_ns, bool quick)
+{
+    /* Warm-up: every row once, sizing its loop so that a repetition lasts about target_ns. */
+    for (int r = 0; r < row_count; r++) {
+        bench_row *row = &rows[r];
+        row->samples = calloc((size_t)reps, sizeof(double));
+        if (row->samples == NULL) {
+            fprintf(stderr, "d12bench: out of memory\n");
+            exit(2);
+        }
+        if (quick) {
+            row->iterations = 50;
+            time_row(row, row->iterations);
+            continue;
+        }
+        uint64_t n = 64;
+        for (;;) {
+            double t = time_row(row, n);
+            if (t >= target_ns / 4 || n >= (UINT64_C(1) << 34)) {
+                double per_op = t / (double)n;
+                uint64_t sized = per_op > 0 ? (uint64_t)(target_ns / per_op) : n;
+                row->iterations = sized < 16 ? 16 : sized;
+                break;
+            }
+            n *= 2;
+        }
+    }
+    /* Repetitions, interleaved: each repetition runs every row once. */
+    for (int rep = 0; rep < reps; rep++)
+        for (int r = 0; r < row_count; r++)
+            rows[r].samples[rep] = time_row(&rows[r], rows[r].iterations) / (double)rows[r].iterations;
+    for (int r = 0; r < row_count; r++) {
+        bench_row *row = &rows[r];
+        qsort(row->samples, (size_t)reps, sizeof(double), compare_double);
+        row->min = row->samples[0];
+        row->max = row->samples[reps - 1];
+        row->median = reps % 2 ? row->samples[reps / 2]
+                               : (row->samples[reps / 2 - 1] + row->samples[reps / 2]) / 2;
+    }
+}
+
+static double ratio_of(const bench_row *row)
+{
+    if (row->baseline < 0)
+        return 1.0;
+    double base = rows[row->baseline].median;
+    return base > 0 ? row->median / base : 0.0;
+}
+
+static void cpu_model(char *out, size_t size)
+{
+    snprintf(out, size, "unknown");
+    FILE *file = fopen("/proc/cpuinfo", "r");
+    if (file == NULL)
+        return;
+    char line[256];
+    while (fgets(line, sizeof(line), file) != NULL) {
+        if (strncmp(line, "model name", 10) == 0) {
+            const char *colon = strchr(line, ':');
+            if (colon != NULL) {
+                colon++;
+                while (*colon == ' ' || *colon == '\t')
+                    colon++;
+                snprintf(out, size, "%s", colon);
+                out[strcspn(out, "\n")] = '\0';
+            }
+            break;
+        }
+    }
+    fclose(file);
+}
+
+static void json_string(const char *text)
+{
+    putchar('"');
+    for (const char *p = text; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            printf("\\%c", *p);
+        else if ((unsigned char)*p < 0x20)
+            printf("\\u%04x", (unsigned)(unsigned char)*p);
+        else
+            putchar(*p);
+    }
+    putchar('"');
+}
+
+static void print_json(int reps, bool quick, const char *cpu, long cpus)
+{
+    printf("{\"tool\":\"d12bench\",\"quick\":%s,\"repetitions\":%d,\"cpus\":%ld,\"cpu\":", quick ? "true" : "false",
+           reps, cpus);
+    json_string(cpu);
+    printf(",\"rows\":[\n");
+    for (int r = 0; r < row_count; r++) {
+        const bench_row *row = &rows[r];
+        printf("  {\"group\":");
+        json_string(row->group);
+        printf(",\"name\":");
+        json_string(row->name);
+        printf(",\"ns_per_op\":%.3f,\"min_ns\":%.3f,\"max_ns\":%.3f,\"iterations\":%" PRIu64, row->median, row->min,
+               row->max, row->iterations);
+        if (row->baseline >= 0) {
+            printf(",\"baseline\":");
+            json_string(rows[row->baseline].name);
+            printf(",\"ratio\":%.3f", ratio_of(row));
+        } else {
+            printf(",\"baseline\":null,\"ratio\":1.0");
+        }
+        if (row->throughput)
+            printf(",\"ops_per_second\":%.0f", row->median > 0 ? 1e9 / row->median : 0.0);
+        printf("}%s\n", r + 1 < row_count ? "," : "");
+    }
+    printf("]}\n");
+}
+
+static void print_table(int reps, bool quick, const char *cpu, long cpus)
+{
+    printf("d12bench: %s, %ld CPU(s); median of %d repetitions after a warm-up%s\n", cpu, cpus, reps,
+           quick ? " (--quick: figures are meaningless)" : "");
+    const char *group = "";
+    for (int r = 0; r < row_count; r++) {
+        const bench_row *row = &rows[r];
+        if (strcmp(group, row->group) != 0) {
+            group = row->group;
+            printf("\n%-46s %10s %10s %10s %10s  %s\n", group, "ns/op", "min", "max", "ratio", "vs baseline");
+        }
+        char ratio[32];
+        if (row->baseline >= 0)
+            snprintf(ratio, sizeof(ratio), "%.2fx", ratio_of(row));
+        else
+            snprintf(ratio, sizeof(ratio), "(base)");
+        printf("  %-44s %10.2f %10.2f %10.2f %10s  %s", row->name, row->median, row->min, row->max, ratio,
+               row->baseline >= 0 ? rows[row->baseline].name : "");
+        if (row->throughput)
+            printf("  [%.2f M msg/s]", row->median > 0 ? 1e3 / row->median : 0.0);
+        printf("\n");
+    }
+    printf("\nrows:\n");
+    for (int r = 0; r < row_count; r++)
+        printf("  %-44s %s\n", rows[r].name, rows[r].what);
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: d12bench [--quick] [--json] [--reps N] [--ms N]\n");
+}
+
+int main(int argc, char **argv)
+{
+    bool quick = false, json = false;
+    int reps = 9;
+    double ms = 20.0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--quick") == 0) {
+            quick = true;
+        } else if (strcmp(argv[i], "--json") == 0) {
+            json = true;
+        } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
+            reps = atoi(argv[++i]);
+        } else if (strcmp(argv[i], "--ms") == 0 && i + 1 < argc) {
+            ms = atof(argv[++i]);
+        } else {
+            usage();
+            return 2;
+        }
+    }
+    if (quick)
+        reps = 3;
+    if (reps < 1 || ms <= 0) {
+        usage();
+        return 2;
+    }
+
+    setup_caps();
+    setup_info_queue();
+    setup_device();
+    if (!setup_failed)
+        measure(reps, ms * 1e6, quick);
+    check_info_queue();
+    check_device();
+
+    int status = 0;
+    if (setup_failed) {
+        status = 1;
+    } else {
+        char cpu[128];
+        cpu_model(cpu, sizeof(cpu));
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        if (json)
+            print_json(reps, quick, cpu, cpus);
+        else
+            print_table(reps, quick, cpu, cpus);
+    }
+
+    for (int r = 0; r < row_count; r++)
+        free(rows[r].samples);
+    if (device != NULL)
+        ID3D12Device17_Release(device);
+    if (queue_stored != NULL)
+        d12__info_queue_destroy(queue_stored);
+    if (queue_denied != NULL)
+        d12__info_queue_destroy(queue_denied);
+    return status;
+}

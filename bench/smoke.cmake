@@ -1,0 +1,57 @@
+# bench.smoke: `d12bench --quick` and `d12bench --quick --json` run, exit 0 and print every row below.
+# Only presence is checked, never a figure.
+set(rows
+  "memcpy OPTIONS5"
+  "clamp OPTIONS5 (nothing clamped)"
+  "clamp OPTIONS5 (RaytracingTier 13 clamped)"
+  "clamp OPTIONS5 (clamped, report callback)"
+  "memcpy OPTIONS21"
+  "clamp OPTIONS21 (nothing clamped)"
+  "memcpy SHADER_CACHE"
+  "clamp SHADER_CACHE flags (nothing clamped)"
+  "memcpy FEATURE_LEVELS"
+  "clamp FEATURE_LEVELS (nothing clamped)"
+  "empty indirect call"
+  "d12_caps_resolve_version"
+  "d12_caps_check_query"
+  "report_text stored"
+  "report_text denied by storage filter"
+  "report_f stored (formatted)"
+  "report_f denied by storage filter"
+  "CheckFeatureSupport OPTIONS5"
+  "CheckFeatureSupport1 OPTIONS5 (SDK 620)"
+  "CheckFeatureSupport1 OPTIONS5 (SDK 606)")
+
+execute_process(COMMAND ${D12BENCH} --quick RESULT_VARIABLE rc OUTPUT_VARIABLE table ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "d12bench --quick exited with ${rc}\n${table}${err}")
+endif()
+foreach(row IN LISTS rows)
+  string(FIND "${table}" "  ${row} " at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "d12bench --quick did not print the row '${row}'\n${table}")
+  endif()
+endforeach()
+
+execute_process(COMMAND ${D12BENCH} --quick --json RESULT_VARIABLE rc OUTPUT_VARIABLE json ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "d12bench --quick --json exited with ${rc}\n${json}${err}")
+endif()
+string(JSON count ERROR_VARIABLE json_error LENGTH "${json}" rows)
+if(json_error)
+  message(FATAL_ERROR "d12bench --quick --json: not the expected JSON (${json_error})\n${json}")
+endif()
+set(names "")
+math(EXPR last "${count} - 1")
+foreach(i RANGE ${last})
+  string(JSON name GET "${json}" rows ${i} name)
+  string(JSON ns GET "${json}" rows ${i} ns_per_op)
+  list(APPEND names "${name}")
+endforeach()
+foreach(row IN LISTS rows)
+  list(FIND names "${row}" found)
+  if(found EQUAL -1)
+    message(FATAL_ERROR "d12bench --quick --json has no row '${row}'\n${json}")
+  endif()
+endforeach()
+message(STATUS "d12bench: ${count} rows in the table and in --json")
