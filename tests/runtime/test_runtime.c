@@ -553,58 +553,48 @@ static void opt_in_to_driver_reported_messages(BOOL enable)
     }
 }
 
+/* Create a device (the application opting in to driver-reported messages and enabling the debug layer as asked)
+ * and check how many initialization messages its InfoQueue holds; the InfoQueue must exist either way (the
+ * debug layer may be forced on by the registry). */
+static void expect_init_messages(BOOL opt_in, bool debug_layer, unsigned expected)
+{
+    if (opt_in)
+        opt_in_to_driver_reported_messages(TRUE);
+    ID3D12Device17 *device = create_device(debug_layer);
+    if (device == NULL)
+        return;
+    ID3D12InfoQueue1 *queue = NULL;
+    CHECK_EQ_INT(ID3D12Device17_QueryInterface(device, &IID_ID3D12InfoQueue1, (void **)&queue), S_OK);
+    if (queue != NULL) {
+        CHECK_EQ_INT(count_messages(queue, init_message), expected);
+        ID3D12InfoQueue1_Release(queue);
+    }
+    release_last(device);
+}
+
 static void test_registry_forces_off(void)
 {
     /* The application opts in with the debug layer on; HKCU's EnableDriverReportedMessagesAnd=0 wins. */
-    opt_in_to_driver_reported_messages(TRUE);
-    ID3D12Device17 *device = create_device(true);
-    if (device == NULL)
-        return;
-    ID3D12InfoQueue1 *queue = info_queue_of(device);
-    CHECK_EQ_INT(count_messages(queue, init_message), 0);
-    ID3D12InfoQueue1_Release(queue);
-    release_last(device);
+    expect_init_messages(TRUE, true, 0);
 }
 
 static void test_app_opt_in_without_registry(void)
 {
     /* The positive twin of registry_forces_off: no registry values, the application's opt-in stands. */
-    opt_in_to_driver_reported_messages(TRUE);
-    ID3D12Device17 *device = create_device(true);
-    if (device == NULL)
-        return;
-    ID3D12InfoQueue1 *queue = info_queue_of(device);
-    CHECK_EQ_INT(count_messages(queue, init_message), 1);
-    ID3D12InfoQueue1_Release(queue);
-    release_last(device);
+    expect_init_messages(TRUE, true, 1);
 }
 
 static void test_registry_forces_on(void)
 {
     /* The application never opts in; HKCU's EnableDriverReportedMessagesOr=1 turns it on (debug layer on). */
-    ID3D12Device17 *device = create_device(true);
-    if (device == NULL)
-        return;
-    ID3D12InfoQueue1 *queue = info_queue_of(device);
-    CHECK_EQ_INT(count_messages(queue, init_message), 1);
-    ID3D12InfoQueue1_Release(queue);
-    release_last(device);
+    expect_init_messages(FALSE, true, 1);
 }
 
 static void test_registry_system_forces_debug_layer(void)
 {
     /* No HKCU file: HKLM forces the debug layer (D3D12SDKLayerFlagsOr) and the messages on, for an application
      * that asked for neither. */
-    ID3D12Device17 *device = create_device(false);
-    if (device == NULL)
-        return;
-    ID3D12InfoQueue1 *queue = NULL;
-    CHECK_EQ_INT(ID3D12Device17_QueryInterface(device, &IID_ID3D12InfoQueue1, (void **)&queue), S_OK);
-    if (queue != NULL) {
-        CHECK_EQ_INT(count_messages(queue, init_message), 1);
-        ID3D12InfoQueue1_Release(queue);
-    }
-    release_last(device);
+    expect_init_messages(FALSE, false, 1);
 }
 
 static const struct {
