@@ -166,13 +166,10 @@ static void driver_error(void *context, HRESULT reason)
 
 static d12_caps_flavor flavor_from_environment(void)
 {
-    const char *flavor = getenv("D12RT_FLAVOR");
-    if (flavor == NULL || *flavor == '\0' || strcmp(flavor, "retail") == 0)
-        return D12_CAPS_FLAVOR_RETAIL;
-    if (strcmp(flavor, "preview") == 0)
-        return D12_CAPS_FLAVOR_PREVIEW;
-    fprintf(stderr, "d12rt: D12RT_FLAVOR=%s is neither retail nor preview; using retail\n", flavor);
-    return D12_CAPS_FLAVOR_RETAIL;
+    d12_caps_flavor flavor;
+    if (!d12_caps_flavor_from_environment(&flavor))
+        fprintf(stderr, "d12rt: D12RT_FLAVOR=%s is neither retail nor preview; using retail\n", getenv("D12RT_FLAVOR"));
+    return flavor;
 }
 
 /* The per-app registry overlay (docs/registry.md): "applied at device creation, after the application's

@@ -124,9 +124,8 @@ static int parse_option(int argc, char **argv, int *i, options *opts)
 
 static int parse_args(int argc, char **argv, options *opts)
 {
-    const char *env = getenv("D12RT_FLAVOR");
-    if (env && *env && !parse_flavor(env, &opts->flavor))
-        return usage_error("D12RT_FLAVOR='%s' is neither retail nor preview", env);
+    if (!d12_caps_flavor_from_environment(&opts->flavor))
+        return usage_error("D12RT_FLAVOR='%s' is neither retail nor preview", getenv("D12RT_FLAVOR"));
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(usage_text, stdout);

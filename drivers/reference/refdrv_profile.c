@@ -364,15 +364,13 @@ HRESULT d12__refdrv_profile_build(d12__refdrv_profile *profile, d12_caps_flavor 
 
 HRESULT d12__refdrv_profile_load(d12__refdrv_profile *profile, FILE *errors)
 {
-    const char *flavor = getenv("D12RT_FLAVOR");
     const char *path = getenv("D12RT_REFDRV_PROFILE");
-    if (flavor && *flavor && strcmp(flavor, "retail") && strcmp(flavor, "preview")) {
-        fprintf(errors, "d12rt reference driver: D12RT_FLAVOR=%s: expected retail or preview\n", flavor);
+    d12_caps_flavor flavor;
+    if (!d12_caps_flavor_from_environment(&flavor)) {
+        fprintf(errors, "d12rt reference driver: D12RT_FLAVOR=%s: expected retail or preview\n", getenv("D12RT_FLAVOR"));
         return E_INVALIDARG;
     }
-    bool preview = flavor && !strcmp(flavor, "preview");
-    return d12__refdrv_profile_build(profile, preview ? D12_CAPS_FLAVOR_PREVIEW : D12_CAPS_FLAVOR_RETAIL,
-                                     path && *path ? path : NULL, errors);
+    return d12__refdrv_profile_build(profile, flavor, path && *path ? path : NULL, errors);
 }
 
 /* ---- Queries ---- */

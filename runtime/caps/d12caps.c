@@ -1,6 +1,7 @@
 /* The clamp rules of CheckFeatureSupport1 (checkfeaturesupport1.txt), over the tables generated from spec/.
  * Every decision the spec leaves open is written down once in docs/clamping.md; the section numbers below
  * refer to it. Table lookups only: no allocation, no locking, no formatting. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "d12caps_tables.h"
@@ -13,6 +14,13 @@ static const UINT cfs1_versions[2] = {D12_CAPS_CFS1_RETAIL_SDK_VERSION, D12_CAPS
 UINT d12_caps_runtime_version(d12_caps_flavor flavor)
 {
     return runtime_versions[flavor == D12_CAPS_FLAVOR_PREVIEW];
+}
+
+bool d12_caps_flavor_from_environment(d12_caps_flavor *out)
+{
+    const char *flavor = getenv("D12RT_FLAVOR");
+    *out = flavor != NULL && strcmp(flavor, "preview") == 0 ? D12_CAPS_FLAVOR_PREVIEW : D12_CAPS_FLAVOR_RETAIL;
+    return flavor == NULL || *flavor == '\0' || strcmp(flavor, "retail") == 0 || strcmp(flavor, "preview") == 0;
 }
 
 d12_caps_line d12_caps_line_of(UINT number)

@@ -134,6 +134,10 @@ typedef void (*d12_caps_clamp_fn)(void *context, const d12_caps_clamp_report *re
 
 /* ---- Versions ---- */
 
+/* D12RT_FLAVOR=retail|preview: unset or empty is retail. Returns false (and *out = retail) for any other value,
+ * which each caller reports in its own way. */
+bool d12_caps_flavor_from_environment(d12_caps_flavor *out);
+
 /* The runtime's own SDK version for a flavor (retail 620, preview 721 in spec/sdk.yaml). */
 UINT d12_caps_runtime_version(d12_caps_flavor flavor);
 
