@@ -67,6 +67,43 @@ typedef struct D3D12DDI_HCOMMANDLIST {
     void* pDrvPrivate;
 } D3D12DDI_HCOMMANDLIST;
 
+/* The runtime's command list (pfnCreateCommandList, pfnSetCommandListErrorCb, and the Handle of a
+ * D3D12DDI_HT_COMMAND_LIST object in pfnQueryObjectIdentityCb). */
+typedef struct D3D12DDI_HRTCOMMANDLIST {
+    void* handle;
+} D3D12DDI_HRTCOMMANDLIST;
+
+/* The driver's command queue, constructed in runtime-allocated memory (pfnCalcPrivateCommandQueueSize bytes). */
+typedef struct D3D12DDI_HCOMMANDQUEUE {
+    void* pDrvPrivate;
+} D3D12DDI_HCOMMANDQUEUE;
+
+/* The runtime's command queue (the fence callbacks' second argument; D3D12DDI_HT_COMMAND_QUEUE). */
+typedef struct D3D12DDI_HRTCOMMANDQUEUE {
+    void* handle;
+} D3D12DDI_HRTCOMMANDQUEUE;
+
+/* The driver's command allocator (driver-only in the WDK too, so a driver cannot name it in a message). */
+typedef struct D3D12DDI_HCOMMANDALLOCATOR {
+    void* pDrvPrivate;
+} D3D12DDI_HCOMMANDALLOCATOR;
+
+/* The driver's resource (a buffer here), constructed in runtime-allocated memory. */
+typedef struct D3D12DDI_HRESOURCE {
+    void* pDrvPrivate;
+} D3D12DDI_HRESOURCE;
+
+/* The runtime's resource (D3D12DDI_HT_0012_RESOURCE in pfnQueryObjectIdentityCb). */
+typedef struct D3D12DDI_HRTRESOURCE {
+    void* handle;
+} D3D12DDI_HRTRESOURCE;
+
+/* The runtime's fence. d12rt's fences are runtime objects (the kernel's sync objects in WDDM), so the driver
+ * only passes this handle back through the fence callbacks (D3D12DDI_HT_FENCE in identity queries). */
+typedef struct D3D12DDI_HRTFENCE {
+    void* handle;
+} D3D12DDI_HRTFENCE;
+
 /* Device creation flags (values as in the WDK). */
 typedef enum D3D12DDI_CREATE_DEVICE_FLAGS {
     D3D12DDI_CREATE_DEVICE_FLAG_NONE = 0, /* no flags */
@@ -89,9 +126,12 @@ typedef enum D3D12DDICAPS_TYPE {
 
 /* Tables exchanged through pfnFillDDITable (values as in the WDK). */
 typedef enum D3D12DDI_TABLE_TYPE {
-    D3D12DDI_TABLE_TYPE_DEVICE_CORE = 0, /* reserved; not filled by d12rt yet */
-    D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D = 1, /* reserved; not filled by d12rt yet */
-    D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D = 2, /* reserved; not filled by d12rt yet */
+    /* D3D12DDI_DEVICE_FUNCS_CORE_0126, filled once per adapter when offered */
+    D3D12DDI_TABLE_TYPE_DEVICE_CORE = 0,
+    /* D3D12DDI_COMMAND_LIST_FUNCS_3D_0126, filled once per adapter when offered */
+    D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D = 1,
+    /* D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126, filled once per adapter when offered */
+    D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D = 2,
     /* D3D12DDI_EXTENDED_FEATURES_FUNCS_0020, filled once per adapter when pfnGetOptionalDDITables lists it */
     D3D12DDI_TABLE_TYPE_0020_EXTENDED_FEATURES = 8,
     /* D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126, filled by the runtime right after
@@ -156,6 +196,355 @@ typedef VOID(APIENTRY* PFND3D12DDI_SETERROR_CB)(D3D12DDI_HRTDEVICE hRTDevice, HR
 typedef struct D3D12DDI_CORELAYER_DEVICECALLBACKS_0003 {
     PFND3D12DDI_SETERROR_CB pfnSetErrorCb; /* report a device error (removes the device) */
 } D3D12DDI_CORELAYER_DEVICECALLBACKS_0003;
+
+/* Which engine a queue, allocator or command list is for (values as in the WDK). */
+typedef enum D3D12DDI_COMMAND_QUEUE_FLAGS {
+    D3D12DDI_COMMAND_QUEUE_FLAG_NONE = 0, /* none */
+    D3D12DDI_COMMAND_QUEUE_FLAG_3D = 1, /* graphics (D3D12_COMMAND_LIST_TYPE_DIRECT) */
+    D3D12DDI_COMMAND_QUEUE_FLAG_COMPUTE = 2, /* compute (D3D12_COMMAND_LIST_TYPE_COMPUTE) */
+    D3D12DDI_COMMAND_QUEUE_FLAG_COPY = 4, /* copy (D3D12_COMMAND_LIST_TYPE_COPY) */
+} D3D12DDI_COMMAND_QUEUE_FLAGS;
+
+/* Where a committed buffer lives (values as the API's D3D12_HEAP_TYPE). */
+typedef enum D3D12DDI_HEAP_TYPE {
+    D3D12DDI_HEAP_TYPE_DEFAULT = 1, /* GPU-local; not mappable */
+    D3D12DDI_HEAP_TYPE_UPLOAD = 2, /* CPU-written, GPU-read; mappable */
+    D3D12DDI_HEAP_TYPE_READBACK = 3, /* GPU-written, CPU-read; mappable */
+} D3D12DDI_HEAP_TYPE;
+
+/* A barrier's type (values as in the WDK). */
+typedef enum D3D12DDI_RESOURCE_BARRIER_TYPE {
+    D3D12DDI_RESOURCE_BARRIER_TYPE_TRANSITION = 0, /* a state transition */
+    D3D12DDI_RESOURCE_BARRIER_TYPE_ALIASING = 1, /* aliasing */
+    D3D12DDI_RESOURCE_BARRIER_TYPE_UAV = 2, /* UAV accesses complete */
+} D3D12DDI_RESOURCE_BARRIER_TYPE;
+
+/* Arguments of pfnCalcPrivateCommandQueueSize and pfnCreateCommandQueue (the WDK's _0050 shape, trimmed). */
+typedef struct D3D12DDIARG_CREATECOMMANDQUEUE_0126 {
+    D3D12DDI_COMMAND_QUEUE_FLAGS QueueFlags; /* exactly one engine */
+    UINT NodeMask; /* 1: d12rt has one node */
+} D3D12DDIARG_CREATECOMMANDQUEUE_0126;
+
+/* Arguments of pfnCalcPrivateCommandAllocatorSize and pfnCreateCommandAllocator. */
+typedef struct D3D12DDIARG_CREATECOMMANDALLOCATOR_0126 {
+    D3D12DDI_COMMAND_QUEUE_FLAGS QueueFlags; /* the engine its lists are for */
+} D3D12DDIARG_CREATECOMMANDALLOCATOR_0126;
+
+/* Arguments of pfnCalcPrivateCommandListSize and pfnCreateCommandList. The list is created open, recording
+ * into hDrvCommandAllocator, as the API's CreateCommandList creates it. */
+typedef struct D3D12DDIARG_CREATECOMMANDLIST_0126 {
+    D3D12DDI_COMMAND_QUEUE_FLAGS QueueFlags; /* the engine it is for */
+    D3D12DDI_HCOMMANDALLOCATOR hDrvCommandAllocator; /* the allocator it records into */
+} D3D12DDIARG_CREATECOMMANDLIST_0126;
+
+/* Arguments of pfnResetCommandList. */
+typedef struct D3D12DDIARG_RESETCOMMANDLIST_0126 {
+    D3D12DDI_HCOMMANDALLOCATOR hDrvCommandAllocator; /* the allocator the new recording uses */
+} D3D12DDIARG_RESETCOMMANDLIST_0126;
+
+/* Arguments of pfnCalcPrivateResourceSize and pfnCreateResource. d12rt differs from the WDK: the WDK creates
+ * a heap and a resource together (pfnCreateHeapAndResource) with full descriptions; d12rt has committed
+ * buffers only, so a heap type and a width say everything. */
+typedef struct D3D12DDIARG_CREATERESOURCE_0126 {
+    D3D12DDI_HEAP_TYPE HeapType; /* the committed heap's type */
+    UINT64 Width; /* size in bytes (at least 1) */
+} D3D12DDIARG_CREATERESOURCE_0126;
+
+/* A vertex buffer view (the API's D3D12_VERTEX_BUFFER_VIEW). */
+typedef struct D3D12DDI_VERTEX_BUFFER_VIEW {
+    UINT64 BufferLocation; /* GPU virtual address of the first byte */
+    UINT SizeInBytes; /* bytes the view covers */
+    UINT StrideInBytes; /* bytes per vertex */
+} D3D12DDI_VERTEX_BUFFER_VIEW;
+
+/* An index buffer view (the API's D3D12_INDEX_BUFFER_VIEW). */
+typedef struct D3D12DDI_INDEX_BUFFER_VIEW {
+    UINT64 BufferLocation; /* GPU virtual address of the first byte */
+    UINT SizeInBytes; /* bytes the view covers */
+    DXGI_FORMAT Format; /* DXGI_FORMAT_R16_UINT or DXGI_FORMAT_R32_UINT */
+} D3D12DDI_INDEX_BUFFER_VIEW;
+
+/* One barrier (pfnResourceBarrier). */
+typedef struct D3D12DDIARG_RESOURCE_BARRIER_0126 {
+    D3D12DDI_RESOURCE_BARRIER_TYPE Type; /* the barrier's type */
+    D3D12DDI_HRESOURCE hResource; /* the resource (NULL: every resource, for UAV and aliasing barriers) */
+    D3D12_RESOURCE_STATES StateBefore; /* TRANSITION: the state before */
+    D3D12_RESOURCE_STATES StateAfter; /* TRANSITION: the state after */
+} D3D12DDIARG_RESOURCE_BARRIER_0126;
+
+/* A fence operation on a queue's timeline (pfnSignalFence, pfnWaitForFence) and what the driver passes back
+ * when its timeline reaches it (pfnSignalFenceFromGpuCb, pfnWaitForFenceFromGpuCb). d12rt differs from the
+ * WDK: the WDK's operation names a driver fence (HFENCE) whose monitored value the kernel tracks; d12rt's
+ * fences are runtime objects, so the operation carries the runtime's handle and the runtime does the kernel's
+ * part. */
+typedef struct D3D12DDIARG_FENCE_OPERATION_0126 {
+    D3D12DDI_HRTFENCE hRTFence; /* the fence */
+    UINT64 Value; /* the value to signal, or to wait for */
+} D3D12DDIARG_FENCE_OPERATION_0126;
+
+/* The driver's timeline reached a pfnSignalFence operation of hRTCommandQueue: everything submitted before it
+ * has executed. The runtime sets the fence and wakes its waiters. Operations must be passed back in the order
+ * they were submitted on that queue, each once; the runtime compares the operation with the one it expects
+ * (E_INVALIDARG otherwise, and the device is removed: the driver is broken). Any thread. */
+typedef HRESULT(APIENTRY* PFND3D12DDI_SIGNALFENCEFROMGPU_CB_0126)(
+    D3D12DDI_HRTDEVICE hRTDevice,
+    D3D12DDI_HRTCOMMANDQUEUE hRTCommandQueue,
+    const D3D12DDIARG_FENCE_OPERATION_0126* pOperation);
+
+/* The driver's timeline reached a pfnWaitForFence operation: blocks the calling (timeline) thread until the
+ * fence reaches the value (S_OK), or until the queue is being destroyed or the device is removed (E_ABORT:
+ * the wait is abandoned and the driver carries on). Same ordering rule and check as the signal callback. */
+typedef HRESULT(APIENTRY* PFND3D12DDI_WAITFORFENCEFROMGPU_CB_0126)(
+    D3D12DDI_HRTDEVICE hRTDevice,
+    D3D12DDI_HRTCOMMANDQUEUE hRTCommandQueue,
+    const D3D12DDIARG_FENCE_OPERATION_0126* pOperation);
+
+/* The runtime's scheduling callbacks (pKTCallbacks), valid from pfnCreateDevice until pfnDestroyDevice
+ * returns. d12rt differs from the WDK: stands in for the WDK's D3DDDI_DEVICECALLBACKS (kernel thunks: sync
+ * objects signalled and waited on from the GPU); d12rt has no kernel-mode driver, so the runtime is the
+ * kernel for fences. */
+typedef struct D3D12DDI_KERNEL_THUNK_CALLBACKS_0110 {
+    PFND3D12DDI_SIGNALFENCEFROMGPU_CB_0126 pfnSignalFenceFromGpuCb; /* a signal executed */
+    PFND3D12DDI_WAITFORFENCEFROMGPU_CB_0126 pfnWaitForFenceFromGpuCb; /* a wait reached */
+} D3D12DDI_KERNEL_THUNK_CALLBACKS_0110;
+
+/* A recording call failed (e.g. out of memory): the list's Close returns hr. Only E_OUTOFMEMORY and
+ * E_INVALIDARG are recording errors; any other code removes the device (the WDK's rule for error callbacks).
+ * A handle that is not a live command list of the device is ignored. d12rt differs from the WDK: takes
+ * hRTDevice first, so the runtime checks hRTCommandList against the device's live objects. */
+typedef VOID(APIENTRY* PFND3D12DDI_SETCOMMANDLISTERROR_CB)(
+    D3D12DDI_HRTDEVICE hRTDevice,
+    D3D12DDI_HRTCOMMANDLIST hRTCommandList,
+    HRESULT hr);
+
+/* Bytes of private memory the driver's queue needs. */
+typedef SIZE_T(APIENTRY* PFND3D12DDI_CALCPRIVATECOMMANDQUEUESIZE_0126)(
+    D3D12DDI_HDEVICE hDevice,
+    const D3D12DDIARG_CREATECOMMANDQUEUE_0126* pArgs);
+
+/* Construct a queue in hDrvCommandQueue.pDrvPrivate. The queue executes its submissions in order on its own
+ * timeline (a software GPU: a thread) and passes fence operations back through pKTCallbacks as it reaches
+ * them. */
+typedef HRESULT(APIENTRY* PFND3D12DDI_CREATECOMMANDQUEUE_0126)(
+    D3D12DDI_HDEVICE hDevice,
+    const D3D12DDIARG_CREATECOMMANDQUEUE_0126* pArgs,
+    D3D12DDI_HCOMMANDQUEUE hDrvCommandQueue,
+    D3D12DDI_HRTCOMMANDQUEUE hRTCommandQueue);
+
+/* Destruct a queue in place. Work already submitted is finished first (its messages are then held for the
+ * next flush, which the runtime issues right after); no fence callback for this queue follows the return. */
+typedef VOID(APIENTRY* PFND3D12DDI_DESTROYCOMMANDQUEUE)(
+    D3D12DDI_HDEVICE hDevice,
+    D3D12DDI_HCOMMANDQUEUE hDrvCommandQueue);
+
+/* Bytes of private memory the driver's allocator needs. */
+typedef SIZE_T(APIENTRY* PFND3D12DDI_CALCPRIVATECOMMANDALLOCATORSIZE_0126)(
+    D3D12DDI_HDEVICE hDevice,
+    const D3D12DDIARG_CREATECOMMANDALLOCATOR_0126* pArgs);
+
+/* Construct an allocator in hDrvCommandAllocator.pDrvPrivate. */
+typedef HRESULT(APIENTRY* PFND3D12DDI_CREATECOMMANDALLOCATOR_0126)(
+    D3D12DDI_HDEVICE hDevice,
+    const D3D12DDIARG_CREATECOMMANDALLOCATOR_0126* pArgs,
+    D3D12DDI_HCOMMANDALLOCATOR hDrvCommandAllocator);
+
+/* Destruct an allocator in place (the runtime guarantees no list records into it and none of its work is
+ * pending). */
+typedef VOID(APIENTRY* PFND3D12DDI_DESTROYCOMMANDALLOCATOR)(
+    D3D12DDI_HDEVICE hDevice,
+    D3D12DDI_HCOMMANDALLOCATOR hDrvCommandAllocator);
+
+/* Reuse the allocator's memory. The runtime calls it only when no list records into it; whether its work
+ * finished on the GPU is the application's business, as in D3D12. */
+typedef VOID(APIENTRY* PFND3D12DDI_RESETCOMMANDALLOCATOR)(D3D12DDI_HCOMMANDALLOCATOR hDrvCommandAllocator);
+
+/* Bytes of private memory the driver's command list needs. */
+typedef SIZE_T(APIENTRY* PFND3D12DDI_CALCPRIVATECOMMANDLISTSIZE_0126)(
+    D3D12DDI_HDEVICE hDevice,
+    const D3D12DDIARG_CREATECOMMANDLIST_0126* pArgs);
+
+/* Construct a command list, open, in hDrvCommandList.pDrvPrivate. */
+typedef HRESULT(APIENTRY* PFND3D12DDI_CREATECOMMANDLIST_0126)(
+    D3D12DDI_HDEVICE hDevice,
+    const D3D12DDIARG_CREATECOMMANDLIST_0126* pArgs,
+    D3D12DDI_HCOMMANDLIST hDrvCommandList,
+    D3D12DDI_HRTCOMMANDLIST hRTCommandList);
+
+/* Destruct a command list in place; submissions of it that are still executing keep running. */
+typedef VOID(APIENTRY* PFND3D12DDI_DESTROYCOMMANDLIST)(
+    D3D12DDI_HDEVICE hDevice,
+    D3D12DDI_HCOMMANDLIST hDrvCommandList);
+
+/* Bytes of private memory the driver's resource object needs (its memory is the driver's business). */
+typedef SIZE_T(APIENTRY* PFND3D12DDI_CALCPRIVATERESOURCESIZE_0126)(
+    D3D12DDI_HDEVICE hDevice,
+    const D3D12DDIARG_CREATERESOURCE_0126* pArgs);
+
+/* Construct a committed buffer in hDrvResource.pDrvPrivate, zero-filled, with a GPU virtual address range of
+ * its own that no other live resource overlaps. E_OUTOFMEMORY when its memory cannot be had. */
+typedef HRESULT(APIENTRY* PFND3D12DDI_CREATERESOURCE_0126)(
+    D3D12DDI_HDEVICE hDevice,
+    const D3D12DDIARG_CREATERESOURCE_0126* pArgs,
+    D3D12DDI_HRESOURCE hDrvResource,
+    D3D12DDI_HRTRESOURCE hRTResource);
+
+/* Destruct a resource in place; its GPU virtual address range is never handed out again. */
+typedef VOID(APIENTRY* PFND3D12DDI_DESTROYRESOURCE_0126)(
+    D3D12DDI_HDEVICE hDevice,
+    D3D12DDI_HRESOURCE hDrvResource);
+
+/* The CPU address of an UPLOAD or READBACK buffer's first byte (E_INVALIDARG for DEFAULT). */
+typedef HRESULT(APIENTRY* PFND3D12DDI_MAPRESOURCE_0126)(
+    D3D12DDI_HDEVICE hDevice,
+    D3D12DDI_HRESOURCE hDrvResource,
+    void** ppData);
+
+/* The end of a Map. */
+typedef VOID(APIENTRY* PFND3D12DDI_UNMAPRESOURCE_0126)(
+    D3D12DDI_HDEVICE hDevice,
+    D3D12DDI_HRESOURCE hDrvResource);
+
+/* The GPU virtual address of the buffer's first byte (fixed for its life, never 0). d12rt differs from the
+ * WDK: the WDK's pfnCheckResourceVirtualAddress, for buffers only. */
+typedef UINT64(APIENTRY* PFND3D12DDI_GETRESOURCEGPUVIRTUALADDRESS_0126)(
+    D3D12DDI_HDEVICE hDevice,
+    D3D12DDI_HRESOURCE hDrvResource);
+
+/* The device core table (D3D12DDI_TABLE_TYPE_DEVICE_CORE); every slot must be non-NULL. d12rt differs from
+ * the WDK: the WDK's table has some 150 slots; d12rt's has the queue, allocator, list and buffer ones it
+ * uses. */
+typedef struct D3D12DDI_DEVICE_FUNCS_CORE_0126 {
+    PFND3D12DDI_CALCPRIVATECOMMANDQUEUESIZE_0126 pfnCalcPrivateCommandQueueSize; /* queue size */
+    PFND3D12DDI_CREATECOMMANDQUEUE_0126 pfnCreateCommandQueue; /* construct a queue */
+    PFND3D12DDI_DESTROYCOMMANDQUEUE pfnDestroyCommandQueue; /* destruct a queue */
+    PFND3D12DDI_CALCPRIVATECOMMANDALLOCATORSIZE_0126 pfnCalcPrivateCommandAllocatorSize; /* allocator size */
+    PFND3D12DDI_CREATECOMMANDALLOCATOR_0126 pfnCreateCommandAllocator; /* construct an allocator */
+    PFND3D12DDI_DESTROYCOMMANDALLOCATOR pfnDestroyCommandAllocator; /* destruct an allocator */
+    PFND3D12DDI_RESETCOMMANDALLOCATOR pfnResetCommandAllocator; /* reuse an allocator */
+    PFND3D12DDI_CALCPRIVATECOMMANDLISTSIZE_0126 pfnCalcPrivateCommandListSize; /* list size */
+    PFND3D12DDI_CREATECOMMANDLIST_0126 pfnCreateCommandList; /* construct a list */
+    PFND3D12DDI_DESTROYCOMMANDLIST pfnDestroyCommandList; /* destruct a list */
+    PFND3D12DDI_CALCPRIVATERESOURCESIZE_0126 pfnCalcPrivateResourceSize; /* resource size */
+    PFND3D12DDI_CREATERESOURCE_0126 pfnCreateResource; /* construct a buffer */
+    PFND3D12DDI_DESTROYRESOURCE_0126 pfnDestroyResource; /* destruct a buffer */
+    PFND3D12DDI_MAPRESOURCE_0126 pfnMapResource; /* CPU address */
+    PFND3D12DDI_UNMAPRESOURCE_0126 pfnUnmapResource; /* end of a Map */
+    PFND3D12DDI_GETRESOURCEGPUVIRTUALADDRESS_0126 pfnGetResourceGPUVirtualAddress; /* GPU VA */
+} D3D12DDI_DEVICE_FUNCS_CORE_0126;
+
+/* Append the lists (all closed, of the queue's engine) to the queue's timeline and return without waiting. A
+ * list may be submitted again, and reset or destroyed, while a submission of it executes. */
+typedef VOID(APIENTRY* PFND3D12DDI_EXECUTECOMMANDLISTS)(
+    D3D12DDI_HCOMMANDQUEUE hDrvCommandQueue,
+    UINT Count,
+    const D3D12DDI_HCOMMANDLIST* pCommandLists);
+
+/* Append a fence operation to the queue's timeline (pfnSignalFence, pfnWaitForFence); the driver passes it
+ * back through the matching pKTCallbacks callback when its timeline reaches it. */
+typedef VOID(APIENTRY* PFND3D12DDI_FENCE_OPERATION_0126)(
+    D3D12DDI_HCOMMANDQUEUE hDrvCommandQueue,
+    const D3D12DDIARG_FENCE_OPERATION_0126* pOperation);
+
+/* The queue table (D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D); every slot must be non-NULL. d12rt differs from the
+ * WDK: the WDK's _0001 layout without its placeholders and tile-mapping slots. */
+typedef struct D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126 {
+    PFND3D12DDI_EXECUTECOMMANDLISTS pfnExecuteCommandLists; /* submit lists */
+    PFND3D12DDI_FENCE_OPERATION_0126 pfnSignalFence; /* submit a signal */
+    PFND3D12DDI_FENCE_OPERATION_0126 pfnWaitForFence; /* submit a wait */
+} D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126;
+
+/* End the recording. */
+typedef VOID(APIENTRY* PFND3D12DDI_CLOSECOMMANDLIST)(D3D12DDI_HCOMMANDLIST hDrvCommandList);
+
+/* Start a new recording into another (or the same) allocator; submissions of the old recording keep running. */
+typedef VOID(APIENTRY* PFND3D12DDI_RESETCOMMANDLIST_0126)(
+    D3D12DDI_HCOMMANDLIST hDrvCommandList,
+    const D3D12DDIARG_RESETCOMMANDLIST_0126* pArgs);
+
+/* Bind NumViews vertex buffer views from StartSlot (pViews NULL unbinds them). */
+typedef VOID(APIENTRY* PFND3D12DDI_IA_SETVERTEXBUFFERS)(
+    D3D12DDI_HCOMMANDLIST hDrvCommandList,
+    UINT StartSlot,
+    UINT NumViews,
+    const D3D12DDI_VERTEX_BUFFER_VIEW* pViews);
+
+/* Bind an index buffer view (NULL unbinds it). */
+typedef VOID(APIENTRY* PFND3D12DDI_IA_SETINDEXBUFFER)(
+    D3D12DDI_HCOMMANDLIST hDrvCommandList,
+    const D3D12DDI_INDEX_BUFFER_VIEW* pView);
+
+/* Bind a root CBV, SRV or UAV (graphics or compute, by slot) at RootParameterIndex. */
+typedef VOID(APIENTRY* PFND3D12DDI_SET_ROOT_BUFFER_VIEW)(
+    D3D12DDI_HCOMMANDLIST hDrvCommandList,
+    UINT RootParameterIndex,
+    UINT64 BufferLocation);
+
+/* Record a draw. */
+typedef VOID(APIENTRY* PFND3D12DDI_DRAWINSTANCED)(
+    D3D12DDI_HCOMMANDLIST hDrvCommandList,
+    UINT VertexCountPerInstance,
+    UINT InstanceCount,
+    UINT StartVertexLocation,
+    UINT StartInstanceLocation);
+
+/* Record an indexed draw. */
+typedef VOID(APIENTRY* PFND3D12DDI_DRAWINDEXEDINSTANCED)(
+    D3D12DDI_HCOMMANDLIST hDrvCommandList,
+    UINT IndexCountPerInstance,
+    UINT InstanceCount,
+    UINT StartIndexLocation,
+    INT BaseVertexLocation,
+    UINT StartInstanceLocation);
+
+/* Record a dispatch. */
+typedef VOID(APIENTRY* PFND3D12DDI_DISPATCH)(
+    D3D12DDI_HCOMMANDLIST hDrvCommandList,
+    UINT ThreadGroupCountX,
+    UINT ThreadGroupCountY,
+    UINT ThreadGroupCountZ);
+
+/* Record a copy of NumBytes from Src at SrcOffset to Dst at DstOffset (the runtime checked the bounds). */
+typedef VOID(APIENTRY* PFND3D12DDI_COPYBUFFERREGION_0126)(
+    D3D12DDI_HCOMMANDLIST hDrvCommandList,
+    D3D12DDI_HRESOURCE hDstResource,
+    UINT64 DstOffset,
+    D3D12DDI_HRESOURCE hSrcResource,
+    UINT64 SrcOffset,
+    UINT64 NumBytes);
+
+/* Record a copy of the whole of Src to Dst (the runtime checked they are the same size). */
+typedef VOID(APIENTRY* PFND3D12DDI_RESOURCECOPY)(
+    D3D12DDI_HCOMMANDLIST hDrvCommandList,
+    D3D12DDI_HRESOURCE hDstResource,
+    D3D12DDI_HRESOURCE hSrcResource);
+
+/* Record barriers. */
+typedef VOID(APIENTRY* PFND3D12DDI_RESOURCEBARRIER_0126)(
+    D3D12DDI_HCOMMANDLIST hDrvCommandList,
+    UINT Count,
+    const D3D12DDIARG_RESOURCE_BARRIER_0126* pBarriers);
+
+/* The command list table (D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D); every slot must be non-NULL. d12rt differs
+ * from the WDK: the WDK's _0003 layout reduced to what d12rt records; pfnCopyResource is the WDK's
+ * pfnResourceCopy. */
+typedef struct D3D12DDI_COMMAND_LIST_FUNCS_3D_0126 {
+    PFND3D12DDI_CLOSECOMMANDLIST pfnCloseCommandList; /* end recording */
+    PFND3D12DDI_RESETCOMMANDLIST_0126 pfnResetCommandList; /* new recording */
+    PFND3D12DDI_IA_SETVERTEXBUFFERS pfnIaSetVertexBuffers; /* vertex buffers */
+    PFND3D12DDI_IA_SETINDEXBUFFER pfnIaSetIndexBuffer; /* index buffer */
+    PFND3D12DDI_SET_ROOT_BUFFER_VIEW pfnSetGraphicsRootConstantBufferView; /* graphics root CBV */
+    PFND3D12DDI_SET_ROOT_BUFFER_VIEW pfnSetGraphicsRootShaderResourceView; /* graphics root SRV */
+    PFND3D12DDI_SET_ROOT_BUFFER_VIEW pfnSetGraphicsRootUnorderedAccessView; /* graphics root UAV */
+    PFND3D12DDI_SET_ROOT_BUFFER_VIEW pfnSetComputeRootConstantBufferView; /* compute root CBV */
+    PFND3D12DDI_SET_ROOT_BUFFER_VIEW pfnSetComputeRootShaderResourceView; /* compute root SRV */
+    PFND3D12DDI_SET_ROOT_BUFFER_VIEW pfnSetComputeRootUnorderedAccessView; /* compute root UAV */
+    PFND3D12DDI_DRAWINSTANCED pfnDrawInstanced; /* draw */
+    PFND3D12DDI_DRAWINDEXEDINSTANCED pfnDrawIndexedInstanced; /* indexed draw */
+    PFND3D12DDI_DISPATCH pfnDispatch; /* dispatch */
+    PFND3D12DDI_COPYBUFFERREGION_0126 pfnCopyBufferRegion; /* buffer region copy */
+    PFND3D12DDI_RESOURCECOPY pfnCopyResource; /* whole-resource copy */
+    PFND3D12DDI_RESOURCEBARRIER_0126 pfnResourceBarrier; /* barriers */
+} D3D12DDI_COMMAND_LIST_FUNCS_3D_0126;
 
 /* The type half of D3D12DDI_HANDLE_AND_TYPE (values as in the WDK, which continues D3D11's handle types; 26,
  * 31 and 33 are unused there). d12rt differs from the WDK: the WDK has no handle type for the device itself;
@@ -263,12 +652,11 @@ typedef HRESULT(APIENTRY* PFND3D12DDI_QUERYOBJECTIDENTITY_CB_0126)(
 /* The runtime's device callbacks for DDI build 0126 and later (p12UMCallbacks_0126), valid from
  * pfnCreateDevice until pfnDestroyDevice returns. Starts with D3D12DDI_CORELAYER_DEVICECALLBACKS_0003. d12rt
  * differs from the WDK: the spec's table lists pfnSetErrorCb, pfnSetCommandListErrorCb, the WDK's other
- * slots, then the two new callbacks; d12rt keeps that order with only the slots it has:
- * pfnSetCommandListErrorCb is a reserved NULL placeholder until d12rt has command lists (it gets its function
- * type in the same slot). */
+ * slots, then the two new callbacks; d12rt keeps that order with only the slots it has (the WDK's kernel-
+ * thunk and table-binding slots have no use here). */
 typedef struct D3D12DDI_CORELAYER_DEVICECALLBACKS_0126 {
     PFND3D12DDI_SETERROR_CB pfnSetErrorCb; /* report a device error (removes the device) */
-    const void* pfnSetCommandListErrorCb; /* reserved (NULL) */
+    PFND3D12DDI_SETCOMMANDLISTERROR_CB pfnSetCommandListErrorCb; /* a recording error (Close returns it) */
     PFND3D12DDI_REPORTMESSAGE_CB_0126 pfnReportMessageCb; /* report a driver message */
     PFND3D12DDI_QUERYOBJECTIDENTITY_CB_0126 pfnQueryObjectIdentityCb; /* an object's identity string */
 } D3D12DDI_CORELAYER_DEVICECALLBACKS_0126;
@@ -278,7 +666,8 @@ typedef struct D3D12DDIARG_CREATEDEVICE_0003 {
     D3D12DDI_HRTDEVICE hRTDevice; /* first argument of every device callback */
     UINT Interface; /* negotiated interface */
     UINT Version; /* negotiated version */
-    const void* pKTCallbacks; /* NULL: d12rt has no kernel thunks (the WDK's D3DDDI_DEVICECALLBACKS) */
+    /* the fence callbacks (the WDK's D3DDDI_DEVICECALLBACKS) */
+    const D3D12DDI_KERNEL_THUNK_CALLBACKS_0110* pKTCallbacks;
     D3D12DDI_HDEVICE hDrvDevice; /* input: runtime-allocated private memory to construct the device in */
     union {
         const D3D12DDI_CORELAYER_DEVICECALLBACKS_0003* p12UMCallbacks; /* the runtime's device callbacks */
