@@ -14,10 +14,14 @@
  *                                 returns; `off` does not advertise it (a driver without the DDI); `fail` is a
  *                                 test hook: it advertises the feature, reports the message, then fails the
  *                                 enable call with E_FAIL
+ *   D12RT_REFDRV_EXEC_DELAY_MS=N  test hook (read at OpenAdapter12): every queue's timeline sleeps N milliseconds
+ *                                 before executing each ExecuteCommandLists submission, so a test can have work
+ *                                 genuinely in flight (docs/refdrv.md)
  */
 #ifndef D12_REFDRV_H
 #define D12_REFDRV_H
 
+#include <pthread.h>
 #include <stdbool.h>
 
 #include "d12rt/d3d12ddi.h"
@@ -48,11 +52,34 @@ typedef enum d12__refdrv_drm_mode {
 /* The reference driver's VendorMessageId of the initialization message. */
 #define D12_REFDRV_DRM_INIT_ID 0x0D12000000000001ull
 
+/* The VendorMessageIds of the driver's validation findings (docs/refdrv.md). Stable: tests and tools match on
+ * them. 0x01xx are found while recording (reported at once, from the recording call), 0x02xx and 0x03xx while
+ * executing on a queue's timeline (held until the next pfnFlushDriverReportedMessages). */
+#define D12_REFDRV_MSG_NO_INDEX_BUFFER 0x0D12000000000101ull        /* ERROR: indexed draw, no index buffer */
+#define D12_REFDRV_MSG_ROOT_DESCRIPTOR_NULL 0x0D12000000000102ull   /* ERROR: root CBV/SRV/UAV at address 0 */
+#define D12_REFDRV_MSG_VERTEX_BUFFER_PAST_END 0x0D12000000000201ull /* ERROR: VB view runs past its buffer */
+#define D12_REFDRV_MSG_INDEX_BUFFER_PAST_END 0x0D12000000000202ull  /* ERROR: IB view runs past its buffer */
+#define D12_REFDRV_MSG_ROOT_DESCRIPTOR_PAST_END 0x0D12000000000203ull /* ERROR: root range past its buffer */
+#define D12_REFDRV_MSG_INDEX_READ_PAST_VIEW 0x0D12000000000204ull   /* ERROR: indices read past the IB view */
+#define D12_REFDRV_MSG_COPY_PAST_END 0x0D12000000000205ull          /* ERROR: a copy range past its buffer */
+#define D12_REFDRV_MSG_PAGE_FAULT 0x0D12000000000301ull             /* CORRUPTION: address in no live buffer */
+
 typedef struct d12__refdrv_adapter {
     D3D12DDI_HRTADAPTER rt_adapter;
     d12__refdrv_profile profile;
     d12__refdrv_drm_mode drm_mode;
+    unsigned exec_delay_ms; /* D12RT_REFDRV_EXEC_DELAY_MS */
 } d12__refdrv_adapter;
+
+/* One message found on a timeline and held for the next flush. */
+typedef struct d12__refdrv_pending_message {
+    struct d12__refdrv_pending_message *next;
+    UINT64 vendor_message_id;
+    D3D12DDI_MESSAGE_SEVERITY_0126 severity;
+    D3D12DDI_MESSAGE_CATEGORY_0126 category;
+    UINT32 state_index;
+    char *text; /* malloc'ed */
+} d12__refdrv_pending_message;
 
 typedef struct d12__refdrv_device {
     d12__refdrv_adapter *adapter;
@@ -62,6 +89,15 @@ typedef struct d12__refdrv_device {
     UINT interface_version;
     UINT version;
     bool drm_enabled; /* the runtime enabled driver-reported messages: only then may the device report */
+    /* A copy of pKTCallbacks; without it (a harness older than GPU work) no queue can be created. */
+    D3D12DDI_KERNEL_THUNK_CALLBACKS_0110 kt;
+    bool has_kt;
+    unsigned exec_delay_ms;
+    struct d12__refdrv_va_space *va; /* refdrv_gpu.h */
+    /* Timeline findings waiting for a flush, oldest first. Reported with this lock released (the spec forbids
+     * calling pfnReportMessageCb under a driver lock). */
+    pthread_mutex_t pending_lock;
+    d12__refdrv_pending_message *pending, **pending_tail; /* guarded by pending_lock */
 } d12__refdrv_device;
 
 SIZE_T APIENTRY d12__refdrv_calc_private_device_size(D3D12DDI_HADAPTER adapter,
@@ -72,6 +108,10 @@ HRESULT APIENTRY d12__refdrv_enable_extended_feature(D3D12DDI_HDEVICE device, D3
                                                      UINT32 version);
 /* The driver-reported-messages table (D3D12DDI_TABLE_TYPE_0126_DRIVER_REPORTED_MESSAGES). */
 extern const D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 d12__refdrv_drm_funcs;
+/* The GPU-work tables (D3D12DDI_TABLE_TYPE_DEVICE_CORE, _COMMAND_LIST_3D, _COMMAND_QUEUE_3D). */
+extern const D3D12DDI_DEVICE_FUNCS_CORE_0126 d12__refdrv_device_core_funcs;
+extern const D3D12DDI_COMMAND_LIST_FUNCS_3D_0126 d12__refdrv_command_list_funcs;
+extern const D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126 d12__refdrv_command_queue_funcs;
 
 #ifdef __cplusplus
 }

@@ -67,10 +67,16 @@ static HRESULT APIENTRY get_caps(D3D12DDI_HADAPTER adapter, const D3D12DDIARG_GE
 static HRESULT APIENTRY get_optional_ddi_tables(D3D12DDI_HADAPTER adapter, UINT32 *entries,
                                                 D3D12DDI_TABLE_REQUEST *requests)
 {
-    /* Offered even with no features, so the runtime's adapter-init query path always runs. */
-    static const D3D12DDI_TABLE_REQUEST k_tables[] = {{D3D12DDI_TABLE_TYPE_0020_EXTENDED_FEATURES, 1}};
+    /* The extended-features table is offered even with no features, so the runtime's adapter-init query path
+     * always runs; the GPU-work tables make this driver a GPU. */
+    static const D3D12DDI_TABLE_REQUEST k_tables[] = {
+        {D3D12DDI_TABLE_TYPE_0020_EXTENDED_FEATURES, 1},
+        {D3D12DDI_TABLE_TYPE_DEVICE_CORE, 1},
+        {D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D, 1},
+        {D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D, 1},
+    };
     (void)adapter;
-    return copy_list(entries, requests, k_tables, 1, sizeof k_tables[0]);
+    return copy_list(entries, requests, k_tables, sizeof k_tables / sizeof k_tables[0], sizeof k_tables[0]);
 }
 
 static HRESULT APIENTRY get_supported_extended_features(D3D12DDI_HADAPTER adapter, UINT32 *entries,
@@ -101,6 +107,15 @@ static HRESULT APIENTRY get_supported_extended_feature_versions(D3D12DDI_HADAPTE
     return E_INVALIDARG;
 }
 
+/* Copy `source` into the runtime's storage when it fits. */
+static HRESULT copy_table(void *table, SIZE_T size, const void *source, size_t source_size)
+{
+    if (size < source_size)
+        return E_INVALIDARG;
+    memcpy(table, source, source_size);
+    return S_OK;
+}
+
 static HRESULT APIENTRY fill_ddi_table(D3D12DDI_HADAPTER adapter, D3D12DDI_TABLE_TYPE type, void *table,
                                        SIZE_T size, UINT number, D3D12DDI_HRTTABLE rt_table)
 {
@@ -114,6 +129,12 @@ static HRESULT APIENTRY fill_ddi_table(D3D12DDI_HADAPTER adapter, D3D12DDI_TABLE
         memcpy(table, &k_extended, sizeof k_extended);
         return S_OK;
     }
+    if (type == D3D12DDI_TABLE_TYPE_DEVICE_CORE)
+        return copy_table(table, size, &d12__refdrv_device_core_funcs, sizeof d12__refdrv_device_core_funcs);
+    if (type == D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D)
+        return copy_table(table, size, &d12__refdrv_command_list_funcs, sizeof d12__refdrv_command_list_funcs);
+    if (type == D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D)
+        return copy_table(table, size, &d12__refdrv_command_queue_funcs, sizeof d12__refdrv_command_queue_funcs);
     if (type == D3D12DDI_TABLE_TYPE_0126_DRIVER_REPORTED_MESSAGES && size >= sizeof d12__refdrv_drm_funcs &&
         adapter_of(adapter)->drm_mode != D12_REFDRV_DRM_OFF) {
         memcpy(table, &d12__refdrv_drm_funcs, sizeof d12__refdrv_drm_funcs);
@@ -144,6 +165,21 @@ static d12__refdrv_drm_mode drm_mode_from_environment(void)
     return D12_REFDRV_DRM_ON;
 }
 
+/* D12RT_REFDRV_EXEC_DELAY_MS (refdrv.h): milliseconds, 0 when unset; anything else is reported and ignored. */
+static unsigned exec_delay_from_environment(void)
+{
+    const char *text = getenv("D12RT_REFDRV_EXEC_DELAY_MS");
+    if (!text || !*text)
+        return 0;
+    char *end;
+    unsigned long value = strtoul(text, &end, 10);
+    if (*end || value > 60000) {
+        fprintf(stderr, "d12rt reference driver: D12RT_REFDRV_EXEC_DELAY_MS=%s is not 0..60000; ignored\n", text);
+        return 0;
+    }
+    return (unsigned)value;
+}
+
 HRESULT APIENTRY d12_refdrv_OpenAdapter12(D3D12DDIARG_OPENADAPTER *args)
 {
     if (!args || !args->pAdapterFuncs)
@@ -159,6 +195,7 @@ HRESULT APIENTRY d12_refdrv_OpenAdapter12(D3D12DDIARG_OPENADAPTER *args)
     }
     adapter->rt_adapter = args->hRTAdapter;
     adapter->drm_mode = drm_mode_from_environment();
+    adapter->exec_delay_ms = exec_delay_from_environment();
     const D3D12DDI_ADAPTERFUNCS funcs = {
         d12__refdrv_calc_private_device_size, d12__refdrv_create_device, close_adapter, get_supported_versions,
         get_caps, get_optional_ddi_tables, fill_ddi_table, d12__refdrv_destroy_device};

@@ -1,11 +1,14 @@
 /* The reference driver's device: constructed in runtime-allocated private memory, reports errors through the
  * runtime's pfnSetErrorCb. */
+#define _POSIX_C_SOURCE 200809L /* strdup */
+
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "refdrv.h"
+#include "refdrv_gpu.h"
 
 static d12__refdrv_device *device_of(D3D12DDI_HDEVICE handle)
 {
@@ -53,16 +56,42 @@ HRESULT APIENTRY d12__refdrv_create_device(D3D12DDI_HADAPTER adapter, const D3D1
         device->callbacks.pfnSetErrorCb = args->p12UMCallbacks->pfnSetErrorCb;
     device->interface_version = args->Interface;
     device->version = args->Version;
+    device->has_kt = args->pKTCallbacks && args->pKTCallbacks->pfnSignalFenceFromGpuCb &&
+                     args->pKTCallbacks->pfnWaitForFenceFromGpuCb;
+    if (device->has_kt)
+        device->kt = *args->pKTCallbacks;
+    device->exec_delay_ms = device->adapter->exec_delay_ms;
+    device->pending_tail = &device->pending;
+    if (pthread_mutex_init(&device->pending_lock, NULL) != 0)
+        return E_OUTOFMEMORY;
+    if (!(device->va = d12__refdrv_va_create())) {
+        pthread_mutex_destroy(&device->pending_lock);
+        return E_OUTOFMEMORY;
+    }
     HRESULT hr;
     if (set_error_requested(&hr))
         d12_refdrv_device_set_error(args->hDrvDevice, hr);
     return S_OK;
 }
 
+static void free_messages(d12__refdrv_pending_message *message)
+{
+    for (d12__refdrv_pending_message *next; message; message = next) {
+        next = message->next;
+        free(message->text);
+        free(message);
+    }
+}
+
+/* The runtime destroyed every queue, list and resource first; findings never flushed are dropped. The runtime
+ * frees the memory itself. */
 VOID APIENTRY d12__refdrv_destroy_device(D3D12DDI_HDEVICE handle)
 {
-    /* Nothing owned yet; the runtime frees the memory itself. */
-    memset(device_of(handle), 0, sizeof(d12__refdrv_device));
+    d12__refdrv_device *device = device_of(handle);
+    free_messages(device->pending);
+    pthread_mutex_destroy(&device->pending_lock);
+    d12__refdrv_va_destroy(device->va);
+    memset(device, 0, sizeof *device);
 }
 
 /* "A driver that implements driver-reported messages must report exactly one message when the runtime enables
@@ -101,22 +130,90 @@ HRESULT APIENTRY d12__refdrv_enable_extended_feature(D3D12DDI_HDEVICE handle, D3
     return S_OK;
 }
 
-/* Nothing is held between flushes yet: the driver validates nothing that produces later messages. A flush with
- * nothing to report is valid ("must tolerate a flush with nothing to report"). */
-static VOID APIENTRY flush_driver_reported_messages(D3D12DDI_HDEVICE device)
+static void report(d12__refdrv_device *device, UINT64 id, D3D12DDI_MESSAGE_SEVERITY_0126 severity,
+                   UINT32 state_index, const char *text)
 {
-    (void)device;
+    D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 message = {id, severity, D3D12DDI_MESSAGE_CATEGORY_0126_EXECUTION, text,
+                                                     state_index};
+    device->callbacks.pfnReportMessageCb(device->rt_device, &message);
 }
 
-/* No command lists exist yet; the index is cached per command list once they do. */
+void d12__refdrv_report_now(d12__refdrv_device *device, UINT64 id, D3D12DDI_MESSAGE_SEVERITY_0126 severity,
+                            UINT32 state_index, const char *format, ...)
+{
+    if (!device->drm_enabled)
+        return;
+    char text[512];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(text, sizeof text, format, args);
+    va_end(args);
+    report(device, id, severity, state_index, text);
+}
+
+/* Out of memory, the finding is lost: a timeline has nobody to tell, and a message is not worth a removal. */
+void d12__refdrv_report_later(d12__refdrv_device *device, UINT64 id, D3D12DDI_MESSAGE_SEVERITY_0126 severity,
+                              UINT32 state_index, const char *format, ...)
+{
+    if (!device->drm_enabled)
+        return;
+    d12__refdrv_pending_message *message = calloc(1, sizeof *message);
+    char text[512];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(text, sizeof text, format, args);
+    va_end(args);
+    if (!message || !(message->text = strdup(text))) {
+        free(message);
+        return;
+    }
+    message->vendor_message_id = id;
+    message->severity = severity;
+    message->category = D3D12DDI_MESSAGE_CATEGORY_0126_EXECUTION;
+    message->state_index = state_index;
+    pthread_mutex_lock(&device->pending_lock);
+    *device->pending_tail = message;
+    device->pending_tail = &message->next;
+    pthread_mutex_unlock(&device->pending_lock);
+}
+
+/* Everything held now, oldest first. The list is swapped out under the lock and reported with no driver lock
+ * held: the report callback may run application code that re-enters the driver. A flush with nothing to
+ * report is valid ("must tolerate a flush with nothing to report"). */
+static VOID APIENTRY flush_driver_reported_messages(D3D12DDI_HDEVICE handle)
+{
+    d12__refdrv_device *device = device_of(handle);
+    pthread_mutex_lock(&device->pending_lock);
+    d12__refdrv_pending_message *messages = device->pending;
+    device->pending = NULL;
+    device->pending_tail = &device->pending;
+    pthread_mutex_unlock(&device->pending_lock);
+    for (d12__refdrv_pending_message *m = messages; m; m = m->next) {
+        D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 message = {m->vendor_message_id, m->severity, m->category, m->text,
+                                                         m->state_index};
+        device->callbacks.pfnReportMessageCb(device->rt_device, &message);
+    }
+    free_messages(messages);
+}
+
+/* Called before every draw, dispatch and copy: a plain store, read by the recording call that follows on the
+ * same thread. */
 static VOID APIENTRY set_command_list_state_index(D3D12DDI_HCOMMANDLIST command_list, UINT32 index)
 {
-    (void)command_list;
-    (void)index;
+    ((d12__refdrv_command_list *)command_list.pDrvPrivate)->state_index = index;
 }
 
 const D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 d12__refdrv_drm_funcs = {
     flush_driver_reported_messages, set_command_list_state_index};
+
+const D3D12DDI_DEVICE_FUNCS_CORE_0126 d12__refdrv_device_core_funcs = {
+    d12__refdrv_calc_private_queue_size,     d12__refdrv_create_queue,       d12__refdrv_destroy_queue,
+    d12__refdrv_calc_private_allocator_size, d12__refdrv_create_allocator,   d12__refdrv_destroy_allocator,
+    d12__refdrv_reset_allocator,             d12__refdrv_calc_private_list_size, d12__refdrv_create_list,
+    d12__refdrv_destroy_list,                d12__refdrv_calc_private_resource_size, d12__refdrv_create_resource,
+    d12__refdrv_destroy_resource,            d12__refdrv_map_resource,       d12__refdrv_unmap_resource,
+    d12__refdrv_resource_gpu_va,
+};
 
 void d12_refdrv_device_set_error(D3D12DDI_HDEVICE handle, HRESULT hr)
 {

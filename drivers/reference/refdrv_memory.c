@@ -1,0 +1,213 @@
+/* The reference driver's buffers and GPU virtual address space. Addresses come from a bump allocator that
+ * never reuses a range, and every buffer is followed by at least 64 KiB that belong to nobody, so an address
+ * that outlived its buffer, or ran off its end, resolves to no buffer: a page fault, never another buffer's
+ * bytes. The timelines resolve addresses through the sorted registry under its read lock. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "refdrv_gpu.h"
+
+#define MEMORY_ALIGNMENT 256 /* D3D12_CONSTANT_BUFFER_DATA_PLACEMENT_ALIGNMENT: the strictest a buffer meets */
+
+d12__refdrv_va_space *d12__refdrv_va_create(void)
+{
+    d12__refdrv_va_space *va = calloc(1, sizeof *va);
+    if (va && pthread_rwlock_init(&va->lock, NULL) != 0) {
+        free(va);
+        return NULL;
+    }
+    if (va)
+        va->next = D12_REFDRV_VA_BASE;
+    return va;
+}
+
+void d12__refdrv_va_destroy(d12__refdrv_va_space *va)
+{
+    if (!va)
+        return;
+    free(va->live);
+    pthread_rwlock_destroy(&va->lock);
+    free(va);
+}
+
+/* Index of the last live buffer starting at or below `address`, or count when there is none. Read lock held. */
+static size_t find_below(const d12__refdrv_va_space *va, UINT64 address)
+{
+    size_t low = 0, high = va->count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if (va->live[middle]->va <= address)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low ? low - 1 : va->count;
+}
+
+d12__refdrv_buffer *d12__refdrv_buffer_acquire(d12__refdrv_device *device, UINT64 address)
+{
+    d12__refdrv_buffer *found = NULL;
+    pthread_rwlock_rdlock(&device->va->lock);
+    size_t i = find_below(device->va, address);
+    if (i < device->va->count && address - device->va->live[i]->va < device->va->live[i]->size) {
+        found = device->va->live[i];
+        atomic_fetch_add_explicit(&found->refs, 1, memory_order_relaxed);
+    }
+    pthread_rwlock_unlock(&device->va->lock);
+    return found;
+}
+
+void d12__refdrv_buffer_release(d12__refdrv_buffer *buffer)
+{
+    if (atomic_fetch_sub_explicit(&buffer->refs, 1, memory_order_acq_rel) == 1) {
+        free(buffer->memory);
+        free(buffer);
+    }
+}
+
+char *d12__refdrv_buffer_name(d12__refdrv_device *device, const d12__refdrv_buffer *buffer)
+{
+    PFND3D12DDI_QUERYOBJECTIDENTITY_CB_0126 query = device->callbacks.pfnQueryObjectIdentityCb;
+    D3D12DDI_HANDLE_AND_TYPE object = {buffer->rt_resource.handle, D3D12DDI_HT_0012_RESOURCE};
+    SIZE_T size = 0;
+    char *name = NULL;
+    /* Two calls: the size, then the string (a rename in between can make the second one short: then fall back). */
+    if (query && object.Handle && SUCCEEDED(query(device->rt_device, object, &size, NULL)) && size) {
+        name = malloc(size);
+        if (name && SUCCEEDED(query(device->rt_device, object, &size, name)))
+            return name;
+    }
+    free(name);
+    name = malloc(32);
+    if (name)
+        snprintf(name, 32, "GPU VA 0x%016llX", (unsigned long long)buffer->va);
+    return name;
+}
+
+/* Reserve the address range and register the buffer; false when the registry cannot grow. */
+static bool register_buffer(d12__refdrv_va_space *va, d12__refdrv_buffer *buffer)
+{
+    bool ok = true;
+    pthread_rwlock_wrlock(&va->lock);
+    if (va->count == va->capacity) {
+        size_t capacity = va->capacity ? va->capacity * 2 : 64;
+        d12__refdrv_buffer **live = realloc(va->live, capacity * sizeof *live);
+        ok = live != NULL;
+        if (ok) {
+            va->live = live;
+            va->capacity = capacity;
+        }
+    }
+    if (ok) {
+        UINT64 span = (buffer->size + D12_REFDRV_VA_ALIGNMENT - 1) & ~(D12_REFDRV_VA_ALIGNMENT - 1);
+        buffer->va = va->next;
+        va->next += span + D12_REFDRV_VA_ALIGNMENT; /* the unmapped gap */
+        va->live[va->count++] = buffer;
+    }
+    pthread_rwlock_unlock(&va->lock);
+    return ok;
+}
+
+static void unregister_buffer(d12__refdrv_va_space *va, const d12__refdrv_buffer *buffer)
+{
+    pthread_rwlock_wrlock(&va->lock);
+    size_t i = find_below(va, buffer->va);
+    if (i < va->count && va->live[i] == buffer) {
+        memmove(&va->live[i], &va->live[i + 1], (va->count - i - 1) * sizeof *va->live);
+        va->count--;
+    }
+    pthread_rwlock_unlock(&va->lock);
+}
+
+static d12__refdrv_resource *resource_of(D3D12DDI_HRESOURCE handle)
+{
+    return (d12__refdrv_resource *)handle.pDrvPrivate;
+}
+
+SIZE_T APIENTRY d12__refdrv_calc_private_resource_size(D3D12DDI_HDEVICE device,
+                                                       const D3D12DDIARG_CREATERESOURCE_0126 *args)
+{
+    (void)device;
+    (void)args;
+    return sizeof(d12__refdrv_resource);
+}
+
+static d12__refdrv_buffer *new_buffer(const D3D12DDIARG_CREATERESOURCE_0126 *args, D3D12DDI_HRTRESOURCE rt)
+{
+    if (args->Width > SIZE_MAX - MEMORY_ALIGNMENT || args->Width >= (1ull << 40))
+        return NULL; /* beyond MaxGPUVirtualAddressBitsPerResource (40) */
+    d12__refdrv_buffer *buffer = calloc(1, sizeof *buffer);
+    size_t bytes = ((size_t)args->Width + MEMORY_ALIGNMENT - 1) & ~(size_t)(MEMORY_ALIGNMENT - 1);
+    if (!buffer || !(buffer->memory = aligned_alloc(MEMORY_ALIGNMENT, bytes))) {
+        free(buffer);
+        return NULL;
+    }
+    memset(buffer->memory, 0, bytes);
+    atomic_init(&buffer->refs, 1);
+    buffer->size = args->Width;
+    buffer->rt_resource = rt;
+    buffer->heap_type = args->HeapType;
+    return buffer;
+}
+
+HRESULT APIENTRY d12__refdrv_create_resource(D3D12DDI_HDEVICE handle, const D3D12DDIARG_CREATERESOURCE_0126 *args,
+                                             D3D12DDI_HRESOURCE resource, D3D12DDI_HRTRESOURCE rt_resource)
+{
+    d12__refdrv_device *device = (d12__refdrv_device *)handle.pDrvPrivate;
+    if (!args || !resource.pDrvPrivate || !args->Width)
+        return E_INVALIDARG;
+    d12__refdrv_buffer *buffer = new_buffer(args, rt_resource);
+    if (!buffer)
+        return E_OUTOFMEMORY;
+    if (!register_buffer(device->va, buffer)) {
+        d12__refdrv_buffer_release(buffer);
+        return E_OUTOFMEMORY;
+    }
+    resource_of(resource)->buffer = buffer;
+    return S_OK;
+}
+
+VOID APIENTRY d12__refdrv_destroy_resource(D3D12DDI_HDEVICE handle, D3D12DDI_HRESOURCE resource)
+{
+    d12__refdrv_device *device = (d12__refdrv_device *)handle.pDrvPrivate;
+    d12__refdrv_buffer *buffer = resource_of(resource)->buffer;
+    unregister_buffer(device->va, buffer);
+    d12__refdrv_buffer_release(buffer); /* executing commands may still hold it */
+    resource_of(resource)->buffer = NULL;
+}
+
+HRESULT APIENTRY d12__refdrv_map_resource(D3D12DDI_HDEVICE device, D3D12DDI_HRESOURCE resource, void **data)
+{
+    (void)device;
+    const d12__refdrv_buffer *buffer = resource_of(resource)->buffer;
+    if (!data || buffer->heap_type == D3D12DDI_HEAP_TYPE_DEFAULT)
+        return E_INVALIDARG;
+    *data = buffer->memory;
+    return S_OK;
+}
+
+/* Memory stays where it is (the CPU and the software GPU share it), so there is nothing to write back. */
+VOID APIENTRY d12__refdrv_unmap_resource(D3D12DDI_HDEVICE device, D3D12DDI_HRESOURCE resource)
+{
+    (void)device;
+    (void)resource;
+}
+
+UINT64 APIENTRY d12__refdrv_resource_gpu_va(D3D12DDI_HDEVICE device, D3D12DDI_HRESOURCE resource)
+{
+    (void)device;
+    return resource_of(resource)->buffer->va;
+}
+
+UINT64 d12__refdrv_resource_va(D3D12DDI_HRESOURCE resource)
+{
+    return resource_of(resource)->buffer->va;
+}
+
+UINT64 d12__refdrv_resource_size(D3D12DDI_HRESOURCE resource)
+{
+    return resource_of(resource)->buffer->size;
+}
