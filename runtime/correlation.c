@@ -203,6 +203,7 @@ static bool reserve_base(d12_correlation *c, d12_recording *recording)
         if (holds(c, recording->bases[i], recording))
             recording->bases[kept++] = recording->bases[i];
     }
+    c->stats.tracked_blocks -= recording->base_count - kept;
     recording->base_count = kept;
     if (kept <= recording->base_capacity / 2)
         return true;
@@ -271,6 +272,7 @@ bool d12__recorder_refill(d12_recorder *r)
     s->open = true;
     s->recording = r->recording;
     r->recording->bases[r->recording->base_count++] = base;
+    c->stats.tracked_blocks++;
     unlock(c);
     r->block = base;
     r->next = base;
@@ -339,6 +341,7 @@ void d12__recording_unref(d12_recording *recording)
         }
     }
     c->stats.live_recordings--;
+    c->stats.tracked_blocks -= recording->base_count;
     unlock(c);
     void *owner = recording->owner;
     if (recording->bases != recording->inline_bases)

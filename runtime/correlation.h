@@ -121,6 +121,8 @@ typedef struct d12_correlation_stats {
     uint64_t blocks_skipped;   /* block numbers burned because their slot held an open block */
     uint64_t refills_failed;   /* calls that got D12_STATE_INDEX_NONE because every slot was open */
     uint32_t live_recordings;  /* recordings not yet freed */
+    uint32_t tracked_blocks;   /* block numbers the live recordings keep to clear at their end (bounded by
+                                * compaction: about twice the slots per recording at most) */
     uint32_t max_live;
 } d12_correlation_stats;
 void d12__correlation_stats(d12_correlation *correlation, d12_correlation_stats *out);

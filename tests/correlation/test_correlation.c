@@ -4,6 +4,7 @@
  * d12__recorder_issue. */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -418,6 +419,26 @@ static void test_eviction(void)
     CHECK_RESOLVES(small, is[199], &os, D12_WORK_DRAW, 199);
     d12__recorder_fini(&s);
     d12__correlation_destroy(small);
+    /* A recording that outruns the table many times over keeps a bounded list of its blocks (the ones it may
+     * still own), not one per block it ever took. */
+    d12_correlation *two = make(128);
+    d12__recorder_init(&s, two, &os);
+    CHECK_EQ_INT(d12__recorder_begin(&s), S_OK);
+    uint32_t peak = 0;
+    for (int i = 0; i < 1000 * 64; i++) {
+        d12__recorder_issue(&s, D12_WORK_DRAW);
+        if (i % 64 == 0) {
+            d12__correlation_stats(two, &stats);
+            peak = stats.tracked_blocks > peak ? stats.tracked_blocks : peak;
+        }
+    }
+    d12__correlation_stats(two, &stats);
+    CHECK_EQ_INT(stats.blocks_taken, 1000);
+    CHECK(peak >= 2 && peak <= 4);
+    d12__recorder_fini(&s);
+    d12__correlation_stats(two, &stats);
+    CHECK_EQ_INT(stats.tracked_blocks, 0);
+    d12__correlation_destroy(two);
     d12__recording_unref(submitted);
     d12__recorder_fini(&a);
     d12__recorder_fini(&b);
@@ -635,6 +656,9 @@ static owner owners[THREADS];
 static _Atomic uint32_t latest[THREADS];
 static atomic_int recorders_done;
 static atomic_int out_of_range;
+static atomic_uint resolver_attempts;
+static atomic_bool resolver_done;
+static pthread_barrier_t start_line;
 
 static void *record_thread(void *arg)
 {
@@ -645,7 +669,15 @@ static void *record_thread(void *arg)
     unsigned seed = 1234u + (unsigned)t;
     d12__recorder_begin(&r);
     uint32_t ordinals[D12_WORK_KIND_COUNT] = {0};
+    pthread_barrier_wait(&start_line);
     for (int i = 0; i < PER_THREAD; i++) {
+        /* Every 500 calls, let the resolver make 10 attempts while this thread stands still (two CPUs, five
+         * threads: without this the recorders may finish before the resolver has run at all). */
+        if (i % 500 == 0) {
+            unsigned mark = atomic_load(&resolver_attempts);
+            while (atomic_load(&resolver_attempts) < mark + 10 && !atomic_load(&resolver_done))
+                sched_yield();
+        }
         if (i % 300 == 299) { /* Close, ExecuteCommandLists (keep 3 in flight), Reset */
             d12__recorder_close(&r);
             d12__recording_unref(submitted[2]);
@@ -697,14 +729,17 @@ static void *resolve_thread(void *arg)
 {
     (void)arg;
     unsigned seed = 99;
+    pthread_barrier_wait(&start_line);
     while (atomic_load(&recorders_done) < THREADS && result_count < RESULTS) {
         uint32_t near = atomic_load_explicit(&latest[rand_r(&seed) % THREADS], memory_order_relaxed);
-        uint32_t back = (uint32_t)rand_r(&seed) % 1500;
+        uint32_t back = (uint32_t)rand_r(&seed) % (rand_r(&seed) % 2 ? 64 : 1500); /* recent, or maybe evicted */
         uint32_t index = near > back ? near - back : (uint32_t)rand_r(&seed) % 64;
         result r = {.index = index};
         if (d12__correlation_resolve(shared, index, capture_result, &r))
             results[result_count++] = r;
+        atomic_fetch_add(&resolver_attempts, 1);
     }
+    atomic_store(&resolver_done, true);
     return NULL;
 }
 
@@ -717,12 +752,14 @@ static void test_threads(void)
     for (int t = 0; t < THREADS; t++)
         owners[t].id = t + 1;
     pthread_t threads[THREADS], resolver;
+    pthread_barrier_init(&start_line, NULL, THREADS + 1);
     pthread_create(&resolver, NULL, resolve_thread, NULL);
     for (int t = 0; t < THREADS; t++)
         pthread_create(&threads[t], NULL, record_thread, (void *)(intptr_t)t);
     for (int t = 0; t < THREADS; t++)
         pthread_join(threads[t], NULL);
     pthread_join(resolver, NULL);
+    pthread_barrier_destroy(&start_line);
     CHECK_EQ_INT(atomic_load(&out_of_range), 0);
     int wrong = 0, unreferenced = 0;
     for (size_t i = 0; i < result_count; i++) {
