@@ -37,7 +37,8 @@ SCHEMA = schema.Map({
         "header": schema.Str(),
         "groups": schema.ListOf(schema.Map({"name": schema.NAME, "chain": schema.ListOf(schema.NAME, 1)},
                                            {"forward": schema.NAME, "optional": schema.Bool()}), 1),
-        "implemented": schema.ListOf(schema.NAME)}), 1),
+        "implemented": schema.ListOf(schema.NAME)},
+        {"delegate": schema.MapOf(schema.NAME)}), 1),
 })
 
 
@@ -87,9 +88,14 @@ class ComObject:
     header: str
     groups: list
     implemented: set
+    delegate: dict         # interface -> member: the interface's own methods go to d12_<member>_<Method>(&self-><member>)
+
+    def delegate_of(self, group, slot):
+        """The member a slot is delegated to, or None."""
+        return self.delegate.get(group.top.introducing(slot.name, group.chain))
 
     def implements(self, group, slot):
-        return group.forward is not None or slot.name in self.implemented
+        return group.forward is not None or slot.name in self.implemented or self.delegate_of(group, slot) is not None
 
 
 @dataclass
@@ -168,7 +174,13 @@ def _objects(data, interfaces):
                 schema.fail(node["implemented"], f"objects.{name}.implemented[{index}]",
                             f"{method} is not a method of {name}'s interfaces (IUnknown's are always implemented)",
                             index)
-        result.append(ComObject(name, node["struct"], node["header"], groups, set(node["implemented"])))
+        delegate = node.get("delegate", {})
+        chains = {i.name for g in groups for i in g.chain}
+        for interface in delegate:
+            if interface not in chains:
+                schema.fail(delegate, f"objects.{name}.delegate.{interface}",
+                            f"{interface} is not an interface of {name}", interface)
+        result.append(ComObject(name, node["struct"], node["header"], groups, set(node["implemented"]), delegate))
     return result
 
 
@@ -207,7 +219,7 @@ def implemented_slots(obj):
         if group.forward is not None:
             continue
         for slot in group.top.slots[3:]:
-            if slot.name in obj.implemented and slot.name not in seen:
+            if slot.name in obj.implemented and slot.name not in seen and obj.delegate_of(group, slot) is None:
                 seen.add(slot.name)
                 result.append(slot)
     return result

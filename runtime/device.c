@@ -5,8 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "correlation.h"
 #include "d12_messages.h"
 #include "device.h"
+#include "fence.h"
+#include "list.h"
+#include "queue.h"
 #include "registry.h"
 
 /* Guards `current_device`: the default adapter's live device. Taken before any device lock; never held while
@@ -56,12 +60,59 @@ bool d12__device_remove(struct d12_device *device, HRESULT reason, const char *w
         return false; /* "first reason wins" */
     d12__msg_device_removed(device->info_queue, reason, why);
     detach_from_adapter(device); /* the next D3D12CreateDevice makes a new device (docs/device.md) */
+    d12__device_wake_fences(device); /* fences now read UINT64_MAX: every waiter is released */
     return true;
 }
 
 HRESULT d12__device_removed(struct d12_device *device)
 {
-    return atomic_load(&device->removed_reason) == S_OK ? S_OK : DXGI_ERROR_DEVICE_REMOVED;
+    if (atomic_load(&device->removed_reason) == S_OK)
+        return S_OK;
+    d12__flush_on_removal(device);
+    return DXGI_ERROR_DEVICE_REMOVED;
+}
+
+/* ---- Children ---- */
+
+HRESULT d12__device_check_gpu_create(struct d12_device *device, const char *method)
+{
+    HRESULT hr = d12__device_removed(device);
+    if (FAILED(hr))
+        return hr;
+    if (device->gpu == NULL) {
+        d12__msg_gpu_work_unsupported(device->info_queue, method,
+                                      d12__driver_adapter_name(d12__driver_device_adapter(device->driver)));
+        return DXGI_ERROR_UNSUPPORTED;
+    }
+    return S_OK;
+}
+
+void d12__device_link_fence(struct d12_device *device, struct d12_fence *fence)
+{
+    pthread_mutex_lock(&device->children_lock);
+    fence->next = device->fences;
+    device->fences = fence;
+    pthread_mutex_unlock(&device->children_lock);
+}
+
+void d12__device_unlink_fence(struct d12_device *device, struct d12_fence *fence)
+{
+    pthread_mutex_lock(&device->children_lock);
+    for (struct d12_fence **link = &device->fences; *link; link = &(*link)->next) {
+        if (*link == fence) {
+            *link = fence->next;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&device->children_lock);
+}
+
+void d12__device_wake_fences(struct d12_device *device)
+{
+    pthread_mutex_lock(&device->children_lock);
+    for (struct d12_fence *fence = device->fences; fence; fence = fence->next)
+        d12__fence_wake(fence);
+    pthread_mutex_unlock(&device->children_lock);
 }
 
 void d12__device_debug_layer_enabled_late(void)
@@ -76,7 +127,10 @@ void d12__device_debug_layer_enabled_late(void)
 
 HRESULT d12_device_GetDeviceRemovedReason(struct d12_device *self)
 {
-    return atomic_load(&self->removed_reason);
+    HRESULT reason = atomic_load(&self->removed_reason);
+    if (FAILED(reason))
+        d12__flush_on_removal(self); /* "the first time it surfaces DXGI_ERROR_DEVICE_REMOVED (or related error)" */
+    return reason;
 }
 
 /* ---- Lifetime ---- */
@@ -87,8 +141,10 @@ static void device_destroy(struct d12_device *device)
     /* The driver goes first: it may report and query identities until pfnDestroyDevice returns. */
     if (device->driver != NULL)
         d12__driver_destroy_device(device->driver);
+    d12__correlation_destroy(device->correlation); /* every list and queue is gone: they hold the device */
     d12__objtable_remove(&device->objects, &device->entry);
     d12__objtable_destroy(&device->objects);
+    pthread_mutex_destroy(&device->children_lock);
     if (device->info_queue != NULL)
         d12__info_queue_destroy(device->info_queue);
     d12__object_data_destroy(&device->object);
@@ -192,6 +248,32 @@ static bool effective_driver_reported_messages(const struct d12_device *device)
     return device->settings.driver_reported_messages && device->settings.debug_layer;
 }
 
+/* Command-list state indices, for a device whose channel is on: the live-index limit comes from
+ * D12RT_MAX_LIVE_STATE_INDICES (docs/drm.md). Without memory for the table, messages are simply not annotated. */
+static void enable_correlation(struct d12_device *device)
+{
+    uint32_t max_live = d12__correlation_max_live_from_environment(stderr);
+    if (SUCCEEDED(d12__correlation_create(max_live, &d12__command_list_owner_ops, &device->correlation)))
+        d12__drm_set_correlation(&device->drm, device->correlation, d12__command_list_prefix);
+}
+
+/* ---- The driver's GPU-work callbacks ---- */
+
+static HRESULT gpu_signal(void *context, D3D12DDI_HRTCOMMANDQUEUE queue, const D3D12DDIARG_FENCE_OPERATION_0126 *op)
+{
+    return d12__queue_signal_reached(context, queue, op);
+}
+
+static HRESULT gpu_wait(void *context, D3D12DDI_HRTCOMMANDQUEUE queue, const D3D12DDIARG_FENCE_OPERATION_0126 *op)
+{
+    return d12__queue_wait_reached(context, queue, op);
+}
+
+static void gpu_list_error(void *context, D3D12DDI_HRTCOMMANDLIST list, HRESULT hr)
+{
+    d12__command_list_driver_error(context, list, hr);
+}
+
 /* Make the device nameable by the driver (pfnQueryObjectIdentityCb), then enable driver-reported messages when
  * asked. Before the enable call, so the driver may name the device in its initialization message. */
 static void connect_driver_channel(struct d12_device *device)
@@ -203,8 +285,8 @@ static void connect_driver_channel(struct d12_device *device)
     device->entry.data = &device->object;
     d12__objtable_add(&device->objects, &device->entry);
     /* A failure leaves the feature off and the debug layer says so; the device itself is fine. */
-    if (effective_driver_reported_messages(device))
-        d12__drm_enable(&device->drm, device->driver);
+    if (effective_driver_reported_messages(device) && d12__drm_enable(&device->drm, device->driver) == S_OK)
+        enable_correlation(device);
 }
 
 static HRESULT device_create(d12_driver_adapter *adapter, struct d12_device **out)
@@ -222,14 +304,19 @@ static HRESULT device_create(d12_driver_adapter *adapter, struct d12_device **ou
     device->flavor = flavor_from_environment();
     HRESULT hr = S_OK;
     d12__objtable_init(&device->objects);
+    pthread_mutex_init(&device->children_lock, NULL);
+    d12__flush_init(&device->flush);
+    device->gpu_hooks = (d12_driver_gpu_hooks){gpu_signal, gpu_wait, gpu_list_error, device};
     if (device->settings.debug_layer)
         hr = d12__info_queue_create(&device->info_queue);
     d12__drm_init(&device->drm, device->info_queue, &device->objects);
     if (SUCCEEDED(hr)) {
         d12_driver_device_desc desc = {device->settings.debug_layer ? D3D12DDI_CREATE_DEVICE_FLAG_DEBUGGABLE : 0,
-                                       driver_error, device, &device->drm.hooks};
+                                       driver_error, device, &device->drm.hooks, &device->gpu_hooks};
         hr = d12__driver_create_device(adapter, &desc, &device->driver);
     }
+    if (SUCCEEDED(hr))
+        device->gpu = d12__driver_gpu_funcs(device->driver);
     if (FAILED(hr)) {
         device_destroy(device);
         return hr;

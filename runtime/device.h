@@ -4,6 +4,7 @@
 #ifndef D12_DEVICE_H
 #define D12_DEVICE_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 
@@ -12,6 +13,7 @@
 #include "debug.h"
 #include "driver.h"
 #include "drm.h"
+#include "flush.h"
 #include "infoqueue.h"
 #include "object.h"
 #include "objtable.h"
@@ -32,6 +34,15 @@ struct d12_device {
     d12_objtable_entry entry;     /* the device's row: hRTDevice, D3D12DDI_HT_D12RT_DEVICE */
     d12_drm drm;
 
+    /* GPU work (queue.c, list.c, fence.c, resource.c). */
+    const d12_driver_gpu_funcs *gpu;  /* fixed: NULL when the driver has no GPU work */
+    d12_driver_gpu_hooks gpu_hooks;   /* fixed: the fence and command-list-error callbacks' targets */
+    pthread_mutex_t children_lock;    /* guards `queues` and `fences`; ranked above a queue's lock */
+    struct d12_command_queue *queues;
+    struct d12_fence *fences;
+    d12_flush flush;                  /* the flush engine (flush.h) */
+    struct d12_correlation *correlation; /* fixed: command-list state indices; NULL unless the channel is enabled */
+
     /* Device removal: S_OK until removed; the first reason wins (compare-exchange), never changes after. */
     _Atomic HRESULT removed_reason;
     atomic_bool legacy_query_warned; /* the CheckFeatureSupport deprecation warning, once per device */
@@ -41,8 +52,18 @@ struct d12_device {
  * removed it. The debug layer says why. */
 bool d12__device_remove(struct d12_device *device, HRESULT reason, const char *why);
 
-/* DXGI_ERROR_DEVICE_REMOVED once the device is removed, else S_OK. */
+/* DXGI_ERROR_DEVICE_REMOVED once the device is removed, else S_OK. A method returning what this returns surfaces
+ * the removal to the application, so the first such call makes the removal flush (flush.h). */
 HRESULT d12__device_removed(struct d12_device *device);
+
+/* The checks every GPU-object creation starts with: removal (surfaced), then whether the driver has GPU work
+ * (DXGI_ERROR_UNSUPPORTED and a debug-layer message when not). */
+HRESULT d12__device_check_gpu_create(struct d12_device *device, const char *method);
+
+/* The device's fence list: every fence is woken when the device is removed or a queue abandons its waits. */
+void d12__device_link_fence(struct d12_device *device, struct d12_fence *fence);
+void d12__device_unlink_fence(struct d12_device *device, struct d12_fence *fence);
+void d12__device_wake_fences(struct d12_device *device);
 
 /* D3D12CreateDevice (runtime/entry.c documents the arguments). */
 HRESULT d12__device_create(IUnknown *adapter, D3D_FEATURE_LEVEL minimum, const IID *riid, void **device);

@@ -33,6 +33,8 @@ struct d12_driver_adapter {
     D3D12DDI_FEATURE_0020 *features; /* the same features as `extended_features`, as one array */
     extended_feature *extended_features;
     UINT32 feature_count;
+    bool has_gpu;            /* the three GPU-work tables were offered and filled */
+    d12_driver_gpu_funcs gpu;
 };
 
 struct d12_driver_device {
@@ -40,8 +42,10 @@ struct d12_driver_device {
     d12_driver_error_hook on_error;
     void *context;
     const d12_driver_message_hooks *messages;
+    const d12_driver_gpu_hooks *gpu;
     D3D12DDI_HDEVICE handle;
     D3D12DDI_CORELAYER_DEVICECALLBACKS_0126 callbacks; /* must live as long as the driver's device */
+    D3D12DDI_KERNEL_THUNK_CALLBACKS_0110 kt_callbacks;  /* likewise */
 };
 
 static const UINT64 k_runtime_versions[] = D12RT_DDI_SUPPORTED_VERSIONS;
@@ -170,23 +174,31 @@ static HRESULT negotiate(d12_driver_adapter *adapter)
 
 /* ---- Extended features, queried once at adapter init (the spec; d3d12ddi.h says how this differs) ---- */
 
-static HRESULT offers_extended_table(d12_driver_adapter *adapter, bool *offered)
+/* The optional tables the driver offers, as a mask of 1 << D3D12DDI_TABLE_TYPE (types above 63 are ignored). */
+static HRESULT offered_tables(d12_driver_adapter *adapter, UINT64 *offered)
 {
     UINT32 count = 0;
+    *offered = 0;
     HRESULT hr = adapter->funcs.pfnGetOptionalDDITables(adapter->handle, &count, NULL);
     if (FAILED(hr = checked_count(adapter, "pfnGetOptionalDDITables", hr, count)))
         return hr;
     D3D12DDI_TABLE_REQUEST tables[D12_DRIVER_MAX_LIST];
     UINT32 written = count;
-    *offered = false;
     if (!count)
         return S_OK;
     hr = adapter->funcs.pfnGetOptionalDDITables(adapter->handle, &written, tables);
     if (FAILED(hr = checked_fill(adapter, "pfnGetOptionalDDITables", hr, count, written)))
         return hr;
-    for (UINT32 i = 0; i < written; i++)
-        *offered |= tables[i].tableType == D3D12DDI_TABLE_TYPE_0020_EXTENDED_FEATURES && tables[i].numTables > 0;
+    for (UINT32 i = 0; i < written; i++) {
+        if ((UINT)tables[i].tableType < 64 && tables[i].numTables > 0)
+            *offered |= 1ull << tables[i].tableType;
+    }
     return S_OK;
+}
+
+static bool offers(UINT64 offered, D3D12DDI_TABLE_TYPE type)
+{
+    return (offered >> type) & 1;
 }
 
 static HRESULT fill_extended_table(d12_driver_adapter *adapter)
@@ -249,15 +261,71 @@ static HRESULT query_extended_features(d12_driver_adapter *adapter)
     return S_OK;
 }
 
-static HRESULT init_extended_features(d12_driver_adapter *adapter)
+static HRESULT init_extended_features(d12_driver_adapter *adapter, UINT64 offered)
 {
-    bool offered;
-    HRESULT hr = offers_extended_table(adapter, &offered);
-    if (FAILED(hr) || !offered)
-        return hr;
-    if (FAILED(hr = fill_extended_table(adapter)))
+    if (!offers(offered, D3D12DDI_TABLE_TYPE_0020_EXTENDED_FEATURES))
+        return S_OK;
+    HRESULT hr = fill_extended_table(adapter);
+    if (FAILED(hr))
         return hr;
     return query_extended_features(adapter);
+}
+
+/* ---- GPU-work tables, filled once at adapter init (d3d12ddi.h, "GPU work") ---- */
+
+/* Whether every slot of a table of function pointers is set (a table is nothing but function pointers). */
+static bool all_slots_set(const void *table, size_t size)
+{
+    for (size_t offset = 0; offset < size; offset += sizeof(void (*)(void))) {
+        void (*slot)(void);
+        memcpy(&slot, (const char *)table + offset, sizeof slot);
+        if (!slot)
+            return false;
+    }
+    return true;
+}
+
+static HRESULT fill_gpu_table(d12_driver_adapter *adapter, D3D12DDI_TABLE_TYPE type, const char *name, void *table,
+                              size_t size)
+{
+    D3D12DDI_HRTTABLE none = {NULL};
+    HRESULT hr = adapter->funcs.pfnFillDDITable(adapter->handle, type, table, size, 0, none);
+    if (FAILED(hr))
+        return broken(adapter, "pfnFillDDITable(%s) failed (0x%08X) though the table is offered", name, (unsigned)hr);
+    if (!all_slots_set(table, size))
+        return broken(adapter, "the %s table has a NULL slot", name);
+    return S_OK;
+}
+
+/* A driver offering none of the three tables has no GPU work; one offering some but not all is broken. */
+static HRESULT init_gpu_tables(d12_driver_adapter *adapter, UINT64 offered)
+{
+    int count = offers(offered, D3D12DDI_TABLE_TYPE_DEVICE_CORE) + offers(offered, D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D) +
+                offers(offered, D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D);
+    if (count == 0)
+        return S_OK;
+    if (count != 3)
+        return broken(adapter, "it offers %d of the three GPU-work tables (DEVICE_CORE, COMMAND_LIST_3D, "
+                      "COMMAND_QUEUE_3D); a driver offers all of them or none", count);
+    d12_driver_gpu_funcs *gpu = &adapter->gpu;
+    HRESULT hr;
+    if (FAILED(hr = fill_gpu_table(adapter, D3D12DDI_TABLE_TYPE_DEVICE_CORE, "DEVICE_CORE", &gpu->core, sizeof gpu->core)) ||
+        FAILED(hr = fill_gpu_table(adapter, D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D, "COMMAND_LIST_3D", &gpu->list,
+                                   sizeof gpu->list)) ||
+        FAILED(hr = fill_gpu_table(adapter, D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D, "COMMAND_QUEUE_3D", &gpu->queue,
+                                   sizeof gpu->queue)))
+        return hr;
+    adapter->has_gpu = true;
+    return S_OK;
+}
+
+static HRESULT init_optional_tables(d12_driver_adapter *adapter)
+{
+    UINT64 offered;
+    HRESULT hr = offered_tables(adapter, &offered);
+    if (FAILED(hr) || FAILED(hr = init_extended_features(adapter, offered)))
+        return hr;
+    return init_gpu_tables(adapter, offered);
 }
 
 /* ---- Opening and closing ---- */
@@ -307,7 +375,7 @@ HRESULT d12__driver_adapter_open(const char *path, d12_driver_adapter **out)
         free_adapter(adapter);
         return hr;
     }
-    if (FAILED(hr = negotiate(adapter)) || FAILED(hr = init_extended_features(adapter))) {
+    if (FAILED(hr = negotiate(adapter)) || FAILED(hr = init_optional_tables(adapter))) {
         d12__driver_adapter_close(adapter);
         return hr;
     }
@@ -474,6 +542,32 @@ static HRESULT APIENTRY query_object_identity_cb(D3D12DDI_HRTDEVICE rt_device, D
     return device->messages->query_identity(device->messages->context, object, size, identity);
 }
 
+/* The kernel-thunk stand-ins and pfnSetCommandListErrorCb: passed to the device's GPU hooks unchanged. */
+static HRESULT APIENTRY signal_fence_from_gpu_cb(D3D12DDI_HRTDEVICE rt_device, D3D12DDI_HRTCOMMANDQUEUE queue,
+                                                 const D3D12DDIARG_FENCE_OPERATION_0126 *operation)
+{
+    d12_driver_device *device = rt_device.handle;
+    if (!device || !device->gpu || !operation)
+        return E_INVALIDARG;
+    return device->gpu->signal(device->gpu->context, queue, operation);
+}
+
+static HRESULT APIENTRY wait_for_fence_from_gpu_cb(D3D12DDI_HRTDEVICE rt_device, D3D12DDI_HRTCOMMANDQUEUE queue,
+                                                   const D3D12DDIARG_FENCE_OPERATION_0126 *operation)
+{
+    d12_driver_device *device = rt_device.handle;
+    if (!device || !device->gpu || !operation)
+        return E_INVALIDARG;
+    return device->gpu->wait(device->gpu->context, queue, operation);
+}
+
+static VOID APIENTRY set_command_list_error_cb(D3D12DDI_HRTDEVICE rt_device, D3D12DDI_HRTCOMMANDLIST list, HRESULT hr)
+{
+    d12_driver_device *device = rt_device.handle;
+    if (device && device->gpu)
+        device->gpu->list_error(device->gpu->context, list, hr);
+}
+
 bool d12__driver_adapter_has_message_callbacks(const d12_driver_adapter *adapter)
 {
     return (D3D12DDI_VERSION_OF_SUPPORTED(adapter->version) >> 16) >= D3D12DDI_BUILD_VERSION_0126;
@@ -505,10 +599,14 @@ static d12_driver_device *allocate_device(d12_driver_adapter *adapter, const d12
     device->on_error = desc->on_error;
     device->context = desc->context;
     device->messages = desc->messages;
+    device->gpu = desc->gpu;
     device->handle.pDrvPrivate = memory;
     device->callbacks.pfnSetErrorCb = set_error_cb;
     device->callbacks.pfnReportMessageCb = report_message_cb;
     device->callbacks.pfnQueryObjectIdentityCb = query_object_identity_cb;
+    device->callbacks.pfnSetCommandListErrorCb = set_command_list_error_cb;
+    device->kt_callbacks.pfnSignalFenceFromGpuCb = signal_fence_from_gpu_cb;
+    device->kt_callbacks.pfnWaitForFenceFromGpuCb = wait_for_fence_from_gpu_cb;
     return device;
 }
 
@@ -527,6 +625,7 @@ HRESULT d12__driver_create_device(d12_driver_adapter *adapter, const d12_driver_
         .hRTDevice = {device},
         .Interface = D3D12DDI_INTERFACE_OF_SUPPORTED(adapter->version),
         .Version = D3D12DDI_VERSION_OF_SUPPORTED(adapter->version),
+        .pKTCallbacks = &device->kt_callbacks,
         .hDrvDevice = device->handle,
         /* One table for every build: _0126 starts with _0003's slot, so an older driver reads a prefix. */
         .p12UMCallbacks_0126 = &device->callbacks,
@@ -603,4 +702,23 @@ D3D12DDI_HDEVICE d12__driver_device_handle(const d12_driver_device *device)
 LUID d12__driver_adapter_luid(const d12_driver_device *device)
 {
     return device->adapter->luid;
+}
+
+const d12_driver_gpu_funcs *d12__driver_gpu_funcs(const d12_driver_device *device)
+{
+    return device->adapter->has_gpu ? &device->adapter->gpu : NULL;
+}
+
+void *d12__driver_private_alloc(const d12_driver_device *device, const char *what, SIZE_T size)
+{
+    if (size == 0 || size > D12_DRIVER_MAX_PRIVATE_SIZE) {
+        broken(device->adapter, "pfnCalcPrivate%sSize returned %zu (accepted: 1 to %zu)", what, (size_t)size,
+               (size_t)D12_DRIVER_MAX_PRIVATE_SIZE);
+        return NULL;
+    }
+    SIZE_T rounded = (size + PRIVATE_ALIGNMENT - 1) / PRIVATE_ALIGNMENT * PRIVATE_ALIGNMENT;
+    void *memory = aligned_alloc(PRIVATE_ALIGNMENT, rounded);
+    if (memory)
+        memset(memory, 0, rounded);
+    return memory;
 }

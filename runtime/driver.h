@@ -50,11 +50,30 @@ typedef struct d12_driver_message_hooks {
     void *context;
 } d12_driver_message_hooks;
 
+/* Receive a device's GPU-work callbacks (the kernel-thunk stand-ins pfnSignalFenceFromGpuCb and
+ * pfnWaitForFenceFromGpuCb, and pfnSetCommandListErrorCb), on whatever thread the driver called from (a queue's
+ * timeline thread, usually), with no runtime lock held. The handles are passed as the driver gave them; checking
+ * them is the hooks' business. */
+typedef struct d12_driver_gpu_hooks {
+    HRESULT (*signal)(void *context, D3D12DDI_HRTCOMMANDQUEUE queue, const D3D12DDIARG_FENCE_OPERATION_0126 *operation);
+    HRESULT (*wait)(void *context, D3D12DDI_HRTCOMMANDQUEUE queue, const D3D12DDIARG_FENCE_OPERATION_0126 *operation);
+    void (*list_error)(void *context, D3D12DDI_HRTCOMMANDLIST list, HRESULT hr);
+    void *context;
+} d12_driver_gpu_hooks;
+
+/* The driver's GPU-work tables (filled once per adapter). */
+typedef struct d12_driver_gpu_funcs {
+    D3D12DDI_DEVICE_FUNCS_CORE_0126 core;
+    D3D12DDI_COMMAND_LIST_FUNCS_3D_0126 list;
+    D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126 queue;
+} d12_driver_gpu_funcs;
+
 typedef struct d12_driver_device_desc {
     D3D12DDI_CREATE_DEVICE_FLAGS flags; /* e.g. DEBUGGABLE when the debug layer is on */
     d12_driver_error_hook on_error;     /* NULL: errors are printed on stderr and otherwise ignored */
     void *context;                      /* passed to on_error */
     const d12_driver_message_hooks *messages; /* NULL: both callbacks answer E_INVALIDARG; must outlive the device */
+    const d12_driver_gpu_hooks *gpu;          /* NULL: the fence callbacks answer E_INVALIDARG; must outlive it */
 } d12_driver_device_desc;
 
 /* ---- The adapter ---- */
@@ -145,6 +164,18 @@ D3D12DDI_HDEVICE d12__driver_device_handle(const d12_driver_device *device);
 
 /* A LUID for the device's adapter, unique among the adapters this process opened (GetAdapterLuid). */
 LUID d12__driver_adapter_luid(const d12_driver_device *device);
+
+/* ---- GPU work ---- */
+
+/* The driver's GPU-work tables, or NULL when the driver offers none (then there are no queues, allocators, lists
+ * or resources: DXGI_ERROR_UNSUPPORTED). A driver offering only some of them, or one with a NULL slot, does not
+ * get an adapter (DXGI_ERROR_DRIVER_INTERNAL_ERROR). */
+const d12_driver_gpu_funcs *d12__driver_gpu_funcs(const d12_driver_device *device);
+
+/* Private memory for a driver object whose pfnCalcPrivate<what>Size returned `size`: zeroed, 64-byte aligned,
+ * freed with free(). NULL when out of memory, or when the size is 0 or above D12_DRIVER_MAX_PRIVATE_SIZE (a
+ * broken driver: one stderr line says so). */
+void *d12__driver_private_alloc(const d12_driver_device *device, const char *what, SIZE_T size);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "correlation.h"
 #include "d12_ddi_validation.h"
 #include "d12_messages.h"
 #include "drm.h"
@@ -94,18 +95,54 @@ HRESULT d12__drm_enable(d12_drm *drm, d12_driver_device *device)
 
 /* ---- Reporting ---- */
 
+void d12__drm_set_correlation(d12_drm *drm, struct d12_correlation *correlation,
+                              char *(*prefix)(void *owner, int kind, uint32_t ordinal))
+{
+    drm->correlation = correlation;
+    drm->prefix = prefix;
+}
+
+/* d12__correlation_resolve's `format`: build the prefix while the list is certainly alive. */
+typedef struct prefix_request {
+    d12_drm *drm;
+    char *prefix;
+} prefix_request;
+
+static void format_prefix(void *context, void *owner, d12_work_kind kind, uint32_t ordinal)
+{
+    prefix_request *request = context;
+    request->prefix = request->drm->prefix(owner, (int)kind, ordinal);
+}
+
 /* Command list state correlation: "When a message carries an index the runtime can still resolve, the runtime
- * prefixes the driver's description with the identity of the command list ... Messages whose index is 0xFFFFFFFF,
- * unknown, or no longer resolvable are surfaced unmodified." No command list exists yet, so no index resolves and
- * every message is surfaced unmodified. The correlation work adds its lookup of message->CommandListStateIndex
- * here and surfaces a resolved one with its prefix through d12__info_queue_report_fn. */
+ * prefixes the driver's description with the identity of the command list that recorded the work, and the kind
+ * and ordinal of that work within the command list ... Messages whose index is 0xFFFFFFFF, unknown, or no longer
+ * resolvable are surfaced unmodified." The index is resolved only when the message will be used (the InfoQueue's
+ * filters say so), and resolved now: later it may no longer be. */
 static void surface(d12_drm *drm, D3D12_MESSAGE_CATEGORY category, D3D12_MESSAGE_SEVERITY severity,
                     const D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 *message)
 {
-    /* "forwards pMessage->pDescription verbatim into D3D12_MESSAGE::pDescription": the InfoQueue copies it
-     * before this returns and never splits it on '\n'. */
-    d12__info_queue_report_text(drm->info_queue, category, severity, D3D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGE,
-                                message->pDescription);
+    D3D12_MESSAGE_ID id = D3D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGE;
+    prefix_request request = {drm, NULL};
+    if (drm->correlation && message->CommandListStateIndex != D12_STATE_INDEX_NONE &&
+        d12__info_queue_wants(drm->info_queue, category, severity, id))
+        d12__correlation_resolve(drm->correlation, message->CommandListStateIndex, format_prefix, &request);
+    char *prefix = request.prefix;
+    if (!prefix) {
+        /* "forwards pMessage->pDescription verbatim": the InfoQueue copies it and never splits it on '\n'. */
+        d12__info_queue_report_text(drm->info_queue, category, severity, id, message->pDescription);
+        return;
+    }
+    size_t prefix_length = strlen(prefix), length = strlen(message->pDescription);
+    char *text = malloc(prefix_length + length + 1);
+    if (text) {
+        memcpy(text, prefix, prefix_length);
+        memcpy(text + prefix_length, message->pDescription, length + 1);
+    }
+    /* Out of memory for the annotated text: the message still arrives, unannotated. */
+    d12__info_queue_report_text(drm->info_queue, category, severity, id, text ? text : message->pDescription);
+    free(text);
+    free(prefix);
 }
 
 HRESULT d12__drm_report(d12_drm *drm, const D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 *message)

@@ -11,6 +11,7 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "driver.h"
 #include "infoqueue.h"
@@ -29,6 +30,10 @@ typedef struct d12_drm {
      * `enabled` is true after d12__drm_enable returned (flush and correlation calls use it). */
     D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 funcs;
     UINT32 version;                 /* the negotiated feature version; 0 (_NONE) when not enabled */
+    /* Command-list state indices to resolve (correlation.h); set once during device creation, NULL: none. */
+    struct d12_correlation *correlation;
+    /* The prefix of a resolved message ("<identity> [Draw #2] "), malloc'ed, for the index's owner (a list). */
+    char *(*prefix)(void *owner, int kind, uint32_t ordinal);
 } d12_drm;
 
 /* A channel with the feature off; `info_queue` may be NULL. */
@@ -46,6 +51,11 @@ UINT32 d12__drm_pick_version(const d12_driver_adapter *adapter);
 HRESULT d12__drm_enable(d12_drm *drm, d12_driver_device *device);
 
 bool d12__drm_enabled(d12_drm *drm);
+
+/* Resolve messages' CommandListStateIndex against `correlation` and annotate them with `prefix` (during device
+ * creation, before any list exists). */
+void d12__drm_set_correlation(d12_drm *drm, struct d12_correlation *correlation,
+                              char *(*prefix)(void *owner, int kind, uint32_t ordinal));
 
 /* pfnReportMessageCb's work: S_OK, or E_INVALIDARG and the message is dropped (the rules of spec/ddi.yaml's
  * validation table: feature enabled, pMessage and pDescription non-NULL, Severity and Category in range). */

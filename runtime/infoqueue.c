@@ -525,6 +525,14 @@ static const iq_callback *iq_next_callback(const d12_info_queue *queue, const iq
     return NULL;
 }
 
+/* How many application callbacks this thread is inside (infoqueue.h, d12__info_queue_in_callback). */
+static _Thread_local unsigned callback_depth;
+
+bool d12__info_queue_in_callback(void)
+{
+    return callback_depth > 0;
+}
+
 /* Called and returns with the lock held; drops it around the output and each callback. */
 static void iq_deliver_one(d12_info_queue *queue, const iq_pending *message)
 {
@@ -540,7 +548,9 @@ static void iq_deliver_one(d12_info_queue *queue, const iq_pending *message)
         queue->running_cookie = callback.cookie;
         iq_unlock(queue);
         iq_assert_unlocked();
+        callback_depth++;
         callback.function(message->category, message->severity, message->id, message->text, callback.context);
+        callback_depth--;
         iq_lock(queue);
         queue->running_cookie = 0;
         pthread_cond_broadcast(&queue->callback_done);

@@ -129,4 +129,8 @@ HRESULT d12_info_queue_UnregisterMessageCallback(d12_info_queue *queue, DWORD Ca
 }
 #endif
 
+/* Whether the calling thread is inside an application's message callback (ID3D12InfoQueue1::
+ * RegisterMessageCallback): the flush engine makes no flush from there (docs/locking.md). */
+bool d12__info_queue_in_callback(void);
+
 #endif

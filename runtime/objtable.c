@@ -89,7 +89,7 @@ static const d12_objtable_entry *find(const d12_objtable *table, const void *han
 
 /* "0x000001D4A0E50A40:'MyVertexBuffer'" or "0x000001D4A0E50A40:'Unnamed ID3D12Resource Object'" (the spec's
  * examples), malloc'ed. */
-static char *format_identity(const void *api_object, const char *interface_name, const char *name)
+char *d12__format_identity(const void *api_object, const char *interface_name, const char *name)
 {
     unsigned long long address = (unsigned long long)(uintptr_t)api_object;
     const char *pattern = name ? "0x%016llX:'%s'" : "0x%016llX:'Unnamed %s Object'";
@@ -115,7 +115,15 @@ HRESULT d12__objtable_identity(d12_objtable *table, const void *handle, D3D12DDI
     if (!entry)
         return E_INVALIDARG;
     if (!out_of_memory)
-        *out = format_identity(api_object, interface_name, name);
+        *out = d12__format_identity(api_object, interface_name, name);
     free(name);
     return *out ? S_OK : E_OUTOFMEMORY;
+}
+
+bool d12__objtable_contains(d12_objtable *table, const void *handle, D3D12DDI_HANDLETYPE type)
+{
+    pthread_mutex_lock(&table->lock);
+    bool found = find(table, handle, type) != NULL;
+    pthread_mutex_unlock(&table->lock);
+    return found;
 }

@@ -53,4 +53,11 @@ void d12__objtable_remove(d12_objtable *table, d12_objtable_entry *entry);
  * is registered, E_OUTOFMEMORY. */
 HRESULT d12__objtable_identity(d12_objtable *table, const void *handle, D3D12DDI_HANDLETYPE type, char **out);
 
+/* The identity string itself (what d12__objtable_identity returns), for an object's own pointer, interface name and
+ * UTF-8 name (NULL: unnamed); malloc'ed, NULL when out of memory. */
+char *d12__format_identity(const void *api_object, const char *interface_name, const char *name);
+
+/* Whether (handle, type) is a registered object right now. */
+bool d12__objtable_contains(d12_objtable *table, const void *handle, D3D12DDI_HANDLETYPE type);
+
 #endif

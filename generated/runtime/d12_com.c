@@ -7,6 +7,10 @@
 #include "d12_com.h"
 #include "debug.h"
 #include "device.h"
+#include "queue.h"
+#include "list.h"
+#include "fence.h"
+#include "resource.h"
 
 /* IIDs of the interfaces d12rt adds (declared in d12rt/d3d12_ext.h); DirectX-Guids defines the others. */
 const IID IID_ID3D12Debug7 = {0x50afe1c2, 0xd540, 0x4917, {0xaa, 0x9d, 0x8b, 0xf0, 0xdb, 0x48, 0x59, 0x0c}};
@@ -180,6 +184,14 @@ void d12__debug_com_init(struct d12__debug_com *com)
     com->debug2.lpVtbl = &debug_debug2_vtbl;
 }
 
+struct d12_debug *d12__debug_unwrap(const void *iface)
+{
+    const ID3D12Debug7 *object = iface;
+    if (object == NULL || object->lpVtbl != &debug_debug_vtbl)
+        return NULL;
+    return debug_from_debug((ID3D12Debug7 *)object);
+}
+
 HRESULT d12__debug_QueryInterface(struct d12_debug *self, const IID *riid, void **object)
 {
     if (object == NULL)
@@ -268,6 +280,14 @@ void d12__dred_settings_com_init(struct d12__dred_settings_com *com)
     com->settings.lpVtbl = &dred_settings_settings_vtbl;
 }
 
+struct d12_dred_settings *d12__dred_settings_unwrap(const void *iface)
+{
+    const ID3D12DeviceRemovedExtendedDataSettings2 *object = iface;
+    if (object == NULL || object->lpVtbl != &dred_settings_settings_vtbl)
+        return NULL;
+    return dred_settings_from_settings((ID3D12DeviceRemovedExtendedDataSettings2 *)object);
+}
+
 HRESULT d12__dred_settings_QueryInterface(struct d12_dred_settings *self, const IID *riid, void **object)
 {
     if (object == NULL)
@@ -335,24 +355,12 @@ static UINT STDMETHODCALLTYPE device_device_GetNodeCount(ID3D12Device17 *This)
 
 static HRESULT STDMETHODCALLTYPE device_device_CreateCommandQueue(ID3D12Device17 *This, const D3D12_COMMAND_QUEUE_DESC *pDesc, const IID *riid, void **ppCommandQueue)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)pDesc;
-    (void)riid;
-    (void)ppCommandQueue;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateCommandQueue");
-    return E_NOTIMPL;
+    return d12_device_CreateCommandQueue(device_from_device(This), pDesc, riid, ppCommandQueue);
 }
 
 static HRESULT STDMETHODCALLTYPE device_device_CreateCommandAllocator(ID3D12Device17 *This, D3D12_COMMAND_LIST_TYPE type, const IID *riid, void **ppCommandAllocator)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)type;
-    (void)riid;
-    (void)ppCommandAllocator;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateCommandAllocator");
-    return E_NOTIMPL;
+    return d12_device_CreateCommandAllocator(device_from_device(This), type, riid, ppCommandAllocator);
 }
 
 static HRESULT STDMETHODCALLTYPE device_device_CreateGraphicsPipelineState(ID3D12Device17 *This, const D3D12_GRAPHICS_PIPELINE_STATE_DESC *pDesc, const IID *riid, void **ppPipelineState)
@@ -379,16 +387,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateComputePipelineState(ID3D12
 
 static HRESULT STDMETHODCALLTYPE device_device_CreateCommandList(ID3D12Device17 *This, UINT nodeMask, D3D12_COMMAND_LIST_TYPE type, ID3D12CommandAllocator *pCommandAllocator, ID3D12PipelineState *pInitialState, const IID *riid, void **ppCommandList)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)nodeMask;
-    (void)type;
-    (void)pCommandAllocator;
-    (void)pInitialState;
-    (void)riid;
-    (void)ppCommandList;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateCommandList");
-    return E_NOTIMPL;
+    return d12_device_CreateCommandList(device_from_device(This), nodeMask, type, pCommandAllocator, pInitialState, riid, ppCommandList);
 }
 
 static HRESULT STDMETHODCALLTYPE device_device_CheckFeatureSupport(ID3D12Device17 *This, D3D12_FEATURE Feature, void *pFeatureSupportData, UINT FeatureSupportDataSize)
@@ -542,17 +541,7 @@ static D3D12_HEAP_PROPERTIES STDMETHODCALLTYPE device_device_GetCustomHeapProper
 
 static HRESULT STDMETHODCALLTYPE device_device_CreateCommittedResource(ID3D12Device17 *This, const D3D12_HEAP_PROPERTIES *pHeapProperties, D3D12_HEAP_FLAGS HeapFlags, const D3D12_RESOURCE_DESC *pDesc, D3D12_RESOURCE_STATES InitialResourceState, const D3D12_CLEAR_VALUE *pOptimizedClearValue, const IID *riidResource, void **ppvResource)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)pHeapProperties;
-    (void)HeapFlags;
-    (void)pDesc;
-    (void)InitialResourceState;
-    (void)pOptimizedClearValue;
-    (void)riidResource;
-    (void)ppvResource;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateCommittedResource");
-    return E_NOTIMPL;
+    return d12_device_CreateCommittedResource(device_from_device(This), pHeapProperties, HeapFlags, pDesc, InitialResourceState, pOptimizedClearValue, riidResource, ppvResource);
 }
 
 static HRESULT STDMETHODCALLTYPE device_device_CreateHeap(ID3D12Device17 *This, const D3D12_HEAP_DESC *pDesc, const IID *riid, void **ppvHeap)
@@ -651,14 +640,7 @@ static HRESULT STDMETHODCALLTYPE device_device_Evict(ID3D12Device17 *This, UINT 
 
 static HRESULT STDMETHODCALLTYPE device_device_CreateFence(ID3D12Device17 *This, UINT64 InitialValue, D3D12_FENCE_FLAGS Flags, const IID *riid, void **ppFence)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)InitialValue;
-    (void)Flags;
-    (void)riid;
-    (void)ppFence;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateFence");
-    return E_NOTIMPL;
+    return d12_device_CreateFence(device_from_device(This), InitialValue, Flags, riid, ppFence);
 }
 
 static HRESULT STDMETHODCALLTYPE device_device_GetDeviceRemovedReason(ID3D12Device17 *This)
@@ -1524,6 +1506,14 @@ void d12__device_com_init(struct d12__device_com *com)
     com->info_queue.lpVtbl = &device_info_queue_vtbl;
 }
 
+struct d12_device *d12__device_unwrap(const void *iface)
+{
+    const ID3D12Device17 *object = iface;
+    if (object == NULL || object->lpVtbl != &device_device_vtbl)
+        return NULL;
+    return device_from_device((ID3D12Device17 *)object);
+}
+
 HRESULT d12__device_QueryInterface(struct d12_device *self, const IID *riid, void **object)
 {
     if (object == NULL)
@@ -1553,5 +1543,1140 @@ HRESULT d12__device_QueryInterface(struct d12_device *self, const IID *riid, voi
     if (found == NULL)
         return E_NOINTERFACE;
     d12_device_AddRef(self);
+    return S_OK;
+}
+
+/* ---- command_queue.queue: ID3D12Object : ID3D12DeviceChild : ID3D12Pageable : ID3D12CommandQueue ---- */
+
+static inline struct d12_command_queue *command_queue_from_queue(ID3D12CommandQueue *iface)
+{
+    return (struct d12_command_queue *)((char *)iface - offsetof(struct d12_command_queue, com.queue));
+}
+
+static HRESULT STDMETHODCALLTYPE command_queue_queue_QueryInterface(ID3D12CommandQueue *This, const IID *riid, void **object)
+{
+    return d12__command_queue_QueryInterface(command_queue_from_queue(This), riid, object);
+}
+
+static ULONG STDMETHODCALLTYPE command_queue_queue_AddRef(ID3D12CommandQueue *This)
+{
+    return d12_command_queue_AddRef(command_queue_from_queue(This));
+}
+
+static ULONG STDMETHODCALLTYPE command_queue_queue_Release(ID3D12CommandQueue *This)
+{
+    return d12_command_queue_Release(command_queue_from_queue(This));
+}
+
+static HRESULT STDMETHODCALLTYPE command_queue_queue_GetPrivateData(ID3D12CommandQueue *This, const GUID *guid, UINT *pDataSize, void *pData)
+{
+    return d12_device_child_GetPrivateData(&command_queue_from_queue(This)->device_child, guid, pDataSize, pData);
+}
+
+static HRESULT STDMETHODCALLTYPE command_queue_queue_SetPrivateData(ID3D12CommandQueue *This, const GUID *guid, UINT DataSize, const void *pData)
+{
+    return d12_device_child_SetPrivateData(&command_queue_from_queue(This)->device_child, guid, DataSize, pData);
+}
+
+static HRESULT STDMETHODCALLTYPE command_queue_queue_SetPrivateDataInterface(ID3D12CommandQueue *This, const GUID *guid, const IUnknown *pData)
+{
+    return d12_device_child_SetPrivateDataInterface(&command_queue_from_queue(This)->device_child, guid, pData);
+}
+
+static HRESULT STDMETHODCALLTYPE command_queue_queue_SetName(ID3D12CommandQueue *This, LPCWSTR Name)
+{
+    return d12_device_child_SetName(&command_queue_from_queue(This)->device_child, Name);
+}
+
+static HRESULT STDMETHODCALLTYPE command_queue_queue_GetDevice(ID3D12CommandQueue *This, const IID *riid, void **ppvDevice)
+{
+    return d12_device_child_GetDevice(&command_queue_from_queue(This)->device_child, riid, ppvDevice);
+}
+
+static void STDMETHODCALLTYPE command_queue_queue_UpdateTileMappings(ID3D12CommandQueue *This, ID3D12Resource *pResource, UINT NumResourceRegions, const D3D12_TILED_RESOURCE_COORDINATE *pResourceRegionStartCoordinates, const D3D12_TILE_REGION_SIZE *pResourceRegionSizes, ID3D12Heap *pHeap, UINT NumRanges, const D3D12_TILE_RANGE_FLAGS *pRangeFlags, const UINT *pHeapRangeStartOffsets, const UINT *pRangeTileCounts, D3D12_TILE_MAPPING_FLAGS Flags)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)pResource;
+    (void)NumResourceRegions;
+    (void)pResourceRegionStartCoordinates;
+    (void)pResourceRegionSizes;
+    (void)pHeap;
+    (void)NumRanges;
+    (void)pRangeFlags;
+    (void)pHeapRangeStartOffsets;
+    (void)pRangeTileCounts;
+    (void)Flags;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_queue_not_implemented(command_queue_from_queue(This), "ID3D12CommandQueue", "UpdateTileMappings");
+}
+
+static void STDMETHODCALLTYPE command_queue_queue_CopyTileMappings(ID3D12CommandQueue *This, ID3D12Resource *pDstResource, const D3D12_TILED_RESOURCE_COORDINATE *pDstRegionStartCoordinate, ID3D12Resource *pSrcResource, const D3D12_TILED_RESOURCE_COORDINATE *pSrcRegionStartCoordinate, const D3D12_TILE_REGION_SIZE *pRegionSize, D3D12_TILE_MAPPING_FLAGS Flags)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)pDstResource;
+    (void)pDstRegionStartCoordinate;
+    (void)pSrcResource;
+    (void)pSrcRegionStartCoordinate;
+    (void)pRegionSize;
+    (void)Flags;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_queue_not_implemented(command_queue_from_queue(This), "ID3D12CommandQueue", "CopyTileMappings");
+}
+
+static void STDMETHODCALLTYPE command_queue_queue_ExecuteCommandLists(ID3D12CommandQueue *This, UINT NumCommandLists, ID3D12CommandList * const *ppCommandLists)
+{
+    d12_command_queue_ExecuteCommandLists(command_queue_from_queue(This), NumCommandLists, ppCommandLists);
+}
+
+static void STDMETHODCALLTYPE command_queue_queue_SetMarker(ID3D12CommandQueue *This, UINT Metadata, const void *pData, UINT Size)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)Metadata;
+    (void)pData;
+    (void)Size;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_queue_not_implemented(command_queue_from_queue(This), "ID3D12CommandQueue", "SetMarker");
+}
+
+static void STDMETHODCALLTYPE command_queue_queue_BeginEvent(ID3D12CommandQueue *This, UINT Metadata, const void *pData, UINT Size)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)Metadata;
+    (void)pData;
+    (void)Size;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_queue_not_implemented(command_queue_from_queue(This), "ID3D12CommandQueue", "BeginEvent");
+}
+
+static void STDMETHODCALLTYPE command_queue_queue_EndEvent(ID3D12CommandQueue *This)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_queue_not_implemented(command_queue_from_queue(This), "ID3D12CommandQueue", "EndEvent");
+}
+
+static HRESULT STDMETHODCALLTYPE command_queue_queue_Signal(ID3D12CommandQueue *This, ID3D12Fence *pFence, UINT64 Value)
+{
+    return d12_command_queue_Signal(command_queue_from_queue(This), pFence, Value);
+}
+
+static HRESULT STDMETHODCALLTYPE command_queue_queue_Wait(ID3D12CommandQueue *This, ID3D12Fence *pFence, UINT64 Value)
+{
+    return d12_command_queue_Wait(command_queue_from_queue(This), pFence, Value);
+}
+
+static HRESULT STDMETHODCALLTYPE command_queue_queue_GetTimestampFrequency(ID3D12CommandQueue *This, UINT64 *pFrequency)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)pFrequency;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_queue_not_implemented(command_queue_from_queue(This), "ID3D12CommandQueue", "GetTimestampFrequency");
+    return E_NOTIMPL;
+}
+
+static HRESULT STDMETHODCALLTYPE command_queue_queue_GetClockCalibration(ID3D12CommandQueue *This, UINT64 *pGpuTimestamp, UINT64 *pCpuTimestamp)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)pGpuTimestamp;
+    (void)pCpuTimestamp;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_queue_not_implemented(command_queue_from_queue(This), "ID3D12CommandQueue", "GetClockCalibration");
+    return E_NOTIMPL;
+}
+
+static D3D12_COMMAND_QUEUE_DESC STDMETHODCALLTYPE command_queue_queue_GetDesc(ID3D12CommandQueue *This)
+{
+    return d12_command_queue_GetDesc(command_queue_from_queue(This));
+}
+
+static const ID3D12CommandQueueVtbl command_queue_queue_vtbl = {
+    .QueryInterface = command_queue_queue_QueryInterface,
+    .AddRef = command_queue_queue_AddRef,
+    .Release = command_queue_queue_Release,
+    .GetPrivateData = command_queue_queue_GetPrivateData,
+    .SetPrivateData = command_queue_queue_SetPrivateData,
+    .SetPrivateDataInterface = command_queue_queue_SetPrivateDataInterface,
+    .SetName = command_queue_queue_SetName,
+    .GetDevice = command_queue_queue_GetDevice,
+    .UpdateTileMappings = command_queue_queue_UpdateTileMappings,
+    .CopyTileMappings = command_queue_queue_CopyTileMappings,
+    .ExecuteCommandLists = command_queue_queue_ExecuteCommandLists,
+    .SetMarker = command_queue_queue_SetMarker,
+    .BeginEvent = command_queue_queue_BeginEvent,
+    .EndEvent = command_queue_queue_EndEvent,
+    .Signal = command_queue_queue_Signal,
+    .Wait = command_queue_queue_Wait,
+    .GetTimestampFrequency = command_queue_queue_GetTimestampFrequency,
+    .GetClockCalibration = command_queue_queue_GetClockCalibration,
+    .GetDesc = command_queue_queue_GetDesc,
+};
+
+void d12__command_queue_com_init(struct d12__command_queue_com *com)
+{
+    com->queue.lpVtbl = &command_queue_queue_vtbl;
+}
+
+struct d12_command_queue *d12__command_queue_unwrap(const void *iface)
+{
+    const ID3D12CommandQueue *object = iface;
+    if (object == NULL || object->lpVtbl != &command_queue_queue_vtbl)
+        return NULL;
+    return command_queue_from_queue((ID3D12CommandQueue *)object);
+}
+
+HRESULT d12__command_queue_QueryInterface(struct d12_command_queue *self, const IID *riid, void **object)
+{
+    if (object == NULL)
+        return E_POINTER;
+    void *found = NULL;
+    if (iid_equal(riid, &IID_IUnknown))
+        found = &self->com.queue;
+    else if (iid_equal(riid, &IID_ID3D12Object) ||
+             iid_equal(riid, &IID_ID3D12DeviceChild) ||
+             iid_equal(riid, &IID_ID3D12Pageable) ||
+             iid_equal(riid, &IID_ID3D12CommandQueue))
+        found = &self->com.queue;
+    *object = found;
+    if (found == NULL)
+        return E_NOINTERFACE;
+    d12_command_queue_AddRef(self);
+    return S_OK;
+}
+
+/* ---- command_allocator.allocator: ID3D12Object : ID3D12DeviceChild : ID3D12Pageable : ID3D12CommandAllocator ---- */
+
+static inline struct d12_command_allocator *command_allocator_from_allocator(ID3D12CommandAllocator *iface)
+{
+    return (struct d12_command_allocator *)((char *)iface - offsetof(struct d12_command_allocator, com.allocator));
+}
+
+static HRESULT STDMETHODCALLTYPE command_allocator_allocator_QueryInterface(ID3D12CommandAllocator *This, const IID *riid, void **object)
+{
+    return d12__command_allocator_QueryInterface(command_allocator_from_allocator(This), riid, object);
+}
+
+static ULONG STDMETHODCALLTYPE command_allocator_allocator_AddRef(ID3D12CommandAllocator *This)
+{
+    return d12_command_allocator_AddRef(command_allocator_from_allocator(This));
+}
+
+static ULONG STDMETHODCALLTYPE command_allocator_allocator_Release(ID3D12CommandAllocator *This)
+{
+    return d12_command_allocator_Release(command_allocator_from_allocator(This));
+}
+
+static HRESULT STDMETHODCALLTYPE command_allocator_allocator_GetPrivateData(ID3D12CommandAllocator *This, const GUID *guid, UINT *pDataSize, void *pData)
+{
+    return d12_device_child_GetPrivateData(&command_allocator_from_allocator(This)->device_child, guid, pDataSize, pData);
+}
+
+static HRESULT STDMETHODCALLTYPE command_allocator_allocator_SetPrivateData(ID3D12CommandAllocator *This, const GUID *guid, UINT DataSize, const void *pData)
+{
+    return d12_device_child_SetPrivateData(&command_allocator_from_allocator(This)->device_child, guid, DataSize, pData);
+}
+
+static HRESULT STDMETHODCALLTYPE command_allocator_allocator_SetPrivateDataInterface(ID3D12CommandAllocator *This, const GUID *guid, const IUnknown *pData)
+{
+    return d12_device_child_SetPrivateDataInterface(&command_allocator_from_allocator(This)->device_child, guid, pData);
+}
+
+static HRESULT STDMETHODCALLTYPE command_allocator_allocator_SetName(ID3D12CommandAllocator *This, LPCWSTR Name)
+{
+    return d12_device_child_SetName(&command_allocator_from_allocator(This)->device_child, Name);
+}
+
+static HRESULT STDMETHODCALLTYPE command_allocator_allocator_GetDevice(ID3D12CommandAllocator *This, const IID *riid, void **ppvDevice)
+{
+    return d12_device_child_GetDevice(&command_allocator_from_allocator(This)->device_child, riid, ppvDevice);
+}
+
+static HRESULT STDMETHODCALLTYPE command_allocator_allocator_Reset(ID3D12CommandAllocator *This)
+{
+    return d12_command_allocator_Reset(command_allocator_from_allocator(This));
+}
+
+static const ID3D12CommandAllocatorVtbl command_allocator_allocator_vtbl = {
+    .QueryInterface = command_allocator_allocator_QueryInterface,
+    .AddRef = command_allocator_allocator_AddRef,
+    .Release = command_allocator_allocator_Release,
+    .GetPrivateData = command_allocator_allocator_GetPrivateData,
+    .SetPrivateData = command_allocator_allocator_SetPrivateData,
+    .SetPrivateDataInterface = command_allocator_allocator_SetPrivateDataInterface,
+    .SetName = command_allocator_allocator_SetName,
+    .GetDevice = command_allocator_allocator_GetDevice,
+    .Reset = command_allocator_allocator_Reset,
+};
+
+void d12__command_allocator_com_init(struct d12__command_allocator_com *com)
+{
+    com->allocator.lpVtbl = &command_allocator_allocator_vtbl;
+}
+
+struct d12_command_allocator *d12__command_allocator_unwrap(const void *iface)
+{
+    const ID3D12CommandAllocator *object = iface;
+    if (object == NULL || object->lpVtbl != &command_allocator_allocator_vtbl)
+        return NULL;
+    return command_allocator_from_allocator((ID3D12CommandAllocator *)object);
+}
+
+HRESULT d12__command_allocator_QueryInterface(struct d12_command_allocator *self, const IID *riid, void **object)
+{
+    if (object == NULL)
+        return E_POINTER;
+    void *found = NULL;
+    if (iid_equal(riid, &IID_IUnknown))
+        found = &self->com.allocator;
+    else if (iid_equal(riid, &IID_ID3D12Object) ||
+             iid_equal(riid, &IID_ID3D12DeviceChild) ||
+             iid_equal(riid, &IID_ID3D12Pageable) ||
+             iid_equal(riid, &IID_ID3D12CommandAllocator))
+        found = &self->com.allocator;
+    *object = found;
+    if (found == NULL)
+        return E_NOINTERFACE;
+    d12_command_allocator_AddRef(self);
+    return S_OK;
+}
+
+/* ---- command_list.list: ID3D12Object : ID3D12DeviceChild : ID3D12CommandList : ID3D12GraphicsCommandList ---- */
+
+static inline struct d12_command_list *command_list_from_list(ID3D12GraphicsCommandList *iface)
+{
+    return (struct d12_command_list *)((char *)iface - offsetof(struct d12_command_list, com.list));
+}
+
+static HRESULT STDMETHODCALLTYPE command_list_list_QueryInterface(ID3D12GraphicsCommandList *This, const IID *riid, void **object)
+{
+    return d12__command_list_QueryInterface(command_list_from_list(This), riid, object);
+}
+
+static ULONG STDMETHODCALLTYPE command_list_list_AddRef(ID3D12GraphicsCommandList *This)
+{
+    return d12_command_list_AddRef(command_list_from_list(This));
+}
+
+static ULONG STDMETHODCALLTYPE command_list_list_Release(ID3D12GraphicsCommandList *This)
+{
+    return d12_command_list_Release(command_list_from_list(This));
+}
+
+static HRESULT STDMETHODCALLTYPE command_list_list_GetPrivateData(ID3D12GraphicsCommandList *This, const GUID *guid, UINT *pDataSize, void *pData)
+{
+    return d12_device_child_GetPrivateData(&command_list_from_list(This)->device_child, guid, pDataSize, pData);
+}
+
+static HRESULT STDMETHODCALLTYPE command_list_list_SetPrivateData(ID3D12GraphicsCommandList *This, const GUID *guid, UINT DataSize, const void *pData)
+{
+    return d12_device_child_SetPrivateData(&command_list_from_list(This)->device_child, guid, DataSize, pData);
+}
+
+static HRESULT STDMETHODCALLTYPE command_list_list_SetPrivateDataInterface(ID3D12GraphicsCommandList *This, const GUID *guid, const IUnknown *pData)
+{
+    return d12_device_child_SetPrivateDataInterface(&command_list_from_list(This)->device_child, guid, pData);
+}
+
+static HRESULT STDMETHODCALLTYPE command_list_list_SetName(ID3D12GraphicsCommandList *This, LPCWSTR Name)
+{
+    return d12_device_child_SetName(&command_list_from_list(This)->device_child, Name);
+}
+
+static HRESULT STDMETHODCALLTYPE command_list_list_GetDevice(ID3D12GraphicsCommandList *This, const IID *riid, void **ppvDevice)
+{
+    return d12_device_child_GetDevice(&command_list_from_list(This)->device_child, riid, ppvDevice);
+}
+
+static D3D12_COMMAND_LIST_TYPE STDMETHODCALLTYPE command_list_list_GetType(ID3D12GraphicsCommandList *This)
+{
+    return d12_command_list_GetType(command_list_from_list(This));
+}
+
+static HRESULT STDMETHODCALLTYPE command_list_list_Close(ID3D12GraphicsCommandList *This)
+{
+    return d12_command_list_Close(command_list_from_list(This));
+}
+
+static HRESULT STDMETHODCALLTYPE command_list_list_Reset(ID3D12GraphicsCommandList *This, ID3D12CommandAllocator *pAllocator, ID3D12PipelineState *pInitialState)
+{
+    return d12_command_list_Reset(command_list_from_list(This), pAllocator, pInitialState);
+}
+
+static void STDMETHODCALLTYPE command_list_list_ClearState(ID3D12GraphicsCommandList *This, ID3D12PipelineState *pPipelineState)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)pPipelineState;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "ClearState");
+}
+
+static void STDMETHODCALLTYPE command_list_list_DrawInstanced(ID3D12GraphicsCommandList *This, UINT VertexCountPerInstance, UINT InstanceCount, UINT StartVertexLocation, UINT StartInstanceLocation)
+{
+    d12_command_list_DrawInstanced(command_list_from_list(This), VertexCountPerInstance, InstanceCount, StartVertexLocation, StartInstanceLocation);
+}
+
+static void STDMETHODCALLTYPE command_list_list_DrawIndexedInstanced(ID3D12GraphicsCommandList *This, UINT IndexCountPerInstance, UINT InstanceCount, UINT StartIndexLocation, INT BaseVertexLocation, UINT StartInstanceLocation)
+{
+    d12_command_list_DrawIndexedInstanced(command_list_from_list(This), IndexCountPerInstance, InstanceCount, StartIndexLocation, BaseVertexLocation, StartInstanceLocation);
+}
+
+static void STDMETHODCALLTYPE command_list_list_Dispatch(ID3D12GraphicsCommandList *This, UINT ThreadGroupCountX, UINT ThreadGroupCountY, UINT ThreadGroupCountZ)
+{
+    d12_command_list_Dispatch(command_list_from_list(This), ThreadGroupCountX, ThreadGroupCountY, ThreadGroupCountZ);
+}
+
+static void STDMETHODCALLTYPE command_list_list_CopyBufferRegion(ID3D12GraphicsCommandList *This, ID3D12Resource *pDstBuffer, UINT64 DstOffset, ID3D12Resource *pSrcBuffer, UINT64 SrcOffset, UINT64 NumBytes)
+{
+    d12_command_list_CopyBufferRegion(command_list_from_list(This), pDstBuffer, DstOffset, pSrcBuffer, SrcOffset, NumBytes);
+}
+
+static void STDMETHODCALLTYPE command_list_list_CopyTextureRegion(ID3D12GraphicsCommandList *This, const D3D12_TEXTURE_COPY_LOCATION *pDst, UINT DstX, UINT DstY, UINT DstZ, const D3D12_TEXTURE_COPY_LOCATION *pSrc, const D3D12_BOX *pSrcBox)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)pDst;
+    (void)DstX;
+    (void)DstY;
+    (void)DstZ;
+    (void)pSrc;
+    (void)pSrcBox;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "CopyTextureRegion");
+}
+
+static void STDMETHODCALLTYPE command_list_list_CopyResource(ID3D12GraphicsCommandList *This, ID3D12Resource *pDstResource, ID3D12Resource *pSrcResource)
+{
+    d12_command_list_CopyResource(command_list_from_list(This), pDstResource, pSrcResource);
+}
+
+static void STDMETHODCALLTYPE command_list_list_CopyTiles(ID3D12GraphicsCommandList *This, ID3D12Resource *pTiledResource, const D3D12_TILED_RESOURCE_COORDINATE *pTileRegionStartCoordinate, const D3D12_TILE_REGION_SIZE *pTileRegionSize, ID3D12Resource *pBuffer, UINT64 BufferStartOffsetInBytes, D3D12_TILE_COPY_FLAGS Flags)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)pTiledResource;
+    (void)pTileRegionStartCoordinate;
+    (void)pTileRegionSize;
+    (void)pBuffer;
+    (void)BufferStartOffsetInBytes;
+    (void)Flags;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "CopyTiles");
+}
+
+static void STDMETHODCALLTYPE command_list_list_ResolveSubresource(ID3D12GraphicsCommandList *This, ID3D12Resource *pDstResource, UINT DstSubresource, ID3D12Resource *pSrcResource, UINT SrcSubresource, DXGI_FORMAT Format)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)pDstResource;
+    (void)DstSubresource;
+    (void)pSrcResource;
+    (void)SrcSubresource;
+    (void)Format;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "ResolveSubresource");
+}
+
+static void STDMETHODCALLTYPE command_list_list_IASetPrimitiveTopology(ID3D12GraphicsCommandList *This, D3D12_PRIMITIVE_TOPOLOGY PrimitiveTopology)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)PrimitiveTopology;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "IASetPrimitiveTopology");
+}
+
+static void STDMETHODCALLTYPE command_list_list_RSSetViewports(ID3D12GraphicsCommandList *This, UINT NumViewports, const D3D12_VIEWPORT *pViewports)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)NumViewports;
+    (void)pViewports;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "RSSetViewports");
+}
+
+static void STDMETHODCALLTYPE command_list_list_RSSetScissorRects(ID3D12GraphicsCommandList *This, UINT NumRects, const D3D12_RECT *pRects)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)NumRects;
+    (void)pRects;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "RSSetScissorRects");
+}
+
+static void STDMETHODCALLTYPE command_list_list_OMSetBlendFactor(ID3D12GraphicsCommandList *This, const FLOAT BlendFactor[4])
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)BlendFactor;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "OMSetBlendFactor");
+}
+
+static void STDMETHODCALLTYPE command_list_list_OMSetStencilRef(ID3D12GraphicsCommandList *This, UINT StencilRef)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)StencilRef;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "OMSetStencilRef");
+}
+
+static void STDMETHODCALLTYPE command_list_list_SetPipelineState(ID3D12GraphicsCommandList *This, ID3D12PipelineState *pPipelineState)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)pPipelineState;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "SetPipelineState");
+}
+
+static void STDMETHODCALLTYPE command_list_list_ResourceBarrier(ID3D12GraphicsCommandList *This, UINT NumBarriers, const D3D12_RESOURCE_BARRIER *pBarriers)
+{
+    d12_command_list_ResourceBarrier(command_list_from_list(This), NumBarriers, pBarriers);
+}
+
+static void STDMETHODCALLTYPE command_list_list_ExecuteBundle(ID3D12GraphicsCommandList *This, ID3D12GraphicsCommandList *pCommandList)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)pCommandList;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "ExecuteBundle");
+}
+
+static void STDMETHODCALLTYPE command_list_list_SetDescriptorHeaps(ID3D12GraphicsCommandList *This, UINT NumDescriptorHeaps, ID3D12DescriptorHeap * const *ppDescriptorHeaps)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)NumDescriptorHeaps;
+    (void)ppDescriptorHeaps;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "SetDescriptorHeaps");
+}
+
+static void STDMETHODCALLTYPE command_list_list_SetComputeRootSignature(ID3D12GraphicsCommandList *This, ID3D12RootSignature *pRootSignature)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)pRootSignature;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "SetComputeRootSignature");
+}
+
+static void STDMETHODCALLTYPE command_list_list_SetGraphicsRootSignature(ID3D12GraphicsCommandList *This, ID3D12RootSignature *pRootSignature)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)pRootSignature;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "SetGraphicsRootSignature");
+}
+
+static void STDMETHODCALLTYPE command_list_list_SetComputeRootDescriptorTable(ID3D12GraphicsCommandList *This, UINT RootParameterIndex, D3D12_GPU_DESCRIPTOR_HANDLE BaseDescriptor)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)RootParameterIndex;
+    (void)BaseDescriptor;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "SetComputeRootDescriptorTable");
+}
+
+static void STDMETHODCALLTYPE command_list_list_SetGraphicsRootDescriptorTable(ID3D12GraphicsCommandList *This, UINT RootParameterIndex, D3D12_GPU_DESCRIPTOR_HANDLE BaseDescriptor)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)RootParameterIndex;
+    (void)BaseDescriptor;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "SetGraphicsRootDescriptorTable");
+}
+
+static void STDMETHODCALLTYPE command_list_list_SetComputeRoot32BitConstant(ID3D12GraphicsCommandList *This, UINT RootParameterIndex, UINT SrcData, UINT DestOffsetIn32BitValues)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)RootParameterIndex;
+    (void)SrcData;
+    (void)DestOffsetIn32BitValues;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "SetComputeRoot32BitConstant");
+}
+
+static void STDMETHODCALLTYPE command_list_list_SetGraphicsRoot32BitConstant(ID3D12GraphicsCommandList *This, UINT RootParameterIndex, UINT SrcData, UINT DestOffsetIn32BitValues)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)RootParameterIndex;
+    (void)SrcData;
+    (void)DestOffsetIn32BitValues;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "SetGraphicsRoot32BitConstant");
+}
+
+static void STDMETHODCALLTYPE command_list_list_SetComputeRoot32BitConstants(ID3D12GraphicsCommandList *This, UINT RootParameterIndex, UINT Num32BitValuesToSet, const void *pSrcData, UINT DestOffsetIn32BitValues)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)RootParameterIndex;
+    (void)Num32BitValuesToSet;
+    (void)pSrcData;
+    (void)DestOffsetIn32BitValues;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "SetComputeRoot32BitConstants");
+}
+
+static void STDMETHODCALLTYPE command_list_list_SetGraphicsRoot32BitConstants(ID3D12GraphicsCommandList *This, UINT RootParameterIndex, UINT Num32BitValuesToSet, const void *pSrcData, UINT DestOffsetIn32BitValues)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)RootParameterIndex;
+    (void)Num32BitValuesToSet;
+    (void)pSrcData;
+    (void)DestOffsetIn32BitValues;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "SetGraphicsRoot32BitConstants");
+}
+
+static void STDMETHODCALLTYPE command_list_list_SetComputeRootConstantBufferView(ID3D12GraphicsCommandList *This, UINT RootParameterIndex, D3D12_GPU_VIRTUAL_ADDRESS BufferLocation)
+{
+    d12_command_list_SetComputeRootConstantBufferView(command_list_from_list(This), RootParameterIndex, BufferLocation);
+}
+
+static void STDMETHODCALLTYPE command_list_list_SetGraphicsRootConstantBufferView(ID3D12GraphicsCommandList *This, UINT RootParameterIndex, D3D12_GPU_VIRTUAL_ADDRESS BufferLocation)
+{
+    d12_command_list_SetGraphicsRootConstantBufferView(command_list_from_list(This), RootParameterIndex, BufferLocation);
+}
+
+static void STDMETHODCALLTYPE command_list_list_SetComputeRootShaderResourceView(ID3D12GraphicsCommandList *This, UINT RootParameterIndex, D3D12_GPU_VIRTUAL_ADDRESS BufferLocation)
+{
+    d12_command_list_SetComputeRootShaderResourceView(command_list_from_list(This), RootParameterIndex, BufferLocation);
+}
+
+static void STDMETHODCALLTYPE command_list_list_SetGraphicsRootShaderResourceView(ID3D12GraphicsCommandList *This, UINT RootParameterIndex, D3D12_GPU_VIRTUAL_ADDRESS BufferLocation)
+{
+    d12_command_list_SetGraphicsRootShaderResourceView(command_list_from_list(This), RootParameterIndex, BufferLocation);
+}
+
+static void STDMETHODCALLTYPE command_list_list_SetComputeRootUnorderedAccessView(ID3D12GraphicsCommandList *This, UINT RootParameterIndex, D3D12_GPU_VIRTUAL_ADDRESS BufferLocation)
+{
+    d12_command_list_SetComputeRootUnorderedAccessView(command_list_from_list(This), RootParameterIndex, BufferLocation);
+}
+
+static void STDMETHODCALLTYPE command_list_list_SetGraphicsRootUnorderedAccessView(ID3D12GraphicsCommandList *This, UINT RootParameterIndex, D3D12_GPU_VIRTUAL_ADDRESS BufferLocation)
+{
+    d12_command_list_SetGraphicsRootUnorderedAccessView(command_list_from_list(This), RootParameterIndex, BufferLocation);
+}
+
+static void STDMETHODCALLTYPE command_list_list_IASetIndexBuffer(ID3D12GraphicsCommandList *This, const D3D12_INDEX_BUFFER_VIEW *pView)
+{
+    d12_command_list_IASetIndexBuffer(command_list_from_list(This), pView);
+}
+
+static void STDMETHODCALLTYPE command_list_list_IASetVertexBuffers(ID3D12GraphicsCommandList *This, UINT StartSlot, UINT NumViews, const D3D12_VERTEX_BUFFER_VIEW *pViews)
+{
+    d12_command_list_IASetVertexBuffers(command_list_from_list(This), StartSlot, NumViews, pViews);
+}
+
+static void STDMETHODCALLTYPE command_list_list_SOSetTargets(ID3D12GraphicsCommandList *This, UINT StartSlot, UINT NumViews, const D3D12_STREAM_OUTPUT_BUFFER_VIEW *pViews)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)StartSlot;
+    (void)NumViews;
+    (void)pViews;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "SOSetTargets");
+}
+
+static void STDMETHODCALLTYPE command_list_list_OMSetRenderTargets(ID3D12GraphicsCommandList *This, UINT NumRenderTargetDescriptors, const D3D12_CPU_DESCRIPTOR_HANDLE *pRenderTargetDescriptors, BOOL RTsSingleHandleToDescriptorRange, const D3D12_CPU_DESCRIPTOR_HANDLE *pDepthStencilDescriptor)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)NumRenderTargetDescriptors;
+    (void)pRenderTargetDescriptors;
+    (void)RTsSingleHandleToDescriptorRange;
+    (void)pDepthStencilDescriptor;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "OMSetRenderTargets");
+}
+
+static void STDMETHODCALLTYPE command_list_list_ClearDepthStencilView(ID3D12GraphicsCommandList *This, D3D12_CPU_DESCRIPTOR_HANDLE DepthStencilView, D3D12_CLEAR_FLAGS ClearFlags, FLOAT Depth, UINT8 Stencil, UINT NumRects, const D3D12_RECT *pRects)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)DepthStencilView;
+    (void)ClearFlags;
+    (void)Depth;
+    (void)Stencil;
+    (void)NumRects;
+    (void)pRects;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "ClearDepthStencilView");
+}
+
+static void STDMETHODCALLTYPE command_list_list_ClearRenderTargetView(ID3D12GraphicsCommandList *This, D3D12_CPU_DESCRIPTOR_HANDLE RenderTargetView, const FLOAT ColorRGBA[4], UINT NumRects, const D3D12_RECT *pRects)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)RenderTargetView;
+    (void)ColorRGBA;
+    (void)NumRects;
+    (void)pRects;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "ClearRenderTargetView");
+}
+
+static void STDMETHODCALLTYPE command_list_list_ClearUnorderedAccessViewUint(ID3D12GraphicsCommandList *This, D3D12_GPU_DESCRIPTOR_HANDLE ViewGPUHandleInCurrentHeap, D3D12_CPU_DESCRIPTOR_HANDLE ViewCPUHandle, ID3D12Resource *pResource, const UINT Values[4], UINT NumRects, const D3D12_RECT *pRects)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)ViewGPUHandleInCurrentHeap;
+    (void)ViewCPUHandle;
+    (void)pResource;
+    (void)Values;
+    (void)NumRects;
+    (void)pRects;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "ClearUnorderedAccessViewUint");
+}
+
+static void STDMETHODCALLTYPE command_list_list_ClearUnorderedAccessViewFloat(ID3D12GraphicsCommandList *This, D3D12_GPU_DESCRIPTOR_HANDLE ViewGPUHandleInCurrentHeap, D3D12_CPU_DESCRIPTOR_HANDLE ViewCPUHandle, ID3D12Resource *pResource, const FLOAT Values[4], UINT NumRects, const D3D12_RECT *pRects)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)ViewGPUHandleInCurrentHeap;
+    (void)ViewCPUHandle;
+    (void)pResource;
+    (void)Values;
+    (void)NumRects;
+    (void)pRects;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "ClearUnorderedAccessViewFloat");
+}
+
+static void STDMETHODCALLTYPE command_list_list_DiscardResource(ID3D12GraphicsCommandList *This, ID3D12Resource *pResource, const D3D12_DISCARD_REGION *pRegion)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)pResource;
+    (void)pRegion;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "DiscardResource");
+}
+
+static void STDMETHODCALLTYPE command_list_list_BeginQuery(ID3D12GraphicsCommandList *This, ID3D12QueryHeap *pQueryHeap, D3D12_QUERY_TYPE Type, UINT Index)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)pQueryHeap;
+    (void)Type;
+    (void)Index;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "BeginQuery");
+}
+
+static void STDMETHODCALLTYPE command_list_list_EndQuery(ID3D12GraphicsCommandList *This, ID3D12QueryHeap *pQueryHeap, D3D12_QUERY_TYPE Type, UINT Index)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)pQueryHeap;
+    (void)Type;
+    (void)Index;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "EndQuery");
+}
+
+static void STDMETHODCALLTYPE command_list_list_ResolveQueryData(ID3D12GraphicsCommandList *This, ID3D12QueryHeap *pQueryHeap, D3D12_QUERY_TYPE Type, UINT StartIndex, UINT NumQueries, ID3D12Resource *pDestinationBuffer, UINT64 AlignedDestinationBufferOffset)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)pQueryHeap;
+    (void)Type;
+    (void)StartIndex;
+    (void)NumQueries;
+    (void)pDestinationBuffer;
+    (void)AlignedDestinationBufferOffset;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "ResolveQueryData");
+}
+
+static void STDMETHODCALLTYPE command_list_list_SetPredication(ID3D12GraphicsCommandList *This, ID3D12Resource *pBuffer, UINT64 AlignedBufferOffset, D3D12_PREDICATION_OP Operation)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)pBuffer;
+    (void)AlignedBufferOffset;
+    (void)Operation;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "SetPredication");
+}
+
+static void STDMETHODCALLTYPE command_list_list_SetMarker(ID3D12GraphicsCommandList *This, UINT Metadata, const void *pData, UINT Size)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)Metadata;
+    (void)pData;
+    (void)Size;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "SetMarker");
+}
+
+static void STDMETHODCALLTYPE command_list_list_BeginEvent(ID3D12GraphicsCommandList *This, UINT Metadata, const void *pData, UINT Size)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)Metadata;
+    (void)pData;
+    (void)Size;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "BeginEvent");
+}
+
+static void STDMETHODCALLTYPE command_list_list_EndEvent(ID3D12GraphicsCommandList *This)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "EndEvent");
+}
+
+static void STDMETHODCALLTYPE command_list_list_ExecuteIndirect(ID3D12GraphicsCommandList *This, ID3D12CommandSignature *pCommandSignature, UINT MaxCommandCount, ID3D12Resource *pArgumentBuffer, UINT64 ArgumentBufferOffset, ID3D12Resource *pCountBuffer, UINT64 CountBufferOffset)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)pCommandSignature;
+    (void)MaxCommandCount;
+    (void)pArgumentBuffer;
+    (void)ArgumentBufferOffset;
+    (void)pCountBuffer;
+    (void)CountBufferOffset;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "ExecuteIndirect");
+}
+
+static const ID3D12GraphicsCommandListVtbl command_list_list_vtbl = {
+    .QueryInterface = command_list_list_QueryInterface,
+    .AddRef = command_list_list_AddRef,
+    .Release = command_list_list_Release,
+    .GetPrivateData = command_list_list_GetPrivateData,
+    .SetPrivateData = command_list_list_SetPrivateData,
+    .SetPrivateDataInterface = command_list_list_SetPrivateDataInterface,
+    .SetName = command_list_list_SetName,
+    .GetDevice = command_list_list_GetDevice,
+    .GetType = command_list_list_GetType,
+    .Close = command_list_list_Close,
+    .Reset = command_list_list_Reset,
+    .ClearState = command_list_list_ClearState,
+    .DrawInstanced = command_list_list_DrawInstanced,
+    .DrawIndexedInstanced = command_list_list_DrawIndexedInstanced,
+    .Dispatch = command_list_list_Dispatch,
+    .CopyBufferRegion = command_list_list_CopyBufferRegion,
+    .CopyTextureRegion = command_list_list_CopyTextureRegion,
+    .CopyResource = command_list_list_CopyResource,
+    .CopyTiles = command_list_list_CopyTiles,
+    .ResolveSubresource = command_list_list_ResolveSubresource,
+    .IASetPrimitiveTopology = command_list_list_IASetPrimitiveTopology,
+    .RSSetViewports = command_list_list_RSSetViewports,
+    .RSSetScissorRects = command_list_list_RSSetScissorRects,
+    .OMSetBlendFactor = command_list_list_OMSetBlendFactor,
+    .OMSetStencilRef = command_list_list_OMSetStencilRef,
+    .SetPipelineState = command_list_list_SetPipelineState,
+    .ResourceBarrier = command_list_list_ResourceBarrier,
+    .ExecuteBundle = command_list_list_ExecuteBundle,
+    .SetDescriptorHeaps = command_list_list_SetDescriptorHeaps,
+    .SetComputeRootSignature = command_list_list_SetComputeRootSignature,
+    .SetGraphicsRootSignature = command_list_list_SetGraphicsRootSignature,
+    .SetComputeRootDescriptorTable = command_list_list_SetComputeRootDescriptorTable,
+    .SetGraphicsRootDescriptorTable = command_list_list_SetGraphicsRootDescriptorTable,
+    .SetComputeRoot32BitConstant = command_list_list_SetComputeRoot32BitConstant,
+    .SetGraphicsRoot32BitConstant = command_list_list_SetGraphicsRoot32BitConstant,
+    .SetComputeRoot32BitConstants = command_list_list_SetComputeRoot32BitConstants,
+    .SetGraphicsRoot32BitConstants = command_list_list_SetGraphicsRoot32BitConstants,
+    .SetComputeRootConstantBufferView = command_list_list_SetComputeRootConstantBufferView,
+    .SetGraphicsRootConstantBufferView = command_list_list_SetGraphicsRootConstantBufferView,
+    .SetComputeRootShaderResourceView = command_list_list_SetComputeRootShaderResourceView,
+    .SetGraphicsRootShaderResourceView = command_list_list_SetGraphicsRootShaderResourceView,
+    .SetComputeRootUnorderedAccessView = command_list_list_SetComputeRootUnorderedAccessView,
+    .SetGraphicsRootUnorderedAccessView = command_list_list_SetGraphicsRootUnorderedAccessView,
+    .IASetIndexBuffer = command_list_list_IASetIndexBuffer,
+    .IASetVertexBuffers = command_list_list_IASetVertexBuffers,
+    .SOSetTargets = command_list_list_SOSetTargets,
+    .OMSetRenderTargets = command_list_list_OMSetRenderTargets,
+    .ClearDepthStencilView = command_list_list_ClearDepthStencilView,
+    .ClearRenderTargetView = command_list_list_ClearRenderTargetView,
+    .ClearUnorderedAccessViewUint = command_list_list_ClearUnorderedAccessViewUint,
+    .ClearUnorderedAccessViewFloat = command_list_list_ClearUnorderedAccessViewFloat,
+    .DiscardResource = command_list_list_DiscardResource,
+    .BeginQuery = command_list_list_BeginQuery,
+    .EndQuery = command_list_list_EndQuery,
+    .ResolveQueryData = command_list_list_ResolveQueryData,
+    .SetPredication = command_list_list_SetPredication,
+    .SetMarker = command_list_list_SetMarker,
+    .BeginEvent = command_list_list_BeginEvent,
+    .EndEvent = command_list_list_EndEvent,
+    .ExecuteIndirect = command_list_list_ExecuteIndirect,
+};
+
+void d12__command_list_com_init(struct d12__command_list_com *com)
+{
+    com->list.lpVtbl = &command_list_list_vtbl;
+}
+
+struct d12_command_list *d12__command_list_unwrap(const void *iface)
+{
+    const ID3D12GraphicsCommandList *object = iface;
+    if (object == NULL || object->lpVtbl != &command_list_list_vtbl)
+        return NULL;
+    return command_list_from_list((ID3D12GraphicsCommandList *)object);
+}
+
+HRESULT d12__command_list_QueryInterface(struct d12_command_list *self, const IID *riid, void **object)
+{
+    if (object == NULL)
+        return E_POINTER;
+    void *found = NULL;
+    if (iid_equal(riid, &IID_IUnknown))
+        found = &self->com.list;
+    else if (iid_equal(riid, &IID_ID3D12Object) ||
+             iid_equal(riid, &IID_ID3D12DeviceChild) ||
+             iid_equal(riid, &IID_ID3D12CommandList) ||
+             iid_equal(riid, &IID_ID3D12GraphicsCommandList))
+        found = &self->com.list;
+    *object = found;
+    if (found == NULL)
+        return E_NOINTERFACE;
+    d12_command_list_AddRef(self);
+    return S_OK;
+}
+
+/* ---- fence.fence: ID3D12Object : ID3D12DeviceChild : ID3D12Pageable : ID3D12Fence : ID3D12Fence1 ---- */
+
+static inline struct d12_fence *fence_from_fence(ID3D12Fence1 *iface)
+{
+    return (struct d12_fence *)((char *)iface - offsetof(struct d12_fence, com.fence));
+}
+
+static HRESULT STDMETHODCALLTYPE fence_fence_QueryInterface(ID3D12Fence1 *This, const IID *riid, void **object)
+{
+    return d12__fence_QueryInterface(fence_from_fence(This), riid, object);
+}
+
+static ULONG STDMETHODCALLTYPE fence_fence_AddRef(ID3D12Fence1 *This)
+{
+    return d12_fence_AddRef(fence_from_fence(This));
+}
+
+static ULONG STDMETHODCALLTYPE fence_fence_Release(ID3D12Fence1 *This)
+{
+    return d12_fence_Release(fence_from_fence(This));
+}
+
+static HRESULT STDMETHODCALLTYPE fence_fence_GetPrivateData(ID3D12Fence1 *This, const GUID *guid, UINT *pDataSize, void *pData)
+{
+    return d12_device_child_GetPrivateData(&fence_from_fence(This)->device_child, guid, pDataSize, pData);
+}
+
+static HRESULT STDMETHODCALLTYPE fence_fence_SetPrivateData(ID3D12Fence1 *This, const GUID *guid, UINT DataSize, const void *pData)
+{
+    return d12_device_child_SetPrivateData(&fence_from_fence(This)->device_child, guid, DataSize, pData);
+}
+
+static HRESULT STDMETHODCALLTYPE fence_fence_SetPrivateDataInterface(ID3D12Fence1 *This, const GUID *guid, const IUnknown *pData)
+{
+    return d12_device_child_SetPrivateDataInterface(&fence_from_fence(This)->device_child, guid, pData);
+}
+
+static HRESULT STDMETHODCALLTYPE fence_fence_SetName(ID3D12Fence1 *This, LPCWSTR Name)
+{
+    return d12_device_child_SetName(&fence_from_fence(This)->device_child, Name);
+}
+
+static HRESULT STDMETHODCALLTYPE fence_fence_GetDevice(ID3D12Fence1 *This, const IID *riid, void **ppvDevice)
+{
+    return d12_device_child_GetDevice(&fence_from_fence(This)->device_child, riid, ppvDevice);
+}
+
+static UINT64 STDMETHODCALLTYPE fence_fence_GetCompletedValue(ID3D12Fence1 *This)
+{
+    return d12_fence_GetCompletedValue(fence_from_fence(This));
+}
+
+static HRESULT STDMETHODCALLTYPE fence_fence_SetEventOnCompletion(ID3D12Fence1 *This, UINT64 Value, HANDLE hEvent)
+{
+    return d12_fence_SetEventOnCompletion(fence_from_fence(This), Value, hEvent);
+}
+
+static HRESULT STDMETHODCALLTYPE fence_fence_Signal(ID3D12Fence1 *This, UINT64 Value)
+{
+    return d12_fence_Signal(fence_from_fence(This), Value);
+}
+
+static D3D12_FENCE_FLAGS STDMETHODCALLTYPE fence_fence_GetCreationFlags(ID3D12Fence1 *This)
+{
+    return d12_fence_GetCreationFlags(fence_from_fence(This));
+}
+
+static const ID3D12Fence1Vtbl fence_fence_vtbl = {
+    .QueryInterface = fence_fence_QueryInterface,
+    .AddRef = fence_fence_AddRef,
+    .Release = fence_fence_Release,
+    .GetPrivateData = fence_fence_GetPrivateData,
+    .SetPrivateData = fence_fence_SetPrivateData,
+    .SetPrivateDataInterface = fence_fence_SetPrivateDataInterface,
+    .SetName = fence_fence_SetName,
+    .GetDevice = fence_fence_GetDevice,
+    .GetCompletedValue = fence_fence_GetCompletedValue,
+    .SetEventOnCompletion = fence_fence_SetEventOnCompletion,
+    .Signal = fence_fence_Signal,
+    .GetCreationFlags = fence_fence_GetCreationFlags,
+};
+
+void d12__fence_com_init(struct d12__fence_com *com)
+{
+    com->fence.lpVtbl = &fence_fence_vtbl;
+}
+
+struct d12_fence *d12__fence_unwrap(const void *iface)
+{
+    const ID3D12Fence1 *object = iface;
+    if (object == NULL || object->lpVtbl != &fence_fence_vtbl)
+        return NULL;
+    return fence_from_fence((ID3D12Fence1 *)object);
+}
+
+HRESULT d12__fence_QueryInterface(struct d12_fence *self, const IID *riid, void **object)
+{
+    if (object == NULL)
+        return E_POINTER;
+    void *found = NULL;
+    if (iid_equal(riid, &IID_IUnknown))
+        found = &self->com.fence;
+    else if (iid_equal(riid, &IID_ID3D12Object) ||
+             iid_equal(riid, &IID_ID3D12DeviceChild) ||
+             iid_equal(riid, &IID_ID3D12Pageable) ||
+             iid_equal(riid, &IID_ID3D12Fence) ||
+             iid_equal(riid, &IID_ID3D12Fence1))
+        found = &self->com.fence;
+    *object = found;
+    if (found == NULL)
+        return E_NOINTERFACE;
+    d12_fence_AddRef(self);
+    return S_OK;
+}
+
+/* ---- resource.resource: ID3D12Object : ID3D12DeviceChild : ID3D12Pageable : ID3D12Resource ---- */
+
+static inline struct d12_resource *resource_from_resource(ID3D12Resource *iface)
+{
+    return (struct d12_resource *)((char *)iface - offsetof(struct d12_resource, com.resource));
+}
+
+static HRESULT STDMETHODCALLTYPE resource_resource_QueryInterface(ID3D12Resource *This, const IID *riid, void **object)
+{
+    return d12__resource_QueryInterface(resource_from_resource(This), riid, object);
+}
+
+static ULONG STDMETHODCALLTYPE resource_resource_AddRef(ID3D12Resource *This)
+{
+    return d12_resource_AddRef(resource_from_resource(This));
+}
+
+static ULONG STDMETHODCALLTYPE resource_resource_Release(ID3D12Resource *This)
+{
+    return d12_resource_Release(resource_from_resource(This));
+}
+
+static HRESULT STDMETHODCALLTYPE resource_resource_GetPrivateData(ID3D12Resource *This, const GUID *guid, UINT *pDataSize, void *pData)
+{
+    return d12_device_child_GetPrivateData(&resource_from_resource(This)->device_child, guid, pDataSize, pData);
+}
+
+static HRESULT STDMETHODCALLTYPE resource_resource_SetPrivateData(ID3D12Resource *This, const GUID *guid, UINT DataSize, const void *pData)
+{
+    return d12_device_child_SetPrivateData(&resource_from_resource(This)->device_child, guid, DataSize, pData);
+}
+
+static HRESULT STDMETHODCALLTYPE resource_resource_SetPrivateDataInterface(ID3D12Resource *This, const GUID *guid, const IUnknown *pData)
+{
+    return d12_device_child_SetPrivateDataInterface(&resource_from_resource(This)->device_child, guid, pData);
+}
+
+static HRESULT STDMETHODCALLTYPE resource_resource_SetName(ID3D12Resource *This, LPCWSTR Name)
+{
+    return d12_device_child_SetName(&resource_from_resource(This)->device_child, Name);
+}
+
+static HRESULT STDMETHODCALLTYPE resource_resource_GetDevice(ID3D12Resource *This, const IID *riid, void **ppvDevice)
+{
+    return d12_device_child_GetDevice(&resource_from_resource(This)->device_child, riid, ppvDevice);
+}
+
+static HRESULT STDMETHODCALLTYPE resource_resource_Map(ID3D12Resource *This, UINT Subresource, const D3D12_RANGE *pReadRange, void **ppData)
+{
+    return d12_resource_Map(resource_from_resource(This), Subresource, pReadRange, ppData);
+}
+
+static void STDMETHODCALLTYPE resource_resource_Unmap(ID3D12Resource *This, UINT Subresource, const D3D12_RANGE *pWrittenRange)
+{
+    d12_resource_Unmap(resource_from_resource(This), Subresource, pWrittenRange);
+}
+
+static D3D12_RESOURCE_DESC STDMETHODCALLTYPE resource_resource_GetDesc(ID3D12Resource *This)
+{
+    return d12_resource_GetDesc(resource_from_resource(This));
+}
+
+static D3D12_GPU_VIRTUAL_ADDRESS STDMETHODCALLTYPE resource_resource_GetGPUVirtualAddress(ID3D12Resource *This)
+{
+    return d12_resource_GetGPUVirtualAddress(resource_from_resource(This));
+}
+
+static HRESULT STDMETHODCALLTYPE resource_resource_WriteToSubresource(ID3D12Resource *This, UINT DstSubresource, const D3D12_BOX *pDstBox, const void *pSrcData, UINT SrcRowPitch, UINT SrcDepthPitch)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)DstSubresource;
+    (void)pDstBox;
+    (void)pSrcData;
+    (void)SrcRowPitch;
+    (void)SrcDepthPitch;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_resource_not_implemented(resource_from_resource(This), "ID3D12Resource", "WriteToSubresource");
+    return E_NOTIMPL;
+}
+
+static HRESULT STDMETHODCALLTYPE resource_resource_ReadFromSubresource(ID3D12Resource *This, void *pDstData, UINT DstRowPitch, UINT DstDepthPitch, UINT SrcSubresource, const D3D12_BOX *pSrcBox)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)pDstData;
+    (void)DstRowPitch;
+    (void)DstDepthPitch;
+    (void)SrcSubresource;
+    (void)pSrcBox;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_resource_not_implemented(resource_from_resource(This), "ID3D12Resource", "ReadFromSubresource");
+    return E_NOTIMPL;
+}
+
+static HRESULT STDMETHODCALLTYPE resource_resource_GetHeapProperties(ID3D12Resource *This, D3D12_HEAP_PROPERTIES *pHeapProperties, D3D12_HEAP_FLAGS *pHeapFlags)
+{
+    return d12_resource_GetHeapProperties(resource_from_resource(This), pHeapProperties, pHeapFlags);
+}
+
+static const ID3D12ResourceVtbl resource_resource_vtbl = {
+    .QueryInterface = resource_resource_QueryInterface,
+    .AddRef = resource_resource_AddRef,
+    .Release = resource_resource_Release,
+    .GetPrivateData = resource_resource_GetPrivateData,
+    .SetPrivateData = resource_resource_SetPrivateData,
+    .SetPrivateDataInterface = resource_resource_SetPrivateDataInterface,
+    .SetName = resource_resource_SetName,
+    .GetDevice = resource_resource_GetDevice,
+    .Map = resource_resource_Map,
+    .Unmap = resource_resource_Unmap,
+    .GetDesc = resource_resource_GetDesc,
+    .GetGPUVirtualAddress = resource_resource_GetGPUVirtualAddress,
+    .WriteToSubresource = resource_resource_WriteToSubresource,
+    .ReadFromSubresource = resource_resource_ReadFromSubresource,
+    .GetHeapProperties = resource_resource_GetHeapProperties,
+};
+
+void d12__resource_com_init(struct d12__resource_com *com)
+{
+    com->resource.lpVtbl = &resource_resource_vtbl;
+}
+
+struct d12_resource *d12__resource_unwrap(const void *iface)
+{
+    const ID3D12Resource *object = iface;
+    if (object == NULL || object->lpVtbl != &resource_resource_vtbl)
+        return NULL;
+    return resource_from_resource((ID3D12Resource *)object);
+}
+
+HRESULT d12__resource_QueryInterface(struct d12_resource *self, const IID *riid, void **object)
+{
+    if (object == NULL)
+        return E_POINTER;
+    void *found = NULL;
+    if (iid_equal(riid, &IID_IUnknown))
+        found = &self->com.resource;
+    else if (iid_equal(riid, &IID_ID3D12Object) ||
+             iid_equal(riid, &IID_ID3D12DeviceChild) ||
+             iid_equal(riid, &IID_ID3D12Pageable) ||
+             iid_equal(riid, &IID_ID3D12Resource))
+        found = &self->com.resource;
+    *object = found;
+    if (found == NULL)
+        return E_NOINTERFACE;
+    d12_resource_AddRef(self);
     return S_OK;
 }

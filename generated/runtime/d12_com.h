@@ -30,6 +30,10 @@ void d12__debug_com_init(struct d12__debug_com *com);
  * *object = NULL) for an IID it does not expose; otherwise a reference is added. */
 HRESULT d12__debug_QueryInterface(struct d12_debug *self, const IID *riid, void **object);
 
+/* The object behind an interface pointer of its first group's chain, or NULL when `iface` is NULL or not one of
+ * this object's (its vtable is not ours): how a method taking another object's interface checks it. */
+struct d12_debug *d12__debug_unwrap(const void *iface);
+
 /* Hand-written (runtime/debug.h): one reference count for all the object's interfaces, the
  * not-implemented report (called once per method per process) and the implemented methods. */
 ULONG d12_debug_AddRef(struct d12_debug *self);
@@ -58,6 +62,10 @@ void d12__dred_settings_com_init(struct d12__dred_settings_com *com);
  * *object = NULL) for an IID it does not expose; otherwise a reference is added. */
 HRESULT d12__dred_settings_QueryInterface(struct d12_dred_settings *self, const IID *riid, void **object);
 
+/* The object behind an interface pointer of its first group's chain, or NULL when `iface` is NULL or not one of
+ * this object's (its vtable is not ours): how a method taking another object's interface checks it. */
+struct d12_dred_settings *d12__dred_settings_unwrap(const void *iface);
+
 /* Hand-written (runtime/debug.h): one reference count for all the object's interfaces, the
  * not-implemented report (called once per method per process) and the implemented methods. */
 ULONG d12_dred_settings_AddRef(struct d12_dred_settings *self);
@@ -84,6 +92,10 @@ void d12__device_com_init(struct d12__device_com *com);
  * *object = NULL) for an IID it does not expose; otherwise a reference is added. */
 HRESULT d12__device_QueryInterface(struct d12_device *self, const IID *riid, void **object);
 
+/* The object behind an interface pointer of its first group's chain, or NULL when `iface` is NULL or not one of
+ * this object's (its vtable is not ours): how a method taking another object's interface checks it. */
+struct d12_device *d12__device_unwrap(const void *iface);
+
 /* Hand-written (runtime/device.h): one reference count for all the object's interfaces, the
  * not-implemented report (called once per method per process) and the implemented methods. */
 ULONG d12_device_AddRef(struct d12_device *self);
@@ -95,9 +107,165 @@ HRESULT d12_device_SetPrivateData(struct d12_device *self, const GUID *guid, UIN
 HRESULT d12_device_SetPrivateDataInterface(struct d12_device *self, const GUID *guid, const IUnknown *pData);
 HRESULT d12_device_SetName(struct d12_device *self, LPCWSTR Name);
 UINT d12_device_GetNodeCount(struct d12_device *self);
+HRESULT d12_device_CreateCommandQueue(struct d12_device *self, const D3D12_COMMAND_QUEUE_DESC *pDesc, const IID *riid, void **ppCommandQueue);
+HRESULT d12_device_CreateCommandAllocator(struct d12_device *self, D3D12_COMMAND_LIST_TYPE type, const IID *riid, void **ppCommandAllocator);
+HRESULT d12_device_CreateCommandList(struct d12_device *self, UINT nodeMask, D3D12_COMMAND_LIST_TYPE type, ID3D12CommandAllocator *pCommandAllocator, ID3D12PipelineState *pInitialState, const IID *riid, void **ppCommandList);
 HRESULT d12_device_CheckFeatureSupport(struct d12_device *self, D3D12_FEATURE Feature, void *pFeatureSupportData, UINT FeatureSupportDataSize);
+HRESULT d12_device_CreateCommittedResource(struct d12_device *self, const D3D12_HEAP_PROPERTIES *pHeapProperties, D3D12_HEAP_FLAGS HeapFlags, const D3D12_RESOURCE_DESC *pDesc, D3D12_RESOURCE_STATES InitialResourceState, const D3D12_CLEAR_VALUE *pOptimizedClearValue, const IID *riidResource, void **ppvResource);
+HRESULT d12_device_CreateFence(struct d12_device *self, UINT64 InitialValue, D3D12_FENCE_FLAGS Flags, const IID *riid, void **ppFence);
 HRESULT d12_device_GetDeviceRemovedReason(struct d12_device *self);
 LUID d12_device_GetAdapterLuid(struct d12_device *self);
 HRESULT d12_device_CheckFeatureSupport1(struct d12_device *self, D3D12_FEATURE Feature, void *pFeatureSupportData, UINT FeatureSupportDataSize, UINT SDKVersion);
+
+/* ---- command_queue: ID3D12Object, ID3D12DeviceChild, ID3D12Pageable, ID3D12CommandQueue ---- */
+struct d12_command_queue;
+
+struct d12__command_queue_com {
+    ID3D12CommandQueue queue;
+};
+
+/* Points every interface of `com` at its vtable. */
+void d12__command_queue_com_init(struct d12__command_queue_com *com);
+
+/* QueryInterface for every interface of the object: E_POINTER for a NULL `object`, E_NOINTERFACE (and
+ * *object = NULL) for an IID it does not expose; otherwise a reference is added. */
+HRESULT d12__command_queue_QueryInterface(struct d12_command_queue *self, const IID *riid, void **object);
+
+/* The object behind an interface pointer of its first group's chain, or NULL when `iface` is NULL or not one of
+ * this object's (its vtable is not ours): how a method taking another object's interface checks it. */
+struct d12_command_queue *d12__command_queue_unwrap(const void *iface);
+
+/* Hand-written (runtime/queue.h): one reference count for all the object's interfaces, the
+ * not-implemented report (called once per method per process) and the implemented methods. */
+ULONG d12_command_queue_AddRef(struct d12_command_queue *self);
+ULONG d12_command_queue_Release(struct d12_command_queue *self);
+void d12_command_queue_not_implemented(struct d12_command_queue *self, const char *interface_name, const char *method);
+void d12_command_queue_ExecuteCommandLists(struct d12_command_queue *self, UINT NumCommandLists, ID3D12CommandList * const *ppCommandLists);
+HRESULT d12_command_queue_Signal(struct d12_command_queue *self, ID3D12Fence *pFence, UINT64 Value);
+HRESULT d12_command_queue_Wait(struct d12_command_queue *self, ID3D12Fence *pFence, UINT64 Value);
+D3D12_COMMAND_QUEUE_DESC d12_command_queue_GetDesc(struct d12_command_queue *self);
+
+/* ---- command_allocator: ID3D12Object, ID3D12DeviceChild, ID3D12Pageable, ID3D12CommandAllocator ---- */
+struct d12_command_allocator;
+
+struct d12__command_allocator_com {
+    ID3D12CommandAllocator allocator;
+};
+
+/* Points every interface of `com` at its vtable. */
+void d12__command_allocator_com_init(struct d12__command_allocator_com *com);
+
+/* QueryInterface for every interface of the object: E_POINTER for a NULL `object`, E_NOINTERFACE (and
+ * *object = NULL) for an IID it does not expose; otherwise a reference is added. */
+HRESULT d12__command_allocator_QueryInterface(struct d12_command_allocator *self, const IID *riid, void **object);
+
+/* The object behind an interface pointer of its first group's chain, or NULL when `iface` is NULL or not one of
+ * this object's (its vtable is not ours): how a method taking another object's interface checks it. */
+struct d12_command_allocator *d12__command_allocator_unwrap(const void *iface);
+
+/* Hand-written (runtime/list.h): one reference count for all the object's interfaces, the
+ * not-implemented report (called once per method per process) and the implemented methods. */
+ULONG d12_command_allocator_AddRef(struct d12_command_allocator *self);
+ULONG d12_command_allocator_Release(struct d12_command_allocator *self);
+void d12_command_allocator_not_implemented(struct d12_command_allocator *self, const char *interface_name, const char *method);
+HRESULT d12_command_allocator_Reset(struct d12_command_allocator *self);
+
+/* ---- command_list: ID3D12Object, ID3D12DeviceChild, ID3D12CommandList, ID3D12GraphicsCommandList ---- */
+struct d12_command_list;
+
+struct d12__command_list_com {
+    ID3D12GraphicsCommandList list;
+};
+
+/* Points every interface of `com` at its vtable. */
+void d12__command_list_com_init(struct d12__command_list_com *com);
+
+/* QueryInterface for every interface of the object: E_POINTER for a NULL `object`, E_NOINTERFACE (and
+ * *object = NULL) for an IID it does not expose; otherwise a reference is added. */
+HRESULT d12__command_list_QueryInterface(struct d12_command_list *self, const IID *riid, void **object);
+
+/* The object behind an interface pointer of its first group's chain, or NULL when `iface` is NULL or not one of
+ * this object's (its vtable is not ours): how a method taking another object's interface checks it. */
+struct d12_command_list *d12__command_list_unwrap(const void *iface);
+
+/* Hand-written (runtime/list.h): one reference count for all the object's interfaces, the
+ * not-implemented report (called once per method per process) and the implemented methods. */
+ULONG d12_command_list_AddRef(struct d12_command_list *self);
+ULONG d12_command_list_Release(struct d12_command_list *self);
+void d12_command_list_not_implemented(struct d12_command_list *self, const char *interface_name, const char *method);
+D3D12_COMMAND_LIST_TYPE d12_command_list_GetType(struct d12_command_list *self);
+HRESULT d12_command_list_Close(struct d12_command_list *self);
+HRESULT d12_command_list_Reset(struct d12_command_list *self, ID3D12CommandAllocator *pAllocator, ID3D12PipelineState *pInitialState);
+void d12_command_list_DrawInstanced(struct d12_command_list *self, UINT VertexCountPerInstance, UINT InstanceCount, UINT StartVertexLocation, UINT StartInstanceLocation);
+void d12_command_list_DrawIndexedInstanced(struct d12_command_list *self, UINT IndexCountPerInstance, UINT InstanceCount, UINT StartIndexLocation, INT BaseVertexLocation, UINT StartInstanceLocation);
+void d12_command_list_Dispatch(struct d12_command_list *self, UINT ThreadGroupCountX, UINT ThreadGroupCountY, UINT ThreadGroupCountZ);
+void d12_command_list_CopyBufferRegion(struct d12_command_list *self, ID3D12Resource *pDstBuffer, UINT64 DstOffset, ID3D12Resource *pSrcBuffer, UINT64 SrcOffset, UINT64 NumBytes);
+void d12_command_list_CopyResource(struct d12_command_list *self, ID3D12Resource *pDstResource, ID3D12Resource *pSrcResource);
+void d12_command_list_ResourceBarrier(struct d12_command_list *self, UINT NumBarriers, const D3D12_RESOURCE_BARRIER *pBarriers);
+void d12_command_list_SetComputeRootConstantBufferView(struct d12_command_list *self, UINT RootParameterIndex, D3D12_GPU_VIRTUAL_ADDRESS BufferLocation);
+void d12_command_list_SetGraphicsRootConstantBufferView(struct d12_command_list *self, UINT RootParameterIndex, D3D12_GPU_VIRTUAL_ADDRESS BufferLocation);
+void d12_command_list_SetComputeRootShaderResourceView(struct d12_command_list *self, UINT RootParameterIndex, D3D12_GPU_VIRTUAL_ADDRESS BufferLocation);
+void d12_command_list_SetGraphicsRootShaderResourceView(struct d12_command_list *self, UINT RootParameterIndex, D3D12_GPU_VIRTUAL_ADDRESS BufferLocation);
+void d12_command_list_SetComputeRootUnorderedAccessView(struct d12_command_list *self, UINT RootParameterIndex, D3D12_GPU_VIRTUAL_ADDRESS BufferLocation);
+void d12_command_list_SetGraphicsRootUnorderedAccessView(struct d12_command_list *self, UINT RootParameterIndex, D3D12_GPU_VIRTUAL_ADDRESS BufferLocation);
+void d12_command_list_IASetIndexBuffer(struct d12_command_list *self, const D3D12_INDEX_BUFFER_VIEW *pView);
+void d12_command_list_IASetVertexBuffers(struct d12_command_list *self, UINT StartSlot, UINT NumViews, const D3D12_VERTEX_BUFFER_VIEW *pViews);
+
+/* ---- fence: ID3D12Object, ID3D12DeviceChild, ID3D12Pageable, ID3D12Fence, ID3D12Fence1 ---- */
+struct d12_fence;
+
+struct d12__fence_com {
+    ID3D12Fence1 fence;
+};
+
+/* Points every interface of `com` at its vtable. */
+void d12__fence_com_init(struct d12__fence_com *com);
+
+/* QueryInterface for every interface of the object: E_POINTER for a NULL `object`, E_NOINTERFACE (and
+ * *object = NULL) for an IID it does not expose; otherwise a reference is added. */
+HRESULT d12__fence_QueryInterface(struct d12_fence *self, const IID *riid, void **object);
+
+/* The object behind an interface pointer of its first group's chain, or NULL when `iface` is NULL or not one of
+ * this object's (its vtable is not ours): how a method taking another object's interface checks it. */
+struct d12_fence *d12__fence_unwrap(const void *iface);
+
+/* Hand-written (runtime/fence.h): one reference count for all the object's interfaces, the
+ * not-implemented report (called once per method per process) and the implemented methods. */
+ULONG d12_fence_AddRef(struct d12_fence *self);
+ULONG d12_fence_Release(struct d12_fence *self);
+void d12_fence_not_implemented(struct d12_fence *self, const char *interface_name, const char *method);
+UINT64 d12_fence_GetCompletedValue(struct d12_fence *self);
+HRESULT d12_fence_SetEventOnCompletion(struct d12_fence *self, UINT64 Value, HANDLE hEvent);
+HRESULT d12_fence_Signal(struct d12_fence *self, UINT64 Value);
+D3D12_FENCE_FLAGS d12_fence_GetCreationFlags(struct d12_fence *self);
+
+/* ---- resource: ID3D12Object, ID3D12DeviceChild, ID3D12Pageable, ID3D12Resource ---- */
+struct d12_resource;
+
+struct d12__resource_com {
+    ID3D12Resource resource;
+};
+
+/* Points every interface of `com` at its vtable. */
+void d12__resource_com_init(struct d12__resource_com *com);
+
+/* QueryInterface for every interface of the object: E_POINTER for a NULL `object`, E_NOINTERFACE (and
+ * *object = NULL) for an IID it does not expose; otherwise a reference is added. */
+HRESULT d12__resource_QueryInterface(struct d12_resource *self, const IID *riid, void **object);
+
+/* The object behind an interface pointer of its first group's chain, or NULL when `iface` is NULL or not one of
+ * this object's (its vtable is not ours): how a method taking another object's interface checks it. */
+struct d12_resource *d12__resource_unwrap(const void *iface);
+
+/* Hand-written (runtime/resource.h): one reference count for all the object's interfaces, the
+ * not-implemented report (called once per method per process) and the implemented methods. */
+ULONG d12_resource_AddRef(struct d12_resource *self);
+ULONG d12_resource_Release(struct d12_resource *self);
+void d12_resource_not_implemented(struct d12_resource *self, const char *interface_name, const char *method);
+HRESULT d12_resource_Map(struct d12_resource *self, UINT Subresource, const D3D12_RANGE *pReadRange, void **ppData);
+void d12_resource_Unmap(struct d12_resource *self, UINT Subresource, const D3D12_RANGE *pWrittenRange);
+D3D12_RESOURCE_DESC d12_resource_GetDesc(struct d12_resource *self);
+D3D12_GPU_VIRTUAL_ADDRESS d12_resource_GetGPUVirtualAddress(struct d12_resource *self);
+HRESULT d12_resource_GetHeapProperties(struct d12_resource *self, D3D12_HEAP_PROPERTIES *pHeapProperties, D3D12_HEAP_FLAGS *pHeapFlags);
 
 #endif /* D12_COM_H */

@@ -30,6 +30,12 @@ extern "C" {
 #define D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGES_UNSUPPORTED ((D3D12_MESSAGE_ID)0x1000b)
 #define D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGES_ENABLE_FAILED ((D3D12_MESSAGE_ID)0x1000c)
 #define D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGES_TABLE_FAILED ((D3D12_MESSAGE_ID)0x1000d)
+#define D12_MESSAGE_ID_GPU_WORK_UNSUPPORTED ((D3D12_MESSAGE_ID)0x1000e)
+#define D12_MESSAGE_ID_CREATE_INVALID_ARGUMENT ((D3D12_MESSAGE_ID)0x1000f)
+#define D12_MESSAGE_ID_COMMAND_ALLOCATOR_TYPE_MISMATCH ((D3D12_MESSAGE_ID)0x10010)
+#define D12_MESSAGE_ID_COMMAND_LIST_RECORDING_ERROR ((D3D12_MESSAGE_ID)0x10011)
+#define D12_MESSAGE_ID_FENCE_INVALID_EVENT ((D3D12_MESSAGE_ID)0x10012)
+#define D12_MESSAGE_ID_DRIVER_FENCE_OPERATION_MISMATCH ((D3D12_MESSAGE_ID)0x10013)
 
 typedef enum d12_msg {
     D12_MSG_METHOD_NOT_IMPLEMENTED,
@@ -50,6 +56,31 @@ typedef enum d12_msg {
     D12_MSG_DEBUG_LAYER_STARTUP_OPTIONS,
     D12_MSG_DRIVER_REPORTED_MESSAGES_ENABLE_FAILED,
     D12_MSG_DRIVER_REPORTED_MESSAGES_TABLE_FAILED,
+    D12_MSG_GPU_WORK_UNSUPPORTED,
+    D12_MSG_CREATE_INVALID_ARGUMENT,
+    D12_MSG_INVALID_COMMAND_LIST_TYPE,
+    D12_MSG_CREATECOMMANDLIST_NULL_COMMANDALLOCATOR,
+    D12_MSG_COMMAND_ALLOCATOR_TYPE_MISMATCH,
+    D12_MSG_COMMAND_ALLOCATOR_CONTENTION,
+    D12_MSG_COMMAND_ALLOCATOR_CANNOT_RESET,
+    D12_MSG_COMMAND_LIST_CLOSED,
+    D12_MSG_COMMAND_LIST_OPEN,
+    D12_MSG_COMMAND_LIST_RECORDING_ERROR,
+    D12_MSG_EXECUTECOMMANDLISTS_OPENCOMMANDLIST,
+    D12_MSG_EXECUTECOMMANDLISTS_COMMANDLISTMISMATCH,
+    D12_MSG_EXECUTECOMMANDLISTS_FAILEDCOMMANDLIST,
+    D12_MSG_COPYBUFFERREGION_NULL_RESOURCE,
+    D12_MSG_COPYBUFFERREGION_DSTRANGEOUTOFBOUNDS,
+    D12_MSG_COPYBUFFERREGION_SRCRANGEOUTOFBOUNDS,
+    D12_MSG_COPYRESOURCE_INVALIDRESOURCE,
+    D12_MSG_SET_VERTEX_BUFFERS_INVALID,
+    D12_MSG_SET_INDEX_BUFFER_INVALID,
+    D12_MSG_RESOURCE_BARRIER_INVALID,
+    D12_MSG_MAP_INVALIDHEAP,
+    D12_MSG_MAP_INVALIDSUBRESOURCE,
+    D12_MSG_RESOURCE_UNMAP_NOTMAPPED,
+    D12_MSG_FENCE_INVALID_EVENT,
+    D12_MSG_DRIVER_FENCE_OPERATION_MISMATCH,
     D12_MSG_COUNT
 } d12_msg;
 
@@ -159,6 +190,131 @@ static inline void d12__msg_driver_reported_messages_enable_failed(d12_info_queu
 static inline void d12__msg_driver_reported_messages_table_failed(d12_info_queue *queue, const char *driver, const char *why)
 {
     d12__info_queue_report(queue, D12_MSG_DRIVER_REPORTED_MESSAGES_TABLE_FAILED, driver, why);
+}
+
+static inline void d12__msg_gpu_work_unsupported(d12_info_queue *queue, const char *method, const char *driver)
+{
+    d12__info_queue_report(queue, D12_MSG_GPU_WORK_UNSUPPORTED, method, driver);
+}
+
+static inline void d12__msg_create_invalid_argument(d12_info_queue *queue, const char *method, const char *problem)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATE_INVALID_ARGUMENT, method, problem);
+}
+
+static inline void d12__msg_invalid_command_list_type(d12_info_queue *queue, const char *method, int type)
+{
+    d12__info_queue_report(queue, D12_MSG_INVALID_COMMAND_LIST_TYPE, method, type);
+}
+
+static inline void d12__msg_createcommandlist_null_commandallocator(d12_info_queue *queue, const char *method)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATECOMMANDLIST_NULL_COMMANDALLOCATOR, method);
+}
+
+static inline void d12__msg_command_allocator_type_mismatch(d12_info_queue *queue, const char *method, int allocator_type, int list_type)
+{
+    d12__info_queue_report(queue, D12_MSG_COMMAND_ALLOCATOR_TYPE_MISMATCH, method, allocator_type, list_type);
+}
+
+static inline void d12__msg_command_allocator_contention(d12_info_queue *queue, const char *method)
+{
+    d12__info_queue_report(queue, D12_MSG_COMMAND_ALLOCATOR_CONTENTION, method);
+}
+
+static inline void d12__msg_command_allocator_cannot_reset(d12_info_queue *queue)
+{
+    d12__info_queue_report(queue, D12_MSG_COMMAND_ALLOCATOR_CANNOT_RESET);
+}
+
+static inline void d12__msg_command_list_closed(d12_info_queue *queue, const char *method, const char *consequence)
+{
+    d12__info_queue_report(queue, D12_MSG_COMMAND_LIST_CLOSED, method, consequence);
+}
+
+static inline void d12__msg_command_list_open(d12_info_queue *queue)
+{
+    d12__info_queue_report(queue, D12_MSG_COMMAND_LIST_OPEN);
+}
+
+static inline void d12__msg_command_list_recording_error(d12_info_queue *queue, HRESULT result)
+{
+    d12__info_queue_report(queue, D12_MSG_COMMAND_LIST_RECORDING_ERROR, (unsigned int)result);
+}
+
+static inline void d12__msg_executecommandlists_opencommandlist(d12_info_queue *queue, unsigned int index)
+{
+    d12__info_queue_report(queue, D12_MSG_EXECUTECOMMANDLISTS_OPENCOMMANDLIST, index);
+}
+
+static inline void d12__msg_executecommandlists_commandlistmismatch(d12_info_queue *queue, unsigned int index, int list_type, int queue_type)
+{
+    d12__info_queue_report(queue, D12_MSG_EXECUTECOMMANDLISTS_COMMANDLISTMISMATCH, index, list_type, queue_type);
+}
+
+static inline void d12__msg_executecommandlists_failedcommandlist(d12_info_queue *queue, unsigned int index, HRESULT result)
+{
+    d12__info_queue_report(queue, D12_MSG_EXECUTECOMMANDLISTS_FAILEDCOMMANDLIST, index, (unsigned int)result);
+}
+
+static inline void d12__msg_copybufferregion_null_resource(d12_info_queue *queue, const char *method, const char *parameter)
+{
+    d12__info_queue_report(queue, D12_MSG_COPYBUFFERREGION_NULL_RESOURCE, method, parameter);
+}
+
+static inline void d12__msg_copybufferregion_dstrangeoutofbounds(d12_info_queue *queue, unsigned long long offset, unsigned long long bytes, unsigned long long size)
+{
+    d12__info_queue_report(queue, D12_MSG_COPYBUFFERREGION_DSTRANGEOUTOFBOUNDS, offset, bytes, size);
+}
+
+static inline void d12__msg_copybufferregion_srcrangeoutofbounds(d12_info_queue *queue, unsigned long long offset, unsigned long long bytes, unsigned long long size)
+{
+    d12__info_queue_report(queue, D12_MSG_COPYBUFFERREGION_SRCRANGEOUTOFBOUNDS, offset, bytes, size);
+}
+
+static inline void d12__msg_copyresource_invalidresource(d12_info_queue *queue, const char *problem)
+{
+    d12__info_queue_report(queue, D12_MSG_COPYRESOURCE_INVALIDRESOURCE, problem);
+}
+
+static inline void d12__msg_set_vertex_buffers_invalid(d12_info_queue *queue, unsigned int start, unsigned int count, unsigned int slots)
+{
+    d12__info_queue_report(queue, D12_MSG_SET_VERTEX_BUFFERS_INVALID, start, count, slots);
+}
+
+static inline void d12__msg_set_index_buffer_invalid(d12_info_queue *queue, int format)
+{
+    d12__info_queue_report(queue, D12_MSG_SET_INDEX_BUFFER_INVALID, format);
+}
+
+static inline void d12__msg_resource_barrier_invalid(d12_info_queue *queue, unsigned int index, const char *problem)
+{
+    d12__info_queue_report(queue, D12_MSG_RESOURCE_BARRIER_INVALID, index, problem);
+}
+
+static inline void d12__msg_map_invalidheap(d12_info_queue *queue)
+{
+    d12__info_queue_report(queue, D12_MSG_MAP_INVALIDHEAP);
+}
+
+static inline void d12__msg_map_invalidsubresource(d12_info_queue *queue, const char *method, unsigned int subresource)
+{
+    d12__info_queue_report(queue, D12_MSG_MAP_INVALIDSUBRESOURCE, method, subresource);
+}
+
+static inline void d12__msg_resource_unmap_notmapped(d12_info_queue *queue)
+{
+    d12__info_queue_report(queue, D12_MSG_RESOURCE_UNMAP_NOTMAPPED);
+}
+
+static inline void d12__msg_fence_invalid_event(d12_info_queue *queue, long long handle)
+{
+    d12__info_queue_report(queue, D12_MSG_FENCE_INVALID_EVENT, handle);
+}
+
+static inline void d12__msg_driver_fence_operation_mismatch(d12_info_queue *queue, const char *driver, const char *operation, unsigned long long value)
+{
+    d12__info_queue_report(queue, D12_MSG_DRIVER_FENCE_OPERATION_MISMATCH, driver, operation, value);
 }
 
 #ifdef __cplusplus

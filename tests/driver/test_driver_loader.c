@@ -61,7 +61,7 @@ static void check_reference_adapter(d12_driver_adapter *adapter)
                  D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_0);
     CHECK_EQ_INT(raytracing_tier(adapter), 12);
     hook_log log = {0, S_OK};
-    d12_driver_device_desc desc = {D3D12DDI_CREATE_DEVICE_FLAG_NONE, record_error, &log, NULL};
+    d12_driver_device_desc desc = {D3D12DDI_CREATE_DEVICE_FLAG_NONE, record_error, &log, NULL, NULL};
     d12_driver_device *device = NULL;
     CHECK_EQ_INT(d12__driver_create_device(adapter, &desc, &device), S_OK);
     CHECK(device && d12__driver_device_handle(device).pDrvPrivate != NULL);
@@ -140,7 +140,7 @@ static void negotiation(void)
     d12_driver_adapter *adapter = NULL;
     CHECK_EQ_INT(open_test_driver("good", &adapter), S_OK); /* lists 0110 and a token the runtime lacks */
     CHECK_EQ_INT(d12__driver_adapter_version(adapter), D3D12DDI_SUPPORTED_0110);
-    d12_driver_device_desc desc = {D3D12DDI_CREATE_DEVICE_FLAG_NONE, NULL, NULL, NULL};
+    d12_driver_device_desc desc = {D3D12DDI_CREATE_DEVICE_FLAG_NONE, NULL, NULL, NULL, NULL};
     d12_driver_device *device = NULL;
     CHECK_EQ_INT(d12__driver_create_device(adapter, &desc, &device), S_OK);
     UINT *seen = driver_symbol(TESTDRV_SO, "d12_testdrv_device_version");
@@ -175,7 +175,7 @@ static void extended_features(void)
     CHECK_EQ_INT(d12__driver_pick_feature_version(adapter, D3D12DDI_FEATURE_0076_PIN_RESOURCES, 0), 0);
     CHECK_EQ_INT(d12__driver_pick_feature_version(adapter, D3D12DDI_FEATURE_0020_VIDEO, 9), 0);
 
-    d12_driver_device_desc desc = {D3D12DDI_CREATE_DEVICE_FLAG_NONE, NULL, NULL, NULL};
+    d12_driver_device_desc desc = {D3D12DDI_CREATE_DEVICE_FLAG_NONE, NULL, NULL, NULL, NULL};
     d12_driver_device *device = NULL;
     UINT32 *enabled = driver_symbol(TESTDRV_SO, "d12_testdrv_enabled");
     CHECK_EQ_INT(d12__driver_create_device(adapter, &desc, &device), S_OK);
@@ -239,7 +239,7 @@ static void set_error_env(void)
 {
     d12_driver_adapter *adapter = NULL;
     hook_log log = {0, S_OK};
-    d12_driver_device_desc desc = {D3D12DDI_CREATE_DEVICE_FLAG_NONE, record_error, &log, NULL};
+    d12_driver_device_desc desc = {D3D12DDI_CREATE_DEVICE_FLAG_NONE, record_error, &log, NULL, NULL};
     d12_driver_device *device = NULL;
     CHECK_EQ_STR(getenv("D12RT_REFDRV_SET_ERROR"), "0x887A0005");
     CHECK_EQ_INT(d12__driver_adapter_get(&adapter), S_OK);
@@ -253,7 +253,7 @@ static void set_error_direct(void)
 {
     d12_driver_adapter *adapter = NULL;
     hook_log log = {0, S_OK};
-    d12_driver_device_desc desc = {D3D12DDI_CREATE_DEVICE_FLAG_NONE, record_error, &log, NULL};
+    d12_driver_device_desc desc = {D3D12DDI_CREATE_DEVICE_FLAG_NONE, record_error, &log, NULL, NULL};
     d12_driver_device *device = NULL;
     CHECK_EQ_INT(d12__driver_adapter_get(&adapter), S_OK);
     CHECK_EQ_INT(d12__driver_create_device(adapter, &desc, &device), S_OK);
@@ -324,7 +324,7 @@ static void run_broken(const broken_case *c)
 {
     d12_driver_adapter *adapter = NULL;
     d12_driver_device *device = (d12_driver_device *)1;
-    d12_driver_device_desc desc = {D3D12DDI_CREATE_DEVICE_FLAG_NONE, NULL, NULL, NULL};
+    d12_driver_device_desc desc = {D3D12DDI_CREATE_DEVICE_FLAG_NONE, NULL, NULL, NULL, NULL};
     char expected[512];
     capture_begin();
     HRESULT open = open_test_driver(c->mode, &adapter);

@@ -38,7 +38,7 @@ static bool fixture_open(fixture *f, bool enable)
     d12_info_queue_SetMessageCountLimit(f->queue, UINT64_MAX);
     d12__objtable_init(&f->objects);
     d12__drm_init(&f->drm, f->queue, &f->objects);
-    d12_driver_device_desc desc = {D3D12DDI_CREATE_DEVICE_FLAG_DEBUGGABLE, NULL, NULL, &f->drm.hooks};
+    d12_driver_device_desc desc = {D3D12DDI_CREATE_DEVICE_FLAG_DEBUGGABLE, NULL, NULL, &f->drm.hooks, NULL};
     if (!CHECK(SUCCEEDED(d12__driver_create_device(f->adapter, &desc, &f->device))))
         return false;
     f->cb = d12__driver_device_callbacks(f->device);

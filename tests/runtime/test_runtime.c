@@ -269,13 +269,14 @@ static void test_not_implemented(void)
     if (device == NULL)
         return;
     ID3D12InfoQueue1 *queue = info_queue_of(device);
-    ID3D12Fence *fence = NULL;
-    CHECK_EQ_INT(ID3D12Device17_CreateFence(device, 0, D3D12_FENCE_FLAG_NONE, &IID_ID3D12Fence, (void **)&fence),
-                 E_NOTIMPL);
-    CHECK_EQ_INT(ID3D12Device17_CreateFence(device, 0, D3D12_FENCE_FLAG_NONE, &IID_ID3D12Fence, (void **)&fence),
-                 E_NOTIMPL);
+    ID3D12RootSignature *signature = NULL;
+    static const char blob[4] = {0};
+    CHECK_EQ_INT(ID3D12Device17_CreateRootSignature(device, 0, blob, sizeof blob, &IID_ID3D12RootSignature,
+                                                    (void **)&signature), E_NOTIMPL);
+    CHECK_EQ_INT(ID3D12Device17_CreateRootSignature(device, 0, blob, sizeof blob, &IID_ID3D12RootSignature,
+                                                    (void **)&signature), E_NOTIMPL);
     /* Said once, not on every call; a value-returning slot answers zero. */
-    CHECK_EQ_INT(count_messages(queue, "ID3D12Device::CreateFence is not implemented"), 1);
+    CHECK_EQ_INT(count_messages(queue, "ID3D12Device::CreateRootSignature is not implemented"), 1);
     CHECK_EQ_INT(ID3D12Device17_GetDescriptorHandleIncrementSize(device, D3D12_DESCRIPTOR_HEAP_TYPE_RTV), 0);
     CHECK_EQ_INT(count_messages(queue, "ID3D12Device::GetDescriptorHandleIncrementSize is not implemented"), 1);
     CHECK_EQ_INT(ID3D12Device17_GetNodeCount(device), 1);

@@ -1,0 +1,203 @@
+/* ID3D12Fence (fence.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "d12_messages.h"
+#include "device.h"
+#include "fence.h"
+
+struct d12_fence_waiter {
+    UINT64 value;
+    int event; /* an eventfd */
+    struct d12_fence_waiter *next;
+};
+
+static bool device_removed(const struct d12_fence *fence)
+{
+    return atomic_load(&fence->device_child.device->removed_reason) != S_OK;
+}
+
+/* The value the application sees: UINT64_MAX once the device is removed. */
+static UINT64 visible_value(struct d12_fence *fence)
+{
+    return device_removed(fence) ? UINT64_MAX : atomic_load_explicit(&fence->value, memory_order_acquire);
+}
+
+/* "signal = write(fd, 1)" (the WSL convention); a descriptor closed meanwhile is the application's business. */
+static void signal_event(int event)
+{
+    uint64_t one = 1;
+    ssize_t written;
+    do {
+        written = write(event, &one, sizeof one);
+    } while (written < 0 && errno == EINTR);
+}
+
+/* Fire and drop the registrations `reached` now satisfies. Called with the lock held (write() never blocks on an
+ * eventfd whose counter is below its maximum). */
+static void fire_waiters(struct d12_fence *fence, UINT64 reached)
+{
+    for (struct d12_fence_waiter **link = &fence->waiters; *link;) {
+        struct d12_fence_waiter *waiter = *link;
+        if (waiter->value <= reached) {
+            signal_event(waiter->event);
+            *link = waiter->next;
+            free(waiter);
+        } else {
+            link = &waiter->next;
+        }
+    }
+}
+
+void d12__fence_set(struct d12_fence *fence, UINT64 value)
+{
+    pthread_mutex_lock(&fence->lock);
+    atomic_store_explicit(&fence->value, value, memory_order_release);
+    fire_waiters(fence, value);
+    pthread_cond_broadcast(&fence->changed);
+    pthread_mutex_unlock(&fence->lock);
+}
+
+void d12__fence_wake(struct d12_fence *fence)
+{
+    pthread_mutex_lock(&fence->lock);
+    fire_waiters(fence, visible_value(fence));
+    pthread_cond_broadcast(&fence->changed);
+    pthread_mutex_unlock(&fence->lock);
+}
+
+bool d12__fence_wait_gpu(struct d12_fence *fence, UINT64 value, const atomic_bool *abandon)
+{
+    pthread_mutex_lock(&fence->lock);
+    while (atomic_load(&fence->value) < value && !atomic_load(abandon) && !device_removed(fence))
+        pthread_cond_wait(&fence->changed, &fence->lock);
+    bool reached = atomic_load(&fence->value) >= value;
+    pthread_mutex_unlock(&fence->lock);
+    return reached;
+}
+
+D3D12DDI_HRTFENCE d12__fence_rt_handle(struct d12_fence *fence)
+{
+    D3D12DDI_HRTFENCE handle = {fence};
+    return handle;
+}
+
+/* ---- ID3D12Fence ---- */
+
+UINT64 d12_fence_GetCompletedValue(struct d12_fence *self)
+{
+    if (d12__device_removed(self->device_child.device) != S_OK)
+        return UINT64_MAX; /* surfacing the removal: d12__device_removed made the removal flush */
+    return atomic_load_explicit(&self->value, memory_order_acquire);
+}
+
+HRESULT d12_fence_Signal(struct d12_fence *self, UINT64 Value)
+{
+    d12__fence_set(self, Value); /* "CPU Signal may lower the value" */
+    return S_OK;
+}
+
+D3D12_FENCE_FLAGS d12_fence_GetCreationFlags(struct d12_fence *self)
+{
+    return self->flags;
+}
+
+/* A NULL event: "blocks until reached"; removal releases it. */
+static void block_until(struct d12_fence *fence, UINT64 value)
+{
+    pthread_mutex_lock(&fence->lock);
+    while (visible_value(fence) < value)
+        pthread_cond_wait(&fence->changed, &fence->lock);
+    pthread_mutex_unlock(&fence->lock);
+}
+
+HRESULT d12_fence_SetEventOnCompletion(struct d12_fence *self, UINT64 Value, HANDLE hEvent)
+{
+    if (hEvent == NULL) {
+        block_until(self, Value);
+        return S_OK;
+    }
+    intptr_t event = (intptr_t)hEvent;
+    if (event < 0 || event > INT32_MAX || fcntl((int)event, F_GETFD) < 0) {
+        d12__msg_fence_invalid_event(self->device_child.device->info_queue, (long long)event);
+        return E_INVALIDARG;
+    }
+    struct d12_fence_waiter *waiter = malloc(sizeof *waiter);
+    if (!waiter)
+        return E_OUTOFMEMORY;
+    *waiter = (struct d12_fence_waiter){Value, (int)event, NULL};
+    pthread_mutex_lock(&self->lock);
+    waiter->next = self->waiters;
+    self->waiters = waiter;
+    fire_waiters(self, visible_value(self)); /* "with v <= completed fires immediately" */
+    pthread_mutex_unlock(&self->lock);
+    return S_OK;
+}
+
+/* ---- Lifetime ---- */
+
+ULONG d12_fence_AddRef(struct d12_fence *self)
+{
+    return (ULONG)atomic_fetch_add(&self->refcount, 1) + 1;
+}
+
+static void fence_destroy(struct d12_fence *fence)
+{
+    d12__device_unlink_fence(fence->device_child.device, fence);
+    for (struct d12_fence_waiter *waiter = fence->waiters, *next; waiter; waiter = next) {
+        next = waiter->next;
+        free(waiter); /* never fired: the fence is gone, as on Windows */
+    }
+    pthread_cond_destroy(&fence->changed);
+    pthread_mutex_destroy(&fence->lock);
+    d12__device_child_destroy(&fence->device_child);
+    free(fence);
+}
+
+ULONG d12_fence_Release(struct d12_fence *self)
+{
+    ULONG left = (ULONG)atomic_fetch_sub(&self->refcount, 1) - 1;
+    if (left == 0)
+        fence_destroy(self);
+    return left;
+}
+
+void d12_fence_not_implemented(struct d12_fence *self, const char *interface_name, const char *method)
+{
+    d12__msg_method_not_implemented(self->device_child.device->info_queue, interface_name, method);
+}
+
+/* ID3D12Device::CreateFence */
+HRESULT d12_device_CreateFence(struct d12_device *self, UINT64 InitialValue, D3D12_FENCE_FLAGS Flags, const IID *riid,
+                               void **ppFence)
+{
+    HRESULT hr = d12__device_removed(self);
+    if (FAILED(hr))
+        return hr;
+    if (Flags & ~(D3D12_FENCE_FLAG_SHARED | D3D12_FENCE_FLAG_SHARED_CROSS_ADAPTER | D3D12_FENCE_FLAG_NON_MONITORED)) {
+        d12__msg_create_invalid_argument(self->info_queue, "ID3D12Device::CreateFence", "unknown D3D12_FENCE_FLAGS");
+        return E_INVALIDARG;
+    }
+    if (riid == NULL)
+        return E_INVALIDARG;
+    if (ppFence == NULL)
+        return S_FALSE;
+    struct d12_fence *fence = calloc(1, sizeof *fence);
+    if (!fence)
+        return E_OUTOFMEMORY;
+    d12__fence_com_init(&fence->com);
+    atomic_init(&fence->refcount, 1);
+    d12__device_child_init(&fence->device_child, self, &fence->com.fence, "ID3D12Fence");
+    fence->flags = Flags;
+    atomic_init(&fence->value, InitialValue);
+    pthread_mutex_init(&fence->lock, NULL);
+    pthread_cond_init(&fence->changed, NULL);
+    d12__device_child_register(&fence->device_child, fence, D3D12DDI_HT_FENCE);
+    d12__device_link_fence(self, fence);
+    hr = d12__fence_QueryInterface(fence, riid, ppFence);
+    d12_fence_Release(fence);
+    return hr;
+}

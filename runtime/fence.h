@@ -1,0 +1,48 @@
+/* ID3D12Fence(1). d12rt's fences are runtime objects: the runtime plays the kernel's part (WDDM's monitored fences),
+ * the driver only passes fence operations back when its timeline reaches them (d3d12ddi.h, pKTCallbacks).
+ *
+ * Semantics (../shared/reference/d3d12-semantics.md 4.8): CPU Signal may lower the value; SetEventOnCompletion
+ * fires at once when the value is already reached; registrations are one-shot; an event is an eventfd descriptor
+ * cast to HANDLE (signalled by writing 1); a NULL event blocks until the value is reached. Once the device is
+ * removed the fence reads UINT64_MAX and every waiter is released.
+ *
+ * Locks: `lock` guards the waiters and pairs with `changed`; it ranks below a queue's lock and above nothing but
+ * leaf locks. `value` is atomic so GetCompletedValue takes no lock. */
+#ifndef D12_FENCE_H
+#define D12_FENCE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "child.h"
+#include "d12_com.h"
+
+struct d12_fence_waiter;
+
+struct d12_fence {
+    struct d12__fence_com com;
+    atomic_ulong refcount;
+    d12_device_child device_child;
+    D3D12_FENCE_FLAGS flags;           /* fixed */
+    struct d12_fence *next;            /* the device's fence list (device->children_lock) */
+
+    _Atomic UINT64 value;              /* written under `lock`, read without it */
+    pthread_mutex_t lock;
+    pthread_cond_t changed;            /* broadcast when the value changes or the device is removed */
+    struct d12_fence_waiter *waiters;  /* eventfd registrations not yet fired */
+};
+
+/* Set the value (CPU Signal, or a queue's signal reached on the GPU timeline) and fire the waiters it satisfies. */
+void d12__fence_set(struct d12_fence *fence, UINT64 value);
+
+/* A GPU-side wait (pfnWaitForFenceFromGpuCb): blocks until the value reaches `value` (true), or `*abandon` turns
+ * true or the device is removed (false). Whoever sets *abandon calls d12__fence_wake afterwards. */
+bool d12__fence_wait_gpu(struct d12_fence *fence, UINT64 value, const atomic_bool *abandon);
+
+/* Wake every waiter to re-check its condition; after a removal, fire every registration. */
+void d12__fence_wake(struct d12_fence *fence);
+
+/* The driver's handle for the fence: what fence operations carry. */
+D3D12DDI_HRTFENCE d12__fence_rt_handle(struct d12_fence *fence);
+
+#endif

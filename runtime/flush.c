@@ -1,0 +1,74 @@
+/* The flush engine (flush.h). */
+#include "device.h"
+#include "flush.h"
+#include "queue.h"
+
+/* The flush this thread is making, if any: a report from inside it may reach an application callback that calls
+ * ExecuteCommandLists, which must not flush again. */
+static _Thread_local bool flushing;
+
+void d12__flush_init(d12_flush *flush)
+{
+    atomic_init(&flush->completions, 0);
+    atomic_init(&flush->flushed, 0);
+    atomic_init(&flush->removal_flushed, false);
+}
+
+void d12__flush_note_completion(struct d12_device *device)
+{
+    atomic_fetch_add_explicit(&device->flush.completions, 1, memory_order_release);
+}
+
+/* "no nested flush from inside an application callback", nor from inside a flush. */
+static bool may_flush(struct d12_device *device)
+{
+    return d12__drm_enabled(&device->drm) && !flushing && !d12__info_queue_in_callback();
+}
+
+static void call_driver_flush(struct d12_device *device)
+{
+    flushing = true;
+    /* No runtime lock is held here: "The runtime releases its internal locks before invoking the flush DDI
+     * precisely so the driver can call pfnReportMessageCb from inside it." */
+    device->drm.funcs.pfnFlushDriverReportedMessages(d12__driver_device_handle(device->driver));
+    flushing = false;
+}
+
+/* Flush, then release the submissions every queue had completed when the flush began: "the runtime references the
+ * command list's state table at ExecuteCommandLists time and releases it only once that submission's messages have
+ * been processed". */
+static void flush_and_retire(struct d12_device *device)
+{
+    d12__queues_mark_retirement(device);
+    call_driver_flush(device);
+    d12__queues_retire(device);
+}
+
+void d12__flush_completed(struct d12_device *device)
+{
+    uint64_t seen = atomic_load_explicit(&device->flush.completions, memory_order_acquire);
+    uint64_t done = atomic_load_explicit(&device->flush.flushed, memory_order_relaxed);
+    if (seen == done || !may_flush(device))
+        return;
+    /* One thread flushes for what it saw; another that lost the race has its completions covered by this flush
+     * or finds them on its next call ("The runtime guarantees nothing about how many flushes ... produces"). */
+    if (!atomic_compare_exchange_strong(&device->flush.flushed, &done, seen))
+        return;
+    flush_and_retire(device);
+}
+
+void d12__flush_now(struct d12_device *device)
+{
+    if (may_flush(device))
+        flush_and_retire(device);
+}
+
+void d12__flush_on_removal(struct d12_device *device)
+{
+    if (!d12__drm_enabled(&device->drm) || flushing || d12__info_queue_in_callback())
+        return;
+    /* "invoked at most once per device, and only after a removal has been detected", however many threads race */
+    if (atomic_exchange(&device->flush.removal_flushed, true))
+        return;
+    call_driver_flush(device);
+}

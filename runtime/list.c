@@ -1,0 +1,616 @@
+/* ID3D12CommandAllocator and ID3D12GraphicsCommandList (list.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "d12_messages.h"
+#include "device.h"
+#include "list.h"
+#include "resource.h"
+
+/* D3D12_IA_VERTEX_INPUT_RESOURCE_SLOT_COUNT */
+#define D12_VERTEX_SLOTS 32u
+#define D12_BARRIER_STACK 16u
+
+/* The API's buffer views and the DDI's have one layout, so they pass through unconverted. */
+_Static_assert(sizeof(D3D12_VERTEX_BUFFER_VIEW) == sizeof(D3D12DDI_VERTEX_BUFFER_VIEW), "vertex buffer view layout");
+_Static_assert(offsetof(D3D12_VERTEX_BUFFER_VIEW, StrideInBytes) == offsetof(D3D12DDI_VERTEX_BUFFER_VIEW, StrideInBytes),
+               "vertex buffer view layout");
+_Static_assert(sizeof(D3D12_INDEX_BUFFER_VIEW) == sizeof(D3D12DDI_INDEX_BUFFER_VIEW), "index buffer view layout");
+_Static_assert(offsetof(D3D12_INDEX_BUFFER_VIEW, Format) == offsetof(D3D12DDI_INDEX_BUFFER_VIEW, Format),
+               "index buffer view layout");
+
+D3D12DDI_COMMAND_QUEUE_FLAGS d12__command_list_type_flags(D3D12_COMMAND_LIST_TYPE type)
+{
+    switch (type) {
+    case D3D12_COMMAND_LIST_TYPE_DIRECT: return D3D12DDI_COMMAND_QUEUE_FLAG_3D;
+    case D3D12_COMMAND_LIST_TYPE_COMPUTE: return D3D12DDI_COMMAND_QUEUE_FLAG_COMPUTE;
+    case D3D12_COMMAND_LIST_TYPE_COPY: return D3D12DDI_COMMAND_QUEUE_FLAG_COPY;
+    default: return D3D12DDI_COMMAND_QUEUE_FLAG_NONE; /* bundles and video lists are not d12rt's */
+    }
+}
+
+static D3D12DDI_HDEVICE driver_device(const d12_device_child *child)
+{
+    return d12__driver_device_handle(child->device->driver);
+}
+
+/* ======== ID3D12CommandAllocator ======== */
+
+/* Claim `allocator` for `list` ("one allocator records one list at a time"). */
+static bool claim_allocator(struct d12_command_allocator *allocator, struct d12_command_list *list)
+{
+    pthread_mutex_lock(&allocator->lock);
+    bool free_now = allocator->recording == NULL;
+    if (free_now)
+        allocator->recording = list;
+    pthread_mutex_unlock(&allocator->lock);
+    return free_now;
+}
+
+static void unclaim_allocator(struct d12_command_allocator *allocator, struct d12_command_list *list)
+{
+    pthread_mutex_lock(&allocator->lock);
+    if (allocator->recording == list)
+        allocator->recording = NULL;
+    pthread_mutex_unlock(&allocator->lock);
+}
+
+HRESULT d12_command_allocator_Reset(struct d12_command_allocator *self)
+{
+    pthread_mutex_lock(&self->lock);
+    bool recording = self->recording != NULL;
+    pthread_mutex_unlock(&self->lock);
+    if (recording) {
+        d12__msg_command_allocator_cannot_reset(self->device_child.device->info_queue);
+        return E_FAIL; /* "E_FAIL if there is an actively recording command list referencing the allocator" */
+    }
+    self->gpu->core.pfnResetCommandAllocator(self->handle);
+    return S_OK;
+}
+
+ULONG d12_command_allocator_AddRef(struct d12_command_allocator *self)
+{
+    return (ULONG)atomic_fetch_add(&self->refcount, 1) + 1;
+}
+
+static void allocator_destroy(struct d12_command_allocator *allocator)
+{
+    if (allocator->handle.pDrvPrivate)
+        allocator->gpu->core.pfnDestroyCommandAllocator(driver_device(&allocator->device_child), allocator->handle);
+    free(allocator->handle.pDrvPrivate);
+    pthread_mutex_destroy(&allocator->lock);
+    d12__device_child_destroy(&allocator->device_child);
+    free(allocator);
+}
+
+ULONG d12_command_allocator_Release(struct d12_command_allocator *self)
+{
+    ULONG left = (ULONG)atomic_fetch_sub(&self->refcount, 1) - 1;
+    if (left == 0)
+        allocator_destroy(self);
+    return left;
+}
+
+void d12_command_allocator_not_implemented(struct d12_command_allocator *self, const char *interface_name,
+                                           const char *method)
+{
+    d12__msg_method_not_implemented(self->device_child.device->info_queue, interface_name, method);
+}
+
+static HRESULT create_driver_allocator(struct d12_device *device, struct d12_command_allocator *allocator)
+{
+    D3D12DDIARG_CREATECOMMANDALLOCATOR_0126 args = {d12__command_list_type_flags(allocator->type)};
+    D3D12DDI_HDEVICE driver = d12__driver_device_handle(device->driver);
+    SIZE_T size = allocator->gpu->core.pfnCalcPrivateCommandAllocatorSize(driver, &args);
+    void *memory = d12__driver_private_alloc(device->driver, "CommandAllocator", size);
+    if (!memory)
+        return size && size <= D12_DRIVER_MAX_PRIVATE_SIZE ? E_OUTOFMEMORY : DXGI_ERROR_DRIVER_INTERNAL_ERROR;
+    D3D12DDI_HCOMMANDALLOCATOR handle = {memory};
+    HRESULT hr = allocator->gpu->core.pfnCreateCommandAllocator(driver, &args, handle);
+    if (FAILED(hr)) {
+        free(memory);
+        return hr;
+    }
+    allocator->handle = handle;
+    return S_OK;
+}
+
+HRESULT d12_device_CreateCommandAllocator(struct d12_device *self, D3D12_COMMAND_LIST_TYPE type, const IID *riid,
+                                          void **ppCommandAllocator)
+{
+    HRESULT hr = d12__device_check_gpu_create(self, "ID3D12Device::CreateCommandAllocator");
+    if (FAILED(hr))
+        return hr;
+    if (d12__command_list_type_flags(type) == D3D12DDI_COMMAND_QUEUE_FLAG_NONE) {
+        d12__msg_invalid_command_list_type(self->info_queue, "ID3D12Device::CreateCommandAllocator", (int)type);
+        return E_INVALIDARG;
+    }
+    if (riid == NULL)
+        return E_INVALIDARG;
+    if (ppCommandAllocator == NULL)
+        return S_FALSE;
+    struct d12_command_allocator *allocator = calloc(1, sizeof *allocator);
+    if (!allocator)
+        return E_OUTOFMEMORY;
+    d12__command_allocator_com_init(&allocator->com);
+    atomic_init(&allocator->refcount, 1);
+    d12__device_child_init(&allocator->device_child, self, &allocator->com.allocator, "ID3D12CommandAllocator");
+    allocator->type = type;
+    allocator->gpu = self->gpu;
+    pthread_mutex_init(&allocator->lock, NULL);
+    if (FAILED(hr = create_driver_allocator(self, allocator))) {
+        allocator_destroy(allocator);
+        return hr;
+    }
+    /* The WDK has no runtime handle for allocators, so a driver cannot name one: it is not registered. */
+    hr = d12__command_allocator_QueryInterface(allocator, riid, ppCommandAllocator);
+    d12_command_allocator_Release(allocator);
+    return hr;
+}
+
+/* ======== ID3D12GraphicsCommandList: lifetime ======== */
+
+/* The list's memory lives while the application references it or a recording names it. */
+static void list_hold(void *owner)
+{
+    atomic_fetch_add(&((struct d12_command_list *)owner)->holds, 1);
+}
+
+static void list_unhold(void *owner)
+{
+    struct d12_command_list *list = owner;
+    if (atomic_fetch_sub(&list->holds, 1) == 1) {
+        d12__device_child_destroy(&list->device_child);
+        free(list);
+    }
+}
+
+const d12_correlation_owner_ops d12__command_list_owner_ops = {list_hold, list_unhold};
+
+ULONG d12_command_list_AddRef(struct d12_command_list *self)
+{
+    return (ULONG)atomic_fetch_add(&self->refcount, 1) + 1;
+}
+
+/* Stop recording into the allocator: Close, and destruction of an open list. */
+static void end_recording(struct d12_command_list *list)
+{
+    list->open = false;
+    if (list->allocator) {
+        unclaim_allocator(list->allocator, list);
+        d12_command_allocator_Release(list->allocator);
+        list->allocator = NULL;
+    }
+}
+
+/* The application's last reference: the driver's list goes now; the memory when no recording names it any more
+ * (a submission in flight may still resolve a message to this list). */
+static void list_destroy(struct d12_command_list *list)
+{
+    d12__device_child_unregister(&list->device_child);
+    end_recording(list);
+    if (list->handle.pDrvPrivate)
+        list->gpu->core.pfnDestroyCommandList(driver_device(&list->device_child), list->handle);
+    free(list->handle.pDrvPrivate);
+    list->handle.pDrvPrivate = NULL;
+    if (list->set_state_index)
+        d12__recorder_fini(&list->recorder);
+    list_unhold(list);
+}
+
+ULONG d12_command_list_Release(struct d12_command_list *self)
+{
+    ULONG left = (ULONG)atomic_fetch_sub(&self->refcount, 1) - 1;
+    if (left == 0)
+        list_destroy(self);
+    return left;
+}
+
+void d12_command_list_not_implemented(struct d12_command_list *self, const char *interface_name, const char *method)
+{
+    d12__msg_method_not_implemented(self->device_child.device->info_queue, interface_name, method);
+}
+
+D3D12_COMMAND_LIST_TYPE d12_command_list_GetType(struct d12_command_list *self)
+{
+    return self->type;
+}
+
+char *d12__command_list_prefix(void *owner, int kind, uint32_t ordinal)
+{
+    struct d12_command_list *list = owner;
+    bool out_of_memory = false;
+    char *name = d12__object_name_dup(&list->device_child.object, &out_of_memory);
+    char *identity = out_of_memory ? NULL : d12__format_identity(&list->com.list, "ID3D12GraphicsCommandList", name);
+    free(name);
+    if (!identity)
+        return NULL;
+    /* "<identity> [Draw #2] " (the issue's form of the spec's "[Draw #12]") */
+    const char *kind_name = d12__work_kind_name(kind);
+    int length = snprintf(NULL, 0, "%s [%s #%u] ", identity, kind_name, ordinal);
+    char *prefix = length > 0 ? malloc((size_t)length + 1) : NULL;
+    if (prefix)
+        snprintf(prefix, (size_t)length + 1, "%s [%s #%u] ", identity, kind_name, ordinal);
+    free(identity);
+    return prefix;
+}
+
+/* ======== Recording: state and checks ======== */
+
+/* A recording call on a closed list: the debug layer says so and the call is dropped. */
+static bool recording(struct d12_command_list *list, const char *method)
+{
+    if (__builtin_expect(list->open, 1))
+        return true;
+    d12__msg_command_list_closed(list->device_child.device->info_queue, method, "the call is ignored");
+    return false;
+}
+
+/* A recording error: the first one is what Close returns ("E_INVALIDARG if an invalid argument was passed to the
+ * command list API during recording"). */
+static void record_error(struct d12_command_list *list, HRESULT hr)
+{
+    if (SUCCEEDED(list->error))
+        list->error = hr;
+}
+
+/* Correlation: "The runtime calls pfnSetCommandListStateIndex on the driver before each draw, dispatch, or other
+ * GPU-work generating command list API call". */
+static inline void before_work(struct d12_command_list *list, d12_work_kind kind)
+{
+    if (list->set_state_index)
+        list->set_state_index(list->handle, d12__recorder_issue(&list->recorder, kind));
+}
+
+/* Start a recording into `allocator`: claim it, tell the correlation. */
+static HRESULT begin_recording(struct d12_command_list *list, struct d12_command_allocator *allocator,
+                               const char *method)
+{
+    struct d12_device *device = list->device_child.device;
+    if (allocator->type != list->type) {
+        d12__msg_command_allocator_type_mismatch(device->info_queue, method, (int)allocator->type, (int)list->type);
+        return E_INVALIDARG;
+    }
+    if (!claim_allocator(allocator, list)) {
+        d12__msg_command_allocator_contention(device->info_queue, method);
+        return E_INVALIDARG;
+    }
+    d12_command_allocator_AddRef(allocator);
+    list->allocator = allocator;
+    list->open = true;
+    list->error = S_OK;
+    if (list->set_state_index)
+        d12__recorder_begin(&list->recorder); /* out of memory: the recording's work is simply not annotated */
+    return S_OK;
+}
+
+HRESULT d12_command_list_Close(struct d12_command_list *self)
+{
+    if (!self->open) {
+        d12__msg_command_list_closed(self->device_child.device->info_queue, "Close", "returning E_FAIL");
+        return E_FAIL;
+    }
+    self->ddi->pfnCloseCommandList(self->handle);
+    if (self->set_state_index)
+        d12__recorder_close(&self->recorder);
+    end_recording(self);
+    if (FAILED(self->error))
+        d12__msg_command_list_recording_error(self->device_child.device->info_queue, (unsigned)self->error);
+    return self->error;
+}
+
+HRESULT d12_command_list_Reset(struct d12_command_list *self, ID3D12CommandAllocator *pAllocator,
+                               ID3D12PipelineState *pInitialState)
+{
+    struct d12_device *device = self->device_child.device;
+    (void)pInitialState; /* pipeline states are out of d12rt's scope: nothing validates or uses them */
+    if (self->open) {
+        d12__msg_command_list_open(device->info_queue);
+        return E_FAIL;
+    }
+    struct d12_command_allocator *allocator = d12__command_allocator_unwrap(pAllocator);
+    if (!allocator) {
+        d12__msg_createcommandlist_null_commandallocator(device->info_queue, "ID3D12GraphicsCommandList::Reset");
+        return E_INVALIDARG;
+    }
+    HRESULT hr = begin_recording(self, allocator, "ID3D12GraphicsCommandList::Reset");
+    if (FAILED(hr))
+        return hr;
+    D3D12DDIARG_RESETCOMMANDLIST_0126 args = {allocator->handle};
+    self->ddi->pfnResetCommandList(self->handle, &args);
+    return S_OK;
+}
+
+/* ======== Recording: GPU work ======== */
+
+void d12_command_list_DrawInstanced(struct d12_command_list *self, UINT VertexCountPerInstance, UINT InstanceCount,
+                                    UINT StartVertexLocation, UINT StartInstanceLocation)
+{
+    if (!recording(self, "DrawInstanced"))
+        return;
+    before_work(self, D12_WORK_DRAW);
+    self->ddi->pfnDrawInstanced(self->handle, VertexCountPerInstance, InstanceCount, StartVertexLocation,
+                                StartInstanceLocation);
+}
+
+void d12_command_list_DrawIndexedInstanced(struct d12_command_list *self, UINT IndexCountPerInstance,
+                                           UINT InstanceCount, UINT StartIndexLocation, INT BaseVertexLocation,
+                                           UINT StartInstanceLocation)
+{
+    if (!recording(self, "DrawIndexedInstanced"))
+        return;
+    before_work(self, D12_WORK_DRAW_INDEXED);
+    self->ddi->pfnDrawIndexedInstanced(self->handle, IndexCountPerInstance, InstanceCount, StartIndexLocation,
+                                       BaseVertexLocation, StartInstanceLocation);
+}
+
+void d12_command_list_Dispatch(struct d12_command_list *self, UINT ThreadGroupCountX, UINT ThreadGroupCountY,
+                               UINT ThreadGroupCountZ)
+{
+    if (!recording(self, "Dispatch"))
+        return;
+    before_work(self, D12_WORK_DISPATCH);
+    self->ddi->pfnDispatch(self->handle, ThreadGroupCountX, ThreadGroupCountY, ThreadGroupCountZ);
+}
+
+/* A copy's resource: ours, or the call is dropped with a message and a recording error. */
+static struct d12_resource *copy_operand(struct d12_command_list *list, const char *method, const char *parameter,
+                                         ID3D12Resource *api)
+{
+    struct d12_resource *resource = d12__resource_unwrap(api);
+    if (!resource) {
+        d12__msg_copybufferregion_null_resource(list->device_child.device->info_queue, method, parameter);
+        record_error(list, E_INVALIDARG);
+    }
+    return resource;
+}
+
+/* offset + bytes <= size, without overflow. */
+static bool in_bounds(UINT64 offset, UINT64 bytes, UINT64 size)
+{
+    return offset <= size && bytes <= size - offset;
+}
+
+void d12_command_list_CopyBufferRegion(struct d12_command_list *self, ID3D12Resource *pDstBuffer, UINT64 DstOffset,
+                                       ID3D12Resource *pSrcBuffer, UINT64 SrcOffset, UINT64 NumBytes)
+{
+    const char *method = "CopyBufferRegion";
+    if (!recording(self, method))
+        return;
+    struct d12_resource *dst = copy_operand(self, method, "pDstBuffer", pDstBuffer);
+    struct d12_resource *src = dst ? copy_operand(self, method, "pSrcBuffer", pSrcBuffer) : NULL;
+    if (!src)
+        return;
+    d12_info_queue *info = self->device_child.device->info_queue;
+    if (!in_bounds(DstOffset, NumBytes, dst->desc.Width)) {
+        d12__msg_copybufferregion_dstrangeoutofbounds(info, DstOffset, NumBytes, dst->desc.Width);
+        record_error(self, E_INVALIDARG);
+        return;
+    }
+    if (!in_bounds(SrcOffset, NumBytes, src->desc.Width)) {
+        d12__msg_copybufferregion_srcrangeoutofbounds(info, SrcOffset, NumBytes, src->desc.Width);
+        record_error(self, E_INVALIDARG);
+        return;
+    }
+    before_work(self, D12_WORK_COPY_BUFFER_REGION);
+    self->ddi->pfnCopyBufferRegion(self->handle, dst->handle, DstOffset, src->handle, SrcOffset, NumBytes);
+}
+
+void d12_command_list_CopyResource(struct d12_command_list *self, ID3D12Resource *pDstResource,
+                                   ID3D12Resource *pSrcResource)
+{
+    const char *method = "CopyResource";
+    if (!recording(self, method))
+        return;
+    struct d12_resource *dst = copy_operand(self, method, "pDstResource", pDstResource);
+    struct d12_resource *src = dst ? copy_operand(self, method, "pSrcResource", pSrcResource) : NULL;
+    if (!src)
+        return;
+    const char *problem = dst == src ? "the source and the destination are the same resource"
+                          : dst->desc.Width != src->desc.Width ? "the source and the destination differ in size"
+                          : NULL;
+    if (problem) {
+        d12__msg_copyresource_invalidresource(self->device_child.device->info_queue, problem);
+        record_error(self, E_INVALIDARG);
+        return;
+    }
+    before_work(self, D12_WORK_COPY_RESOURCE);
+    self->ddi->pfnCopyResource(self->handle, dst->handle, src->handle);
+}
+
+/* ======== Recording: state ======== */
+
+void d12_command_list_IASetVertexBuffers(struct d12_command_list *self, UINT StartSlot, UINT NumViews,
+                                         const D3D12_VERTEX_BUFFER_VIEW *pViews)
+{
+    if (!recording(self, "IASetVertexBuffers"))
+        return;
+    if (StartSlot >= D12_VERTEX_SLOTS || NumViews > D12_VERTEX_SLOTS - StartSlot) {
+        d12__msg_set_vertex_buffers_invalid(self->device_child.device->info_queue, StartSlot, NumViews,
+                                            D12_VERTEX_SLOTS);
+        record_error(self, E_INVALIDARG);
+        return;
+    }
+    self->ddi->pfnIaSetVertexBuffers(self->handle, StartSlot, NumViews, (const D3D12DDI_VERTEX_BUFFER_VIEW *)pViews);
+}
+
+void d12_command_list_IASetIndexBuffer(struct d12_command_list *self, const D3D12_INDEX_BUFFER_VIEW *pView)
+{
+    if (!recording(self, "IASetIndexBuffer"))
+        return;
+    if (pView && pView->Format != DXGI_FORMAT_R16_UINT && pView->Format != DXGI_FORMAT_R32_UINT) {
+        d12__msg_set_index_buffer_invalid(self->device_child.device->info_queue, (int)pView->Format);
+        record_error(self, E_INVALIDARG);
+        return;
+    }
+    self->ddi->pfnIaSetIndexBuffer(self->handle, (const D3D12DDI_INDEX_BUFFER_VIEW *)pView);
+}
+
+/* Root descriptors: no root signature exists in d12rt, so nothing here checks RootParameterIndex against one; the
+ * driver validates what the descriptor points at when the work runs. */
+#define ROOT_VIEW(api_name, ddi_slot)                                                                              \
+    void d12_command_list_##api_name(struct d12_command_list *self, UINT RootParameterIndex,                       \
+                                     D3D12_GPU_VIRTUAL_ADDRESS BufferLocation)                                     \
+    {                                                                                                              \
+        if (recording(self, #api_name))                                                                            \
+            self->ddi->ddi_slot(self->handle, RootParameterIndex, BufferLocation);                                 \
+    }
+ROOT_VIEW(SetGraphicsRootConstantBufferView, pfnSetGraphicsRootConstantBufferView)
+ROOT_VIEW(SetGraphicsRootShaderResourceView, pfnSetGraphicsRootShaderResourceView)
+ROOT_VIEW(SetGraphicsRootUnorderedAccessView, pfnSetGraphicsRootUnorderedAccessView)
+ROOT_VIEW(SetComputeRootConstantBufferView, pfnSetComputeRootConstantBufferView)
+ROOT_VIEW(SetComputeRootShaderResourceView, pfnSetComputeRootShaderResourceView)
+ROOT_VIEW(SetComputeRootUnorderedAccessView, pfnSetComputeRootUnorderedAccessView)
+#undef ROOT_VIEW
+
+/* One API barrier as the DDI's; NULL: what is wrong with it. */
+static const char *convert_barrier(const D3D12_RESOURCE_BARRIER *barrier, D3D12DDIARG_RESOURCE_BARRIER_0126 *out)
+{
+    memset(out, 0, sizeof *out);
+    switch (barrier->Type) {
+    case D3D12_RESOURCE_BARRIER_TYPE_TRANSITION: {
+        struct d12_resource *resource = d12__resource_unwrap(barrier->Transition.pResource);
+        if (!resource)
+            return "Transition.pResource is NULL or not a d12rt resource";
+        *out = (D3D12DDIARG_RESOURCE_BARRIER_0126){D3D12DDI_RESOURCE_BARRIER_TYPE_TRANSITION, resource->handle,
+                                                   barrier->Transition.StateBefore, barrier->Transition.StateAfter};
+        return NULL;
+    }
+    case D3D12_RESOURCE_BARRIER_TYPE_UAV: {
+        struct d12_resource *resource = d12__resource_unwrap(barrier->UAV.pResource);
+        if (barrier->UAV.pResource && !resource)
+            return "UAV.pResource is not a d12rt resource";
+        out->Type = D3D12DDI_RESOURCE_BARRIER_TYPE_UAV;
+        if (resource)
+            out->hResource = resource->handle;
+        return NULL;
+    }
+    case D3D12_RESOURCE_BARRIER_TYPE_ALIASING:
+        out->Type = D3D12DDI_RESOURCE_BARRIER_TYPE_ALIASING; /* committed buffers never alias */
+        return NULL;
+    default:
+        return "unknown D3D12_RESOURCE_BARRIER_TYPE";
+    }
+}
+
+void d12_command_list_ResourceBarrier(struct d12_command_list *self, UINT NumBarriers,
+                                      const D3D12_RESOURCE_BARRIER *pBarriers)
+{
+    if (!recording(self, "ResourceBarrier") || NumBarriers == 0)
+        return;
+    D3D12DDIARG_RESOURCE_BARRIER_0126 stack[D12_BARRIER_STACK];
+    D3D12DDIARG_RESOURCE_BARRIER_0126 *barriers =
+        NumBarriers <= D12_BARRIER_STACK ? stack : malloc(NumBarriers * sizeof *barriers);
+    if (!barriers || !pBarriers) {
+        if (!pBarriers)
+            d12__msg_resource_barrier_invalid(self->device_child.device->info_queue, 0, "pBarriers is NULL");
+        record_error(self, barriers ? E_INVALIDARG : E_OUTOFMEMORY);
+    } else {
+        UINT i = 0;
+        const char *problem = NULL;
+        for (; i < NumBarriers && !problem; i++)
+            problem = convert_barrier(&pBarriers[i], &barriers[i]);
+        if (problem) {
+            d12__msg_resource_barrier_invalid(self->device_child.device->info_queue, i - 1, problem);
+            record_error(self, E_INVALIDARG);
+        } else {
+            self->ddi->pfnResourceBarrier(self->handle, NumBarriers, barriers);
+        }
+    }
+    if (barriers != stack)
+        free(barriers);
+}
+
+/* ======== ID3D12Device::CreateCommandList ======== */
+
+static HRESULT create_driver_list(struct d12_device *device, struct d12_command_list *list,
+                                  struct d12_command_allocator *allocator)
+{
+    D3D12DDIARG_CREATECOMMANDLIST_0126 args = {d12__command_list_type_flags(list->type), allocator->handle};
+    D3D12DDI_HDEVICE driver = d12__driver_device_handle(device->driver);
+    SIZE_T size = list->gpu->core.pfnCalcPrivateCommandListSize(driver, &args);
+    void *memory = d12__driver_private_alloc(device->driver, "CommandList", size);
+    if (!memory)
+        return size && size <= D12_DRIVER_MAX_PRIVATE_SIZE ? E_OUTOFMEMORY : DXGI_ERROR_DRIVER_INTERNAL_ERROR;
+    D3D12DDI_HCOMMANDLIST handle = {memory};
+    D3D12DDI_HRTCOMMANDLIST rt_handle = {list};
+    HRESULT hr = list->gpu->core.pfnCreateCommandList(driver, &args, handle, rt_handle);
+    if (FAILED(hr)) {
+        free(memory);
+        return hr;
+    }
+    list->handle = handle;
+    return S_OK;
+}
+
+static struct d12_command_list *new_list(struct d12_device *device, D3D12_COMMAND_LIST_TYPE type)
+{
+    struct d12_command_list *list = calloc(1, sizeof *list);
+    if (!list)
+        return NULL;
+    d12__command_list_com_init(&list->com);
+    atomic_init(&list->refcount, 1);
+    atomic_init(&list->holds, 1);
+    d12__device_child_init(&list->device_child, device, &list->com.list, "ID3D12GraphicsCommandList");
+    list->type = type;
+    list->gpu = device->gpu;
+    list->ddi = &device->gpu->list;
+    if (device->correlation) {
+        list->set_state_index = device->drm.funcs.pfnSetCommandListStateIndex;
+        d12__recorder_init(&list->recorder, device->correlation, list);
+    }
+    return list;
+}
+
+HRESULT d12_device_CreateCommandList(struct d12_device *self, UINT nodeMask, D3D12_COMMAND_LIST_TYPE type,
+                                     ID3D12CommandAllocator *pCommandAllocator, ID3D12PipelineState *pInitialState,
+                                     const IID *riid, void **ppCommandList)
+{
+    const char *method = "ID3D12Device::CreateCommandList";
+    (void)pInitialState; /* out of scope, as in Reset */
+    HRESULT hr = d12__device_check_gpu_create(self, method);
+    if (FAILED(hr))
+        return hr;
+    if (d12__command_list_type_flags(type) == D3D12DDI_COMMAND_QUEUE_FLAG_NONE) {
+        d12__msg_invalid_command_list_type(self->info_queue, method, (int)type);
+        return E_INVALIDARG;
+    }
+    if (nodeMask > 1) {
+        d12__msg_create_invalid_argument(self->info_queue, method, "nodeMask names a node the adapter lacks");
+        return E_INVALIDARG;
+    }
+    struct d12_command_allocator *allocator = d12__command_allocator_unwrap(pCommandAllocator);
+    if (!allocator) {
+        d12__msg_createcommandlist_null_commandallocator(self->info_queue, method);
+        return E_INVALIDARG;
+    }
+    if (riid == NULL)
+        return E_INVALIDARG;
+    if (ppCommandList == NULL)
+        return S_FALSE;
+    struct d12_command_list *list = new_list(self, type);
+    if (!list)
+        return E_OUTOFMEMORY;
+    if (FAILED(hr = begin_recording(list, allocator, method)) || FAILED(hr = create_driver_list(self, list, allocator))) {
+        list_destroy(list);
+        return hr;
+    }
+    d12__device_child_register(&list->device_child, list, D3D12DDI_HT_COMMAND_LIST);
+    hr = d12__command_list_QueryInterface(list, riid, ppCommandList);
+    d12_command_list_Release(list);
+    return hr;
+}
+
+/* pfnSetCommandListErrorCb (d12_driver_gpu_hooks.list_error): the handle is checked against the device's live
+ * command lists before it is used. */
+void d12__command_list_driver_error(struct d12_device *device, D3D12DDI_HRTCOMMANDLIST handle, HRESULT hr)
+{
+    if (hr != E_OUTOFMEMORY && hr != E_INVALIDARG) {
+        d12__device_remove(device, DXGI_ERROR_DRIVER_INTERNAL_ERROR, "the driver reported a command list error "
+                           "that is not a recording error");
+        return;
+    }
+    if (d12__objtable_contains(&device->objects, handle.handle, D3D12DDI_HT_COMMAND_LIST))
+        record_error(handle.handle, hr); /* on the recording thread: the driver reports from the recording call */
+}

@@ -1,0 +1,65 @@
+/* ID3D12CommandAllocator and ID3D12GraphicsCommandList: recording into the driver's command list, the debug
+ * layer's record-time checks, and command-list state indices for driver-reported-message correlation.
+ *
+ * Threads: D3D12 has one thread record a list at a time, so the recording state below has no lock; an allocator's
+ * `recording` is guarded by its `lock` (a leaf). Recording a draw takes no lock, no shared atomic read-modify-write
+ * and no allocation (correlation.h). */
+#ifndef D12_LIST_H
+#define D12_LIST_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "child.h"
+#include "correlation.h"
+#include "d12_com.h"
+#include "driver.h"
+
+struct d12_command_list;
+
+struct d12_command_allocator {
+    struct d12__command_allocator_com com;
+    atomic_ulong refcount;
+    d12_device_child device_child;
+    D3D12_COMMAND_LIST_TYPE type;              /* fixed */
+    const d12_driver_gpu_funcs *gpu;           /* fixed */
+    D3D12DDI_HCOMMANDALLOCATOR handle;         /* fixed: the driver's allocator */
+    pthread_mutex_t lock;
+    struct d12_command_list *recording;        /* lock: the open list recording into it ("one at a time") */
+};
+
+struct d12_command_list {
+    struct d12__command_list_com com;
+    atomic_ulong refcount;                     /* the application's references */
+    atomic_ulong holds;                        /* 1 while referenced + 1 per recording: the memory's life */
+    d12_device_child device_child;
+    /* Fixed at creation. */
+    D3D12_COMMAND_LIST_TYPE type;
+    const d12_driver_gpu_funcs *gpu;
+    const D3D12DDI_COMMAND_LIST_FUNCS_3D_0126 *ddi;
+    D3D12DDI_HCOMMANDLIST handle;              /* the driver's list */
+    /* pfnSetCommandListStateIndex when correlation is on for the device, else NULL (then no index is issued). */
+    PFND3D12DDI_SET_COMMAND_LIST_STATE_INDEX_0126 set_state_index;
+    d12_recorder recorder;
+    /* The recording thread's. */
+    bool open;
+    HRESULT error;                             /* the first recording error: Close returns it */
+    struct d12_command_allocator *allocator;   /* a reference while open */
+};
+
+/* The DDI's engine flag for an API list type (D3D12DDI_COMMAND_QUEUE_FLAG_NONE for one d12rt does not support). */
+D3D12DDI_COMMAND_QUEUE_FLAGS d12__command_list_type_flags(D3D12_COMMAND_LIST_TYPE type);
+
+/* The correlation's owner operations: a recording keeps its list's memory (and name) alive. */
+extern const d12_correlation_owner_ops d12__command_list_owner_ops;
+
+/* "<identity> [Draw #2] ": the prefix of a driver message whose index resolved to `kind` #`ordinal` of `list`,
+ * malloc'ed (NULL when out of memory). Called under the correlation lock. */
+char *d12__command_list_prefix(void *list, int kind, uint32_t ordinal);
+
+/* pfnSetCommandListErrorCb's work: E_OUTOFMEMORY or E_INVALIDARG becomes the list's recording error (Close
+ * returns it; a handle that is not a live command list of the device is ignored); any other code removes the
+ * device (the WDK's rule for error callbacks). */
+void d12__command_list_driver_error(struct d12_device *device, D3D12DDI_HRTCOMMANDLIST handle, HRESULT hr);
+
+#endif

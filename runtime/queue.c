@@ -1,0 +1,472 @@
+/* ID3D12CommandQueue (queue.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "correlation.h"
+#include "d12_messages.h"
+#include "device.h"
+#include "fence.h"
+#include "flush.h"
+#include "list.h"
+#include "queue.h"
+
+typedef enum { OPERATION_SIGNAL, OPERATION_WAIT } operation_kind;
+
+/* A fence operation submitted to the driver and not passed back yet; it holds a reference on its fence. */
+struct d12_queue_operation {
+    operation_kind kind;
+    struct d12_fence *fence;
+    UINT64 value;
+    uint64_t serial; /* ExecuteCommandLists calls before it on this queue */
+    struct d12_queue_operation *next;
+};
+
+/* One ExecuteCommandLists call's references on its lists' recordings (only while correlation is on). */
+struct d12_submission {
+    uint64_t serial;
+    struct d12_submission *next;
+    UINT count;
+    d12_recording *recordings[];
+};
+
+static const char *const k_operation_names[] = {"Signal", "Wait"};
+
+/* ---- Fence operations ---- */
+
+static void append_operation(struct d12_command_queue *queue, struct d12_queue_operation *operation)
+{
+    pthread_mutex_lock(&queue->lock);
+    operation->serial = queue->submitted;
+    struct d12_queue_operation **link = &queue->operations;
+    while (*link)
+        link = &(*link)->next;
+    *link = operation;
+    pthread_mutex_unlock(&queue->lock);
+}
+
+/* Take the oldest pending operation that matches what the driver passed back. The driver passes them back in
+ * submission order; matching by content (not just the head) keeps two application threads racing Signal calls on
+ * one queue from looking like a broken driver. NULL: the queue never submitted it. */
+static struct d12_queue_operation *take_operation(struct d12_command_queue *queue, operation_kind kind,
+                                                  const D3D12DDIARG_FENCE_OPERATION_0126 *passed)
+{
+    pthread_mutex_lock(&queue->lock);
+    struct d12_queue_operation *found = NULL;
+    for (struct d12_queue_operation **link = &queue->operations; *link; link = &(*link)->next) {
+        struct d12_queue_operation *operation = *link;
+        if (operation->kind == kind && (void *)operation->fence == passed->hRTFence.handle &&
+            operation->value == passed->Value) {
+            *link = operation->next;
+            found = operation;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&queue->lock);
+    return found;
+}
+
+static struct d12_command_queue *find_queue(struct d12_device *device, D3D12DDI_HRTCOMMANDQUEUE handle)
+{
+    pthread_mutex_lock(&device->children_lock);
+    struct d12_command_queue *queue = device->queues;
+    while (queue && queue != handle.handle)
+        queue = queue->next;
+    pthread_mutex_unlock(&device->children_lock);
+    return queue;
+}
+
+static struct d12_queue_operation *reached(struct d12_device *device, D3D12DDI_HRTCOMMANDQUEUE handle,
+                                           operation_kind kind, const D3D12DDIARG_FENCE_OPERATION_0126 *passed,
+                                           struct d12_command_queue **queue)
+{
+    *queue = find_queue(device, handle);
+    struct d12_queue_operation *operation = *queue ? take_operation(*queue, kind, passed) : NULL;
+    if (!operation) {
+        d12__msg_driver_fence_operation_mismatch(device->info_queue, d12__driver_adapter_name(
+                                                 d12__driver_device_adapter(device->driver)),
+                                                 k_operation_names[kind], (unsigned long long)passed->Value);
+        d12__device_remove(device, DXGI_ERROR_DRIVER_INTERNAL_ERROR, "the driver passed back an unknown fence operation");
+    }
+    return operation;
+}
+
+HRESULT d12__queue_signal_reached(struct d12_device *device, D3D12DDI_HRTCOMMANDQUEUE handle,
+                                  const D3D12DDIARG_FENCE_OPERATION_0126 *passed)
+{
+    struct d12_command_queue *queue;
+    struct d12_queue_operation *operation = reached(device, handle, OPERATION_SIGNAL, passed, &queue);
+    if (!operation)
+        return E_INVALIDARG;
+    /* The completion mark first, the application's fence second: "The runtime's completion mark for a submission is
+     * published no later than the application's own Signal after it". */
+    uint64_t mark = atomic_load(&queue->completed);
+    while (mark < operation->serial && !atomic_compare_exchange_weak(&queue->completed, &mark, operation->serial))
+        ;
+    d12__flush_note_completion(device);
+    d12__fence_set(operation->fence, operation->value);
+    d12_fence_Release(operation->fence);
+    free(operation);
+    return S_OK;
+}
+
+HRESULT d12__queue_wait_reached(struct d12_device *device, D3D12DDI_HRTCOMMANDQUEUE handle,
+                                const D3D12DDIARG_FENCE_OPERATION_0126 *passed)
+{
+    struct d12_command_queue *queue;
+    struct d12_queue_operation *operation = reached(device, handle, OPERATION_WAIT, passed, &queue);
+    if (!operation)
+        return E_INVALIDARG;
+    bool done = d12__fence_wait_gpu(operation->fence, operation->value, &queue->destroying);
+    d12_fence_Release(operation->fence);
+    free(operation);
+    return done ? S_OK : E_ABORT;
+}
+
+/* Submit a fence operation: recorded before the driver sees it, so the callback always finds it. */
+static HRESULT submit_operation(struct d12_command_queue *queue, operation_kind kind, ID3D12Fence *api_fence,
+                                UINT64 value)
+{
+    struct d12_device *device = queue->device_child.device;
+    HRESULT hr = d12__device_removed(device);
+    if (FAILED(hr))
+        return hr;
+    struct d12_fence *fence = d12__fence_unwrap(api_fence);
+    if (!fence) {
+        d12__msg_create_invalid_argument(device->info_queue, kind == OPERATION_SIGNAL ? "ID3D12CommandQueue::Signal"
+                                         : "ID3D12CommandQueue::Wait", "pFence is NULL or not a d12rt fence");
+        return E_INVALIDARG;
+    }
+    if (kind == OPERATION_WAIT)
+        d12__flush_completed(device); /* "from within ... ID3D12CommandQueue::Wait" */
+    struct d12_queue_operation *operation = malloc(sizeof *operation);
+    if (!operation)
+        return E_OUTOFMEMORY;
+    *operation = (struct d12_queue_operation){kind, fence, value, 0, NULL};
+    d12_fence_AddRef(fence);
+    append_operation(queue, operation);
+    D3D12DDIARG_FENCE_OPERATION_0126 args = {d12__fence_rt_handle(fence), value};
+    if (kind == OPERATION_SIGNAL)
+        queue->gpu->queue.pfnSignalFence(queue->handle, &args);
+    else
+        queue->gpu->queue.pfnWaitForFence(queue->handle, &args);
+    return S_OK;
+}
+
+HRESULT d12_command_queue_Signal(struct d12_command_queue *self, ID3D12Fence *pFence, UINT64 Value)
+{
+    return submit_operation(self, OPERATION_SIGNAL, pFence, Value);
+}
+
+HRESULT d12_command_queue_Wait(struct d12_command_queue *self, ID3D12Fence *pFence, UINT64 Value)
+{
+    return submit_operation(self, OPERATION_WAIT, pFence, Value);
+}
+
+D3D12_COMMAND_QUEUE_DESC d12_command_queue_GetDesc(struct d12_command_queue *self)
+{
+    return self->desc;
+}
+
+/* ---- ExecuteCommandLists ---- */
+
+/* The lists behind the interfaces, all closed, of the queue's type and recorded without error; otherwise NULL with
+ * the debug layer told why (an open list also removes the device). */
+static bool check_lists(struct d12_command_queue *queue, UINT count, ID3D12CommandList *const *api_lists,
+                        struct d12_command_list **lists)
+{
+    struct d12_device *device = queue->device_child.device;
+    for (UINT i = 0; i < count; i++) {
+        struct d12_command_list *list = d12__command_list_unwrap(api_lists ? api_lists[i] : NULL);
+        if (!list || list->type != queue->desc.Type) {
+            d12__msg_executecommandlists_commandlistmismatch(device->info_queue, i, list ? (int)list->type : -1,
+                                                             (int)queue->desc.Type);
+            return false;
+        }
+        if (list->open) {
+            /* d3d12-semantics.md 4.8: "Executing a command list that is still recording -> device removed,
+             * GetDeviceRemovedReason = DXGI_ERROR_INVALID_CALL". */
+            d12__msg_executecommandlists_opencommandlist(device->info_queue, i);
+            d12__device_remove(device, DXGI_ERROR_INVALID_CALL, "ExecuteCommandLists was given an open command list");
+            return false;
+        }
+        if (FAILED(list->error)) {
+            d12__msg_executecommandlists_failedcommandlist(device->info_queue, i, (unsigned)list->error);
+            return false;
+        }
+        lists[i] = list;
+    }
+    return true;
+}
+
+/* Retain the lists' recordings until this submission's messages are processed (correlation on only). NULL when out
+ * of memory: the submission then simply is not annotated. */
+static struct d12_submission *retain(UINT count, struct d12_command_list *const *lists)
+{
+    struct d12_submission *submission = malloc(sizeof *submission + count * sizeof submission->recordings[0]);
+    if (!submission)
+        return NULL;
+    submission->next = NULL;
+    submission->count = count;
+    for (UINT i = 0; i < count; i++) {
+        submission->recordings[i] = d12__recorder_recording(&lists[i]->recorder);
+        d12__recording_ref(submission->recordings[i]);
+    }
+    return submission;
+}
+
+static void release_submissions(struct d12_submission *submission)
+{
+    while (submission) {
+        struct d12_submission *next = submission->next;
+        for (UINT i = 0; i < submission->count; i++)
+            d12__recording_unref(submission->recordings[i]);
+        free(submission);
+        submission = next;
+    }
+}
+
+/* Count the submission (its serial) and keep its retention record. */
+static void record_submission(struct d12_command_queue *queue, struct d12_submission *submission)
+{
+    pthread_mutex_lock(&queue->lock);
+    uint64_t serial = ++queue->submitted;
+    if (submission) {
+        submission->serial = serial;
+        struct d12_submission **link = &queue->submissions;
+        while (*link)
+            link = &(*link)->next;
+        *link = submission;
+    }
+    pthread_mutex_unlock(&queue->lock);
+}
+
+#define D12_ECL_STACK_LISTS 16
+
+static void submit_lists(struct d12_command_queue *queue, UINT count, struct d12_command_list *const *lists)
+{
+    D3D12DDI_HCOMMANDLIST stack[D12_ECL_STACK_LISTS];
+    D3D12DDI_HCOMMANDLIST *handles = count <= D12_ECL_STACK_LISTS ? stack : malloc(count * sizeof *handles);
+    if (!handles)
+        return; /* out of memory: ExecuteCommandLists has no way to say so; nothing is submitted */
+    bool correlate = queue->device_child.device->correlation != NULL;
+    record_submission(queue, correlate ? retain(count, lists) : NULL);
+    for (UINT i = 0; i < count; i++)
+        handles[i] = lists[i]->handle;
+    queue->gpu->queue.pfnExecuteCommandLists(queue->handle, count, handles);
+    if (handles != stack)
+        free(handles);
+}
+
+void d12_command_queue_ExecuteCommandLists(struct d12_command_queue *self, UINT NumCommandLists,
+                                           ID3D12CommandList *const *ppCommandLists)
+{
+    struct d12_device *device = self->device_child.device;
+    if (d12__device_removed(device) != S_OK || NumCommandLists == 0)
+        return;
+    struct d12_command_list *stack[D12_ECL_STACK_LISTS];
+    struct d12_command_list **lists = NumCommandLists <= D12_ECL_STACK_LISTS ? stack
+                                      : malloc(NumCommandLists * sizeof *lists);
+    if (!lists)
+        return;
+    if (check_lists(self, NumCommandLists, ppCommandLists, lists)) {
+        /* "A flush carries work that has already completed — never the submission being made" */
+        d12__flush_completed(device);
+        submit_lists(self, NumCommandLists, lists);
+    }
+    if (lists != stack)
+        free(lists);
+}
+
+/* ---- Retention across flushes ---- */
+
+void d12__queues_mark_retirement(struct d12_device *device)
+{
+    pthread_mutex_lock(&device->children_lock);
+    for (struct d12_command_queue *queue = device->queues; queue; queue = queue->next) {
+        pthread_mutex_lock(&queue->lock);
+        uint64_t completed = atomic_load(&queue->completed);
+        if (completed > queue->retire_through)
+            queue->retire_through = completed;
+        pthread_mutex_unlock(&queue->lock);
+    }
+    pthread_mutex_unlock(&device->children_lock);
+}
+
+/* Detach the submissions up to retire_through (the list is in serial order). Called with queue->lock held. */
+static struct d12_submission *detach_retired(struct d12_command_queue *queue)
+{
+    struct d12_submission *first = queue->submissions, **link = &queue->submissions;
+    while (*link && (*link)->serial <= queue->retire_through)
+        link = &(*link)->next;
+    if (link == &queue->submissions)
+        return NULL;
+    queue->submissions = *link;
+    *link = NULL;
+    return first;
+}
+
+void d12__queues_retire(struct d12_device *device)
+{
+    struct d12_submission *retired = NULL, **tail = &retired;
+    pthread_mutex_lock(&device->children_lock);
+    for (struct d12_command_queue *queue = device->queues; queue; queue = queue->next) {
+        pthread_mutex_lock(&queue->lock);
+        *tail = detach_retired(queue);
+        while (*tail)
+            tail = &(*tail)->next;
+        pthread_mutex_unlock(&queue->lock);
+    }
+    pthread_mutex_unlock(&device->children_lock);
+    release_submissions(retired); /* may destroy command lists (and call the driver): no lock held */
+}
+
+/* ---- Lifetime ---- */
+
+ULONG d12_command_queue_AddRef(struct d12_command_queue *self)
+{
+    return (ULONG)atomic_fetch_add(&self->refcount, 1) + 1;
+}
+
+static void link_queue(struct d12_device *device, struct d12_command_queue *queue)
+{
+    pthread_mutex_lock(&device->children_lock);
+    queue->next = device->queues;
+    device->queues = queue;
+    pthread_mutex_unlock(&device->children_lock);
+}
+
+static void unlink_queue(struct d12_device *device, struct d12_command_queue *queue)
+{
+    pthread_mutex_lock(&device->children_lock);
+    for (struct d12_command_queue **link = &device->queues; *link; link = &(*link)->next) {
+        if (*link == queue) {
+            *link = queue->next;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&device->children_lock);
+}
+
+/* Release what the driver will never pass back now that its queue is gone. */
+static void drop_pending(struct d12_command_queue *queue)
+{
+    for (struct d12_queue_operation *operation = queue->operations, *next; operation; operation = next) {
+        next = operation->next;
+        d12_fence_Release(operation->fence);
+        free(operation);
+    }
+    queue->operations = NULL;
+    release_submissions(queue->submissions);
+    queue->submissions = NULL;
+}
+
+/* "The application's final Release of a queue flushes synchronously on its own thread, even with work in flight":
+ * waits on the timeline are abandoned, the driver's queue finishes what it was given and goes, then the device-wide
+ * flush delivers what that work produced ("no further flush follows for that queue"). */
+static void queue_destroy(struct d12_command_queue *queue)
+{
+    struct d12_device *device = queue->device_child.device;
+    d12__device_child_unregister(&queue->device_child);
+    if (queue->handle.pDrvPrivate) {
+        atomic_store(&queue->destroying, true);
+        d12__device_wake_fences(device);
+        queue->gpu->core.pfnDestroyCommandQueue(d12__driver_device_handle(device->driver), queue->handle);
+    }
+    unlink_queue(device, queue);
+    if (queue->handle.pDrvPrivate)
+        d12__flush_now(device);
+    drop_pending(queue);
+    free(queue->handle.pDrvPrivate);
+    pthread_mutex_destroy(&queue->lock);
+    d12__device_child_destroy(&queue->device_child);
+    free(queue);
+}
+
+ULONG d12_command_queue_Release(struct d12_command_queue *self)
+{
+    ULONG left = (ULONG)atomic_fetch_sub(&self->refcount, 1) - 1;
+    if (left == 0)
+        queue_destroy(self);
+    return left;
+}
+
+void d12_command_queue_not_implemented(struct d12_command_queue *self, const char *interface_name, const char *method)
+{
+    d12__msg_method_not_implemented(self->device_child.device->info_queue, interface_name, method);
+}
+
+/* ---- ID3D12Device::CreateCommandQueue ---- */
+
+static HRESULT check_queue_desc(struct d12_device *device, const D3D12_COMMAND_QUEUE_DESC *desc)
+{
+    const char *method = "ID3D12Device::CreateCommandQueue";
+    if (!desc) {
+        d12__msg_create_invalid_argument(device->info_queue, method, "pDesc is NULL");
+        return E_INVALIDARG;
+    }
+    if (d12__command_list_type_flags(desc->Type) == D3D12DDI_COMMAND_QUEUE_FLAG_NONE) {
+        d12__msg_invalid_command_list_type(device->info_queue, method, (int)desc->Type);
+        return E_INVALIDARG;
+    }
+    if (desc->Flags & ~D3D12_COMMAND_QUEUE_FLAG_DISABLE_GPU_TIMEOUT) {
+        d12__msg_create_invalid_argument(device->info_queue, method, "unknown D3D12_COMMAND_QUEUE_FLAGS");
+        return E_INVALIDARG;
+    }
+    if (desc->NodeMask > 1) {
+        d12__msg_create_invalid_argument(device->info_queue, method, "NodeMask names a node the adapter lacks");
+        return E_INVALIDARG;
+    }
+    return S_OK;
+}
+
+static HRESULT create_driver_queue(struct d12_device *device, struct d12_command_queue *queue)
+{
+    D3D12DDIARG_CREATECOMMANDQUEUE_0126 args = {d12__command_list_type_flags(queue->desc.Type), 1};
+    D3D12DDI_HDEVICE driver = d12__driver_device_handle(device->driver);
+    SIZE_T size = queue->gpu->core.pfnCalcPrivateCommandQueueSize(driver, &args);
+    void *memory = d12__driver_private_alloc(device->driver, "CommandQueue", size);
+    if (!memory)
+        return size && size <= D12_DRIVER_MAX_PRIVATE_SIZE ? E_OUTOFMEMORY : DXGI_ERROR_DRIVER_INTERNAL_ERROR;
+    D3D12DDI_HCOMMANDQUEUE handle = {memory};
+    D3D12DDI_HRTCOMMANDQUEUE rt_handle = {queue};
+    HRESULT hr = queue->gpu->core.pfnCreateCommandQueue(driver, &args, handle, rt_handle);
+    if (FAILED(hr)) {
+        free(memory);
+        return hr;
+    }
+    queue->handle = handle;
+    return S_OK;
+}
+
+HRESULT d12_device_CreateCommandQueue(struct d12_device *self, const D3D12_COMMAND_QUEUE_DESC *pDesc, const IID *riid,
+                                      void **ppCommandQueue)
+{
+    HRESULT hr = d12__device_check_gpu_create(self, "ID3D12Device::CreateCommandQueue");
+    if (FAILED(hr) || FAILED(hr = check_queue_desc(self, pDesc)))
+        return hr;
+    if (riid == NULL)
+        return E_INVALIDARG;
+    if (ppCommandQueue == NULL)
+        return S_FALSE;
+    struct d12_command_queue *queue = calloc(1, sizeof *queue);
+    if (!queue)
+        return E_OUTOFMEMORY;
+    d12__command_queue_com_init(&queue->com);
+    atomic_init(&queue->refcount, 1);
+    d12__device_child_init(&queue->device_child, self, &queue->com.queue, "ID3D12CommandQueue");
+    queue->desc = *pDesc;
+    queue->desc.NodeMask = 1; /* d3d12-semantics.md 4.8: "GetDesc().NodeMask reports 1 when 0 was passed" */
+    queue->gpu = self->gpu;
+    pthread_mutex_init(&queue->lock, NULL);
+    atomic_init(&queue->completed, 0);
+    atomic_init(&queue->destroying, false);
+    link_queue(self, queue); /* before the driver can pass anything back */
+    if (FAILED(hr = create_driver_queue(self, queue))) {
+        queue_destroy(queue);
+        return hr;
+    }
+    d12__device_child_register(&queue->device_child, queue, D3D12DDI_HT_COMMAND_QUEUE);
+    hr = d12__command_queue_QueryInterface(queue, riid, ppCommandQueue);
+    d12_command_queue_Release(queue);
+    return hr;
+}

@@ -1,0 +1,51 @@
+/* ID3D12CommandQueue: submissions to the driver's queue, the fence operations the driver passes back from its
+ * timeline, and per-submission retention of command-list state (docs/locking.md).
+ *
+ * Locks: `lock` guards the fields marked so; it ranks below the device's children lock and above a fence's lock
+ * and the correlation lock. No runtime lock is held while calling the driver or the application. */
+#ifndef D12_QUEUE_H
+#define D12_QUEUE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "child.h"
+#include "d12_com.h"
+#include "driver.h"
+
+struct d12_queue_operation;
+struct d12_submission;
+
+struct d12_command_queue {
+    struct d12__command_queue_com com;
+    atomic_ulong refcount;
+    d12_device_child device_child;
+    /* Fixed at creation. */
+    D3D12_COMMAND_QUEUE_DESC desc;
+    const d12_driver_gpu_funcs *gpu;
+    D3D12DDI_HCOMMANDQUEUE handle;      /* the driver's queue (runtime-allocated memory) */
+    struct d12_command_queue *next;     /* the device's queue list (device->children_lock) */
+
+    pthread_mutex_t lock;
+    uint64_t submitted;                 /* lock: ExecuteCommandLists calls so far (a submission's serial) */
+    struct d12_queue_operation *operations; /* lock: fence operations submitted and not passed back, oldest first */
+    struct d12_submission *submissions; /* lock: submissions whose command-list state is retained, oldest first */
+    uint64_t retire_through;            /* lock: a flush began when submissions up to this serial had completed */
+
+    _Atomic uint64_t completed;         /* the serial the last executed Signal covers (the completion mark) */
+    atomic_bool destroying;             /* the final Release began: waits on the timeline are abandoned */
+};
+
+/* Flush-engine helpers over every queue of the device (called with no lock held): note, for each queue, how far
+ * its work had completed when a flush begins; after the flush, release the submissions up to that mark. */
+void d12__queues_mark_retirement(struct d12_device *device);
+void d12__queues_retire(struct d12_device *device);
+
+/* The GPU hooks' work (d12_driver_gpu_hooks): a signal or wait the driver's timeline reached on `queue`. */
+HRESULT d12__queue_signal_reached(struct d12_device *device, D3D12DDI_HRTCOMMANDQUEUE queue,
+                                  const D3D12DDIARG_FENCE_OPERATION_0126 *operation);
+HRESULT d12__queue_wait_reached(struct d12_device *device, D3D12DDI_HRTCOMMANDQUEUE queue,
+                                const D3D12DDIARG_FENCE_OPERATION_0126 *operation);
+
+#endif

@@ -1,0 +1,189 @@
+/* ID3D12Resource (resource.h). */
+#include <stdlib.h>
+
+#include "d12_messages.h"
+#include "device.h"
+#include "resource.h"
+
+static D3D12DDI_HDEVICE driver_device(struct d12_resource *resource)
+{
+    return d12__driver_device_handle(resource->device_child.device->driver);
+}
+
+HRESULT d12_resource_Map(struct d12_resource *self, UINT Subresource, const D3D12_RANGE *pReadRange, void **ppData)
+{
+    d12_info_queue *info = self->device_child.device->info_queue;
+    (void)pReadRange; /* a hint for cache maintenance, which a CPU-coherent software GPU does not need */
+    if (Subresource != 0) {
+        d12__msg_map_invalidsubresource(info, "Map", Subresource);
+        return E_INVALIDARG;
+    }
+    if (self->heap.Type == D3D12_HEAP_TYPE_DEFAULT) {
+        d12__msg_map_invalidheap(info);
+        return E_INVALIDARG;
+    }
+    void *data = NULL;
+    HRESULT hr = self->gpu->core.pfnMapResource(driver_device(self), self->handle, &data);
+    if (FAILED(hr))
+        return hr;
+    atomic_fetch_add(&self->maps, 1);
+    if (ppData)
+        *ppData = data; /* NULL ppData maps without asking for the pointer, as D3D12 allows */
+    return S_OK;
+}
+
+void d12_resource_Unmap(struct d12_resource *self, UINT Subresource, const D3D12_RANGE *pWrittenRange)
+{
+    (void)pWrittenRange;
+    d12_info_queue *info = self->device_child.device->info_queue;
+    if (Subresource != 0) {
+        d12__msg_map_invalidsubresource(info, "Unmap", Subresource);
+        return;
+    }
+    unsigned maps = atomic_load(&self->maps);
+    do {
+        if (maps == 0) {
+            d12__msg_resource_unmap_notmapped(info);
+            return;
+        }
+    } while (!atomic_compare_exchange_weak(&self->maps, &maps, maps - 1));
+    self->gpu->core.pfnUnmapResource(driver_device(self), self->handle);
+}
+
+D3D12_RESOURCE_DESC d12_resource_GetDesc(struct d12_resource *self)
+{
+    return self->desc;
+}
+
+D3D12_GPU_VIRTUAL_ADDRESS d12_resource_GetGPUVirtualAddress(struct d12_resource *self)
+{
+    return self->gpu_address;
+}
+
+HRESULT d12_resource_GetHeapProperties(struct d12_resource *self, D3D12_HEAP_PROPERTIES *pHeapProperties,
+                                       D3D12_HEAP_FLAGS *pHeapFlags)
+{
+    if (pHeapProperties)
+        *pHeapProperties = self->heap;
+    if (pHeapFlags)
+        *pHeapFlags = self->heap_flags;
+    return S_OK;
+}
+
+/* ---- Lifetime ---- */
+
+ULONG d12_resource_AddRef(struct d12_resource *self)
+{
+    return (ULONG)atomic_fetch_add(&self->refcount, 1) + 1;
+}
+
+static void resource_destroy(struct d12_resource *resource)
+{
+    d12__device_child_unregister(&resource->device_child);
+    if (resource->handle.pDrvPrivate)
+        resource->gpu->core.pfnDestroyResource(driver_device(resource), resource->handle);
+    free(resource->handle.pDrvPrivate);
+    d12__device_child_destroy(&resource->device_child);
+    free(resource);
+}
+
+ULONG d12_resource_Release(struct d12_resource *self)
+{
+    ULONG left = (ULONG)atomic_fetch_sub(&self->refcount, 1) - 1;
+    if (left == 0)
+        resource_destroy(self);
+    return left;
+}
+
+void d12_resource_not_implemented(struct d12_resource *self, const char *interface_name, const char *method)
+{
+    d12__msg_method_not_implemented(self->device_child.device->info_queue, interface_name, method);
+}
+
+/* ---- ID3D12Device::CreateCommittedResource ---- */
+
+/* What is wrong with a committed buffer's description, or NULL. */
+static const char *check_buffer(const D3D12_HEAP_PROPERTIES *heap, const D3D12_RESOURCE_DESC *desc,
+                                D3D12_RESOURCE_STATES state)
+{
+    if (!heap || !desc)
+        return "pHeapProperties and pDesc must not be NULL";
+    if (heap->Type != D3D12_HEAP_TYPE_DEFAULT && heap->Type != D3D12_HEAP_TYPE_UPLOAD &&
+        heap->Type != D3D12_HEAP_TYPE_READBACK)
+        return "the heap type must be DEFAULT, UPLOAD or READBACK (d12rt has no custom heaps)";
+    if (desc->Dimension != D3D12_RESOURCE_DIMENSION_BUFFER)
+        return "d12rt creates buffers only (Dimension must be D3D12_RESOURCE_DIMENSION_BUFFER)";
+    if (desc->Width == 0 || desc->Height != 1 || desc->DepthOrArraySize != 1 || desc->MipLevels != 1 ||
+        desc->Format != DXGI_FORMAT_UNKNOWN || desc->SampleDesc.Count != 1 || desc->SampleDesc.Quality != 0 ||
+        desc->Layout != D3D12_TEXTURE_LAYOUT_ROW_MAJOR)
+        return "a buffer has Width > 0, Height, DepthOrArraySize, MipLevels and SampleDesc.Count 1, Format UNKNOWN "
+               "and Layout ROW_MAJOR";
+    /* D3D12's heap rules: an UPLOAD buffer starts and stays in GENERIC_READ, a READBACK buffer in COPY_DEST. */
+    if (heap->Type == D3D12_HEAP_TYPE_UPLOAD && state != D3D12_RESOURCE_STATE_GENERIC_READ)
+        return "an UPLOAD heap resource must start in D3D12_RESOURCE_STATE_GENERIC_READ";
+    if (heap->Type == D3D12_HEAP_TYPE_READBACK && state != D3D12_RESOURCE_STATE_COPY_DEST)
+        return "a READBACK heap resource must start in D3D12_RESOURCE_STATE_COPY_DEST";
+    return NULL;
+}
+
+static HRESULT create_driver_resource(struct d12_device *device, struct d12_resource *resource)
+{
+    D3D12DDIARG_CREATERESOURCE_0126 args = {(D3D12DDI_HEAP_TYPE)resource->heap.Type, resource->desc.Width};
+    D3D12DDI_HDEVICE driver = d12__driver_device_handle(device->driver);
+    SIZE_T size = resource->gpu->core.pfnCalcPrivateResourceSize(driver, &args);
+    void *memory = d12__driver_private_alloc(device->driver, "Resource", size);
+    if (!memory)
+        return size && size <= D12_DRIVER_MAX_PRIVATE_SIZE ? E_OUTOFMEMORY : DXGI_ERROR_DRIVER_INTERNAL_ERROR;
+    D3D12DDI_HRESOURCE handle = {memory};
+    D3D12DDI_HRTRESOURCE rt_handle = {resource};
+    HRESULT hr = resource->gpu->core.pfnCreateResource(driver, &args, handle, rt_handle);
+    if (FAILED(hr)) {
+        free(memory);
+        return hr;
+    }
+    resource->handle = handle;
+    resource->gpu_address = resource->gpu->core.pfnGetResourceGPUVirtualAddress(driver, handle);
+    return S_OK;
+}
+
+HRESULT d12_device_CreateCommittedResource(struct d12_device *self, const D3D12_HEAP_PROPERTIES *pHeapProperties,
+                                           D3D12_HEAP_FLAGS HeapFlags, const D3D12_RESOURCE_DESC *pDesc,
+                                           D3D12_RESOURCE_STATES InitialResourceState,
+                                           const D3D12_CLEAR_VALUE *pOptimizedClearValue, const IID *riidResource,
+                                           void **ppvResource)
+{
+    const char *method = "ID3D12Device::CreateCommittedResource";
+    HRESULT hr = d12__device_check_gpu_create(self, method);
+    if (FAILED(hr))
+        return hr;
+    const char *problem = check_buffer(pHeapProperties, pDesc, InitialResourceState);
+    if (!problem && pOptimizedClearValue)
+        problem = "pOptimizedClearValue must be NULL for a buffer";
+    if (problem) {
+        d12__msg_create_invalid_argument(self->info_queue, method, problem);
+        return E_INVALIDARG;
+    }
+    if (riidResource == NULL)
+        return E_INVALIDARG;
+    if (ppvResource == NULL)
+        return S_FALSE;
+    struct d12_resource *resource = calloc(1, sizeof *resource);
+    if (!resource)
+        return E_OUTOFMEMORY;
+    d12__resource_com_init(&resource->com);
+    atomic_init(&resource->refcount, 1);
+    d12__device_child_init(&resource->device_child, self, &resource->com.resource, "ID3D12Resource");
+    resource->desc = *pDesc;
+    resource->heap = *pHeapProperties;
+    resource->heap_flags = HeapFlags;
+    resource->gpu = self->gpu;
+    atomic_init(&resource->maps, 0);
+    if (FAILED(hr = create_driver_resource(self, resource))) {
+        resource_destroy(resource);
+        return hr;
+    }
+    d12__device_child_register(&resource->device_child, resource, D3D12DDI_HT_0012_RESOURCE);
+    hr = d12__resource_QueryInterface(resource, riidResource, ppvResource);
+    d12_resource_Release(resource);
+    return hr;
+}

@@ -1,0 +1,26 @@
+/* ID3D12Resource: committed buffers in DEFAULT, UPLOAD and READBACK heaps (textures are out of d12rt's scope). The
+ * memory and the GPU virtual address are the driver's (pfnCreateResource). */
+#ifndef D12_RESOURCE_H
+#define D12_RESOURCE_H
+
+#include <stdatomic.h>
+
+#include "child.h"
+#include "d12_com.h"
+#include "driver.h"
+
+struct d12_resource {
+    struct d12__resource_com com;
+    atomic_ulong refcount;
+    d12_device_child device_child;
+    /* Fixed at creation. */
+    D3D12_RESOURCE_DESC desc;
+    D3D12_HEAP_PROPERTIES heap;
+    D3D12_HEAP_FLAGS heap_flags;
+    const d12_driver_gpu_funcs *gpu;
+    D3D12DDI_HRESOURCE handle;
+    D3D12_GPU_VIRTUAL_ADDRESS gpu_address;
+    atomic_uint maps; /* Map calls not yet matched by Unmap */
+};
+
+#endif
