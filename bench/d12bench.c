@@ -26,6 +26,7 @@
 #include <directx/d3d12sdklayers.h>
 #include <d12rt/d3d12_ext.h>
 
+#include "bench_gpu.h"
 #include "d12caps.h"
 #include "infoqueue.h"
 
@@ -47,6 +48,7 @@ typedef struct bench_row {
     const char *group;
     const char *what;     /* one line for the table's legend */
     bench_fn run;
+    bench_timed_fn timed; /* instead of `run`: the operation times itself (e.g. in a worker process) */
     void *context;
     int baseline;         /* index of the baseline row, or -1 (the row is a baseline) */
     bool throughput;      /* also print operations per second */
@@ -55,7 +57,7 @@ typedef struct bench_row {
     double median, min, max;
 } bench_row;
 
-#define MAX_ROWS 48
+#define MAX_ROWS 64
 static bench_row rows[MAX_ROWS];
 static int row_count;
 static bool setup_failed;
@@ -92,8 +94,23 @@ static double now_ns(void)
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
+int bench_add_timed_row(const char *group, const char *name, const char *what, bench_timed_fn timed, void *context,
+                        int baseline)
+{
+    int index = add_row(group, name, what, NULL, context, baseline, false);
+    rows[index].timed = timed;
+    return index;
+}
+
+void bench_fail_setup(const char *what)
+{
+    fail_setup(what);
+}
+
 static double time_row(bench_row *row, uint64_t iterations)
 {
+    if (row->timed)
+        return row->timed(row->context, iterations);
     double start = now_ns();
     row->run(row->context, iterations);
     return now_ns() - start;
@@ -614,6 +631,7 @@ int main(int argc, char **argv)
 
     setup_caps();
     setup_info_queue();
+    bench_gpu_setup(); /* forks its worker processes: before this process makes a device or a thread */
     setup_device();
     if (!setup_failed)
         measure(reps, ms * 1e6, quick);
@@ -637,6 +655,7 @@ int main(int argc, char **argv)
         free(rows[r].samples);
     if (device != NULL)
         ID3D12Device17_Release(device);
+    bench_gpu_teardown();
     if (queue_stored != NULL)
         d12__info_queue_destroy(queue_stored);
     if (queue_denied != NULL)

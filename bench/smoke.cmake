@@ -18,6 +18,10 @@ set(rows
   "report_text denied by storage filter"
   "report_f stored (formatted)"
   "report_f denied by storage filter"
+  "DrawInstanced (feature off)"
+  "DrawInstanced (feature on: correlation)"
+  "ExecuteCommandLists (feature off)"
+  "ExecuteCommandLists (feature on, nothing to flush)"
   "CheckFeatureSupport OPTIONS5"
   "CheckFeatureSupport1 OPTIONS5 (SDK 620)"
   "CheckFeatureSupport1 OPTIONS5 (SDK 606)")

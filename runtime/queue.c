@@ -37,10 +37,8 @@ static void append_operation(struct d12_command_queue *queue, struct d12_queue_o
 {
     pthread_mutex_lock(&queue->lock);
     operation->serial = queue->submitted;
-    struct d12_queue_operation **link = &queue->operations;
-    while (*link)
-        link = &(*link)->next;
-    *link = operation;
+    *queue->operations_tail = operation;
+    queue->operations_tail = &operation->next;
     pthread_mutex_unlock(&queue->lock);
 }
 
@@ -57,6 +55,8 @@ static struct d12_queue_operation *take_operation(struct d12_command_queue *queu
         if (operation->kind == kind && (void *)operation->fence == passed->hRTFence.handle &&
             operation->value == passed->Value) {
             *link = operation->next;
+            if (queue->operations_tail == &operation->next)
+                queue->operations_tail = link;
             found = operation;
             break;
         }
@@ -232,10 +232,8 @@ static void record_submission(struct d12_command_queue *queue, struct d12_submis
     uint64_t serial = ++queue->submitted;
     if (submission) {
         submission->serial = serial;
-        struct d12_submission **link = &queue->submissions;
-        while (*link)
-            link = &(*link)->next;
-        *link = submission;
+        *queue->submissions_tail = submission;
+        queue->submissions_tail = &submission->next;
     }
     pthread_mutex_unlock(&queue->lock);
 }
@@ -301,6 +299,8 @@ static struct d12_submission *detach_retired(struct d12_command_queue *queue)
     if (link == &queue->submissions)
         return NULL;
     queue->submissions = *link;
+    if (!queue->submissions)
+        queue->submissions_tail = &queue->submissions;
     *link = NULL;
     return first;
 }
@@ -356,8 +356,10 @@ static void drop_pending(struct d12_command_queue *queue)
         free(operation);
     }
     queue->operations = NULL;
+    queue->operations_tail = &queue->operations;
     release_submissions(queue->submissions);
     queue->submissions = NULL;
+    queue->submissions_tail = &queue->submissions;
 }
 
 /* "The application's final Release of a queue flushes synchronously on its own thread, even with work in flight":
@@ -458,6 +460,8 @@ HRESULT d12_device_CreateCommandQueue(struct d12_device *self, const D3D12_COMMA
     queue->desc.NodeMask = 1; /* d3d12-semantics.md 4.8: "GetDesc().NodeMask reports 1 when 0 was passed" */
     queue->gpu = self->gpu;
     pthread_mutex_init(&queue->lock, NULL);
+    queue->operations_tail = &queue->operations;
+    queue->submissions_tail = &queue->submissions;
     atomic_init(&queue->completed, 0);
     atomic_init(&queue->destroying, false);
     link_queue(self, queue); /* before the driver can pass anything back */

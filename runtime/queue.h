@@ -30,7 +30,9 @@ struct d12_command_queue {
     pthread_mutex_t lock;
     uint64_t submitted;                 /* lock: ExecuteCommandLists calls so far (a submission's serial) */
     struct d12_queue_operation *operations; /* lock: fence operations submitted and not passed back, oldest first */
+    struct d12_queue_operation **operations_tail; /* lock: where the next operation is linked */
     struct d12_submission *submissions; /* lock: submissions whose command-list state is retained, oldest first */
+    struct d12_submission **submissions_tail; /* lock: where the next submission is linked */
     uint64_t retire_through;            /* lock: a flush began when submissions up to this serial had completed */
 
     _Atomic uint64_t completed;         /* the serial the last executed Signal covers (the completion mark) */

@@ -1,0 +1,285 @@
+/* d12bench's GPU-work rows: the cost driver-reported messages add to recording a draw and to ExecuteCommandLists.
+ *
+ * The two sides of each comparison need two devices whose settings differ (the feature on, the feature off), and
+ * a process has one device per adapter. So each side runs in a worker process forked before the benchmark makes
+ * a device or a thread: both workers enable the debug layer, one opts in to driver-reported messages. The parent
+ * still interleaves the rows: each repetition asks each worker, in turn, to time N operations, and the worker
+ * returns the nanoseconds they took (measured around the operations only; the bookkeeping that keeps a long loop
+ * bounded — closing and resetting the list, letting the GPU catch up and flush — happens outside the timed part,
+ * the same on both sides).
+ *
+ * Rows (group "gpu"):
+ *   DrawInstanced (feature off)                      baseline: the debug layer on, no correlation
+ *   DrawInstanced (feature on: correlation)          + a state index and pfnSetCommandListStateIndex per draw
+ *   ExecuteCommandLists (feature off)                baseline: one closed list, nothing to flush
+ *   ExecuteCommandLists (feature on, nothing to flush)  + the completed-work poll and per-submission retention
+ */
+#define _GNU_SOURCE
+#define COBJMACROS
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <wsl/winadapter.h>
+#include <directx/d3d12.h>
+#include <directx/d3d12sdklayers.h>
+#include <d12rt/d3d12_ext.h>
+
+#include "bench_gpu.h"
+
+/* Draws recorded between two (untimed) list resets, so the driver's recording stays small. */
+#define DRAWS_PER_RECORDING 4096u
+/* Submissions between two (untimed) GPU catch-ups, so retained submissions stay few. */
+#define SUBMISSIONS_PER_CATCH_UP 1024u
+
+typedef enum { COMMAND_DRAW, COMMAND_EXECUTE, COMMAND_QUIT } worker_command;
+
+typedef struct worker {
+    bool feature_on;
+    pid_t pid;
+    int to_worker, from_worker; /* pipes */
+} worker;
+
+static worker workers[2] = {{false, -1, -1, -1}, {true, -1, -1, -1}};
+
+typedef struct row_context {
+    worker *worker;
+    worker_command command;
+} row_context;
+
+static row_context rows[4];
+
+static double now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* ---- The worker process ---- */
+
+typedef struct gpu {
+    ID3D12Device *device;
+    ID3D12CommandQueue *queue;
+    ID3D12CommandAllocator *allocator, *submit_allocator;
+    ID3D12GraphicsCommandList *recording, *submitted;
+    ID3D12Fence *fence;
+    UINT64 fence_value;
+    unsigned draws, submissions;
+} gpu;
+
+static bool gpu_open(gpu *g, bool feature_on)
+{
+    /* The registry overlay must not change what is measured: an empty HKCU and HKLM. */
+    setenv("D12RT_HKCU", "/dev/null", 1);
+    setenv("D12RT_HKLM", "/dev/null", 1);
+    ID3D12Debug7 *debug;
+    if (FAILED(D3D12GetDebugInterface(&IID_ID3D12Debug7, (void **)&debug)))
+        return false;
+    ID3D12Debug7_EnableDebugLayer(debug);
+    ID3D12Debug7_SetEnableDriverReportedMessages(debug, feature_on);
+    ID3D12Debug7_Release(debug);
+    D3D12_COMMAND_QUEUE_DESC desc = {D3D12_COMMAND_LIST_TYPE_DIRECT, 0, D3D12_COMMAND_QUEUE_FLAG_NONE, 0};
+    D3D12_COMMAND_LIST_TYPE direct = D3D12_COMMAND_LIST_TYPE_DIRECT;
+    return SUCCEEDED(D3D12CreateDevice(NULL, D3D_FEATURE_LEVEL_11_0, &IID_ID3D12Device, (void **)&g->device)) &&
+           SUCCEEDED(ID3D12Device_CreateCommandQueue(g->device, &desc, &IID_ID3D12CommandQueue, (void **)&g->queue)) &&
+           SUCCEEDED(ID3D12Device_CreateCommandAllocator(g->device, direct, &IID_ID3D12CommandAllocator,
+                                                         (void **)&g->allocator)) &&
+           SUCCEEDED(ID3D12Device_CreateCommandAllocator(g->device, direct, &IID_ID3D12CommandAllocator,
+                                                         (void **)&g->submit_allocator)) &&
+           SUCCEEDED(ID3D12Device_CreateCommandList(g->device, 0, direct, g->allocator, NULL,
+                                                    &IID_ID3D12GraphicsCommandList, (void **)&g->recording)) &&
+           SUCCEEDED(ID3D12Device_CreateCommandList(g->device, 0, direct, g->submit_allocator, NULL,
+                                                    &IID_ID3D12GraphicsCommandList, (void **)&g->submitted)) &&
+           SUCCEEDED(ID3D12GraphicsCommandList_Close(g->submitted)) &&
+           SUCCEEDED(ID3D12Device_CreateFence(g->device, 0, D3D12_FENCE_FLAG_NONE, &IID_ID3D12Fence,
+                                              (void **)&g->fence));
+}
+
+/* Start a fresh recording (untimed): the driver's recording of the old one is freed. */
+static void restart_recording(gpu *g)
+{
+    ID3D12GraphicsCommandList_Close(g->recording);
+    ID3D12CommandAllocator_Reset(g->allocator);
+    ID3D12GraphicsCommandList_Reset(g->recording, g->allocator, NULL);
+    g->draws = 0;
+}
+
+static double time_draws(gpu *g, uint64_t iterations)
+{
+    double total = 0;
+    while (iterations > 0) {
+        if (g->draws == DRAWS_PER_RECORDING)
+            restart_recording(g);
+        unsigned batch = DRAWS_PER_RECORDING - g->draws;
+        if (batch > iterations)
+            batch = (unsigned)iterations;
+        double start = now_ns();
+        for (unsigned i = 0; i < batch; i++)
+            ID3D12GraphicsCommandList_DrawInstanced(g->recording, 3, 1, 0, 0);
+        total += now_ns() - start;
+        g->draws += batch;
+        iterations -= batch;
+    }
+    return total;
+}
+
+/* Let the GPU finish everything (untimed), then submit once so the flush that completed work causes happens here,
+ * not in the timed loop: the timed submissions have nothing to flush. */
+static void catch_up(gpu *g)
+{
+    ID3D12CommandQueue_Signal(g->queue, g->fence, ++g->fence_value);
+    ID3D12Fence_SetEventOnCompletion(g->fence, g->fence_value, NULL);
+    ID3D12CommandList *lists[] = {(ID3D12CommandList *)g->submitted};
+    ID3D12CommandQueue_ExecuteCommandLists(g->queue, 1, lists);
+    g->submissions = 0;
+}
+
+static double time_executes(gpu *g, uint64_t iterations)
+{
+    ID3D12CommandList *lists[] = {(ID3D12CommandList *)g->submitted};
+    double total = 0;
+    while (iterations > 0) {
+        if (g->submissions >= SUBMISSIONS_PER_CATCH_UP)
+            catch_up(g);
+        unsigned batch = SUBMISSIONS_PER_CATCH_UP - g->submissions;
+        if (batch > iterations)
+            batch = (unsigned)iterations;
+        double start = now_ns();
+        for (unsigned i = 0; i < batch; i++)
+            ID3D12CommandQueue_ExecuteCommandLists(g->queue, 1, lists);
+        total += now_ns() - start;
+        g->submissions += batch;
+        iterations -= batch;
+    }
+    return total;
+}
+
+static void gpu_close(gpu *g)
+{
+    catch_up(g);
+    if (g->fence)
+        ID3D12Fence_Release(g->fence);
+    if (g->submitted)
+        ID3D12GraphicsCommandList_Release(g->submitted);
+    if (g->recording)
+        ID3D12GraphicsCommandList_Release(g->recording);
+    if (g->submit_allocator)
+        ID3D12CommandAllocator_Release(g->submit_allocator);
+    if (g->allocator)
+        ID3D12CommandAllocator_Release(g->allocator);
+    if (g->queue)
+        ID3D12CommandQueue_Release(g->queue);
+    if (g->device)
+        ID3D12Device_Release(g->device);
+}
+
+/* The worker's loop: a command and an iteration count in, nanoseconds out; a first reply says whether setup
+ * worked (1.0) or not (-1.0). */
+static void worker_main(bool feature_on, int in, int out)
+{
+    gpu g = {0};
+    double ready = gpu_open(&g, feature_on) ? 1.0 : -1.0;
+    if (write(out, &ready, sizeof ready) != sizeof ready || ready < 0)
+        _exit(1);
+    struct {
+        int command;
+        uint64_t iterations;
+    } request;
+    while (read(in, &request, sizeof request) == sizeof request && request.command != COMMAND_QUIT) {
+        double ns = request.command == COMMAND_DRAW ? time_draws(&g, request.iterations)
+                                                    : time_executes(&g, request.iterations);
+        if (write(out, &ns, sizeof ns) != sizeof ns)
+            break;
+    }
+    gpu_close(&g);
+    _exit(0);
+}
+
+/* ---- The parent side ---- */
+
+static bool start_worker(worker *w)
+{
+    int to[2], from[2];
+    if (pipe(to) != 0 || pipe(from) != 0)
+        return false;
+    fflush(NULL);
+    w->pid = fork();
+    if (w->pid < 0)
+        return false;
+    if (w->pid == 0) {
+        close(to[1]);
+        close(from[0]);
+        worker_main(w->feature_on, to[0], from[1]);
+    }
+    close(to[0]);
+    close(from[1]);
+    w->to_worker = to[1];
+    w->from_worker = from[0];
+    double ready = -1.0;
+    return read(w->from_worker, &ready, sizeof ready) == sizeof ready && ready > 0;
+}
+
+static double run_in_worker(void *context, uint64_t iterations)
+{
+    row_context *row = context;
+    struct {
+        int command;
+        uint64_t iterations;
+    } request = {row->command, iterations};
+    double ns = -1.0;
+    if (write(row->worker->to_worker, &request, sizeof request) != sizeof request ||
+        read(row->worker->from_worker, &ns, sizeof ns) != sizeof ns || ns < 0) {
+        fprintf(stderr, "d12bench: a GPU worker process stopped answering\n");
+        exit(2);
+    }
+    return ns;
+}
+
+void bench_gpu_setup(void)
+{
+    signal(SIGPIPE, SIG_IGN);
+    for (int i = 0; i < 2; i++) {
+        if (!start_worker(&workers[i])) {
+            bench_fail_setup(workers[i].feature_on ? "GPU worker with driver-reported messages on"
+                                                   : "GPU worker with driver-reported messages off");
+            return;
+        }
+    }
+    rows[0] = (row_context){&workers[0], COMMAND_DRAW};
+    rows[1] = (row_context){&workers[1], COMMAND_DRAW};
+    rows[2] = (row_context){&workers[0], COMMAND_EXECUTE};
+    rows[3] = (row_context){&workers[1], COMMAND_EXECUTE};
+    int draw = bench_add_timed_row("gpu", "DrawInstanced (feature off)", "baseline: debug layer on, no correlation",
+                                   run_in_worker, &rows[0], -1);
+    bench_add_timed_row("gpu", "DrawInstanced (feature on: correlation)",
+                        "+ state index, pfnSetCommandListStateIndex (target: ratio <= 1.10)", run_in_worker, &rows[1],
+                        draw);
+    int execute = bench_add_timed_row("gpu", "ExecuteCommandLists (feature off)", "baseline: one closed list",
+                                      run_in_worker, &rows[2], -1);
+    bench_add_timed_row("gpu", "ExecuteCommandLists (feature on, nothing to flush)",
+                        "+ completed-work poll, retention (target: < 100 ns more)", run_in_worker, &rows[3], execute);
+}
+
+void bench_gpu_teardown(void)
+{
+    for (int i = 0; i < 2; i++) {
+        worker *w = &workers[i];
+        if (w->pid <= 0)
+            continue;
+        struct {
+            int command;
+            uint64_t iterations;
+        } quit = {COMMAND_QUIT, 0};
+        if (write(w->to_worker, &quit, sizeof quit) != sizeof quit)
+            kill(w->pid, SIGTERM);
+        close(w->to_worker);
+        close(w->from_worker);
+        waitpid(w->pid, NULL, 0);
+    }
+}
