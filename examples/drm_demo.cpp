@@ -67,7 +67,8 @@ bool wait_for(ID3D12Fence *fence, UINT64 value)
         return false;
     }
     pollfd waiting = {event, POLLIN, 0};
-    bool signalled = poll(&waiting, 1, 10000) == 1;
+    uint64_t count = 0;
+    bool signalled = poll(&waiting, 1, 10000) == 1 && read(event, &count, sizeof count) == sizeof count;
     close(event);
     return signalled;
 }
