@@ -2,8 +2,17 @@
  * driver side of driver-reported messages. It exports OpenAdapter12 (the reference driver's, wrapped) and
  * d12_drmshim_* functions the test finds with dlsym in the copy D12RT_DRIVER loaded:
  *   - counts of pfnEnableExtendedFeature(DRIVER_REPORTED_MESSAGES) and of pfnFillDDITable(type 47) calls;
- *   - the last device's runtime callbacks, so the test can report and query identities as a driver does. */
+ *   - the last device's runtime callbacks, so the test can report and query identities as a driver does;
+ *   - the feature's table (D3D12DDI_TABLE_TYPE_0126_DRIVER_REPORTED_MESSAGES) wrapped:
+ *     pfnFlushDriverReportedMessages is counted, with the thread each call ran on and whether it began inside
+ *     another flush on the same thread (a nested flush); before calling the reference driver's flush it reports
+ *     the messages the test STAGED (d12_drmshim_stage), as a driver holding findings would;
+ *     pfnSetCommandListStateIndex is counted and logged (driver command list, index), the last index kept. */
+#include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "refdrv.h"
 
@@ -14,6 +23,70 @@ static PFND3D12DDI_ENABLE_EXTENDED_FEATURE_0020 g_inner_enable;
 static atomic_uint g_enable_calls, g_table_fills;
 static D3D12DDI_HRTDEVICE g_rt_device;
 static D3D12DDI_CORELAYER_DEVICECALLBACKS_0126 g_callbacks;
+
+/* ---- The feature's table, wrapped ---- */
+
+static D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 g_inner_drm;
+
+#define SHIM_FLUSH_LOG 4096u
+#define SHIM_INDEX_LOG 65536u
+
+static atomic_uint g_flushes, g_nested_flushes, g_flush_log_count;
+static pthread_t g_flush_log[SHIM_FLUSH_LOG]; /* slot reserved by g_flush_log_count */
+static _Thread_local unsigned t_flush_depth;
+
+static atomic_uint g_index_calls;
+static _Atomic UINT32 g_last_index = 0xFFFFFFFFu;
+static struct {
+    void *list;
+    UINT32 index;
+} g_index_log[SHIM_INDEX_LOG]; /* entry i % SHIM_INDEX_LOG of call i */
+
+/* Staged messages: reported from inside the next flush, before the reference driver's own. */
+typedef struct staged {
+    struct staged *next;
+    D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 message;
+    char text[];
+} staged;
+static pthread_mutex_t g_stage_lock = PTHREAD_MUTEX_INITIALIZER;
+static staged *g_staged, **g_staged_tail = &g_staged; /* guarded by g_stage_lock */
+static atomic_uint g_staged_reported, g_staged_failed;
+
+static VOID APIENTRY shim_flush(D3D12DDI_HDEVICE device)
+{
+    atomic_fetch_add(&g_flushes, 1);
+    if (t_flush_depth > 0)
+        atomic_fetch_add(&g_nested_flushes, 1);
+    t_flush_depth++;
+    unsigned slot = atomic_fetch_add(&g_flush_log_count, 1);
+    if (slot < SHIM_FLUSH_LOG)
+        g_flush_log[slot] = pthread_self();
+    pthread_mutex_lock(&g_stage_lock);
+    staged *messages = g_staged;
+    g_staged = NULL;
+    g_staged_tail = &g_staged;
+    pthread_mutex_unlock(&g_stage_lock);
+    /* Reported with no shim lock held ("Report outside the driver's own locks"). */
+    for (staged *m = messages, *next; m; m = next) {
+        next = m->next;
+        HRESULT hr = g_callbacks.pfnReportMessageCb(g_rt_device, &m->message);
+        atomic_fetch_add(SUCCEEDED(hr) ? &g_staged_reported : &g_staged_failed, 1);
+        free(m);
+    }
+    g_inner_drm.pfnFlushDriverReportedMessages(device);
+    t_flush_depth--;
+}
+
+static VOID APIENTRY shim_set_index(D3D12DDI_HCOMMANDLIST list, UINT32 index)
+{
+    unsigned call = atomic_fetch_add(&g_index_calls, 1);
+    g_index_log[call % SHIM_INDEX_LOG].list = list.pDrvPrivate;
+    g_index_log[call % SHIM_INDEX_LOG].index = index;
+    atomic_store(&g_last_index, index);
+    g_inner_drm.pfnSetCommandListStateIndex(list, index);
+}
+
+/* ---- Adapter and device ---- */
 
 static HRESULT APIENTRY shim_enable(D3D12DDI_HDEVICE device, D3D12DDI_FEATURE_0020 feature, UINT32 version)
 {
@@ -32,6 +105,15 @@ static HRESULT APIENTRY shim_fill(D3D12DDI_HADAPTER adapter, D3D12DDI_TABLE_TYPE
         D3D12DDI_EXTENDED_FEATURES_FUNCS_0020 *funcs = table;
         g_inner_enable = funcs->pfnEnableExtendedFeature;
         funcs->pfnEnableExtendedFeature = shim_enable;
+    }
+    if (SUCCEEDED(hr) && type == D3D12DDI_TABLE_TYPE_0126_DRIVER_REPORTED_MESSAGES &&
+        size >= sizeof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126)) {
+        D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 *funcs = table;
+        g_inner_drm = *funcs;
+        if (funcs->pfnFlushDriverReportedMessages)
+            funcs->pfnFlushDriverReportedMessages = shim_flush;
+        if (funcs->pfnSetCommandListStateIndex)
+            funcs->pfnSetCommandListStateIndex = shim_set_index;
     }
     return hr;
 }
@@ -55,6 +137,8 @@ SHIM_EXPORT HRESULT APIENTRY OpenAdapter12(D3D12DDIARG_OPENADAPTER *args)
     return S_OK;
 }
 
+/* ---- What the test calls ---- */
+
 SHIM_EXPORT unsigned d12_drmshim_enable_calls(void)
 {
     return atomic_load(&g_enable_calls);
@@ -76,4 +160,83 @@ SHIM_EXPORT HRESULT d12_drmshim_identity(void *handle, D3D12DDI_HANDLETYPE type,
 {
     D3D12DDI_HANDLE_AND_TYPE object = {handle ? handle : g_rt_device.handle, type};
     return g_callbacks.pfnQueryObjectIdentityCb(g_rt_device, object, size, identity);
+}
+
+/* pfnFlushDriverReportedMessages calls so far (removal flushes included). */
+SHIM_EXPORT unsigned d12_drmshim_flush_calls(void)
+{
+    return atomic_load(&g_flushes);
+}
+
+/* Flushes that began while their thread was inside another flush. */
+SHIM_EXPORT unsigned d12_drmshim_nested_flushes(void)
+{
+    return atomic_load(&g_nested_flushes);
+}
+
+/* The thread flush `i` ran on (i < d12_drmshim_flush_calls(), the first SHIM_FLUSH_LOG only); 0 otherwise. */
+SHIM_EXPORT int d12_drmshim_flush_thread(unsigned i, pthread_t *thread)
+{
+    if (i >= SHIM_FLUSH_LOG || i >= atomic_load(&g_flush_log_count))
+        return 0;
+    *thread = g_flush_log[i];
+    return 1;
+}
+
+/* Report a copy of `message` (its text copied) from inside the next flush, before the driver's own findings. */
+SHIM_EXPORT int d12_drmshim_stage(const D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 *message)
+{
+    size_t length = strlen(message->pDescription) + 1;
+    staged *m = malloc(sizeof *m + length);
+    if (!m)
+        return 0;
+    m->next = NULL;
+    m->message = *message;
+    memcpy(m->text, message->pDescription, length);
+    m->message.pDescription = m->text;
+    pthread_mutex_lock(&g_stage_lock);
+    *g_staged_tail = m;
+    g_staged_tail = &m->next;
+    pthread_mutex_unlock(&g_stage_lock);
+    return 1;
+}
+
+/* Staged messages the runtime accepted (S_OK) and refused, so far; and how many still wait for a flush. */
+SHIM_EXPORT unsigned d12_drmshim_staged_reported(void)
+{
+    return atomic_load(&g_staged_reported);
+}
+
+SHIM_EXPORT unsigned d12_drmshim_staged_failed(void)
+{
+    return atomic_load(&g_staged_failed);
+}
+
+SHIM_EXPORT unsigned d12_drmshim_staged_waiting(void)
+{
+    unsigned waiting = 0;
+    pthread_mutex_lock(&g_stage_lock);
+    for (staged *m = g_staged; m; m = m->next)
+        waiting++;
+    pthread_mutex_unlock(&g_stage_lock);
+    return waiting;
+}
+
+/* pfnSetCommandListStateIndex calls so far, the last index issued (0xFFFFFFFF before any), and call `i` of the
+ * log (the driver command list it named in *list; meaningful for the last SHIM_INDEX_LOG calls). */
+SHIM_EXPORT unsigned d12_drmshim_index_calls(void)
+{
+    return atomic_load(&g_index_calls);
+}
+
+SHIM_EXPORT UINT32 d12_drmshim_last_index(void)
+{
+    return atomic_load(&g_last_index);
+}
+
+SHIM_EXPORT UINT32 d12_drmshim_index_at(unsigned i, void **list)
+{
+    if (list)
+        *list = g_index_log[i % SHIM_INDEX_LOG].list;
+    return g_index_log[i % SHIM_INDEX_LOG].index;
 }

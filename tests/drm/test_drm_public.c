@@ -6,6 +6,11 @@
 #define _GNU_SOURCE
 #define COBJMACROS
 #include <dlfcn.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +34,16 @@ static struct {
     unsigned (*table_fills)(void);
     HRESULT (*report)(const D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 *message);
     HRESULT (*identity)(void *handle, D3D12DDI_HANDLETYPE type, SIZE_T *size, CHAR *identity);
+    unsigned (*flush_calls)(void);
+    unsigned (*nested_flushes)(void);
+    int (*flush_thread)(unsigned i, pthread_t *thread);
+    int (*stage)(const D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 *message);
+    unsigned (*staged_reported)(void);
+    unsigned (*staged_failed)(void);
+    unsigned (*staged_waiting)(void);
+    unsigned (*index_calls)(void);
+    UINT32 (*last_index)(void);
+    UINT32 (*index_at)(unsigned i, void **list);
 } shim;
 
 /* The shim as D12RT_DRIVER loaded it (RTLD_NOLOAD: the same copy, so the same counters). */
@@ -41,7 +56,19 @@ static bool load_shim(void)
     *(void **)&shim.table_fills = dlsym(library, "d12_drmshim_table_fills");
     *(void **)&shim.report = dlsym(library, "d12_drmshim_report");
     *(void **)&shim.identity = dlsym(library, "d12_drmshim_identity");
-    return CHECK(shim.enable_calls && shim.table_fills && shim.report && shim.identity);
+    *(void **)&shim.flush_calls = dlsym(library, "d12_drmshim_flush_calls");
+    *(void **)&shim.nested_flushes = dlsym(library, "d12_drmshim_nested_flushes");
+    *(void **)&shim.flush_thread = dlsym(library, "d12_drmshim_flush_thread");
+    *(void **)&shim.stage = dlsym(library, "d12_drmshim_stage");
+    *(void **)&shim.staged_reported = dlsym(library, "d12_drmshim_staged_reported");
+    *(void **)&shim.staged_failed = dlsym(library, "d12_drmshim_staged_failed");
+    *(void **)&shim.staged_waiting = dlsym(library, "d12_drmshim_staged_waiting");
+    *(void **)&shim.index_calls = dlsym(library, "d12_drmshim_index_calls");
+    *(void **)&shim.last_index = dlsym(library, "d12_drmshim_last_index");
+    *(void **)&shim.index_at = dlsym(library, "d12_drmshim_index_at");
+    return CHECK(shim.enable_calls && shim.table_fills && shim.report && shim.identity && shim.flush_calls &&
+                 shim.nested_flushes && shim.flush_thread && shim.stage && shim.staged_reported &&
+                 shim.staged_failed && shim.staged_waiting && shim.index_calls && shim.last_index && shim.index_at);
 }
 
 /* ---- helpers ---- */
@@ -364,6 +391,1282 @@ static void test_device_identity(void)
     release_last(device, NULL);
 }
 
+/* ======== GPU work: flush timing, correlation, retention, removal, threads, re-entrancy ======== */
+
+/* ---- Driver messages the application's callback saw (every thread), in order ---- */
+
+typedef struct logged {
+    char *text;
+    pthread_t thread;
+} logged;
+
+static pthread_mutex_t g_log_lock = PTHREAD_MUTEX_INITIALIZER;
+static logged *g_log;
+static unsigned g_log_count, g_log_capacity;
+/* Called (outside g_log_lock) for every driver message the callback sees: the re-entrancy case's hook. */
+static void (*g_hook)(const char *text);
+
+static void log_message(D3D12_MESSAGE_CATEGORY category, D3D12_MESSAGE_SEVERITY severity, D3D12_MESSAGE_ID id,
+                        LPCSTR description, void *context)
+{
+    (void)category, (void)severity, (void)context;
+    if (id != D3D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGE)
+        return;
+    pthread_mutex_lock(&g_log_lock);
+    if (g_log_count == g_log_capacity) {
+        g_log_capacity = g_log_capacity ? 2 * g_log_capacity : 256;
+        g_log = realloc(g_log, g_log_capacity * sizeof *g_log);
+    }
+    g_log[g_log_count].text = strdup(description);
+    g_log[g_log_count].thread = pthread_self();
+    g_log_count++;
+    pthread_mutex_unlock(&g_log_lock);
+    if (g_hook)
+        g_hook(description);
+}
+
+static unsigned log_count(void)
+{
+    pthread_mutex_lock(&g_log_lock);
+    unsigned count = g_log_count;
+    pthread_mutex_unlock(&g_log_lock);
+    return count;
+}
+
+/* Entry i (its text stays valid to the end of the process). */
+static const char *log_text(unsigned i)
+{
+    pthread_mutex_lock(&g_log_lock);
+    const char *text = i < g_log_count ? g_log[i].text : NULL;
+    pthread_mutex_unlock(&g_log_lock);
+    return text;
+}
+
+static unsigned log_containing(const char *text, const char **first)
+{
+    unsigned found = 0;
+    if (first)
+        *first = NULL;
+    pthread_mutex_lock(&g_log_lock);
+    for (unsigned i = 0; i < g_log_count; i++) {
+        if (strstr(g_log[i].text, text)) {
+            if (found++ == 0 && first)
+                *first = g_log[i].text;
+        }
+    }
+    pthread_mutex_unlock(&g_log_lock);
+    return found;
+}
+
+/* The last message's text. */
+static const char *log_last(void)
+{
+    unsigned count = log_count();
+    return count ? log_text(count - 1) : NULL;
+}
+
+/* ---- The application's objects ---- */
+
+#define KEEP_MAX 64
+
+typedef struct env {
+    ID3D12Device *device;
+    ID3D12InfoQueue1 *iq; /* NULL without the debug layer */
+    ID3D12CommandQueue *queue;
+    ID3D12Fence *fence;
+    UINT64 value;
+    ID3D12GraphicsCommandList *idle; /* closed and empty: executing it is a flush point */
+    IUnknown *keep[KEEP_MAX];        /* released at env_close */
+    unsigned kept;
+} env;
+
+static void keep(env *e, void *object)
+{
+    if (CHECK(e->kept < KEEP_MAX) && object)
+        e->keep[e->kept++] = object;
+}
+
+static ID3D12CommandQueue *new_queue(env *e, D3D12_COMMAND_LIST_TYPE type)
+{
+    D3D12_COMMAND_QUEUE_DESC desc = {type, 0, D3D12_COMMAND_QUEUE_FLAG_NONE, 0};
+    ID3D12CommandQueue *queue = NULL;
+    CHECK_EQ_INT(ID3D12Device_CreateCommandQueue(e->device, &desc, &IID_ID3D12CommandQueue, (void **)&queue), S_OK);
+    return queue;
+}
+
+/* An open list on a fresh allocator (the list holds it while recording), named when `name` is not NULL. */
+static ID3D12GraphicsCommandList *new_list_of(env *e, D3D12_COMMAND_LIST_TYPE type, const wchar_t *name)
+{
+    ID3D12CommandAllocator *allocator = NULL;
+    ID3D12GraphicsCommandList *list = NULL;
+    CHECK_EQ_INT(ID3D12Device_CreateCommandAllocator(e->device, type, &IID_ID3D12CommandAllocator,
+                                                     (void **)&allocator), S_OK);
+    if (!allocator)
+        return NULL;
+    CHECK_EQ_INT(ID3D12Device_CreateCommandList(e->device, 0, type, allocator, NULL, &IID_ID3D12GraphicsCommandList,
+                                                (void **)&list), S_OK);
+    ID3D12CommandAllocator_Release(allocator);
+    if (list && name)
+        CHECK_EQ_INT(ID3D12GraphicsCommandList_SetName(list, name), S_OK);
+    return list;
+}
+
+static ID3D12GraphicsCommandList *new_list(env *e, const wchar_t *name)
+{
+    return new_list_of(e, D3D12_COMMAND_LIST_TYPE_DIRECT, name);
+}
+
+static void reset_list(env *e, ID3D12GraphicsCommandList *list)
+{
+    ID3D12CommandAllocator *allocator = NULL;
+    CHECK_EQ_INT(ID3D12Device_CreateCommandAllocator(e->device, D3D12_COMMAND_LIST_TYPE_DIRECT,
+                                                     &IID_ID3D12CommandAllocator, (void **)&allocator), S_OK);
+    if (!allocator)
+        return;
+    CHECK_EQ_INT(ID3D12GraphicsCommandList_Reset(list, allocator, NULL), S_OK);
+    ID3D12CommandAllocator_Release(allocator);
+}
+
+static ID3D12Resource *new_buffer(env *e, D3D12_HEAP_TYPE heap_type, UINT64 width, D3D12_RESOURCE_STATES state)
+{
+    D3D12_HEAP_PROPERTIES heap = {heap_type, D3D12_CPU_PAGE_PROPERTY_UNKNOWN, D3D12_MEMORY_POOL_UNKNOWN, 0, 0};
+    D3D12_RESOURCE_DESC desc = {D3D12_RESOURCE_DIMENSION_BUFFER, 0, width, 1, 1, 1, DXGI_FORMAT_UNKNOWN, {1, 0},
+                                D3D12_TEXTURE_LAYOUT_ROW_MAJOR, D3D12_RESOURCE_FLAG_NONE};
+    ID3D12Resource *buffer = NULL;
+    CHECK_EQ_INT(ID3D12Device_CreateCommittedResource(e->device, &heap, D3D12_HEAP_FLAG_NONE, &desc, state, NULL,
+                                                      &IID_ID3D12Resource, (void **)&buffer), S_OK);
+    keep(e, buffer);
+    return buffer;
+}
+
+static void execute_on(ID3D12CommandQueue *queue, ID3D12GraphicsCommandList *list)
+{
+    ID3D12CommandList *lists[] = {(ID3D12CommandList *)list};
+    ID3D12CommandQueue_ExecuteCommandLists(queue, 1, lists);
+}
+
+static void execute(env *e, ID3D12GraphicsCommandList *list)
+{
+    execute_on(e->queue, list);
+}
+
+/* Wait for `fence` to reach `value`: on an eventfd (as a Linux D3D12 application does) or a NULL event. */
+static bool wait_fence(ID3D12Fence *fence, UINT64 value, bool use_eventfd)
+{
+    if (!use_eventfd)
+        return CHECK(SUCCEEDED(ID3D12Fence_SetEventOnCompletion(fence, value, NULL)));
+    int event = eventfd(0, EFD_CLOEXEC);
+    if (!CHECK(event >= 0))
+        return false;
+    bool ok = CHECK(SUCCEEDED(ID3D12Fence_SetEventOnCompletion(fence, value, (HANDLE)(intptr_t)event)));
+    struct pollfd waiting = {event, POLLIN, 0};
+    ok = ok && CHECK(poll(&waiting, 1, 10000) == 1);
+    close(event);
+    return ok;
+}
+
+/* Signal the queue and wait until the GPU got there. */
+static void signal_wait_on(env *e, ID3D12CommandQueue *queue, bool use_eventfd)
+{
+    e->value++;
+    CHECK_EQ_INT(ID3D12CommandQueue_Signal(queue, e->fence, e->value), S_OK);
+    wait_fence(e->fence, e->value, use_eventfd);
+    CHECK(ID3D12Fence_GetCompletedValue(e->fence) >= e->value);
+}
+
+static void signal_wait(env *e)
+{
+    signal_wait_on(e, e->queue, true);
+}
+
+static bool env_open(env *e, bool debug_layer, int drm)
+{
+    memset(e, 0, sizeof *e);
+    debug_settings(debug_layer, drm);
+    e->device = create_device();
+    if (!e->device)
+        return false;
+    if (debug_layer) {
+        e->iq = info_queue_of(e->device);
+        DWORD cookie = 0;
+        if (e->iq)
+            CHECK_EQ_INT(ID3D12InfoQueue1_RegisterMessageCallback(e->iq, log_message, D3D12_MESSAGE_CALLBACK_FLAG_NONE,
+                                                                  NULL, &cookie), S_OK);
+    }
+    e->queue = new_queue(e, D3D12_COMMAND_LIST_TYPE_DIRECT);
+    CHECK_EQ_INT(ID3D12Device_CreateFence(e->device, 0, D3D12_FENCE_FLAG_NONE, &IID_ID3D12Fence, (void **)&e->fence),
+                 S_OK);
+    e->idle = new_list(e, L"Idle");
+    if (e->idle)
+        CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(e->idle), S_OK);
+    return CHECK(e->queue && e->fence && e->idle);
+}
+
+static void release_queue(env *e)
+{
+    if (e->queue)
+        CHECK_EQ_INT(ID3D12CommandQueue_Release(e->queue), 0);
+    e->queue = NULL;
+}
+
+static void env_close(env *e)
+{
+    release_queue(e);
+    if (e->idle)
+        ID3D12GraphicsCommandList_Release(e->idle);
+    if (e->fence)
+        ID3D12Fence_Release(e->fence);
+    while (e->kept) {
+        IUnknown *object = e->keep[--e->kept];
+        IUnknown_Release(object);
+    }
+    if (e->device)
+        release_last(e->device, e->iq);
+}
+
+/* "0x<list>:'<name>' [<kind> #<ordinal>] " */
+static void prefix_of(char *out, size_t size, const void *list, const char *name, const char *kind, unsigned ordinal)
+{
+    if (name)
+        snprintf(out, size, "0x%016llX:'%s' [%s #%u] ", (unsigned long long)(uintptr_t)list, name, kind, ordinal);
+    else
+        snprintf(out, size, "0x%016llX:'Unnamed ID3D12GraphicsCommandList Object' [%s #%u] ",
+                 (unsigned long long)(uintptr_t)list, kind, ordinal);
+}
+
+static D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 indexed_message(const char *text, UINT32 index)
+{
+    D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 m = driver_message(text);
+    m.CommandListStateIndex = index;
+    return m;
+}
+
+/* Report `text` with `index` as the driver and check the one message it produced is `expected_prefix` + text
+ * (NULL: the text unmodified). */
+static void expect_report(UINT32 index, const char *text, const char *expected_prefix)
+{
+    unsigned before = log_count();
+    D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 m = indexed_message(text, index);
+    CHECK_EQ_INT(shim.report(&m), S_OK);
+    CHECK_EQ_INT(log_count(), before + 1);
+    char expected[512];
+    snprintf(expected, sizeof expected, "%s%s", expected_prefix ? expected_prefix : "", text);
+    CHECK_EQ_STR(log_last(), expected);
+}
+
+/* The reference driver's execution-time finding for a vertex buffer view of 64 bytes over a 48-byte buffer. */
+#define VB_TEXT "The vertex buffer view in slot 0 covers 64 bytes from offset 0 of "
+#define VB_FLOATS 12u
+
+/* A closed list whose draw #`good_draws` has a vertex buffer view running 16 bytes past its 48-byte buffer (the
+ * draws before it are fine), then copies the vertex buffer into *readback when asked. *bad_index: the state index
+ * of the bad draw. */
+static ID3D12GraphicsCommandList *buggy_list(env *e, const wchar_t *name, unsigned good_draws,
+                                             ID3D12Resource **readback, UINT32 *bad_index)
+{
+    ID3D12Resource *vb = new_buffer(e, D3D12_HEAP_TYPE_UPLOAD, 48, D3D12_RESOURCE_STATE_GENERIC_READ);
+    ID3D12GraphicsCommandList *list = new_list(e, name);
+    if (!vb || !list)
+        return list;
+    float *data = NULL;
+    CHECK_EQ_INT(ID3D12Resource_Map(vb, 0, NULL, (void **)&data), S_OK);
+    if (data) {
+        for (unsigned i = 0; i < VB_FLOATS; i++)
+            data[i] = (float)(i + 1);
+        ID3D12Resource_Unmap(vb, 0, NULL);
+    }
+    D3D12_VERTEX_BUFFER_VIEW good = {ID3D12Resource_GetGPUVirtualAddress(vb), 48, 16}, bad = good;
+    bad.SizeInBytes = 64;
+    ID3D12GraphicsCommandList_IASetVertexBuffers(list, 0, 1, &good);
+    for (unsigned i = 0; i < good_draws; i++)
+        ID3D12GraphicsCommandList_DrawInstanced(list, 3, 1, 0, 0);
+    ID3D12GraphicsCommandList_IASetVertexBuffers(list, 0, 1, &bad);
+    ID3D12GraphicsCommandList_DrawInstanced(list, 3, 1, 0, 0);
+    if (bad_index)
+        *bad_index = shim.last_index();
+    if (readback) {
+        *readback = new_buffer(e, D3D12_HEAP_TYPE_READBACK, 48, D3D12_RESOURCE_STATE_COPY_DEST);
+        if (*readback)
+            ID3D12GraphicsCommandList_CopyBufferRegion(list, *readback, 0, vb, 0, 48);
+    }
+    CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(list), S_OK);
+    return list;
+}
+
+/* Whether the copy into `readback` landed (polled up to 5 s: the GPU timeline writes it). */
+static bool copy_landed(ID3D12Resource *readback)
+{
+    volatile float *data = NULL;
+    if (!readback || FAILED(ID3D12Resource_Map(readback, 0, NULL, (void **)&data)) || !data)
+        return false;
+    bool landed = false;
+    for (int tries = 0; tries < 5000 && !landed; tries++) {
+        landed = data[VB_FLOATS - 1] == (float)VB_FLOATS;
+        if (!landed)
+            usleep(1000);
+    }
+    for (unsigned i = 0; landed && i < VB_FLOATS; i++)
+        landed = data[i] == (float)(i + 1);
+    ID3D12Resource_Unmap(readback, 0, NULL);
+    return landed;
+}
+
+/* The one VB finding logged so far starts with the prefix of `list`'s draw #`ordinal`. */
+static void expect_vb_finding(unsigned count, const void *list, const char *name, unsigned ordinal)
+{
+    const char *first;
+    CHECK_EQ_INT(log_containing(VB_TEXT, &first), count);
+    char prefix[256];
+    prefix_of(prefix, sizeof prefix, list, name, "Draw", ordinal);
+    if (CHECK(first != NULL) && !CHECK(strncmp(first, prefix, strlen(prefix)) == 0))
+        fprintf(stderr, "    message \"%s\"\n    expected prefix \"%s\"\n", first, prefix);
+    if (first)
+        CHECK(strstr(first, "which has 48 bytes: 16 bytes past its end.") != NULL);
+}
+
+/* ---- Flush timing ---- */
+
+/* (a) "an application that submits work but never calls ID3D12CommandQueue::Signal may see no flush from that queue
+ * until it is destroyed": the finding is on the driver's pending list (the copy after the draw landed), later
+ * ExecuteCommandLists and Wait calls do not flush, the final Release does and the finding arrives correlated. */
+static void test_flush_no_signal(void)
+{
+    env e;
+    if (!env_open(&e, true, 1))
+        return;
+    ID3D12Resource *readback = NULL;
+    ID3D12GraphicsCommandList *list = buggy_list(&e, L"NoSignal", 1, &readback, NULL);
+    unsigned flushes = shim.flush_calls();
+    execute(&e, list);
+    CHECK(copy_landed(readback)); /* the draw ran: the driver holds its finding */
+    for (int i = 0; i < 5; i++) {
+        execute(&e, e.idle);
+        CHECK_EQ_INT(ID3D12CommandQueue_Wait(e.queue, e.fence, 0), S_OK);
+    }
+    CHECK_EQ_INT(shim.flush_calls(), flushes);
+    CHECK_EQ_INT(log_containing(VB_TEXT, NULL), 0);
+    release_queue(&e); /* "Queue destruction flushes unconditionally" */
+    CHECK_EQ_INT(shim.flush_calls(), flushes + 1);
+    expect_vb_finding(1, list, "NoSignal", 1);
+    ID3D12GraphicsCommandList_Release(list);
+    env_close(&e);
+}
+
+/* (b) Signal, wait for the fence on an eventfd: nothing arrives until the NEXT ExecuteCommandLists, which flushes
+ * once and delivers the finding. */
+static void test_flush_on_execute(void)
+{
+    env e;
+    if (!env_open(&e, true, 1))
+        return;
+    ID3D12GraphicsCommandList *list = buggy_list(&e, NULL, 2, NULL, NULL);
+    execute(&e, list);
+    unsigned flushes = shim.flush_calls();
+    signal_wait_on(&e, e.queue, true);
+    CHECK_EQ_INT(shim.flush_calls(), flushes); /* completion alone flushes nothing: no thread of the runtime's */
+    CHECK_EQ_INT(log_containing(VB_TEXT, NULL), 0);
+    execute(&e, e.idle);
+    CHECK_EQ_INT(shim.flush_calls(), flushes + 1);
+    expect_vb_finding(1, list, NULL, 2);
+    ID3D12GraphicsCommandList_Release(list);
+    env_close(&e);
+}
+
+/* (b) likewise ID3D12CommandQueue::Wait, the fence waited for with a NULL event (SetEventOnCompletion blocks). */
+static void test_flush_on_wait(void)
+{
+    env e;
+    if (!env_open(&e, true, 1))
+        return;
+    ID3D12GraphicsCommandList *list = buggy_list(&e, L"WaitFlush", 0, NULL, NULL);
+    execute(&e, list);
+    unsigned flushes = shim.flush_calls();
+    signal_wait_on(&e, e.queue, false);
+    CHECK_EQ_INT(shim.flush_calls(), flushes);
+    CHECK_EQ_INT(log_containing(VB_TEXT, NULL), 0);
+    CHECK_EQ_INT(ID3D12CommandQueue_Wait(e.queue, e.fence, e.value), S_OK);
+    CHECK_EQ_INT(shim.flush_calls(), flushes + 1);
+    expect_vb_finding(1, list, "WaitFlush", 0);
+    ID3D12GraphicsCommandList_Release(list);
+    env_close(&e);
+}
+
+/* (c) "a flush issued from one queue is an opportunity for the driver to report messages for work on any queue":
+ * queue A does the buggy work and signals; queue B (compute) flushes from ExecuteCommandLists, then from Wait. */
+static void test_flush_cross_queue(void)
+{
+    env e;
+    if (!env_open(&e, true, 1))
+        return;
+    ID3D12CommandQueue *other = new_queue(&e, D3D12_COMMAND_LIST_TYPE_COMPUTE);
+    ID3D12GraphicsCommandList *compute_idle = new_list_of(&e, D3D12_COMMAND_LIST_TYPE_COMPUTE, NULL);
+    if (!other || !compute_idle) {
+        env_close(&e);
+        return;
+    }
+    CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(compute_idle), S_OK);
+    ID3D12GraphicsCommandList *list = buggy_list(&e, L"QueueA", 1, NULL, NULL);
+    execute(&e, list);
+    signal_wait(&e);
+    unsigned flushes = shim.flush_calls();
+    execute_on(other, compute_idle);
+    CHECK_EQ_INT(shim.flush_calls(), flushes + 1);
+    expect_vb_finding(1, list, "QueueA", 1);
+
+    execute(&e, list); /* again: the next finding through B's Wait */
+    signal_wait(&e);
+    CHECK_EQ_INT(log_containing(VB_TEXT, NULL), 1);
+    CHECK_EQ_INT(ID3D12CommandQueue_Wait(other, e.fence, e.value), S_OK);
+    CHECK_EQ_INT(shim.flush_calls(), flushes + 2);
+    CHECK_EQ_INT(log_containing(VB_TEXT, NULL), 2);
+    CHECK_EQ_INT(ID3D12CommandQueue_Release(other), 0);
+    ID3D12GraphicsCommandList_Release(compute_idle);
+    ID3D12GraphicsCommandList_Release(list);
+    env_close(&e);
+}
+
+/* (d) "The first two flush only for work the runtime has already observed to be complete": no completion, no
+ * flush; one completion, one flush; a CPU-side fence Signal is no completion. */
+static void test_flush_nothing_completed(void)
+{
+    env e;
+    if (!env_open(&e, true, 1))
+        return;
+    unsigned flushes = shim.flush_calls();
+    CHECK_EQ_INT(flushes, 0); /* creating the device, queue, list and fence flushed nothing */
+    for (int i = 0; i < 10; i++) {
+        execute(&e, e.idle);
+        CHECK_EQ_INT(ID3D12CommandQueue_Wait(e.queue, e.fence, 0), S_OK);
+    }
+    CHECK_EQ_INT(shim.flush_calls(), flushes);
+    signal_wait(&e);
+    execute(&e, e.idle);
+    CHECK_EQ_INT(shim.flush_calls(), flushes + 1);
+    for (int i = 0; i < 10; i++) {
+        execute(&e, e.idle);
+        CHECK_EQ_INT(ID3D12CommandQueue_Wait(e.queue, e.fence, e.value), S_OK);
+    }
+    CHECK_EQ_INT(shim.flush_calls(), flushes + 1);
+    CHECK_EQ_INT(ID3D12Fence_Signal(e.fence, e.value + 10), S_OK); /* the CPU timeline: not the queue's */
+    execute(&e, e.idle);
+    CHECK_EQ_INT(shim.flush_calls(), flushes + 1);
+    env_close(&e);
+}
+
+/* (e) "A flush carries work that has already completed — never the submission being made". */
+static void test_flush_not_current_submission(void)
+{
+    env e;
+    if (!env_open(&e, true, 1))
+        return;
+    /* No earlier completion: ExecuteCommandLists does not flush at all, and even once the work ran, the next one
+     * does not (no Signal). */
+    ID3D12Resource *readback = NULL;
+    ID3D12GraphicsCommandList *list = buggy_list(&e, L"Current", 0, &readback, NULL);
+    unsigned flushes = shim.flush_calls();
+    execute(&e, list);
+    CHECK_EQ_INT(shim.flush_calls(), flushes);
+    CHECK_EQ_INT(log_containing(VB_TEXT, NULL), 0);
+    CHECK(copy_landed(readback));
+    execute(&e, e.idle);
+    CHECK_EQ_INT(shim.flush_calls(), flushes);
+    CHECK_EQ_INT(log_containing(VB_TEXT, NULL), 0);
+    signal_wait(&e);
+    execute(&e, e.idle);
+    CHECK_EQ_INT(shim.flush_calls(), flushes + 1);
+    expect_vb_finding(1, list, "Current", 0);
+
+    /* Earlier work completed: this ExecuteCommandLists flushes, but for that work, not for its own lists. */
+    execute(&e, e.idle);
+    signal_wait(&e);
+    execute(&e, list);
+    CHECK_EQ_INT(shim.flush_calls(), flushes + 2);
+    CHECK_EQ_INT(log_containing(VB_TEXT, NULL), 1);
+    signal_wait(&e);
+    execute(&e, e.idle);
+    CHECK_EQ_INT(shim.flush_calls(), flushes + 3);
+    CHECK_EQ_INT(log_containing(VB_TEXT, NULL), 2);
+    ID3D12GraphicsCommandList_Release(list);
+    env_close(&e);
+}
+
+/* (f) "pfnFlushDriverReportedMessages is always issued on an application thread, from inside an API call the
+ * application made": every flush ran on the main thread or the second application thread, both flushed, and the
+ * finding reached the callback on the thread whose call flushed. */
+typedef struct flush_thread_args {
+    env *e;
+    ID3D12GraphicsCommandList *list;
+    ID3D12Fence *fence;
+} flush_thread_args;
+
+static void *flush_thread_main(void *argument)
+{
+    flush_thread_args *args = argument;
+    execute(args->e, args->list);
+    CHECK_EQ_INT(ID3D12CommandQueue_Signal(args->e->queue, args->fence, 1), S_OK);
+    wait_fence(args->fence, 1, true);
+    execute(args->e, args->e->idle);
+    return NULL;
+}
+
+static void test_flush_app_thread(void)
+{
+    env e;
+    if (!env_open(&e, true, 1))
+        return;
+    ID3D12GraphicsCommandList *list = buggy_list(&e, L"Threaded", 0, NULL, NULL);
+    flush_thread_args args = {&e, list, NULL};
+    CHECK_EQ_INT(ID3D12Device_CreateFence(e.device, 0, D3D12_FENCE_FLAG_NONE, &IID_ID3D12Fence,
+                                          (void **)&args.fence), S_OK);
+    pthread_t app;
+    CHECK_EQ_INT(pthread_create(&app, NULL, flush_thread_main, &args), 0);
+    pthread_join(app, NULL);
+    unsigned after_thread = shim.flush_calls();
+    CHECK(after_thread >= 1);
+    CHECK_EQ_INT(log_containing(VB_TEXT, NULL), 1);
+    pthread_mutex_lock(&g_log_lock);
+    for (unsigned i = 0; i < g_log_count; i++)
+        if (strstr(g_log[i].text, VB_TEXT))
+            CHECK(pthread_equal(g_log[i].thread, app));
+    pthread_mutex_unlock(&g_log_lock);
+    execute(&e, list);
+    signal_wait(&e);
+    execute(&e, e.idle);
+    CHECK_EQ_INT(log_containing(VB_TEXT, NULL), 2);
+    release_queue(&e);
+    unsigned total = shim.flush_calls();
+    CHECK(total >= after_thread + 2);
+    bool saw_main = false, saw_app = false;
+    for (unsigned i = 0; i < total; i++) {
+        pthread_t thread;
+        if (!CHECK(shim.flush_thread(i, &thread)))
+            continue;
+        bool is_main = pthread_equal(thread, pthread_self()), is_app = pthread_equal(thread, app);
+        CHECK(is_main || is_app);
+        saw_main |= is_main;
+        saw_app |= is_app;
+    }
+    CHECK(saw_main && saw_app);
+    ID3D12Fence_Release(args.fence);
+    ID3D12GraphicsCommandList_Release(list);
+    env_close(&e);
+}
+
+/* ---- Correlation ---- */
+
+typedef struct work {
+    const char *kind;
+    unsigned ordinal;
+    UINT32 index;
+} work;
+
+/* "<identity> [Draw #N] " for every kind of GPU work, ordinals per kind from 0, one pfnSetCommandListStateIndex per
+ * work call and none for state calls; the identity follows SetName. */
+static void test_corr_kinds(void)
+{
+    env e;
+    if (!env_open(&e, true, 1))
+        return;
+    ID3D12Resource *src = new_buffer(&e, D3D12_HEAP_TYPE_UPLOAD, 256, D3D12_RESOURCE_STATE_GENERIC_READ);
+    ID3D12Resource *dst = new_buffer(&e, D3D12_HEAP_TYPE_DEFAULT, 256, D3D12_RESOURCE_STATE_COPY_DEST);
+    ID3D12Resource *ib = new_buffer(&e, D3D12_HEAP_TYPE_UPLOAD, 64, D3D12_RESOURCE_STATE_GENERIC_READ);
+    ID3D12GraphicsCommandList *list = new_list(&e, NULL);
+    if (!src || !dst || !ib || !list) {
+        env_close(&e);
+        return;
+    }
+    unsigned calls = shim.index_calls();
+    D3D12_INDEX_BUFFER_VIEW ibv = {ID3D12Resource_GetGPUVirtualAddress(ib), 64, DXGI_FORMAT_R16_UINT};
+    ID3D12GraphicsCommandList_IASetIndexBuffer(list, &ibv);
+    D3D12_VERTEX_BUFFER_VIEW vbv = {ID3D12Resource_GetGPUVirtualAddress(src), 256, 16};
+    ID3D12GraphicsCommandList_IASetVertexBuffers(list, 0, 1, &vbv);
+    CHECK_EQ_INT(shim.index_calls(), calls); /* state calls issue nothing */
+    static const char *const sequence[] = {"Draw", "Draw", "DrawIndexed", "Dispatch", "CopyBufferRegion",
+                                           "CopyResource", "Draw", "DrawIndexed", "Dispatch", "CopyBufferRegion",
+                                           "CopyResource", "Dispatch", "CopyBufferRegion", "Draw"};
+    enum { N = sizeof sequence / sizeof sequence[0] };
+    work done[N];
+    for (unsigned i = 0; i < N; i++) {
+        const char *kind = sequence[i];
+        if (strcmp(kind, "Draw") == 0)
+            ID3D12GraphicsCommandList_DrawInstanced(list, 3, 1, 0, 0);
+        else if (strcmp(kind, "DrawIndexed") == 0)
+            ID3D12GraphicsCommandList_DrawIndexedInstanced(list, 3, 1, 0, 0, 0);
+        else if (strcmp(kind, "Dispatch") == 0)
+            ID3D12GraphicsCommandList_Dispatch(list, 1, 1, 1);
+        else if (strcmp(kind, "CopyBufferRegion") == 0)
+            ID3D12GraphicsCommandList_CopyBufferRegion(list, dst, 16, src, 0, 16);
+        else
+            ID3D12GraphicsCommandList_CopyResource(list, dst, src);
+        CHECK_EQ_INT(shim.index_calls(), calls + i + 1);
+        done[i].kind = kind;
+        done[i].ordinal = 0;
+        for (unsigned j = 0; j < i; j++)
+            done[i].ordinal += strcmp(sequence[j], kind) == 0;
+        done[i].index = shim.last_index();
+        CHECK(done[i].index != 0xFFFFFFFFu);
+        for (unsigned j = 0; j < i; j++)
+            CHECK(done[j].index != done[i].index);
+    }
+    CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(list), S_OK);
+    CHECK_EQ_INT(log_count(), 0); /* nothing the driver found while recording */
+    char prefix[256], text[64];
+    for (unsigned i = N; i-- > 0;) { /* any order */
+        prefix_of(prefix, sizeof prefix, list, NULL, done[i].kind, done[i].ordinal);
+        snprintf(text, sizeof text, "finding %u", i);
+        expect_report(done[i].index, text, prefix);
+    }
+    /* The identity is resolved when the message is: the name "from the future". */
+    CHECK_EQ_INT(ID3D12GraphicsCommandList_SetName(list, L"Kinds \u00E9"), S_OK);
+    prefix_of(prefix, sizeof prefix, list, "Kinds \xC3\xA9", "CopyResource", 1);
+    expect_report(done[10].index, "renamed", prefix);
+    ID3D12GraphicsCommandList_Release(list);
+    env_close(&e);
+}
+
+/* "Messages whose index is 0xFFFFFFFF, unknown, or no longer resolvable are surfaced unmodified." */
+static void test_corr_bogus_indices(void)
+{
+    env e;
+    if (!env_open(&e, true, 1))
+        return;
+    ID3D12GraphicsCommandList *list = new_list(&e, L"Bogus");
+    ID3D12GraphicsCommandList_DrawInstanced(list, 3, 1, 0, 0);
+    UINT32 index = shim.last_index();
+    CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(list), S_OK);
+    char prefix[256];
+    prefix_of(prefix, sizeof prefix, list, "Bogus", "Draw", 0);
+    expect_report(index, "the real one", prefix);
+    expect_report(0xFFFFFFFFu, "no correlation [Draw #0] ", NULL);
+    expect_report(index + 1, "never issued (the rest of the block)", NULL);
+    expect_report(index + 64, "never issued (the next block)", NULL);
+    expect_report(index ^ 0x80000000u, "far away", NULL);
+    expect_report(0xFFFFFFFEu, "the last value", NULL);
+    expect_report(0x7FFFFFFFu, "the middle", NULL);
+    expect_report(index, "still the real one", prefix);
+    ID3D12GraphicsCommandList_Release(list);
+    env_close(&e);
+}
+
+/* "A driver that detects a problem while recording ... may report it immediately": DrawIndexedInstanced with no
+ * index buffer arrives from inside the call, correlated to it, with no flush. */
+static void test_corr_record_time(void)
+{
+    env e;
+    if (!env_open(&e, true, 1))
+        return;
+    ID3D12GraphicsCommandList *list = new_list(&e, L"Recorder");
+    ID3D12Resource *ib = new_buffer(&e, D3D12_HEAP_TYPE_UPLOAD, 64, D3D12_RESOURCE_STATE_GENERIC_READ);
+    if (!list || !ib) {
+        env_close(&e);
+        return;
+    }
+    unsigned flushes = shim.flush_calls();
+    char expected[512], prefix[256];
+    ID3D12GraphicsCommandList_DrawInstanced(list, 3, 1, 0, 0);
+    CHECK_EQ_INT(log_count(), 0);
+    ID3D12GraphicsCommandList_DrawIndexedInstanced(list, 3, 1, 0, 0, 0);
+    CHECK_EQ_INT(log_count(), 1);
+    prefix_of(prefix, sizeof prefix, list, "Recorder", "DrawIndexed", 0);
+    snprintf(expected, sizeof expected, "%sNo index buffer is bound; the indices read are undefined.", prefix);
+    CHECK_EQ_STR(log_last(), expected);
+    ID3D12GraphicsCommandList_DrawIndexedInstanced(list, 3, 1, 0, 0, 0);
+    CHECK_EQ_INT(log_count(), 2);
+    prefix_of(prefix, sizeof prefix, list, "Recorder", "DrawIndexed", 1);
+    snprintf(expected, sizeof expected, "%sNo index buffer is bound; the indices read are undefined.", prefix);
+    CHECK_EQ_STR(log_last(), expected);
+    D3D12_INDEX_BUFFER_VIEW ibv = {ID3D12Resource_GetGPUVirtualAddress(ib), 64, DXGI_FORMAT_R16_UINT};
+    ID3D12GraphicsCommandList_IASetIndexBuffer(list, &ibv);
+    ID3D12GraphicsCommandList_DrawIndexedInstanced(list, 3, 1, 0, 0, 0);
+    CHECK_EQ_INT(log_count(), 2); /* the negative: bound, no finding */
+    CHECK_EQ_INT(shim.flush_calls(), flushes);
+    if (e.iq) /* stored as well, with the driver-reported ID */
+        CHECK_EQ_INT(count_driver_messages(e.iq, NULL), 3);
+    CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(list), S_OK);
+    ID3D12GraphicsCommandList_Release(list);
+    env_close(&e);
+}
+
+/* A root CBV at GPU virtual address 0 at a Dispatch is reported as that dispatch, at record time. */
+static void test_corr_root_cbv_dispatch(void)
+{
+    env e;
+    if (!env_open(&e, true, 1))
+        return;
+    ID3D12GraphicsCommandList *list = new_list_of(&e, D3D12_COMMAND_LIST_TYPE_COMPUTE, L"Compute");
+    if (!list) {
+        env_close(&e);
+        return;
+    }
+    ID3D12GraphicsCommandList_Dispatch(list, 1, 1, 1);
+    ID3D12GraphicsCommandList_Dispatch(list, 1, 1, 1);
+    CHECK_EQ_INT(log_count(), 0);
+    ID3D12GraphicsCommandList_SetComputeRootConstantBufferView(list, 3, 0);
+    CHECK_EQ_INT(log_count(), 0); /* found at the work, not at the binding */
+    ID3D12GraphicsCommandList_Dispatch(list, 1, 1, 1);
+    CHECK_EQ_INT(log_count(), 1);
+    char expected[512], prefix[256];
+    prefix_of(prefix, sizeof prefix, list, "Compute", "Dispatch", 2);
+    snprintf(expected, sizeof expected, "%sRoot parameter 3 is a root CBV bound to GPU virtual address 0.", prefix);
+    CHECK_EQ_STR(log_last(), expected);
+    CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(list), S_OK);
+    ID3D12GraphicsCommandList_Release(list);
+    env_close(&e);
+}
+
+/* ---- Retention ---- */
+
+/* "A command list that is recorded but never submitted has no such flush; its indices stay resolvable until the
+ * command list is reset or destroyed." */
+static void test_retain_unsubmitted(void)
+{
+    env e;
+    if (!env_open(&e, true, 1))
+        return;
+    ID3D12GraphicsCommandList *list = new_list(&e, L"Unsubmitted");
+    ID3D12GraphicsCommandList_DrawInstanced(list, 3, 1, 0, 0);
+    UINT32 first = shim.last_index();
+    ID3D12GraphicsCommandList_DrawInstanced(list, 3, 1, 0, 0);
+    UINT32 second = shim.last_index();
+    char prefix[256];
+    prefix_of(prefix, sizeof prefix, list, "Unsubmitted", "Draw", 1);
+    expect_report(second, "while recording", prefix);
+    CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(list), S_OK);
+    prefix_of(prefix, sizeof prefix, list, "Unsubmitted", "Draw", 0);
+    expect_report(first, "closed", prefix);
+    reset_list(&e, list);
+    expect_report(first, "after Reset", NULL);
+    expect_report(second, "after Reset too", NULL);
+    ID3D12GraphicsCommandList_DrawInstanced(list, 3, 1, 0, 0);
+    UINT32 fresh = shim.last_index();
+    CHECK(fresh != first && fresh != second);
+    expect_report(fresh, "the new recording", prefix); /* ordinals start again from 0 */
+    CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(list), S_OK);
+
+    ID3D12GraphicsCommandList *doomed = new_list(&e, L"NeverSubmitted");
+    ID3D12GraphicsCommandList_DrawInstanced(doomed, 3, 1, 0, 0);
+    UINT32 gone = shim.last_index();
+    prefix_of(prefix, sizeof prefix, doomed, "NeverSubmitted", "Draw", 0);
+    expect_report(gone, "alive", prefix);
+    CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(doomed), S_OK);
+    CHECK_EQ_INT(ID3D12GraphicsCommandList_Release(doomed), 0);
+    expect_report(gone, "destroyed", NULL);
+    ID3D12GraphicsCommandList_Release(list);
+    env_close(&e);
+}
+
+/* "Reset installs a fresh table for the new recording while any in-flight submission keeps a reference to the old
+ * one": the old indices resolve outside any flush and from inside the flush that retires the submission, not after
+ * it; the new recording's resolve throughout. */
+static void test_retain_reset_in_flight(void)
+{
+    env e;
+    if (!env_open(&e, true, 1))
+        return;
+    ID3D12GraphicsCommandList *list = new_list(&e, L"Resetting");
+    ID3D12GraphicsCommandList_DrawInstanced(list, 3, 1, 0, 0);
+    UINT32 old0 = shim.last_index();
+    ID3D12GraphicsCommandList_DrawInstanced(list, 3, 1, 0, 0);
+    UINT32 old1 = shim.last_index();
+    CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(list), S_OK);
+    execute(&e, list); /* no Signal yet: the runtime cannot have retired it */
+    reset_list(&e, list);
+    ID3D12GraphicsCommandList_Dispatch(list, 1, 1, 1);
+    UINT32 new0 = shim.last_index();
+    CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(list), S_OK);
+    char old_prefix0[256], old_prefix1[256], new_prefix[256];
+    prefix_of(old_prefix0, sizeof old_prefix0, list, "Resetting", "Draw", 0);
+    prefix_of(old_prefix1, sizeof old_prefix1, list, "Resetting", "Draw", 1);
+    prefix_of(new_prefix, sizeof new_prefix, list, "Resetting", "Dispatch", 0);
+    expect_report(old1, "in flight, outside a flush", old_prefix1);
+    expect_report(new0, "new recording", new_prefix);
+
+    signal_wait(&e);
+    expect_report(old1, "completed, not flushed yet", old_prefix1);
+    D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 staged = indexed_message("from inside the retiring flush", old0);
+    CHECK(shim.stage(&staged));
+    unsigned flushes = shim.flush_calls(), before = log_count();
+    execute(&e, e.idle);
+    CHECK_EQ_INT(shim.flush_calls(), flushes + 1);
+    CHECK_EQ_INT(shim.staged_reported(), 1);
+    CHECK_EQ_INT(log_count(), before + 1);
+    char expected[512];
+    snprintf(expected, sizeof expected, "%sfrom inside the retiring flush", old_prefix0);
+    CHECK_EQ_STR(log_last(), expected);
+    expect_report(old0, "after the retiring flush", NULL);
+    expect_report(old1, "after the retiring flush too", NULL);
+    expect_report(new0, "the list's current recording", new_prefix);
+    ID3D12GraphicsCommandList_Release(list);
+    env_close(&e);
+}
+
+/* "Indices are not invalidated by resubmission": the reference driver re-reports per execution, and every
+ * execution's finding is correlated, before and after an earlier submission was retired. */
+static void test_retain_resubmit(void)
+{
+    env e;
+    if (!env_open(&e, true, 1))
+        return;
+    ID3D12GraphicsCommandList *list = buggy_list(&e, L"Resubmitted", 2, NULL, NULL);
+    char prefix[256];
+    prefix_of(prefix, sizeof prefix, list, "Resubmitted", "Draw", 2);
+    execute(&e, list);
+    execute(&e, list);
+    signal_wait(&e);
+    execute(&e, e.idle);
+    CHECK_EQ_INT(log_containing(VB_TEXT, NULL), 2);
+    CHECK_EQ_INT(log_containing(prefix, NULL), 2);
+    execute(&e, list); /* after both earlier submissions were retired */
+    signal_wait(&e);
+    execute(&e, e.idle);
+    CHECK_EQ_INT(log_containing(VB_TEXT, NULL), 3);
+    CHECK_EQ_INT(log_containing(prefix, NULL), 3);
+    pthread_mutex_lock(&g_log_lock);
+    for (unsigned i = 0; i < g_log_count; i++)
+        if (strstr(g_log[i].text, VB_TEXT))
+            CHECK(strncmp(g_log[i].text, prefix, strlen(prefix)) == 0);
+    pthread_mutex_unlock(&g_log_lock);
+    ID3D12GraphicsCommandList_Release(list);
+    env_close(&e);
+}
+
+/* D12RT_MAX_LIVE_STATE_INDICES=64: "if the application outruns the runtime's limit on live state indices, the
+ * oldest are dropped even while their submissions are outstanding, and a message referencing one is still
+ * delivered but without command list annotation". */
+static void test_retain_limit(void)
+{
+    env e;
+    if (!env_open(&e, true, 1))
+        return;
+    enum { DRAWS = 100, LIVE = 64 };
+    ID3D12GraphicsCommandList *list = new_list(&e, L"Outrun");
+    UINT32 index[DRAWS];
+    for (unsigned i = 0; i < DRAWS; i++) {
+        ID3D12GraphicsCommandList_DrawInstanced(list, 3, 1, 0, 0);
+        index[i] = shim.last_index();
+        CHECK(index[i] != 0xFFFFFFFFu);
+    }
+    CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(list), S_OK);
+    execute(&e, list); /* outstanding: no Signal */
+    char prefix[256], text[64];
+    for (unsigned i = 0; i < DRAWS; i++) {
+        snprintf(text, sizeof text, "draw %u", i);
+        prefix_of(prefix, sizeof prefix, list, "Outrun", "Draw", i);
+        /* draws 0..63 took the first block, draw 64 the second, which evicted the first (one slot) */
+        expect_report(index[i], text, i < LIVE ? NULL : prefix);
+    }
+    ID3D12GraphicsCommandList_Release(list);
+    env_close(&e);
+}
+
+/* A list released while its submission is retained still resolves to its identity (its pointer and name), from
+ * outside a flush and from the driver's finding in the retiring flush; not after that flush. */
+static void test_retain_destroyed_list(void)
+{
+    env e;
+    if (!env_open(&e, true, 1))
+        return;
+    UINT32 bad = 0xFFFFFFFFu;
+    ID3D12GraphicsCommandList *list = buggy_list(&e, L"Doomed", 1, NULL, &bad);
+    const void *address = list;
+    char prefix[256];
+    prefix_of(prefix, sizeof prefix, address, "Doomed", "Draw", 1);
+    execute(&e, list);
+    CHECK_EQ_INT(ID3D12GraphicsCommandList_Release(list), 0);
+    expect_report(bad, "released, submission in flight", prefix);
+    signal_wait(&e);
+    D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 staged = indexed_message("staged for the destroyed list", bad);
+    CHECK(shim.stage(&staged));
+    execute(&e, e.idle);
+    expect_vb_finding(1, address, "Doomed", 1);
+    CHECK_EQ_INT(log_containing(prefix, NULL), 3); /* the direct report, the staged one, the finding */
+    expect_report(bad, "after the retiring flush", NULL);
+    env_close(&e);
+}
+
+/* ---- Device removal ---- */
+
+typedef struct removal_args {
+    env *e;
+    pthread_barrier_t *start;
+    unsigned wrong;
+} removal_args;
+
+static void *removal_thread(void *argument)
+{
+    removal_args *args = argument;
+    pthread_barrier_wait(args->start);
+    for (int i = 0; i < 200; i++) {
+        if (ID3D12Device_GetDeviceRemovedReason(args->e->device) != DXGI_ERROR_INVALID_CALL)
+            args->wrong++;
+        if (ID3D12Fence_GetCompletedValue(args->e->fence) != UINT64_MAX)
+            args->wrong++;
+    }
+    return NULL;
+}
+
+/* Executing an open list removes the device with DXGI_ERROR_INVALID_CALL; however many threads then surface the
+ * removal at once, exactly one removal flush is made, and it delivers what the driver held (the finding of the
+ * work completed before, still correlated) and what it was about to report, once each. */
+static void test_removal_open_list(void)
+{
+    env e;
+    if (!env_open(&e, true, 1))
+        return;
+    ID3D12GraphicsCommandList *buggy = buggy_list(&e, L"BeforeRemoval", 0, NULL, NULL);
+    execute(&e, buggy);
+    signal_wait(&e); /* completed, not flushed: no call into a queue since */
+    D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 staged = driver_message("staged before the removal");
+    CHECK(shim.stage(&staged));
+    CHECK_EQ_INT(ID3D12Device_GetDeviceRemovedReason(e.device), S_OK);
+    unsigned flushes = shim.flush_calls();
+    ID3D12GraphicsCommandList *open = new_list(&e, L"StillOpen");
+    ID3D12GraphicsCommandList_DrawInstanced(open, 3, 1, 0, 0);
+    execute(&e, open);
+    enum { THREADS = 8 };
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, THREADS);
+    pthread_t threads[THREADS];
+    removal_args args[THREADS];
+    for (unsigned i = 0; i < THREADS; i++) {
+        args[i] = (removal_args){&e, &start, 0};
+        CHECK_EQ_INT(pthread_create(&threads[i], NULL, removal_thread, &args[i]), 0);
+    }
+    for (unsigned i = 0; i < THREADS; i++) {
+        pthread_join(threads[i], NULL);
+        CHECK_EQ_INT(args[i].wrong, 0);
+    }
+    pthread_barrier_destroy(&start);
+    CHECK_EQ_INT(shim.flush_calls(), flushes + 1);
+    pthread_t flusher;
+    if (CHECK(shim.flush_thread(flushes, &flusher))) {
+        bool one_of_them = false;
+        for (unsigned i = 0; i < THREADS; i++)
+            one_of_them |= pthread_equal(flusher, threads[i]);
+        CHECK(one_of_them);
+    }
+    CHECK_EQ_INT(log_containing("staged before the removal", NULL), 1);
+    expect_vb_finding(1, buggy, "BeforeRemoval", 0);
+    /* Later calls surface the removal again; no further removal flush. */
+    CHECK_EQ_INT(ID3D12Device_GetDeviceRemovedReason(e.device), DXGI_ERROR_INVALID_CALL);
+    CHECK_EQ_INT(ID3D12Fence_GetCompletedValue(e.fence), UINT64_MAX);
+    CHECK_EQ_INT(ID3D12CommandQueue_Signal(e.queue, e.fence, 100), DXGI_ERROR_DEVICE_REMOVED);
+    CHECK_EQ_INT(ID3D12CommandQueue_Wait(e.queue, e.fence, 1), DXGI_ERROR_DEVICE_REMOVED);
+    ID3D12Fence *fence = NULL;
+    CHECK_EQ_INT(ID3D12Device_CreateFence(e.device, 0, D3D12_FENCE_FLAG_NONE, &IID_ID3D12Fence, (void **)&fence),
+                 DXGI_ERROR_DEVICE_REMOVED);
+    execute(&e, e.idle);
+    CHECK_EQ_INT(shim.flush_calls(), flushes + 1);
+    CHECK_EQ_INT(log_containing("staged before the removal", NULL), 1);
+    CHECK_EQ_INT(log_containing(VB_TEXT, NULL), 1);
+    ID3D12GraphicsCommandList_Release(open);
+    ID3D12GraphicsCommandList_Release(buggy);
+    env_close(&e);
+}
+
+/* ---- Threads ---- */
+
+enum { REPORTERS = 6, REPORTS = 400, SUBMITTERS = 3, ROUNDS = 60 };
+
+typedef struct reporter_args {
+    pthread_barrier_t *start;
+    UINT32 index; /* odd reports carry it */
+    unsigned refused;
+    int id;
+} reporter_args;
+
+static void *reporter_thread(void *argument)
+{
+    reporter_args *args = argument;
+    pthread_barrier_wait(args->start);
+    char text[64];
+    for (int k = 0; k < REPORTS; k++) {
+        snprintf(text, sizeof text, "reporter %d message %d", args->id, k);
+        D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 m = indexed_message(text, k % 2 ? args->index : 0xFFFFFFFFu);
+        if (FAILED(shim.report(&m)))
+            args->refused++;
+    }
+    return NULL;
+}
+
+typedef struct submitter_args {
+    env *e;
+    pthread_barrier_t *start;
+    ID3D12GraphicsCommandList *list;
+    ID3D12Fence *fence;
+    int id;
+} submitter_args;
+
+static void *submitter_thread(void *argument)
+{
+    submitter_args *args = argument;
+    pthread_barrier_wait(args->start);
+    char text[64];
+    for (int k = 0; k < ROUNDS; k++) {
+        snprintf(text, sizeof text, "staged %d round %d", args->id, k);
+        D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 m = driver_message(text);
+        shim.stage(&m);
+        execute(args->e, args->list);
+        CHECK_EQ_INT(ID3D12CommandQueue_Signal(args->e->queue, args->fence, (UINT64)k + 1), S_OK);
+        if (k % 4 == 3)
+            wait_fence(args->fence, (UINT64)k + 1, k % 8 == 3);
+        if (k % 5 == 0)
+            CHECK_EQ_INT(ID3D12CommandQueue_Wait(args->e->queue, args->fence, 0), S_OK);
+    }
+    return NULL;
+}
+
+/* Driver threads report (half the reports correlated to a recorded list) while application threads execute,
+ * signal, wait and stage messages the shim reports from inside whatever flushes happen: every message arrives
+ * exactly once, the correlated ones annotated. */
+static void test_threads_reporting(void)
+{
+    env e;
+    if (!env_open(&e, true, 1))
+        return;
+    ID3D12GraphicsCommandList *target = new_list(&e, L"Target");
+    ID3D12GraphicsCommandList_DrawInstanced(target, 3, 1, 0, 0);
+    UINT32 index = shim.last_index();
+    CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(target), S_OK);
+    char prefix[256];
+    prefix_of(prefix, sizeof prefix, target, "Target", "Draw", 0);
+    unsigned base = log_count();
+
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, REPORTERS + SUBMITTERS);
+    pthread_t threads[REPORTERS + SUBMITTERS];
+    reporter_args reporters[REPORTERS];
+    submitter_args submitters[SUBMITTERS];
+    for (int i = 0; i < SUBMITTERS; i++) {
+        submitters[i] = (submitter_args){&e, &start, new_list(&e, NULL), NULL, i};
+        if (submitters[i].list) {
+            ID3D12GraphicsCommandList_DrawInstanced(submitters[i].list, 3, 1, 0, 0);
+            ID3D12GraphicsCommandList_Dispatch(submitters[i].list, 1, 1, 1);
+            CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(submitters[i].list), S_OK);
+        }
+        CHECK_EQ_INT(ID3D12Device_CreateFence(e.device, 0, D3D12_FENCE_FLAG_NONE, &IID_ID3D12Fence,
+                                              (void **)&submitters[i].fence), S_OK);
+    }
+    for (int i = 0; i < REPORTERS; i++) {
+        reporters[i] = (reporter_args){&start, index, 0, i};
+        CHECK_EQ_INT(pthread_create(&threads[i], NULL, reporter_thread, &reporters[i]), 0);
+    }
+    for (int i = 0; i < SUBMITTERS; i++)
+        CHECK_EQ_INT(pthread_create(&threads[REPORTERS + i], NULL, submitter_thread, &submitters[i]), 0);
+    for (int i = 0; i < REPORTERS + SUBMITTERS; i++)
+        pthread_join(threads[i], NULL);
+    pthread_barrier_destroy(&start);
+    for (int i = 0; i < REPORTERS; i++)
+        CHECK_EQ_INT(reporters[i].refused, 0);
+    /* What is still staged goes out with the next flush. */
+    signal_wait(&e);
+    execute(&e, e.idle);
+    CHECK_EQ_INT(shim.staged_waiting(), 0);
+    CHECK_EQ_INT(shim.staged_failed(), 0);
+    CHECK_EQ_INT(shim.staged_reported(), SUBMITTERS * ROUNDS);
+    CHECK(shim.flush_calls() >= 2);
+    CHECK_EQ_INT(shim.nested_flushes(), 0);
+
+    static unsigned reported[REPORTERS][REPORTS], staged[SUBMITTERS][ROUNDS];
+    unsigned stray = 0, wrong_annotation = 0;
+    size_t prefix_length = strlen(prefix);
+    pthread_mutex_lock(&g_log_lock);
+    CHECK_EQ_INT(g_log_count - base, REPORTERS * REPORTS + SUBMITTERS * ROUNDS);
+    for (unsigned i = base; i < g_log_count; i++) {
+        const char *text = g_log[i].text;
+        bool annotated = strncmp(text, prefix, prefix_length) == 0;
+        int a, b, n = 0;
+        if (sscanf(annotated ? text + prefix_length : text, "reporter %d message %d%n", &a, &b, &n) == 2 &&
+            a >= 0 && a < REPORTERS && b >= 0 && b < REPORTS && text[(annotated ? prefix_length : 0) + n] == 0) {
+            reported[a][b]++;
+            wrong_annotation += annotated != (b % 2 == 1);
+        } else if (!annotated && sscanf(text, "staged %d round %d%n", &a, &b, &n) == 2 && a >= 0 &&
+                   a < SUBMITTERS && b >= 0 && b < ROUNDS && text[n] == 0) {
+            staged[a][b]++;
+        } else {
+            stray++;
+        }
+    }
+    pthread_mutex_unlock(&g_log_lock);
+    CHECK_EQ_INT(stray, 0);
+    CHECK_EQ_INT(wrong_annotation, 0);
+    unsigned not_once = 0;
+    for (int a = 0; a < REPORTERS; a++)
+        for (int b = 0; b < REPORTS; b++)
+            not_once += reported[a][b] != 1;
+    for (int a = 0; a < SUBMITTERS; a++)
+        for (int b = 0; b < ROUNDS; b++)
+            not_once += staged[a][b] != 1;
+    CHECK_EQ_INT(not_once, 0);
+    for (int i = 0; i < SUBMITTERS; i++) {
+        if (submitters[i].list)
+            ID3D12GraphicsCommandList_Release(submitters[i].list);
+        if (submitters[i].fence)
+            ID3D12Fence_Release(submitters[i].fence);
+    }
+    ID3D12GraphicsCommandList_Release(target);
+    env_close(&e);
+}
+
+/* ---- Re-entrancy ---- */
+
+/* "It reports by calling pfnReportMessageCb one or more times from within the flush ... re-entering the runtime
+ * this way is expected and supported": a staged report (correlated) reaches the InfoQueue's storage and the
+ * callback, on the thread that flushed. */
+static void test_reentrant_staged(void)
+{
+    env e;
+    if (!env_open(&e, true, 1))
+        return;
+    ID3D12GraphicsCommandList *list = new_list(&e, L"Staged");
+    ID3D12GraphicsCommandList_CopyResource(list, NULL, NULL); /* dropped by the runtime: no index */
+    ID3D12GraphicsCommandList_DrawInstanced(list, 3, 1, 0, 0);
+    UINT32 index = shim.last_index();
+    ID3D12GraphicsCommandList_Close(list);
+    D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 staged = indexed_message("reported from inside the flush", index);
+    staged.Severity = D3D12DDI_MESSAGE_SEVERITY_0126_WARNING;
+    staged.Category = D3D12DDI_MESSAGE_CATEGORY_0126_SHADER;
+    CHECK(shim.stage(&staged));
+    execute(&e, e.idle);
+    CHECK_EQ_INT(shim.staged_reported(), 0); /* nothing completed: no flush yet */
+    signal_wait(&e);
+    unsigned stored = count_driver_messages(e.iq, NULL);
+    execute(&e, e.idle);
+    CHECK_EQ_INT(shim.staged_reported(), 1);
+    char expected[512], prefix[256];
+    prefix_of(prefix, sizeof prefix, list, "Staged", "Draw", 0);
+    snprintf(expected, sizeof expected, "%sreported from inside the flush", prefix);
+    CHECK_EQ_STR(log_last(), expected);
+    pthread_mutex_lock(&g_log_lock);
+    CHECK(g_log_count > 0 && pthread_equal(g_log[g_log_count - 1].thread, pthread_self()));
+    pthread_mutex_unlock(&g_log_lock);
+    D3D12_MESSAGE *last = NULL;
+    CHECK_EQ_INT(count_driver_messages(e.iq, &last), stored + 1);
+    if (CHECK(last != NULL)) {
+        CHECK_EQ_STR(last->pDescription, expected);
+        CHECK_EQ_INT(last->Severity, D3D12_MESSAGE_SEVERITY_WARNING);
+        CHECK_EQ_INT(last->Category, D3D12_MESSAGE_CATEGORY_SHADER);
+    }
+    free(last);
+    ID3D12GraphicsCommandList_Release(list);
+    env_close(&e);
+}
+
+static struct {
+    env *e;
+    unsigned runs, flushes_before, flushes_after;
+    HRESULT create_fence, removed_reason, signal, wait;
+    UINT64 completed;
+} g_reenter;
+
+/* The application's callback calling back into the device on the flushing thread. */
+static void reenter_hook(const char *text)
+{
+    if (!strstr(text, "re-enter"))
+        return;
+    env *e = g_reenter.e;
+    g_reenter.runs++;
+    g_reenter.flushes_before = shim.flush_calls();
+    execute(e, e->idle);
+    ID3D12Fence *fence = NULL;
+    g_reenter.create_fence = ID3D12Device_CreateFence(e->device, 0, D3D12_FENCE_FLAG_NONE, &IID_ID3D12Fence,
+                                                      (void **)&fence);
+    g_reenter.removed_reason = ID3D12Device_GetDeviceRemovedReason(e->device);
+    /* A completion while inside the flush: the next call may not flush for it from here. */
+    g_reenter.signal = fence ? ID3D12CommandQueue_Signal(e->queue, fence, 5) : E_FAIL;
+    if (fence)
+        ID3D12Fence_SetEventOnCompletion(fence, 5, NULL);
+    g_reenter.completed = fence ? ID3D12Fence_GetCompletedValue(fence) : 0;
+    g_reenter.wait = fence ? ID3D12CommandQueue_Wait(e->queue, fence, 5) : E_FAIL;
+    execute(e, e->idle);
+    if (fence)
+        ID3D12Fence_Release(fence);
+    g_reenter.flushes_after = shim.flush_calls();
+}
+
+/* An application message callback invoked during a flush calls ExecuteCommandLists, CreateFence,
+ * GetDeviceRemovedReason, Signal and Wait on the same thread: no deadlock (the ctest TIMEOUT), every call
+ * works, no flush is made from inside it, and the completion it produced is flushed by the next call outside. */
+static void test_reentrant_callback(void)
+{
+    env e;
+    if (!env_open(&e, true, 1))
+        return;
+    g_reenter.e = &e;
+    g_hook = reenter_hook;
+    D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 staged = driver_message("please re-enter");
+    CHECK(shim.stage(&staged));
+    signal_wait(&e);
+    unsigned flushes = shim.flush_calls();
+    execute(&e, e.idle);
+    CHECK_EQ_INT(g_reenter.runs, 1);
+    CHECK_EQ_INT(shim.flush_calls(), flushes + 1);
+    CHECK_EQ_INT(g_reenter.flushes_before, flushes + 1); /* inside the one flush */
+    CHECK_EQ_INT(g_reenter.flushes_after, flushes + 1);  /* no flush from inside the callback */
+    CHECK_EQ_INT(shim.nested_flushes(), 0);
+    CHECK_EQ_INT(g_reenter.create_fence, S_OK);
+    CHECK_EQ_INT(g_reenter.removed_reason, S_OK);
+    CHECK_EQ_INT(g_reenter.signal, S_OK);
+    CHECK_EQ_INT(g_reenter.completed, 5);
+    CHECK_EQ_INT(g_reenter.wait, S_OK);
+    execute(&e, e.idle); /* the completion made inside the callback is not lost */
+    CHECK_EQ_INT(shim.flush_calls(), flushes + 2);
+    execute(&e, e.idle);
+    CHECK_EQ_INT(shim.flush_calls(), flushes + 2);
+    CHECK_EQ_INT(g_reenter.runs, 1);
+    g_hook = NULL;
+    env_close(&e);
+}
+
+/* ---- Feature off ---- */
+
+/* GPU work runs (the copy lands, the fence completes), but no flush, no pfnSetCommandListStateIndex and no driver
+ * message: the runtime never enabled the feature. */
+static void feature_off(bool debug_layer, int drm)
+{
+    env e;
+    if (!env_open(&e, debug_layer, drm))
+        return;
+    ID3D12Resource *readback = NULL;
+    ID3D12GraphicsCommandList *list = buggy_list(&e, L"Off", 1, &readback, NULL);
+    ID3D12GraphicsCommandList *record_time = new_list(&e, NULL);
+    ID3D12GraphicsCommandList_DrawIndexedInstanced(record_time, 3, 1, 0, 0, 0); /* no index buffer */
+    CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(record_time), S_OK);
+    execute(&e, list);
+    execute(&e, record_time);
+    signal_wait(&e);
+    CHECK(copy_landed(readback));
+    execute(&e, e.idle);
+    CHECK_EQ_INT(ID3D12CommandQueue_Wait(e.queue, e.fence, e.value), S_OK);
+    release_queue(&e);
+    CHECK_EQ_INT(shim.table_fills(), 0);
+    CHECK_EQ_INT(shim.flush_calls(), 0);
+    CHECK_EQ_INT(shim.index_calls(), 0);
+    CHECK_EQ_INT(log_count(), 0);
+    if (e.iq)
+        CHECK_EQ_INT(count_driver_messages(e.iq, NULL), 0);
+    D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 m = driver_message("feature off");
+    CHECK_EQ_INT(shim.report(&m), E_INVALIDARG);
+    ID3D12GraphicsCommandList_Release(record_time);
+    ID3D12GraphicsCommandList_Release(list);
+    env_close(&e);
+}
+
+static void test_off_not_opted_in(void)
+{
+    feature_off(true, -1);
+}
+
+static void test_off_no_debug_layer(void)
+{
+    feature_off(false, 1);
+}
+
+static void test_off_driver(void) /* D12RT_REFDRV_DRM=off */
+{
+    feature_off(true, 1);
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -375,6 +1678,19 @@ int main(int argc, char **argv)
         {"driver_without_feature", test_driver_without_feature}, {"enable_fails", test_enable_fails},
         {"deny_filter", test_deny_filter}, {"callback_verbatim", test_callback_verbatim},
         {"device_identity", test_device_identity},
+        {"flush_no_signal", test_flush_no_signal}, {"flush_on_execute", test_flush_on_execute},
+        {"flush_on_wait", test_flush_on_wait}, {"flush_cross_queue", test_flush_cross_queue},
+        {"flush_nothing_completed", test_flush_nothing_completed},
+        {"flush_not_current_submission", test_flush_not_current_submission},
+        {"flush_app_thread", test_flush_app_thread}, {"corr_kinds", test_corr_kinds},
+        {"corr_bogus_indices", test_corr_bogus_indices}, {"corr_record_time", test_corr_record_time},
+        {"corr_root_cbv_dispatch", test_corr_root_cbv_dispatch}, {"retain_unsubmitted", test_retain_unsubmitted},
+        {"retain_reset_in_flight", test_retain_reset_in_flight}, {"retain_resubmit", test_retain_resubmit},
+        {"retain_limit", test_retain_limit}, {"retain_destroyed_list", test_retain_destroyed_list},
+        {"removal_open_list", test_removal_open_list}, {"threads_reporting", test_threads_reporting},
+        {"reentrant_staged", test_reentrant_staged}, {"reentrant_callback", test_reentrant_callback},
+        {"off_not_opted_in", test_off_not_opted_in}, {"off_no_debug_layer", test_off_no_debug_layer},
+        {"off_driver", test_off_driver},
     };
     for (size_t i = 0; argc == 2 && i < sizeof cases / sizeof cases[0]; i++) {
         if (strcmp(argv[1], cases[i].name) == 0) {
