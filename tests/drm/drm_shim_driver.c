@@ -7,7 +7,9 @@
  *     pfnFlushDriverReportedMessages is counted, with the thread each call ran on and whether it began inside
  *     another flush on the same thread (a nested flush); before calling the reference driver's flush it reports
  *     the messages the test STAGED (d12_drmshim_stage), as a driver holding findings would;
- *     pfnSetCommandListStateIndex is counted and logged (driver command list, index), the last index kept. */
+ *     pfnSetCommandListStateIndex is counted and logged (driver command list, index), the last index kept;
+ *   - a gate on the queue table's pfnExecuteCommandLists: armed, the next call blocks (before the reference driver
+ *     sees the submission) until the test opens it, so a test can order another thread's call inside that window. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -86,6 +88,27 @@ static VOID APIENTRY shim_set_index(D3D12DDI_HCOMMANDLIST list, UINT32 index)
     g_inner_drm.pfnSetCommandListStateIndex(list, index);
 }
 
+/* ---- The queue table: the ExecuteCommandLists gate ---- */
+
+static PFND3D12DDI_EXECUTECOMMANDLISTS g_inner_execute;
+static pthread_mutex_t g_gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_gate_changed = PTHREAD_COND_INITIALIZER;
+static int g_gate_armed, g_gate_arrived, g_gate_open; /* guarded by g_gate_lock */
+
+static VOID APIENTRY shim_execute(D3D12DDI_HCOMMANDQUEUE queue, UINT count, const D3D12DDI_HCOMMANDLIST *lists)
+{
+    pthread_mutex_lock(&g_gate_lock);
+    if (g_gate_armed) {
+        g_gate_armed = 0;
+        g_gate_arrived = 1;
+        pthread_cond_broadcast(&g_gate_changed);
+        while (!g_gate_open)
+            pthread_cond_wait(&g_gate_changed, &g_gate_lock);
+    }
+    pthread_mutex_unlock(&g_gate_lock);
+    g_inner_execute(queue, count, lists);
+}
+
 /* ---- Adapter and device ---- */
 
 static HRESULT APIENTRY shim_enable(D3D12DDI_HDEVICE device, D3D12DDI_FEATURE_0020 feature, UINT32 version)
@@ -105,6 +128,13 @@ static HRESULT APIENTRY shim_fill(D3D12DDI_HADAPTER adapter, D3D12DDI_TABLE_TYPE
         D3D12DDI_EXTENDED_FEATURES_FUNCS_0020 *funcs = table;
         g_inner_enable = funcs->pfnEnableExtendedFeature;
         funcs->pfnEnableExtendedFeature = shim_enable;
+    }
+    if (SUCCEEDED(hr) && type == D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D &&
+        size >= sizeof(D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126)) {
+        D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126 *funcs = table;
+        g_inner_execute = funcs->pfnExecuteCommandLists;
+        if (funcs->pfnExecuteCommandLists)
+            funcs->pfnExecuteCommandLists = shim_execute;
     }
     if (SUCCEEDED(hr) && type == D3D12DDI_TABLE_TYPE_0126_DRIVER_REPORTED_MESSAGES &&
         size >= sizeof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126)) {
@@ -239,4 +269,31 @@ SHIM_EXPORT UINT32 d12_drmshim_index_at(unsigned i, void **list)
     if (list)
         *list = g_index_log[i % SHIM_INDEX_LOG].list;
     return g_index_log[i % SHIM_INDEX_LOG].index;
+}
+
+/* The gate: arm it (the next pfnExecuteCommandLists blocks before reaching the driver), wait until a call is held
+ * there, open it (the held call and every later one go through). */
+SHIM_EXPORT void d12_drmshim_gate_arm(void)
+{
+    pthread_mutex_lock(&g_gate_lock);
+    g_gate_armed = 1;
+    g_gate_arrived = 0;
+    g_gate_open = 0;
+    pthread_mutex_unlock(&g_gate_lock);
+}
+
+SHIM_EXPORT void d12_drmshim_gate_wait_arrived(void)
+{
+    pthread_mutex_lock(&g_gate_lock);
+    while (!g_gate_arrived)
+        pthread_cond_wait(&g_gate_changed, &g_gate_lock);
+    pthread_mutex_unlock(&g_gate_lock);
+}
+
+SHIM_EXPORT void d12_drmshim_gate_open(void)
+{
+    pthread_mutex_lock(&g_gate_lock);
+    g_gate_open = 1;
+    pthread_cond_broadcast(&g_gate_changed);
+    pthread_mutex_unlock(&g_gate_lock);
 }

@@ -44,6 +44,9 @@ static struct {
     unsigned (*index_calls)(void);
     UINT32 (*last_index)(void);
     UINT32 (*index_at)(unsigned i, void **list);
+    void (*gate_arm)(void);
+    void (*gate_wait_arrived)(void);
+    void (*gate_open)(void);
 } shim;
 
 /* The shim as D12RT_DRIVER loaded it (RTLD_NOLOAD: the same copy, so the same counters). */
@@ -66,9 +69,13 @@ static bool load_shim(void)
     *(void **)&shim.index_calls = dlsym(library, "d12_drmshim_index_calls");
     *(void **)&shim.last_index = dlsym(library, "d12_drmshim_last_index");
     *(void **)&shim.index_at = dlsym(library, "d12_drmshim_index_at");
+    *(void **)&shim.gate_arm = dlsym(library, "d12_drmshim_gate_arm");
+    *(void **)&shim.gate_wait_arrived = dlsym(library, "d12_drmshim_gate_wait_arrived");
+    *(void **)&shim.gate_open = dlsym(library, "d12_drmshim_gate_open");
     return CHECK(shim.enable_calls && shim.table_fills && shim.report && shim.identity && shim.flush_calls &&
                  shim.nested_flushes && shim.flush_thread && shim.stage && shim.staged_reported &&
-                 shim.staged_failed && shim.staged_waiting && shim.index_calls && shim.last_index && shim.index_at);
+                 shim.staged_failed && shim.staged_waiting && shim.index_calls && shim.last_index && shim.index_at &&
+                 shim.gate_arm && shim.gate_wait_arrived && shim.gate_open);
 }
 
 /* ---- helpers ---- */
@@ -1284,6 +1291,53 @@ static void test_retain_destroyed_list(void)
     env_close(&e);
 }
 
+/* An ExecuteCommandLists racing a Signal on the same queue from another thread: the runtime has counted the
+ * submission (queue.c record_submission) but not yet handed it to the driver when the Signal reaches the driver
+ * first. The GPU reaches that Signal with the submission not even submitted, so the flush after it is not "the
+ * flush for the submission that carried" the indices; they must stay resolvable until the flush after the
+ * submission really completed ("valid from the time it is issued until the flush for the submission that carried
+ * it has completed"). The list is released once ExecuteCommandLists returned, so only the submission's retention
+ * keeps them. */
+typedef struct race_args {
+    env *e;
+    ID3D12GraphicsCommandList *list;
+} race_args;
+
+static void *race_execute(void *argument)
+{
+    race_args *args = argument;
+    execute(args->e, args->list);
+    return NULL;
+}
+
+static void test_retain_execute_signal_race(void)
+{
+    env e;
+    if (!env_open(&e, true, 1))
+        return;
+    UINT32 bad = 0xFFFFFFFFu;
+    ID3D12GraphicsCommandList *list = buggy_list(&e, L"Raced", 0, NULL, &bad);
+    const void *address = list;
+    char prefix[256];
+    prefix_of(prefix, sizeof prefix, address, "Raced", "Draw", 0);
+    shim.gate_arm();
+    race_args args = {&e, list};
+    pthread_t racer;
+    CHECK_EQ_INT(pthread_create(&racer, NULL, race_execute, &args), 0);
+    shim.gate_wait_arrived(); /* the runtime counted the submission; the driver has not seen it */
+    signal_wait(&e);          /* reaches the driver first, and the GPU reaches it */
+    execute(&e, e.idle);      /* a flush for that completion */
+    shim.gate_open();
+    pthread_join(racer, NULL);
+    CHECK_EQ_INT(ID3D12GraphicsCommandList_Release(list), 0);
+    CHECK_EQ_INT(log_containing(VB_TEXT, NULL), 0); /* the draw had not run at that flush */
+    expect_report(bad, "the submission has not completed", prefix);
+    signal_wait(&e);
+    execute(&e, e.idle);
+    expect_vb_finding(1, address, "Raced", 0);
+    env_close(&e);
+}
+
 /* ---- Device removal ---- */
 
 typedef struct removal_args {
@@ -1687,6 +1741,7 @@ int main(int argc, char **argv)
         {"corr_root_cbv_dispatch", test_corr_root_cbv_dispatch}, {"retain_unsubmitted", test_retain_unsubmitted},
         {"retain_reset_in_flight", test_retain_reset_in_flight}, {"retain_resubmit", test_retain_resubmit},
         {"retain_limit", test_retain_limit}, {"retain_destroyed_list", test_retain_destroyed_list},
+        {"retain_execute_signal_race", test_retain_execute_signal_race},
         {"removal_open_list", test_removal_open_list}, {"threads_reporting", test_threads_reporting},
         {"reentrant_staged", test_reentrant_staged}, {"reentrant_callback", test_reentrant_callback},
         {"off_not_opted_in", test_off_not_opted_in}, {"off_no_debug_layer", test_off_no_debug_layer},
