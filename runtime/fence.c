@@ -144,17 +144,39 @@ ULONG d12_fence_AddRef(struct d12_fence *self)
     return (ULONG)atomic_fetch_add(&self->refcount, 1) + 1;
 }
 
-static void fence_destroy(struct d12_fence *fence)
+static void free_waiters(struct d12_fence *fence)
 {
-    d12__device_unlink_fence(fence->device_child.device, fence);
+    pthread_mutex_lock(&fence->lock);
     for (struct d12_fence_waiter *waiter = fence->waiters, *next; waiter; waiter = next) {
         next = waiter->next;
-        free(waiter); /* never fired: the fence is gone, as on Windows */
+        free(waiter); /* never fired: the application let go of the fence, as on Windows */
     }
+    fence->waiters = NULL;
+    pthread_mutex_unlock(&fence->lock);
+}
+
+void d12__fence_hold(struct d12_fence *fence)
+{
+    atomic_fetch_add(&fence->holds, 1);
+}
+
+void d12__fence_unhold(struct d12_fence *fence)
+{
+    if (atomic_fetch_sub(&fence->holds, 1) != 1)
+        return;
+    d12__device_unlink_fence(fence->device_child.device, fence);
     pthread_cond_destroy(&fence->changed);
     pthread_mutex_destroy(&fence->lock);
     d12__device_child_destroy(&fence->device_child);
     free(fence);
+}
+
+/* The application's last reference: its registrations go now; the memory when no queue operation holds it. */
+static void fence_destroy(struct d12_fence *fence)
+{
+    d12__device_child_unregister(&fence->device_child);
+    free_waiters(fence);
+    d12__fence_unhold(fence);
 }
 
 ULONG d12_fence_Release(struct d12_fence *self)
@@ -174,6 +196,8 @@ void d12_fence_not_implemented(struct d12_fence *self, const char *interface_nam
 HRESULT d12_device_CreateFence(struct d12_device *self, UINT64 InitialValue, D3D12_FENCE_FLAGS Flags, const IID *riid,
                                void **ppFence)
 {
+    if (ppFence)
+        *ppFence = NULL; /* D3D12 clears the out pointer of a creation that fails */
     HRESULT hr = d12__device_removed(self);
     if (FAILED(hr))
         return hr;
@@ -190,6 +214,7 @@ HRESULT d12_device_CreateFence(struct d12_device *self, UINT64 InitialValue, D3D
         return E_OUTOFMEMORY;
     d12__fence_com_init(&fence->com);
     atomic_init(&fence->refcount, 1);
+    atomic_init(&fence->holds, 1);
     d12__device_child_init(&fence->device_child, self, &fence->com.fence, "ID3D12Fence");
     fence->flags = Flags;
     atomic_init(&fence->value, InitialValue);

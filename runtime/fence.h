@@ -21,7 +21,8 @@ struct d12_fence_waiter;
 
 struct d12_fence {
     struct d12__fence_com com;
-    atomic_ulong refcount;
+    atomic_ulong refcount;             /* the application's references */
+    atomic_ulong holds;                /* 1 while referenced + 1 per queue operation pending on it: the memory's life */
     d12_device_child device_child;
     D3D12_FENCE_FLAGS flags;           /* fixed */
     struct d12_fence *next;            /* the device's fence list (device->children_lock) */
@@ -41,6 +42,11 @@ bool d12__fence_wait_gpu(struct d12_fence *fence, UINT64 value, const atomic_boo
 
 /* Wake every waiter to re-check its condition; after a removal, fire every registration. */
 void d12__fence_wake(struct d12_fence *fence);
+
+/* A queue operation's hold on the fence: it stays valid (and settable) after the application's last Release,
+ * without showing in the application's reference count. */
+void d12__fence_hold(struct d12_fence *fence);
+void d12__fence_unhold(struct d12_fence *fence);
 
 /* The driver's handle for the fence: what fence operations carry. */
 D3D12DDI_HRTFENCE d12__fence_rt_handle(struct d12_fence *fence);

@@ -20,9 +20,16 @@ void d12__flush_note_completion(struct d12_device *device)
 }
 
 /* "no nested flush from inside an application callback", nor from inside a flush. */
-static bool may_flush(struct d12_device *device)
+static bool may_flush_now(struct d12_device *device)
 {
     return d12__drm_enabled(&device->drm) && !flushing && !d12__info_queue_in_callback();
+}
+
+/* A removed device gets one flush more, the removal flush, and no other: "Any messages that become available only
+ * after this flush call are not surfaced through this feature." */
+static bool may_flush(struct d12_device *device)
+{
+    return may_flush_now(device) && atomic_load(&device->removed_reason) == S_OK;
 }
 
 static void call_driver_flush(struct d12_device *device)
@@ -65,7 +72,7 @@ void d12__flush_now(struct d12_device *device)
 
 void d12__flush_on_removal(struct d12_device *device)
 {
-    if (!d12__drm_enabled(&device->drm) || flushing || d12__info_queue_in_callback())
+    if (!may_flush_now(device))
         return;
     /* "invoked at most once per device, and only after a removal has been detected", however many threads race */
     if (atomic_exchange(&device->flush.removal_flushed, true))

@@ -119,6 +119,8 @@ static HRESULT create_driver_allocator(struct d12_device *device, struct d12_com
 HRESULT d12_device_CreateCommandAllocator(struct d12_device *self, D3D12_COMMAND_LIST_TYPE type, const IID *riid,
                                           void **ppCommandAllocator)
 {
+    if (ppCommandAllocator)
+        *ppCommandAllocator = NULL; /* D3D12 clears the out pointer of a creation that fails */
     HRESULT hr = d12__device_check_gpu_create(self, "ID3D12Device::CreateCommandAllocator");
     if (FAILED(hr))
         return hr;
@@ -569,6 +571,8 @@ HRESULT d12_device_CreateCommandList(struct d12_device *self, UINT nodeMask, D3D
 {
     const char *method = "ID3D12Device::CreateCommandList";
     (void)pInitialState; /* out of scope, as in Reset */
+    if (ppCommandList)
+        *ppCommandList = NULL; /* D3D12 clears the out pointer of a creation that fails */
     HRESULT hr = d12__device_check_gpu_create(self, method);
     if (FAILED(hr))
         return hr;

@@ -12,7 +12,7 @@
 
 typedef enum { OPERATION_SIGNAL, OPERATION_WAIT } operation_kind;
 
-/* A fence operation submitted to the driver and not passed back yet; it holds a reference on its fence. */
+/* A fence operation submitted to the driver and not passed back yet; it holds its fence (d12__fence_hold). */
 struct d12_queue_operation {
     operation_kind kind;
     struct d12_fence *fence;
@@ -104,7 +104,7 @@ HRESULT d12__queue_signal_reached(struct d12_device *device, D3D12DDI_HRTCOMMAND
         ;
     d12__flush_note_completion(device);
     d12__fence_set(operation->fence, operation->value);
-    d12_fence_Release(operation->fence);
+    d12__fence_unhold(operation->fence);
     free(operation);
     return S_OK;
 }
@@ -117,7 +117,7 @@ HRESULT d12__queue_wait_reached(struct d12_device *device, D3D12DDI_HRTCOMMANDQU
     if (!operation)
         return E_INVALIDARG;
     bool done = d12__fence_wait_gpu(operation->fence, operation->value, &queue->destroying);
-    d12_fence_Release(operation->fence);
+    d12__fence_unhold(operation->fence);
     free(operation);
     return done ? S_OK : E_ABORT;
 }
@@ -142,7 +142,7 @@ static HRESULT submit_operation(struct d12_command_queue *queue, operation_kind 
     if (!operation)
         return E_OUTOFMEMORY;
     *operation = (struct d12_queue_operation){kind, fence, value, 0, NULL};
-    d12_fence_AddRef(fence);
+    d12__fence_hold(fence);
     append_operation(queue, operation);
     D3D12DDIARG_FENCE_OPERATION_0126 args = {d12__fence_rt_handle(fence), value};
     if (kind == OPERATION_SIGNAL)
@@ -247,10 +247,13 @@ static void submit_lists(struct d12_command_queue *queue, UINT count, struct d12
     if (!handles)
         return; /* out of memory: ExecuteCommandLists has no way to say so; nothing is submitted */
     bool correlate = queue->device_child.device->correlation != NULL;
-    record_submission(queue, correlate ? retain(count, lists) : NULL);
+    struct d12_submission *submission = correlate ? retain(count, lists) : NULL;
     for (UINT i = 0; i < count; i++)
         handles[i] = lists[i]->handle;
     queue->gpu->queue.pfnExecuteCommandLists(queue->handle, count, handles);
+    /* Counted only once the driver has it: a Signal's serial (taken when it is appended) then never covers a
+     * submission that reaches the driver after that Signal, so no flush retires work that has not run. */
+    record_submission(queue, submission);
     if (handles != stack)
         free(handles);
 }
@@ -352,7 +355,7 @@ static void drop_pending(struct d12_command_queue *queue)
 {
     for (struct d12_queue_operation *operation = queue->operations, *next; operation; operation = next) {
         next = operation->next;
-        d12_fence_Release(operation->fence);
+        d12__fence_unhold(operation->fence);
         free(operation);
     }
     queue->operations = NULL;
@@ -443,6 +446,8 @@ static HRESULT create_driver_queue(struct d12_device *device, struct d12_command
 HRESULT d12_device_CreateCommandQueue(struct d12_device *self, const D3D12_COMMAND_QUEUE_DESC *pDesc, const IID *riid,
                                       void **ppCommandQueue)
 {
+    if (ppCommandQueue)
+        *ppCommandQueue = NULL; /* D3D12 clears the out pointer of a creation that fails */
     HRESULT hr = d12__device_check_gpu_create(self, "ID3D12Device::CreateCommandQueue");
     if (FAILED(hr) || FAILED(hr = check_queue_desc(self, pDesc)))
         return hr;

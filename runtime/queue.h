@@ -28,7 +28,7 @@ struct d12_command_queue {
     struct d12_command_queue *next;     /* the device's queue list (device->children_lock) */
 
     pthread_mutex_t lock;
-    uint64_t submitted;                 /* lock: ExecuteCommandLists calls so far (a submission's serial) */
+    uint64_t submitted;                 /* lock: ExecuteCommandLists calls handed to the driver so far (serials) */
     struct d12_queue_operation *operations; /* lock: fence operations submitted and not passed back, oldest first */
     struct d12_queue_operation **operations_tail; /* lock: where the next operation is linked */
     struct d12_submission *submissions; /* lock: submissions whose command-list state is retained, oldest first */

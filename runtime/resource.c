@@ -118,6 +118,11 @@ static const char *check_buffer(const D3D12_HEAP_PROPERTIES *heap, const D3D12_R
         desc->Layout != D3D12_TEXTURE_LAYOUT_ROW_MAJOR)
         return "a buffer has Width > 0, Height, DepthOrArraySize, MipLevels and SampleDesc.Count 1, Format UNKNOWN "
                "and Layout ROW_MAJOR";
+    if (desc->Flags & (D3D12_RESOURCE_FLAG_ALLOW_RENDER_TARGET | D3D12_RESOURCE_FLAG_ALLOW_DEPTH_STENCIL |
+                       D3D12_RESOURCE_FLAG_ALLOW_SIMULTANEOUS_ACCESS))
+        return "a buffer cannot allow render target, depth stencil or simultaneous access";
+    if (heap->Type != D3D12_HEAP_TYPE_DEFAULT && (desc->Flags & D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS))
+        return "an UPLOAD or READBACK buffer cannot allow unordered access (the GPU only reads or only writes it)";
     /* D3D12's heap rules: an UPLOAD buffer starts and stays in GENERIC_READ, a READBACK buffer in COPY_DEST. */
     if (heap->Type == D3D12_HEAP_TYPE_UPLOAD && state != D3D12_RESOURCE_STATE_GENERIC_READ)
         return "an UPLOAD heap resource must start in D3D12_RESOURCE_STATE_GENERIC_READ";
@@ -153,6 +158,8 @@ HRESULT d12_device_CreateCommittedResource(struct d12_device *self, const D3D12_
                                            void **ppvResource)
 {
     const char *method = "ID3D12Device::CreateCommittedResource";
+    if (ppvResource)
+        *ppvResource = NULL; /* D3D12 clears the out pointer of a creation that fails */
     HRESULT hr = d12__device_check_gpu_create(self, method);
     if (FAILED(hr))
         return hr;
