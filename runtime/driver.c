@@ -709,16 +709,16 @@ const d12_driver_gpu_funcs *d12__driver_gpu_funcs(const d12_driver_device *devic
     return device->adapter->has_gpu ? &device->adapter->gpu : NULL;
 }
 
-void *d12__driver_private_alloc(const d12_driver_device *device, const char *what, SIZE_T size)
+HRESULT d12__driver_private_alloc(const d12_driver_device *device, const char *what, SIZE_T size, void **memory)
 {
-    if (size == 0 || size > D12_DRIVER_MAX_PRIVATE_SIZE) {
-        broken(device->adapter, "pfnCalcPrivate%sSize returned %zu (accepted: 1 to %zu)", what, (size_t)size,
-               (size_t)D12_DRIVER_MAX_PRIVATE_SIZE);
-        return NULL;
-    }
+    *memory = NULL;
+    if (size == 0 || size > D12_DRIVER_MAX_PRIVATE_SIZE)
+        return broken(device->adapter, "pfnCalcPrivate%sSize returned %zu (accepted: 1 to %zu)", what, (size_t)size,
+                      (size_t)D12_DRIVER_MAX_PRIVATE_SIZE);
     SIZE_T rounded = (size + PRIVATE_ALIGNMENT - 1) / PRIVATE_ALIGNMENT * PRIVATE_ALIGNMENT;
-    void *memory = aligned_alloc(PRIVATE_ALIGNMENT, rounded);
-    if (memory)
-        memset(memory, 0, rounded);
-    return memory;
+    *memory = aligned_alloc(PRIVATE_ALIGNMENT, rounded);
+    if (!*memory)
+        return E_OUTOFMEMORY;
+    memset(*memory, 0, rounded);
+    return S_OK;
 }

@@ -173,9 +173,9 @@ LUID d12__driver_adapter_luid(const d12_driver_device *device);
 const d12_driver_gpu_funcs *d12__driver_gpu_funcs(const d12_driver_device *device);
 
 /* Private memory for a driver object whose pfnCalcPrivate<what>Size returned `size`: zeroed, 64-byte aligned,
- * freed with free(). NULL when out of memory, or when the size is 0 or above D12_DRIVER_MAX_PRIVATE_SIZE (a
- * broken driver: one stderr line says so). */
-void *d12__driver_private_alloc(const d12_driver_device *device, const char *what, SIZE_T size);
+ * freed with free(). E_OUTOFMEMORY; DXGI_ERROR_DRIVER_INTERNAL_ERROR when the size is 0 or above
+ * D12_DRIVER_MAX_PRIVATE_SIZE (a broken driver: one stderr line says so). */
+HRESULT d12__driver_private_alloc(const d12_driver_device *device, const char *what, SIZE_T size, void **memory);
 
 #ifdef __cplusplus
 }

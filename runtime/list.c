@@ -103,11 +103,12 @@ static HRESULT create_driver_allocator(struct d12_device *device, struct d12_com
     D3D12DDIARG_CREATECOMMANDALLOCATOR_0126 args = {d12__command_list_type_flags(allocator->type)};
     D3D12DDI_HDEVICE driver = d12__driver_device_handle(device->driver);
     SIZE_T size = allocator->gpu->core.pfnCalcPrivateCommandAllocatorSize(driver, &args);
-    void *memory = d12__driver_private_alloc(device->driver, "CommandAllocator", size);
-    if (!memory)
-        return size && size <= D12_DRIVER_MAX_PRIVATE_SIZE ? E_OUTOFMEMORY : DXGI_ERROR_DRIVER_INTERNAL_ERROR;
+    void *memory;
+    HRESULT hr = d12__driver_private_alloc(device->driver, "CommandAllocator", size, &memory);
+    if (FAILED(hr))
+        return hr;
     D3D12DDI_HCOMMANDALLOCATOR handle = {memory};
-    HRESULT hr = allocator->gpu->core.pfnCreateCommandAllocator(driver, &args, handle);
+    hr = allocator->gpu->core.pfnCreateCommandAllocator(driver, &args, handle);
     if (FAILED(hr)) {
         free(memory);
         return hr;
@@ -532,12 +533,13 @@ static HRESULT create_driver_list(struct d12_device *device, struct d12_command_
     D3D12DDIARG_CREATECOMMANDLIST_0126 args = {d12__command_list_type_flags(list->type), allocator->handle};
     D3D12DDI_HDEVICE driver = d12__driver_device_handle(device->driver);
     SIZE_T size = list->gpu->core.pfnCalcPrivateCommandListSize(driver, &args);
-    void *memory = d12__driver_private_alloc(device->driver, "CommandList", size);
-    if (!memory)
-        return size && size <= D12_DRIVER_MAX_PRIVATE_SIZE ? E_OUTOFMEMORY : DXGI_ERROR_DRIVER_INTERNAL_ERROR;
+    void *memory;
+    HRESULT hr = d12__driver_private_alloc(device->driver, "CommandList", size, &memory);
+    if (FAILED(hr))
+        return hr;
     D3D12DDI_HCOMMANDLIST handle = {memory};
     D3D12DDI_HRTCOMMANDLIST rt_handle = {list};
-    HRESULT hr = list->gpu->core.pfnCreateCommandList(driver, &args, handle, rt_handle);
+    hr = list->gpu->core.pfnCreateCommandList(driver, &args, handle, rt_handle);
     if (FAILED(hr)) {
         free(memory);
         return hr;

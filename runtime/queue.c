@@ -429,12 +429,13 @@ static HRESULT create_driver_queue(struct d12_device *device, struct d12_command
     D3D12DDIARG_CREATECOMMANDQUEUE_0126 args = {d12__command_list_type_flags(queue->desc.Type), 1};
     D3D12DDI_HDEVICE driver = d12__driver_device_handle(device->driver);
     SIZE_T size = queue->gpu->core.pfnCalcPrivateCommandQueueSize(driver, &args);
-    void *memory = d12__driver_private_alloc(device->driver, "CommandQueue", size);
-    if (!memory)
-        return size && size <= D12_DRIVER_MAX_PRIVATE_SIZE ? E_OUTOFMEMORY : DXGI_ERROR_DRIVER_INTERNAL_ERROR;
+    void *memory;
+    HRESULT hr = d12__driver_private_alloc(device->driver, "CommandQueue", size, &memory);
+    if (FAILED(hr))
+        return hr;
     D3D12DDI_HCOMMANDQUEUE handle = {memory};
     D3D12DDI_HRTCOMMANDQUEUE rt_handle = {queue};
-    HRESULT hr = queue->gpu->core.pfnCreateCommandQueue(driver, &args, handle, rt_handle);
+    hr = queue->gpu->core.pfnCreateCommandQueue(driver, &args, handle, rt_handle);
     if (FAILED(hr)) {
         free(memory);
         return hr;

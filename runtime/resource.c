@@ -136,12 +136,13 @@ static HRESULT create_driver_resource(struct d12_device *device, struct d12_reso
     D3D12DDIARG_CREATERESOURCE_0126 args = {(D3D12DDI_HEAP_TYPE)resource->heap.Type, resource->desc.Width};
     D3D12DDI_HDEVICE driver = d12__driver_device_handle(device->driver);
     SIZE_T size = resource->gpu->core.pfnCalcPrivateResourceSize(driver, &args);
-    void *memory = d12__driver_private_alloc(device->driver, "Resource", size);
-    if (!memory)
-        return size && size <= D12_DRIVER_MAX_PRIVATE_SIZE ? E_OUTOFMEMORY : DXGI_ERROR_DRIVER_INTERNAL_ERROR;
+    void *memory;
+    HRESULT hr = d12__driver_private_alloc(device->driver, "Resource", size, &memory);
+    if (FAILED(hr))
+        return hr;
     D3D12DDI_HRESOURCE handle = {memory};
     D3D12DDI_HRTRESOURCE rt_handle = {resource};
-    HRESULT hr = resource->gpu->core.pfnCreateResource(driver, &args, handle, rt_handle);
+    hr = resource->gpu->core.pfnCreateResource(driver, &args, handle, rt_handle);
     if (FAILED(hr)) {
         free(memory);
         return hr;
