@@ -4,8 +4,8 @@
  * its ordinal among the calls of that kind in that recording), so a message can be prefixed "<identity> [Draw #2] ".
  *
  * Objects. One d12_correlation per device: the index counter, a ring of `max_live / 64` slots (one per live
- * block of 64 indices) and an entries array of `max_live` 64-bit words (the kind and ordinal of each live
- * index). One d12_recorder embedded in each command list. One d12_recording per recording of a list (from
+ * block of 64 indices, each with the ordinals its recording had reached at the block's first index) and a kinds
+ * array of `max_live` bytes (the kind of each live index; its ordinal is counted from the block's at resolution). One d12_recorder embedded in each command list. One d12_recording per recording of a list (from
  * CreateCommandList or Reset to the next Reset): refcounted, held by its list until the next Reset or the list's
  * destruction and by every submission of it (ExecuteCommandLists takes a reference, the flush of that submission
  * drops it). A recording holds a reference on its owner (the list) for its whole life, so the list's memory and
@@ -15,11 +15,13 @@
  * Issuing (the hot path, d12__recorder_issue, inline): no lock, no shared read-modify-write, no allocation. A
  * recorder takes indices from the device in blocks of D12_CORRELATION_BLOCK consecutive indices; only taking a
  * block (once per 64 calls, d12__recorder_refill) takes the correlation lock. The entry of an index is one
- * release store of a 64-bit word (a plain store on x86) into the device's entries array, so a concurrent
- * resolver reads it without a data race.
+ * release store of a byte (its kind; a plain store on x86) into the device's kinds array, so a concurrent
+ * resolver reads it without a data race. A byte, not the ordinal too: the array stays small enough to stay in
+ * cache (64 KiB at the default limit), which a 64-bit entry per index (512 KiB) did not, and a miss per 8 draws
+ * cost more than the rest of the call.
  *
  * Index space and retention. Blocks are numbered by a device-wide 32-bit counter of indices (advanced 64 at a
- * time); block `base` lives in slot (base / 64) % (max_live / 64) and its entries at index % max_live. Taking a
+ * time); block `base` lives in slot (base / 64) % (max_live / 64) and its kinds at index % max_live. Taking a
  * block whose slot holds a block of an older recording EVICTS that block: its indices stop resolving even if a
  * submission still holds their recording ("if the application outruns the runtime's limit on live state
  * indices, the oldest are dropped"; the message is delivered without annotation). A block still OPEN (the
@@ -30,7 +32,7 @@
  *
  * Staleness bound. An index value is issued again only after the 32-bit counter wraps, i.e. 2^32 - 1 indices
  * (issued or burned) later device-wide. Resolution checks that the index's slot still holds exactly the block
- * the index came from and that its entry was written for this incarnation of the block (a block's entries are
+ * the index came from and that its entry was written for this incarnation of the block (a block's kinds are
  * cleared when it is taken), so a stale index resolves to nothing, never to another draw — unless the driver
  * keeps an index across a full wrap of the counter, in which case it may resolve to the draw that now owns the
  * same value. 0xFFFFFFFF (D12_STATE_INDEX_NONE, "no correlation available") is never issued: the block at
@@ -144,10 +146,10 @@ void d12__recording_unref(d12_recording *recording);
 typedef struct d12_recorder {
     /* Used by the list's recording thread only (the fast path reads and writes them without a lock). */
     uint32_t next;                        /* the next index of the current block */
-    uint32_t left;                        /* indices left in the current block; 0: no open block */
-    uint32_t block;                       /* the current block's first index (meaningful while left > 0) */
+    uint32_t end;                         /* one past the current block's last index; == next: no open block */
+    uint32_t block;                       /* the current block's first index (meaningful while next != end) */
     uint32_t mask;                        /* the device's max_live - 1 */
-    _Atomic uint64_t *entries;            /* the device's entries array */
+    _Atomic uint8_t *kinds;               /* the device's kinds array */
     uint32_t ordinals[D12_WORK_KIND_COUNT]; /* calls of each kind in the current recording so far */
     /* Fixed at init. */
     d12_correlation *correlation;
@@ -178,22 +180,20 @@ static inline d12_recording *d12__recorder_recording(d12_recorder *recorder)
  * the ring holds an open block. Takes the correlation lock. */
 bool d12__recorder_refill(d12_recorder *recorder);
 
-/* Entry words: ordinal in bits 0-31, kind in bits 32-34. 0 (kind NONE) is "not written". */
-#define D12__CORRELATION_ENTRY(kind, ordinal) (((uint64_t)(kind) << 32) | (uint64_t)(ordinal))
-
 /* The index for one GPU-work call of `kind` (counted in the recording's ordinals whether or not an index could
  * be had), or D12_STATE_INDEX_NONE. No lock, no shared read-modify-write, no allocation but once per
  * D12_CORRELATION_BLOCK calls. */
 static inline uint32_t d12__recorder_issue(d12_recorder *recorder, d12_work_kind kind)
 {
     assert(kind > D12_WORK_NONE && kind < D12_WORK_KIND_COUNT);
-    uint32_t ordinal = recorder->ordinals[kind]++;
-    if (__builtin_expect(recorder->left == 0, 0) && !d12__recorder_refill(recorder))
+    /* The refill snapshots the ordinals for its block, so this call is counted after it. */
+    if (__builtin_expect(recorder->next == recorder->end, 0) && !d12__recorder_refill(recorder)) {
+        recorder->ordinals[kind]++;
         return D12_STATE_INDEX_NONE;
+    }
+    recorder->ordinals[kind]++;
     uint32_t index = recorder->next++;
-    recorder->left--;
-    atomic_store_explicit(&recorder->entries[index & recorder->mask], D12__CORRELATION_ENTRY(kind, ordinal),
-                          memory_order_release);
+    atomic_store_explicit(&recorder->kinds[index & recorder->mask], (uint8_t)kind, memory_order_release);
     return index;
 }
 

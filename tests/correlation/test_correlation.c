@@ -475,7 +475,7 @@ static void test_open_block_kept(void)
     /* A fully used block is no longer open, closed or not: B fills its block, A takes the slot. */
     for (int i = 0; i < 63; i++)
         d12__recorder_issue(&b, D12_WORK_DRAW);
-    CHECK_EQ_INT(b.left, 0);
+    CHECK_EQ_INT(b.next, b.end);
     CHECK_EQ_INT(d12__recorder_begin(&a), S_OK);
     uint32_t a2 = d12__recorder_issue(&a, D12_WORK_DISPATCH);
     CHECK_EQ_INT(a2, 128);
