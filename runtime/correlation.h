@@ -16,9 +16,8 @@
  * recorder takes indices from the device in blocks of D12_CORRELATION_BLOCK consecutive indices; only taking a
  * block (once per 64 calls, d12__recorder_refill) takes the correlation lock. The entry of an index is one
  * release store of a byte (its kind; a plain store on x86) into the device's kinds array, so a concurrent
- * resolver reads it without a data race. A byte, not the ordinal too: the array stays small enough to stay in
- * cache (64 KiB at the default limit), which a 64-bit entry per index (512 KiB) did not, and a miss per 8 draws
- * cost more than the rest of the call.
+ * resolver reads it without a data race. A byte, not the ordinal too: the array is 64 KiB at the default limit
+ * (a 64-bit entry per index made it 512 KiB), and clearing a block when it is taken is one 64-byte memset.
  *
  * Index space and retention. Blocks are numbered by a device-wide 32-bit counter of indices (advanced 64 at a
  * time); block `base` lives in slot (base / 64) % (max_live / 64) and its kinds at index % max_live. Taking a
