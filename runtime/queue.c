@@ -262,7 +262,9 @@ void d12_command_queue_ExecuteCommandLists(struct d12_command_queue *self, UINT 
                                            ID3D12CommandList *const *ppCommandLists)
 {
     struct d12_device *device = self->device_child.device;
-    if (d12__device_removed(device) != S_OK || NumCommandLists == 0)
+    /* A removed device takes no work. ExecuteCommandLists returns nothing, so it does not surface the removal
+     * (that is the removal flush's trigger, flush.h): a plain load, not d12__device_removed. */
+    if (atomic_load(&device->removed_reason) != S_OK || NumCommandLists == 0)
         return;
     struct d12_command_list *stack[D12_ECL_STACK_LISTS];
     struct d12_command_list **lists = NumCommandLists <= D12_ECL_STACK_LISTS ? stack
