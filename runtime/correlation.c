@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "correlation.h"
+#include "lockrank.h"
 
 /* The first index of the last block of the 32-bit space: it has 63 indices, so 0xFFFFFFFF is never issued. */
 #define LAST_BLOCK (0u - D12_CORRELATION_BLOCK)
@@ -58,7 +59,7 @@ static void lock(d12_correlation *c)
 #ifndef NDEBUG
     assert(held != c && "the correlation lock is not recursive (resolve's format must not call back)");
 #endif
-    pthread_mutex_lock(&c->lock);
+    d12__lock(&c->lock, D12_RANK_CORRELATION);
 #ifndef NDEBUG
     held = c;
 #endif
@@ -69,7 +70,7 @@ static void unlock(d12_correlation *c)
 #ifndef NDEBUG
     held = NULL;
 #endif
-    pthread_mutex_unlock(&c->lock);
+    d12__unlock(&c->lock, D12_RANK_CORRELATION);
 }
 
 /* ---- Kinds ---- */

@@ -10,6 +10,7 @@
 #include "device.h"
 #include "fence.h"
 #include "list.h"
+#include "lockrank.h"
 #include "queue.h"
 #include "registry.h"
 
@@ -89,30 +90,30 @@ HRESULT d12__device_check_gpu_create(struct d12_device *device, const char *meth
 
 void d12__device_link_fence(struct d12_device *device, struct d12_fence *fence)
 {
-    pthread_mutex_lock(&device->children_lock);
+    d12__lock(&device->children_lock, D12_RANK_CHILDREN);
     fence->next = device->fences;
     device->fences = fence;
-    pthread_mutex_unlock(&device->children_lock);
+    d12__unlock(&device->children_lock, D12_RANK_CHILDREN);
 }
 
 void d12__device_unlink_fence(struct d12_device *device, struct d12_fence *fence)
 {
-    pthread_mutex_lock(&device->children_lock);
+    d12__lock(&device->children_lock, D12_RANK_CHILDREN);
     for (struct d12_fence **link = &device->fences; *link; link = &(*link)->next) {
         if (*link == fence) {
             *link = fence->next;
             break;
         }
     }
-    pthread_mutex_unlock(&device->children_lock);
+    d12__unlock(&device->children_lock, D12_RANK_CHILDREN);
 }
 
 void d12__device_wake_fences(struct d12_device *device)
 {
-    pthread_mutex_lock(&device->children_lock);
+    d12__lock(&device->children_lock, D12_RANK_CHILDREN);
     for (struct d12_fence *fence = device->fences; fence; fence = fence->next)
         d12__fence_wake(fence);
-    pthread_mutex_unlock(&device->children_lock);
+    d12__unlock(&device->children_lock, D12_RANK_CHILDREN);
 }
 
 void d12__device_debug_layer_enabled_late(void)

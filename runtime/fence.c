@@ -8,6 +8,7 @@
 #include "d12_messages.h"
 #include "device.h"
 #include "fence.h"
+#include "lockrank.h"
 
 struct d12_fence_waiter {
     UINT64 value;
@@ -54,28 +55,28 @@ static void fire_waiters(struct d12_fence *fence, UINT64 reached)
 
 void d12__fence_set(struct d12_fence *fence, UINT64 value)
 {
-    pthread_mutex_lock(&fence->lock);
+    d12__lock(&fence->lock, D12_RANK_FENCE);
     atomic_store_explicit(&fence->value, value, memory_order_release);
     fire_waiters(fence, value);
     pthread_cond_broadcast(&fence->changed);
-    pthread_mutex_unlock(&fence->lock);
+    d12__unlock(&fence->lock, D12_RANK_FENCE);
 }
 
 void d12__fence_wake(struct d12_fence *fence)
 {
-    pthread_mutex_lock(&fence->lock);
+    d12__lock(&fence->lock, D12_RANK_FENCE);
     fire_waiters(fence, visible_value(fence));
     pthread_cond_broadcast(&fence->changed);
-    pthread_mutex_unlock(&fence->lock);
+    d12__unlock(&fence->lock, D12_RANK_FENCE);
 }
 
 bool d12__fence_wait_gpu(struct d12_fence *fence, UINT64 value, const atomic_bool *abandon)
 {
-    pthread_mutex_lock(&fence->lock);
+    d12__lock(&fence->lock, D12_RANK_FENCE);
     while (atomic_load(&fence->value) < value && !atomic_load(abandon) && !device_removed(fence))
         pthread_cond_wait(&fence->changed, &fence->lock);
     bool reached = atomic_load(&fence->value) >= value;
-    pthread_mutex_unlock(&fence->lock);
+    d12__unlock(&fence->lock, D12_RANK_FENCE);
     return reached;
 }
 
@@ -108,10 +109,10 @@ D3D12_FENCE_FLAGS d12_fence_GetCreationFlags(struct d12_fence *self)
 /* A NULL event: "blocks until reached"; removal releases it. */
 static void block_until(struct d12_fence *fence, UINT64 value)
 {
-    pthread_mutex_lock(&fence->lock);
+    d12__lock(&fence->lock, D12_RANK_FENCE);
     while (visible_value(fence) < value)
         pthread_cond_wait(&fence->changed, &fence->lock);
-    pthread_mutex_unlock(&fence->lock);
+    d12__unlock(&fence->lock, D12_RANK_FENCE);
 }
 
 HRESULT d12_fence_SetEventOnCompletion(struct d12_fence *self, UINT64 Value, HANDLE hEvent)
@@ -129,11 +130,11 @@ HRESULT d12_fence_SetEventOnCompletion(struct d12_fence *self, UINT64 Value, HAN
     if (!waiter)
         return E_OUTOFMEMORY;
     *waiter = (struct d12_fence_waiter){Value, (int)event, NULL};
-    pthread_mutex_lock(&self->lock);
+    d12__lock(&self->lock, D12_RANK_FENCE);
     waiter->next = self->waiters;
     self->waiters = waiter;
     fire_waiters(self, visible_value(self)); /* "with v <= completed fires immediately" */
-    pthread_mutex_unlock(&self->lock);
+    d12__unlock(&self->lock, D12_RANK_FENCE);
     return S_OK;
 }
 
@@ -146,13 +147,13 @@ ULONG d12_fence_AddRef(struct d12_fence *self)
 
 static void free_waiters(struct d12_fence *fence)
 {
-    pthread_mutex_lock(&fence->lock);
+    d12__lock(&fence->lock, D12_RANK_FENCE);
     for (struct d12_fence_waiter *waiter = fence->waiters, *next; waiter; waiter = next) {
         next = waiter->next;
         free(waiter); /* never fired: the application let go of the fence, as on Windows */
     }
     fence->waiters = NULL;
-    pthread_mutex_unlock(&fence->lock);
+    d12__unlock(&fence->lock, D12_RANK_FENCE);
 }
 
 void d12__fence_hold(struct d12_fence *fence)

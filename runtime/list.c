@@ -6,6 +6,7 @@
 #include "d12_messages.h"
 #include "device.h"
 #include "list.h"
+#include "lockrank.h"
 #include "resource.h"
 
 /* D3D12_IA_VERTEX_INPUT_RESOURCE_SLOT_COUNT */
@@ -40,27 +41,27 @@ static D3D12DDI_HDEVICE driver_device(const d12_device_child *child)
 /* Claim `allocator` for `list` ("one allocator records one list at a time"). */
 static bool claim_allocator(struct d12_command_allocator *allocator, struct d12_command_list *list)
 {
-    pthread_mutex_lock(&allocator->lock);
+    d12__lock(&allocator->lock, D12_RANK_ALLOCATOR);
     bool free_now = allocator->recording == NULL;
     if (free_now)
         allocator->recording = list;
-    pthread_mutex_unlock(&allocator->lock);
+    d12__unlock(&allocator->lock, D12_RANK_ALLOCATOR);
     return free_now;
 }
 
 static void unclaim_allocator(struct d12_command_allocator *allocator, struct d12_command_list *list)
 {
-    pthread_mutex_lock(&allocator->lock);
+    d12__lock(&allocator->lock, D12_RANK_ALLOCATOR);
     if (allocator->recording == list)
         allocator->recording = NULL;
-    pthread_mutex_unlock(&allocator->lock);
+    d12__unlock(&allocator->lock, D12_RANK_ALLOCATOR);
 }
 
 HRESULT d12_command_allocator_Reset(struct d12_command_allocator *self)
 {
-    pthread_mutex_lock(&self->lock);
+    d12__lock(&self->lock, D12_RANK_ALLOCATOR);
     bool recording = self->recording != NULL;
-    pthread_mutex_unlock(&self->lock);
+    d12__unlock(&self->lock, D12_RANK_ALLOCATOR);
     if (recording) {
         d12__msg_command_allocator_cannot_reset(self->device_child.device->info_queue);
         return E_FAIL; /* "E_FAIL if there is an actively recording command list referencing the allocator" */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lockrank.h"
 #include "objtable.h"
 
 /* Fibonacci hashing of the handle value and type: handles are allocation addresses, whose low bits are alike. */
@@ -54,18 +55,18 @@ static void grow(d12_objtable *table)
 
 void d12__objtable_add(d12_objtable *table, d12_objtable_entry *entry)
 {
-    pthread_mutex_lock(&table->lock);
+    d12__lock(&table->lock, D12_RANK_OBJTABLE);
     size_t b = bucket_of(table, entry->handle, entry->type);
     entry->next = table->buckets[b];
     table->buckets[b] = entry;
     table->count++;
     grow(table);
-    pthread_mutex_unlock(&table->lock);
+    d12__unlock(&table->lock, D12_RANK_OBJTABLE);
 }
 
 void d12__objtable_remove(d12_objtable *table, d12_objtable_entry *entry)
 {
-    pthread_mutex_lock(&table->lock);
+    d12__lock(&table->lock, D12_RANK_OBJTABLE);
     for (d12_objtable_entry **link = &table->buckets[bucket_of(table, entry->handle, entry->type)]; *link;
          link = &(*link)->next) {
         if (*link == entry) {
@@ -74,7 +75,7 @@ void d12__objtable_remove(d12_objtable *table, d12_objtable_entry *entry)
             break;
         }
     }
-    pthread_mutex_unlock(&table->lock);
+    d12__unlock(&table->lock, D12_RANK_OBJTABLE);
 }
 
 /* The entry for (handle, type), comparing values only. Called with the lock held. */
@@ -104,14 +105,14 @@ char *d12__format_identity(const void *api_object, const char *interface_name, c
 HRESULT d12__objtable_identity(d12_objtable *table, const void *handle, D3D12DDI_HANDLETYPE type, char **out)
 {
     *out = NULL;
-    pthread_mutex_lock(&table->lock);
+    d12__lock(&table->lock, D12_RANK_OBJTABLE);
     const d12_objtable_entry *entry = find(table, handle, type);
     const void *api_object = entry ? entry->api_object : NULL;
     const char *interface_name = entry ? entry->interface_name : NULL;
     bool out_of_memory = false;
     /* Copied under the table lock: the object cannot be destroyed before it is removed from the table. */
     char *name = entry ? d12__object_name_dup(entry->data, &out_of_memory) : NULL;
-    pthread_mutex_unlock(&table->lock);
+    d12__unlock(&table->lock, D12_RANK_OBJTABLE);
     if (!entry)
         return E_INVALIDARG;
     if (!out_of_memory)
@@ -122,8 +123,8 @@ HRESULT d12__objtable_identity(d12_objtable *table, const void *handle, D3D12DDI
 
 bool d12__objtable_contains(d12_objtable *table, const void *handle, D3D12DDI_HANDLETYPE type)
 {
-    pthread_mutex_lock(&table->lock);
+    d12__lock(&table->lock, D12_RANK_OBJTABLE);
     bool found = find(table, handle, type) != NULL;
-    pthread_mutex_unlock(&table->lock);
+    d12__unlock(&table->lock, D12_RANK_OBJTABLE);
     return found;
 }

@@ -8,6 +8,7 @@
 #include "fence.h"
 #include "flush.h"
 #include "list.h"
+#include "lockrank.h"
 #include "queue.h"
 
 typedef enum { OPERATION_SIGNAL, OPERATION_WAIT } operation_kind;
@@ -35,11 +36,11 @@ static const char *const k_operation_names[] = {"Signal", "Wait"};
 
 static void append_operation(struct d12_command_queue *queue, struct d12_queue_operation *operation)
 {
-    pthread_mutex_lock(&queue->lock);
+    d12__lock(&queue->lock, D12_RANK_QUEUE);
     operation->serial = queue->submitted;
     *queue->operations_tail = operation;
     queue->operations_tail = &operation->next;
-    pthread_mutex_unlock(&queue->lock);
+    d12__unlock(&queue->lock, D12_RANK_QUEUE);
 }
 
 /* Take the oldest pending operation that matches what the driver passed back. The driver passes them back in
@@ -48,7 +49,7 @@ static void append_operation(struct d12_command_queue *queue, struct d12_queue_o
 static struct d12_queue_operation *take_operation(struct d12_command_queue *queue, operation_kind kind,
                                                   const D3D12DDIARG_FENCE_OPERATION_0126 *passed)
 {
-    pthread_mutex_lock(&queue->lock);
+    d12__lock(&queue->lock, D12_RANK_QUEUE);
     struct d12_queue_operation *found = NULL;
     for (struct d12_queue_operation **link = &queue->operations; *link; link = &(*link)->next) {
         struct d12_queue_operation *operation = *link;
@@ -61,17 +62,17 @@ static struct d12_queue_operation *take_operation(struct d12_command_queue *queu
             break;
         }
     }
-    pthread_mutex_unlock(&queue->lock);
+    d12__unlock(&queue->lock, D12_RANK_QUEUE);
     return found;
 }
 
 static struct d12_command_queue *find_queue(struct d12_device *device, D3D12DDI_HRTCOMMANDQUEUE handle)
 {
-    pthread_mutex_lock(&device->children_lock);
+    d12__lock(&device->children_lock, D12_RANK_CHILDREN);
     struct d12_command_queue *queue = device->queues;
     while (queue && queue != handle.handle)
         queue = queue->next;
-    pthread_mutex_unlock(&device->children_lock);
+    d12__unlock(&device->children_lock, D12_RANK_CHILDREN);
     return queue;
 }
 
@@ -228,14 +229,14 @@ static void release_submissions(struct d12_submission *submission)
 /* Count the submission (its serial) and keep its retention record. */
 static void record_submission(struct d12_command_queue *queue, struct d12_submission *submission)
 {
-    pthread_mutex_lock(&queue->lock);
+    d12__lock(&queue->lock, D12_RANK_QUEUE);
     uint64_t serial = ++queue->submitted;
     if (submission) {
         submission->serial = serial;
         *queue->submissions_tail = submission;
         queue->submissions_tail = &submission->next;
     }
-    pthread_mutex_unlock(&queue->lock);
+    d12__unlock(&queue->lock, D12_RANK_QUEUE);
 }
 
 #define D12_ECL_STACK_LISTS 16
@@ -284,15 +285,15 @@ void d12_command_queue_ExecuteCommandLists(struct d12_command_queue *self, UINT 
 
 void d12__queues_mark_retirement(struct d12_device *device)
 {
-    pthread_mutex_lock(&device->children_lock);
+    d12__lock(&device->children_lock, D12_RANK_CHILDREN);
     for (struct d12_command_queue *queue = device->queues; queue; queue = queue->next) {
-        pthread_mutex_lock(&queue->lock);
+        d12__lock(&queue->lock, D12_RANK_QUEUE);
         uint64_t completed = atomic_load(&queue->completed);
         if (completed > queue->retire_through)
             queue->retire_through = completed;
-        pthread_mutex_unlock(&queue->lock);
+        d12__unlock(&queue->lock, D12_RANK_QUEUE);
     }
-    pthread_mutex_unlock(&device->children_lock);
+    d12__unlock(&device->children_lock, D12_RANK_CHILDREN);
 }
 
 /* Detach the submissions up to retire_through (the list is in serial order). Called with queue->lock held. */
@@ -313,15 +314,15 @@ static struct d12_submission *detach_retired(struct d12_command_queue *queue)
 void d12__queues_retire(struct d12_device *device)
 {
     struct d12_submission *retired = NULL, **tail = &retired;
-    pthread_mutex_lock(&device->children_lock);
+    d12__lock(&device->children_lock, D12_RANK_CHILDREN);
     for (struct d12_command_queue *queue = device->queues; queue; queue = queue->next) {
-        pthread_mutex_lock(&queue->lock);
+        d12__lock(&queue->lock, D12_RANK_QUEUE);
         *tail = detach_retired(queue);
         while (*tail)
             tail = &(*tail)->next;
-        pthread_mutex_unlock(&queue->lock);
+        d12__unlock(&queue->lock, D12_RANK_QUEUE);
     }
-    pthread_mutex_unlock(&device->children_lock);
+    d12__unlock(&device->children_lock, D12_RANK_CHILDREN);
     release_submissions(retired); /* may destroy command lists (and call the driver): no lock held */
 }
 
@@ -334,22 +335,22 @@ ULONG d12_command_queue_AddRef(struct d12_command_queue *self)
 
 static void link_queue(struct d12_device *device, struct d12_command_queue *queue)
 {
-    pthread_mutex_lock(&device->children_lock);
+    d12__lock(&device->children_lock, D12_RANK_CHILDREN);
     queue->next = device->queues;
     device->queues = queue;
-    pthread_mutex_unlock(&device->children_lock);
+    d12__unlock(&device->children_lock, D12_RANK_CHILDREN);
 }
 
 static void unlink_queue(struct d12_device *device, struct d12_command_queue *queue)
 {
-    pthread_mutex_lock(&device->children_lock);
+    d12__lock(&device->children_lock, D12_RANK_CHILDREN);
     for (struct d12_command_queue **link = &device->queues; *link; link = &(*link)->next) {
         if (*link == queue) {
             *link = queue->next;
             break;
         }
     }
-    pthread_mutex_unlock(&device->children_lock);
+    d12__unlock(&device->children_lock, D12_RANK_CHILDREN);
 }
 
 /* Release what the driver will never pass back now that its queue is gone. */
