@@ -1,0 +1,441 @@
+/* libd12_gpushim.so: the reference driver behind a shim that misbehaves in its GPU-work DDI, one way per
+ * D12_GPUSHIM_MODE (read at OpenAdapter12), so tests/gpu_ddi/test_gpu_ddi.c can prove through the public API how
+ * the runtime treats a broken driver. It exports OpenAdapter12 only (gpu_shim.map); what it saw it appends, one line
+ * per event, to the file named by D12_GPUSHIM_LOG (read at each event, so the test sets it for itself):
+ *   create_queue hr=0x%08X        pfnCreateCommandQueue was called (and what it returned)
+ *   destroy_queue                 pfnDestroyCommandQueue was called
+ *   create_list hr=0x%08X         pfnCreateCommandList was called
+ *   execute count=%u              pfnExecuteCommandLists was called
+ *   signal value=%llu hr=0x%08X   the shim passed a signal back through pfnSignalFenceFromGpuCb; what it returned
+ *   wait value=%llu hr=0x%08X     likewise pfnWaitForFenceFromGpuCb
+ *   list_error kind=%s            pfnSetCommandListErrorCb was called from pfnDrawInstanced
+ *
+ * Modes (unset or `pass`: everything passes through, logged):
+ *   no_gpu                pfnGetOptionalDDITables leaves out DEVICE_CORE, COMMAND_LIST_3D and COMMAND_QUEUE_3D
+ *   partial_gpu           ... leaves out COMMAND_LIST_3D and COMMAND_QUEUE_3D (only DEVICE_CORE offered)
+ *   gpu_null_slot         pfnFillDDITable(COMMAND_LIST_3D) succeeds with pfnDispatch NULL
+ *   gpu_fill_fails        pfnFillDDITable(COMMAND_QUEUE_3D) returns E_FAIL
+ *   queue_zero_size       pfnCalcPrivateCommandQueueSize returns 0          (and the same for the other sizes:
+ *   queue_absurd_size     ... returns SIZE_MAX / 2                           allocator_zero_size, list_zero_size,
+ *                                                                            list_absurd_size, resource_zero_size)
+ *   queue_create_fails    pfnCreateCommandQueue returns E_OUTOFMEMORY without constructing anything
+ *   bogus_signal_value    pfnCreateDevice gets the shim's pKTCallbacks; a signal is passed back with Value + 1000
+ *   bogus_signal_fence    ... with hRTFence replaced by an address that is no fence
+ *   bogus_signal_queue    ... with hRTCommandQueue replaced by an address that is no queue
+ *   signal_twice          ... each signal is passed back twice
+ *   bogus_wait_value      ... a wait is passed back with Value + 1000
+ *   list_error_oom        pfnDrawInstanced calls pfnSetCommandListErrorCb(list, E_OUTOFMEMORY)
+ *   list_error_invalidarg ... with E_INVALIDARG
+ *   list_error_critical   ... with E_FAIL
+ *   list_error_bogus_handle ... with E_OUTOFMEMORY and handles that are no live list: NULL, a stack address, the
+ *                         device's and the last queue's runtime handles, every list destroyed so far */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pthread.h>
+
+#include "refdrv.h"
+
+#define SHIM_EXPORT __attribute__((visibility("default")))
+#define SHIM_BOGUS_VALUE_DELTA 1000u
+#define SHIM_MAX_LISTS 256
+
+typedef enum {
+    MODE_PASS,
+    MODE_NO_GPU,
+    MODE_PARTIAL_GPU,
+    MODE_GPU_NULL_SLOT,
+    MODE_GPU_FILL_FAILS,
+    MODE_QUEUE_ZERO_SIZE,
+    MODE_QUEUE_ABSURD_SIZE,
+    MODE_ALLOCATOR_ZERO_SIZE,
+    MODE_LIST_ZERO_SIZE,
+    MODE_LIST_ABSURD_SIZE,
+    MODE_RESOURCE_ZERO_SIZE,
+    MODE_QUEUE_CREATE_FAILS,
+    MODE_BOGUS_SIGNAL_VALUE,
+    MODE_BOGUS_SIGNAL_FENCE,
+    MODE_BOGUS_SIGNAL_QUEUE,
+    MODE_SIGNAL_TWICE,
+    MODE_BOGUS_WAIT_VALUE,
+    MODE_LIST_ERROR_OOM,
+    MODE_LIST_ERROR_INVALIDARG,
+    MODE_LIST_ERROR_CRITICAL,
+    MODE_LIST_ERROR_BOGUS_HANDLE,
+} shim_mode;
+
+static const struct {
+    const char *name;
+    shim_mode mode;
+} k_modes[] = {
+    {"pass", MODE_PASS},
+    {"no_gpu", MODE_NO_GPU},
+    {"partial_gpu", MODE_PARTIAL_GPU},
+    {"gpu_null_slot", MODE_GPU_NULL_SLOT},
+    {"gpu_fill_fails", MODE_GPU_FILL_FAILS},
+    {"queue_zero_size", MODE_QUEUE_ZERO_SIZE},
+    {"queue_absurd_size", MODE_QUEUE_ABSURD_SIZE},
+    {"allocator_zero_size", MODE_ALLOCATOR_ZERO_SIZE},
+    {"list_zero_size", MODE_LIST_ZERO_SIZE},
+    {"list_absurd_size", MODE_LIST_ABSURD_SIZE},
+    {"resource_zero_size", MODE_RESOURCE_ZERO_SIZE},
+    {"queue_create_fails", MODE_QUEUE_CREATE_FAILS},
+    {"bogus_signal_value", MODE_BOGUS_SIGNAL_VALUE},
+    {"bogus_signal_fence", MODE_BOGUS_SIGNAL_FENCE},
+    {"bogus_signal_queue", MODE_BOGUS_SIGNAL_QUEUE},
+    {"signal_twice", MODE_SIGNAL_TWICE},
+    {"bogus_wait_value", MODE_BOGUS_WAIT_VALUE},
+    {"list_error_oom", MODE_LIST_ERROR_OOM},
+    {"list_error_invalidarg", MODE_LIST_ERROR_INVALIDARG},
+    {"list_error_critical", MODE_LIST_ERROR_CRITICAL},
+    {"list_error_bogus_handle", MODE_LIST_ERROR_BOGUS_HANDLE},
+};
+
+static shim_mode g_mode;
+static D3D12DDI_ADAPTERFUNCS g_inner;
+
+/* The last device's runtime side (the tests make one device at a time). */
+static D3D12DDI_HRTDEVICE g_rt_device;
+static D3D12DDI_CORELAYER_DEVICECALLBACKS_0126 g_callbacks;
+static D3D12DDI_KERNEL_THUNK_CALLBACKS_0110 g_runtime_kt; /* the runtime's */
+static void *g_last_rt_queue;
+
+/* The inner driver's slots the shim wraps. */
+static D3D12DDI_DEVICE_FUNCS_CORE_0126 g_inner_core;
+static D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126 g_inner_queue;
+static D3D12DDI_COMMAND_LIST_FUNCS_3D_0126 g_inner_list;
+
+/* Driver list -> runtime list, and the runtime handles of destroyed lists. Guarded by g_lists_lock. */
+static pthread_mutex_t g_lists_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    void *driver;
+    void *runtime;
+    int live;
+} g_lists[SHIM_MAX_LISTS];
+static unsigned g_list_count;
+
+/* ---- The log ---- */
+
+static pthread_mutex_t g_log_lock = PTHREAD_MUTEX_INITIALIZER;
+
+__attribute__((format(printf, 1, 2))) static void shim_log(const char *format, ...)
+{
+    const char *path = getenv("D12_GPUSHIM_LOG");
+    if (!path || !*path)
+        return;
+    pthread_mutex_lock(&g_log_lock);
+    FILE *file = fopen(path, "a");
+    if (file) {
+        va_list args;
+        va_start(args, format);
+        vfprintf(file, format, args);
+        va_end(args);
+        fputc('\n', file);
+        fclose(file);
+    }
+    pthread_mutex_unlock(&g_log_lock);
+}
+
+/* ---- Device core: sizes and constructors ---- */
+
+static SIZE_T APIENTRY shim_queue_size(D3D12DDI_HDEVICE device, const D3D12DDIARG_CREATECOMMANDQUEUE_0126 *args)
+{
+    if (g_mode == MODE_QUEUE_ZERO_SIZE)
+        return 0;
+    if (g_mode == MODE_QUEUE_ABSURD_SIZE)
+        return SIZE_MAX / 2;
+    return g_inner_core.pfnCalcPrivateCommandQueueSize(device, args);
+}
+
+static HRESULT APIENTRY shim_create_queue(D3D12DDI_HDEVICE device, const D3D12DDIARG_CREATECOMMANDQUEUE_0126 *args,
+                                          D3D12DDI_HCOMMANDQUEUE queue, D3D12DDI_HRTCOMMANDQUEUE rt_queue)
+{
+    HRESULT hr = g_mode == MODE_QUEUE_CREATE_FAILS ? E_OUTOFMEMORY
+                                                   : g_inner_core.pfnCreateCommandQueue(device, args, queue, rt_queue);
+    if (SUCCEEDED(hr))
+        g_last_rt_queue = rt_queue.handle;
+    shim_log("create_queue hr=0x%08X", (unsigned)hr);
+    return hr;
+}
+
+static VOID APIENTRY shim_destroy_queue(D3D12DDI_HDEVICE device, D3D12DDI_HCOMMANDQUEUE queue)
+{
+    shim_log("destroy_queue");
+    g_inner_core.pfnDestroyCommandQueue(device, queue);
+}
+
+static SIZE_T APIENTRY shim_allocator_size(D3D12DDI_HDEVICE device,
+                                           const D3D12DDIARG_CREATECOMMANDALLOCATOR_0126 *args)
+{
+    if (g_mode == MODE_ALLOCATOR_ZERO_SIZE)
+        return 0;
+    return g_inner_core.pfnCalcPrivateCommandAllocatorSize(device, args);
+}
+
+static SIZE_T APIENTRY shim_list_size(D3D12DDI_HDEVICE device, const D3D12DDIARG_CREATECOMMANDLIST_0126 *args)
+{
+    if (g_mode == MODE_LIST_ZERO_SIZE)
+        return 0;
+    if (g_mode == MODE_LIST_ABSURD_SIZE)
+        return SIZE_MAX / 2;
+    return g_inner_core.pfnCalcPrivateCommandListSize(device, args);
+}
+
+static HRESULT APIENTRY shim_create_list(D3D12DDI_HDEVICE device, const D3D12DDIARG_CREATECOMMANDLIST_0126 *args,
+                                         D3D12DDI_HCOMMANDLIST list, D3D12DDI_HRTCOMMANDLIST rt_list)
+{
+    HRESULT hr = g_inner_core.pfnCreateCommandList(device, args, list, rt_list);
+    if (SUCCEEDED(hr)) {
+        pthread_mutex_lock(&g_lists_lock);
+        if (g_list_count < SHIM_MAX_LISTS) {
+            g_lists[g_list_count].driver = list.pDrvPrivate;
+            g_lists[g_list_count].runtime = rt_list.handle;
+            g_lists[g_list_count].live = 1;
+            g_list_count++;
+        }
+        pthread_mutex_unlock(&g_lists_lock);
+    }
+    shim_log("create_list hr=0x%08X", (unsigned)hr);
+    return hr;
+}
+
+static VOID APIENTRY shim_destroy_list(D3D12DDI_HDEVICE device, D3D12DDI_HCOMMANDLIST list)
+{
+    pthread_mutex_lock(&g_lists_lock);
+    for (unsigned i = 0; i < g_list_count; i++) {
+        if (g_lists[i].live && g_lists[i].driver == list.pDrvPrivate)
+            g_lists[i].live = 0; /* its runtime handle is kept: a stale handle for list_error_bogus_handle */
+    }
+    pthread_mutex_unlock(&g_lists_lock);
+    g_inner_core.pfnDestroyCommandList(device, list);
+}
+
+static SIZE_T APIENTRY shim_resource_size(D3D12DDI_HDEVICE device, const D3D12DDIARG_CREATERESOURCE_0126 *args)
+{
+    if (g_mode == MODE_RESOURCE_ZERO_SIZE)
+        return 0;
+    return g_inner_core.pfnCalcPrivateResourceSize(device, args);
+}
+
+/* ---- Queue table ---- */
+
+static VOID APIENTRY shim_execute(D3D12DDI_HCOMMANDQUEUE queue, UINT count, const D3D12DDI_HCOMMANDLIST *lists)
+{
+    shim_log("execute count=%u", count);
+    g_inner_queue.pfnExecuteCommandLists(queue, count, lists);
+}
+
+/* ---- Command list table: pfnDrawInstanced reports recording errors ---- */
+
+static void *runtime_list_of(void *driver_list)
+{
+    void *runtime = NULL;
+    pthread_mutex_lock(&g_lists_lock);
+    for (unsigned i = 0; i < g_list_count && !runtime; i++) {
+        if (g_lists[i].live && g_lists[i].driver == driver_list)
+            runtime = g_lists[i].runtime;
+    }
+    pthread_mutex_unlock(&g_lists_lock);
+    return runtime;
+}
+
+static void list_error(const char *kind, void *handle, HRESULT hr)
+{
+    D3D12DDI_HRTCOMMANDLIST rt_list = {handle};
+    shim_log("list_error kind=%s hr=0x%08X", kind, (unsigned)hr);
+    g_callbacks.pfnSetCommandListErrorCb(g_rt_device, rt_list, hr);
+}
+
+static void bogus_list_errors(void *current)
+{
+    int on_stack = 0;
+    list_error("null", NULL, E_OUTOFMEMORY);
+    list_error("stack", &on_stack, E_OUTOFMEMORY);
+    list_error("device", g_rt_device.handle, E_OUTOFMEMORY); /* a live object, not a list */
+    if (g_last_rt_queue)
+        list_error("queue", g_last_rt_queue, E_OUTOFMEMORY); /* likewise */
+    void *stale[SHIM_MAX_LISTS];
+    unsigned count = 0;
+    pthread_mutex_lock(&g_lists_lock);
+    for (unsigned i = 0; i < g_list_count; i++) {
+        /* A destroyed list's address may have been reused by a live list: that one would be a real list. */
+        int reused = 0;
+        for (unsigned j = 0; j < g_list_count; j++)
+            reused |= g_lists[j].live && g_lists[j].runtime == g_lists[i].runtime;
+        if (!g_lists[i].live && !reused && g_lists[i].runtime != current)
+            stale[count++] = g_lists[i].runtime;
+    }
+    pthread_mutex_unlock(&g_lists_lock);
+    for (unsigned i = 0; i < count; i++)
+        list_error("destroyed_list", stale[i], E_OUTOFMEMORY);
+}
+
+static VOID APIENTRY shim_draw(D3D12DDI_HCOMMANDLIST list, UINT vertices, UINT instances, UINT start_vertex,
+                               UINT start_instance)
+{
+    g_inner_list.pfnDrawInstanced(list, vertices, instances, start_vertex, start_instance);
+    void *rt_list = runtime_list_of(list.pDrvPrivate);
+    switch (g_mode) {
+    case MODE_LIST_ERROR_OOM:
+        list_error("list", rt_list, E_OUTOFMEMORY);
+        break;
+    case MODE_LIST_ERROR_INVALIDARG:
+        list_error("list", rt_list, E_INVALIDARG);
+        break;
+    case MODE_LIST_ERROR_CRITICAL:
+        list_error("list", rt_list, E_FAIL);
+        break;
+    case MODE_LIST_ERROR_BOGUS_HANDLE:
+        bogus_list_errors(rt_list);
+        break;
+    default:
+        break;
+    }
+}
+
+/* ---- pKTCallbacks: what the driver's timeline passes back ---- */
+
+static HRESULT APIENTRY shim_signal_cb(D3D12DDI_HRTDEVICE device, D3D12DDI_HRTCOMMANDQUEUE queue,
+                                       const D3D12DDIARG_FENCE_OPERATION_0126 *operation)
+{
+    D3D12DDIARG_FENCE_OPERATION_0126 passed = *operation;
+    static int not_a_fence, not_a_queue;
+    if (g_mode == MODE_BOGUS_SIGNAL_VALUE)
+        passed.Value += SHIM_BOGUS_VALUE_DELTA;
+    if (g_mode == MODE_BOGUS_SIGNAL_FENCE)
+        passed.hRTFence.handle = &not_a_fence;
+    if (g_mode == MODE_BOGUS_SIGNAL_QUEUE)
+        queue.handle = &not_a_queue;
+    HRESULT hr = g_runtime_kt.pfnSignalFenceFromGpuCb(device, queue, &passed);
+    shim_log("signal value=%llu hr=0x%08X", (unsigned long long)passed.Value, (unsigned)hr);
+    if (g_mode == MODE_SIGNAL_TWICE) {
+        hr = g_runtime_kt.pfnSignalFenceFromGpuCb(device, queue, &passed);
+        shim_log("signal value=%llu hr=0x%08X", (unsigned long long)passed.Value, (unsigned)hr);
+    }
+    return hr;
+}
+
+static HRESULT APIENTRY shim_wait_cb(D3D12DDI_HRTDEVICE device, D3D12DDI_HRTCOMMANDQUEUE queue,
+                                     const D3D12DDIARG_FENCE_OPERATION_0126 *operation)
+{
+    D3D12DDIARG_FENCE_OPERATION_0126 passed = *operation;
+    if (g_mode == MODE_BOGUS_WAIT_VALUE)
+        passed.Value += SHIM_BOGUS_VALUE_DELTA;
+    HRESULT hr = g_runtime_kt.pfnWaitForFenceFromGpuCb(device, queue, &passed);
+    shim_log("wait value=%llu hr=0x%08X", (unsigned long long)passed.Value, (unsigned)hr);
+    return hr;
+}
+
+static const D3D12DDI_KERNEL_THUNK_CALLBACKS_0110 k_shim_kt = {shim_signal_cb, shim_wait_cb};
+
+/* ---- Adapter ---- */
+
+static int gpu_table(D3D12DDI_TABLE_TYPE type)
+{
+    return type == D3D12DDI_TABLE_TYPE_DEVICE_CORE || type == D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D ||
+           type == D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D;
+}
+
+static HRESULT APIENTRY shim_optional_tables(D3D12DDI_HADAPTER adapter, UINT32 *entries,
+                                             D3D12DDI_TABLE_REQUEST *requests)
+{
+    if (g_mode != MODE_NO_GPU && g_mode != MODE_PARTIAL_GPU)
+        return g_inner.pfnGetOptionalDDITables(adapter, entries, requests);
+    if (!entries)
+        return E_INVALIDARG;
+    D3D12DDI_TABLE_REQUEST all[64], kept[64];
+    UINT32 count = 64, left = 0;
+    HRESULT hr = g_inner.pfnGetOptionalDDITables(adapter, &count, all);
+    if (FAILED(hr))
+        return hr;
+    for (UINT32 i = 0; i < count && i < 64; i++) {
+        bool drop = g_mode == MODE_NO_GPU ? gpu_table(all[i].tableType)
+                                          : gpu_table(all[i].tableType) &&
+                                                all[i].tableType != D3D12DDI_TABLE_TYPE_DEVICE_CORE;
+        if (!drop)
+            kept[left++] = all[i];
+    }
+    if (requests) {
+        if (*entries < left)
+            return (HRESULT)0x8007007AL; /* HRESULT_FROM_WIN32(ERROR_INSUFFICIENT_BUFFER) */
+        memcpy(requests, kept, left * sizeof kept[0]);
+    }
+    *entries = left;
+    return S_OK;
+}
+
+static HRESULT APIENTRY shim_fill(D3D12DDI_HADAPTER adapter, D3D12DDI_TABLE_TYPE type, void *table, SIZE_T size,
+                                  UINT number, D3D12DDI_HRTTABLE rt_table)
+{
+    if (g_mode == MODE_GPU_FILL_FAILS && type == D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D)
+        return E_FAIL;
+    HRESULT hr = g_inner.pfnFillDDITable(adapter, type, table, size, number, rt_table);
+    if (FAILED(hr))
+        return hr;
+    if (type == D3D12DDI_TABLE_TYPE_DEVICE_CORE && size >= sizeof g_inner_core) {
+        D3D12DDI_DEVICE_FUNCS_CORE_0126 *funcs = table;
+        g_inner_core = *funcs;
+        funcs->pfnCalcPrivateCommandQueueSize = shim_queue_size;
+        funcs->pfnCreateCommandQueue = shim_create_queue;
+        funcs->pfnDestroyCommandQueue = shim_destroy_queue;
+        funcs->pfnCalcPrivateCommandAllocatorSize = shim_allocator_size;
+        funcs->pfnCalcPrivateCommandListSize = shim_list_size;
+        funcs->pfnCreateCommandList = shim_create_list;
+        funcs->pfnDestroyCommandList = shim_destroy_list;
+        funcs->pfnCalcPrivateResourceSize = shim_resource_size;
+    }
+    if (type == D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D && size >= sizeof g_inner_queue) {
+        D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126 *funcs = table;
+        g_inner_queue = *funcs;
+        funcs->pfnExecuteCommandLists = shim_execute;
+    }
+    if (type == D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D && size >= sizeof g_inner_list) {
+        D3D12DDI_COMMAND_LIST_FUNCS_3D_0126 *funcs = table;
+        g_inner_list = *funcs;
+        funcs->pfnDrawInstanced = shim_draw;
+        if (g_mode == MODE_GPU_NULL_SLOT)
+            funcs->pfnDispatch = NULL;
+    }
+    return S_OK;
+}
+
+static HRESULT APIENTRY shim_create_device(D3D12DDI_HADAPTER adapter, const D3D12DDIARG_CREATEDEVICE_0003 *args)
+{
+    D3D12DDIARG_CREATEDEVICE_0003 wrapped = *args;
+    g_rt_device = args->hRTDevice;
+    g_last_rt_queue = NULL;
+    if ((args->Version >> 16) >= D3D12DDI_BUILD_VERSION_0126)
+        g_callbacks = *args->p12UMCallbacks_0126;
+    if (args->pKTCallbacks) {
+        g_runtime_kt = *args->pKTCallbacks;
+        wrapped.pKTCallbacks = &k_shim_kt; /* the driver's timeline now calls the shim, which calls the runtime */
+    }
+    return g_inner.pfnCreateDevice(adapter, &wrapped);
+}
+
+SHIM_EXPORT HRESULT APIENTRY OpenAdapter12(D3D12DDIARG_OPENADAPTER *args)
+{
+    const char *mode = getenv("D12_GPUSHIM_MODE");
+    bool known = !mode || !*mode;
+    g_mode = MODE_PASS;
+    for (size_t i = 0; mode && i < sizeof k_modes / sizeof k_modes[0]; i++) {
+        if (strcmp(mode, k_modes[i].name) == 0) {
+            g_mode = k_modes[i].mode;
+            known = true;
+        }
+    }
+    if (!known) {
+        fprintf(stderr, "gpushim: unknown D12_GPUSHIM_MODE=%s\n", mode); /* a typo must not pass as `pass` */
+        return E_FAIL;
+    }
+    HRESULT hr = d12_refdrv_OpenAdapter12(args);
+    if (FAILED(hr))
+        return hr;
+    g_inner = *args->pAdapterFuncs;
+    args->pAdapterFuncs->pfnGetOptionalDDITables = shim_optional_tables;
+    args->pAdapterFuncs->pfnFillDDITable = shim_fill;
+    args->pAdapterFuncs->pfnCreateDevice = shim_create_device;
+    return S_OK;
+}

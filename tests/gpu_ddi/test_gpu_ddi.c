@@ -1,0 +1,1067 @@
+/* How the runtime treats a driver that misbehaves in its GPU-work DDI, through libd12rt's public ABI only. The driver
+ * is libd12_gpushim.so (gpu_shim_driver.c): the reference driver, misbehaving one way per D12_GPUSHIM_MODE, logging
+ * what it saw to the file this program names in D12_GPUSHIM_LOG. `test_gpu_ddi CASE` runs one case; CMake registers
+ * each as its own test (gpu_ddi.<case>) with the matching mode. Every case with a device ends with the
+ * reference-leak check: each object released to 0, the device last.
+ *
+ * The rule under test: a broken driver gets the HRESULT the DDI documents (DXGI_ERROR_DRIVER_INTERNAL_ERROR for a
+ * broken DDI contract, the driver's own failure code passed through) and one `d12rt: driver <path>: ...` line on
+ * stderr where the runtime prints one; nothing reaches the application's InfoQueue except where the runtime removes
+ * the device (DRIVER_FENCE_OPERATION_MISMATCH, DEVICE_REMOVED). Each negative case has its positive: `good`, the
+ * same shim passing everything through. */
+#define _GNU_SOURCE
+#define COBJMACROS
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <wsl/winadapter.h>
+#include <directx/d3d12.h>
+#include <directx/d3d12sdklayers.h>
+#include <d12rt/d3d12_ext.h>
+
+#include "harness.h"
+
+/* The runtime's own message IDs (spec/messages.yaml, project range). */
+#define MSG_DEVICE_REMOVED ((D3D12_MESSAGE_ID)0x10006)
+#define MSG_GPU_WORK_UNSUPPORTED ((D3D12_MESSAGE_ID)0x1000E)
+#define MSG_COMMAND_LIST_RECORDING_ERROR ((D3D12_MESSAGE_ID)0x10011)
+#define MSG_DRIVER_FENCE_OPERATION_MISMATCH ((D3D12_MESSAGE_ID)0x10013)
+
+#define WAIT_MS 10000
+#define COPY_SIZE 256
+#define BOGUS_DELTA 1000 /* gpu_shim_driver.c's SHIM_BOGUS_VALUE_DELTA */
+
+static char g_log_path[64];
+
+/* CHECK_EQ_INT that also answers whether it held, printing hex too (HRESULTs). */
+static int check_eq_ret(long long actual, long long expected, const char *file, int line, const char *what)
+{
+    if (d12test_record(actual == expected, file, line, what))
+        return 1;
+    fprintf(stderr, "    actual %lld (0x%llx), expected %lld (0x%llx)\n", actual, (unsigned long long)actual, expected,
+            (unsigned long long)expected);
+    return 0;
+}
+#define CHECK_HR(a, e) check_eq_ret((long long)(a), (long long)(e), __FILE__, __LINE__, #a " == " #e)
+
+static const char *driver_path(void)
+{
+    const char *path = getenv("D12RT_DRIVER");
+    return path ? path : "";
+}
+
+static void sleep_ms(unsigned ms)
+{
+    struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&t, &t) != 0 && errno == EINTR) {
+    }
+}
+
+/* ======== stderr capture ======== */
+
+typedef struct {
+    int saved;
+    int fd;
+    char path[64];
+} capture;
+
+static void capture_begin(capture *c)
+{
+    fflush(stderr);
+    snprintf(c->path, sizeof c->path, "/tmp/d12_gpuddi_err_XXXXXX");
+    c->fd = mkstemp(c->path);
+    c->saved = dup(2);
+    if (c->fd >= 0)
+        dup2(c->fd, 2);
+}
+
+/* Restores fd 2 and returns what was written to it (malloc'd, NUL-terminated), echoing it for the ctest log. */
+static char *capture_end(capture *c)
+{
+    fflush(stderr);
+    dup2(c->saved, 2);
+    close(c->saved);
+    char *text = calloc(1, 65536);
+    if (c->fd >= 0 && text) {
+        ssize_t n = pread(c->fd, text, 65535, 0);
+        text[n > 0 ? n : 0] = 0;
+        close(c->fd);
+        unlink(c->path);
+    }
+    if (text && *text)
+        fprintf(stderr, "[captured stderr]\n%s[end of captured stderr]\n", text);
+    return text;
+}
+
+/* Lines of `text` that begin with `prefix`; the last such line copied into `line` (when not NULL). */
+static unsigned lines_starting(const char *text, const char *prefix, char *line, size_t size)
+{
+    unsigned found = 0;
+    for (const char *p = text; p && *p;) {
+        const char *end = strchr(p, '\n');
+        size_t length = end ? (size_t)(end - p) : strlen(p);
+        if (strncmp(p, prefix, strlen(prefix)) == 0) {
+            found++;
+            if (line && size) {
+                size_t n = length < size - 1 ? length : size - 1;
+                memcpy(line, p, n);
+                line[n] = 0;
+            }
+        }
+        p = end ? end + 1 : NULL;
+    }
+    return found;
+}
+
+/* Exactly one line from the runtime (`d12rt: `), and it is `d12rt: driver <path>: ...<problem>...`. */
+static void expect_one_driver_line(const char *text, const char *problem)
+{
+    char line[1024] = "", prefix[600];
+    CHECK_EQ_INT(lines_starting(text, "d12rt: ", NULL, 0), 1);
+    snprintf(prefix, sizeof prefix, "d12rt: driver %s: ", driver_path());
+    CHECK_EQ_INT(lines_starting(text, prefix, line, sizeof line), 1);
+    if (!CHECK(strstr(line, problem) != NULL))
+        fprintf(stderr, "    line \"%s\" does not say \"%s\"\n", line, problem);
+}
+
+/* ======== the shim's log ======== */
+
+static char *read_log(void)
+{
+    FILE *file = fopen(g_log_path, "r");
+    char *text = calloc(1, 1 << 20);
+    if (file && text) {
+        size_t n = fread(text, 1, (1 << 20) - 1, file);
+        text[n] = 0;
+    }
+    if (file)
+        fclose(file);
+    return text;
+}
+
+/* Log lines that begin with `prefix`. */
+static unsigned log_count(const char *prefix)
+{
+    char *text = read_log();
+    unsigned n = lines_starting(text, prefix, NULL, 0);
+    free(text);
+    return n;
+}
+
+/* Wait (up to WAIT_MS) for `count` log lines beginning with `prefix`; the number there is then. */
+static unsigned log_wait(const char *prefix, unsigned count)
+{
+    unsigned n = 0;
+    for (int waited = 0; waited < WAIT_MS && (n = log_count(prefix)) < count; waited += 2)
+        sleep_ms(2);
+    return n;
+}
+
+static void check_log(const char *prefix, unsigned count, const char *file, int line)
+{
+    char what[256];
+    unsigned n = log_count(prefix);
+    snprintf(what, sizeof what, "%u log lines \"%s...\"", count, prefix);
+    if (!d12test_record(n == count, file, line, what)) {
+        char *all = read_log();
+        fprintf(stderr, "    found %u; the shim's log:\n%s", n, all ? all : "");
+        free(all);
+    }
+}
+#define CHECK_LOG(prefix, count) check_log((prefix), (count), __FILE__, __LINE__)
+
+/* ======== devices, messages, objects ======== */
+
+static void enable_debug_layer(void)
+{
+    ID3D12Debug *debug = NULL;
+    if (CHECK(SUCCEEDED(D3D12GetDebugInterface(&IID_ID3D12Debug, (void **)&debug)))) {
+        ID3D12Debug_EnableDebugLayer(debug);
+        ID3D12Debug_Release(debug);
+    }
+}
+
+static ID3D12Device *create_device(void)
+{
+    enable_debug_layer();
+    ID3D12Device *device = NULL;
+    CHECK_HR(D3D12CreateDevice(NULL, D3D_FEATURE_LEVEL_11_0, &IID_ID3D12Device, (void **)&device), S_OK);
+    return device;
+}
+
+static ID3D12InfoQueue *info_queue_of(ID3D12Device *device)
+{
+    ID3D12InfoQueue *queue = NULL;
+    CHECK_HR(ID3D12Device_QueryInterface(device, &IID_ID3D12InfoQueue, (void **)&queue), S_OK);
+    if (queue)
+        ID3D12InfoQueue_SetMuteDebugOutput(queue, TRUE);
+    return queue;
+}
+
+typedef struct {
+    D3D12_MESSAGE_SEVERITY severity;
+    D3D12_MESSAGE_CATEGORY category;
+} message_info;
+
+/* Stored messages with this ID whose text contains `text` (any when NULL); the last one's severity and category. */
+static unsigned count_id(ID3D12InfoQueue *queue, D3D12_MESSAGE_ID id, const char *text, message_info *info)
+{
+    unsigned found = 0;
+    UINT64 count = queue ? ID3D12InfoQueue_GetNumStoredMessages(queue) : 0;
+    for (UINT64 i = 0; i < count; i++) {
+        SIZE_T length = 0;
+        ID3D12InfoQueue_GetMessage(queue, i, NULL, &length);
+        D3D12_MESSAGE *message = malloc(length);
+        if (message && SUCCEEDED(ID3D12InfoQueue_GetMessage(queue, i, message, &length)) && message->ID == id &&
+            (!text || strstr(message->pDescription, text))) {
+            found++;
+            if (info) {
+                info->severity = message->Severity;
+                info->category = message->Category;
+            }
+        }
+        free(message);
+    }
+    return found;
+}
+
+/* Stored messages of severity ERROR or CORRUPTION. */
+static unsigned count_severe(ID3D12InfoQueue *queue)
+{
+    unsigned found = 0;
+    UINT64 count = queue ? ID3D12InfoQueue_GetNumStoredMessages(queue) : 0;
+    for (UINT64 i = 0; i < count; i++) {
+        SIZE_T length = 0;
+        ID3D12InfoQueue_GetMessage(queue, i, NULL, &length);
+        D3D12_MESSAGE *message = malloc(length);
+        if (message && SUCCEEDED(ID3D12InfoQueue_GetMessage(queue, i, message, &length)) &&
+            message->Severity <= D3D12_MESSAGE_SEVERITY_ERROR)
+            found++;
+        free(message);
+    }
+    return found;
+}
+
+static void dump_messages(ID3D12InfoQueue *queue)
+{
+    UINT64 count = queue ? ID3D12InfoQueue_GetNumStoredMessages(queue) : 0;
+    for (UINT64 i = 0; i < count; i++) {
+        SIZE_T length = 0;
+        ID3D12InfoQueue_GetMessage(queue, i, NULL, &length);
+        D3D12_MESSAGE *message = malloc(length);
+        if (message && SUCCEEDED(ID3D12InfoQueue_GetMessage(queue, i, message, &length)))
+            fprintf(stderr, "    message 0x%x (severity %d): %s\n", (unsigned)message->ID, (int)message->Severity,
+                    message->pDescription);
+        free(message);
+    }
+}
+
+/* Exactly one message with `id` whose text contains `text`. */
+#define EXPECT_MSG(iq, id, text)                                                                                \
+    do {                                                                                                        \
+        unsigned n_ = count_id((iq), (id), (text), NULL);                                                       \
+        if (!d12test_record(n_ == 1, __FILE__, __LINE__, "one message " #id " " #text)) {                       \
+            fprintf(stderr, "    found %u; stored:\n", n_);                                                     \
+            dump_messages(iq);                                                                                  \
+        }                                                                                                       \
+    } while (0)
+
+/* The InfoQueue holds nothing at all (a broken driver's failure is not the application's error). */
+#define EXPECT_NO_MESSAGES(iq)                                                                                  \
+    do {                                                                                                        \
+        UINT64 n_ = (iq) ? ID3D12InfoQueue_GetNumStoredMessages(iq) : 0;                                        \
+        if (!d12test_record(n_ == 0, __FILE__, __LINE__, "no message in the InfoQueue"))                        \
+            dump_messages(iq);                                                                                  \
+    } while (0)
+
+#define EXPECT_NO_SEVERE(iq)                                                                                    \
+    do {                                                                                                        \
+        if (!d12test_record(count_severe(iq) == 0, __FILE__, __LINE__, "no ERROR/CORRUPTION message"))          \
+            dump_messages(iq);                                                                                  \
+    } while (0)
+
+/* Release and check the count reached 0 (the leak check). */
+#define RELEASE_LAST(obj) CHECK_EQ_INT(IUnknown_Release((IUnknown *)(obj)), 0)
+
+/* The device's reference count now (AddRef + Release). */
+static ULONG refcount(ID3D12Device *device)
+{
+    ID3D12Device_AddRef(device);
+    return ID3D12Device_Release(device);
+}
+
+/* Poll GetDeviceRemovedReason until it is not S_OK (up to WAIT_MS); the reason. */
+static HRESULT wait_removed(ID3D12Device *device)
+{
+    HRESULT reason = S_OK;
+    for (int waited = 0; waited < WAIT_MS && (reason = ID3D12Device_GetDeviceRemovedReason(device)) == S_OK;
+         waited += 2)
+        sleep_ms(2);
+    return reason;
+}
+
+static D3D12_RESOURCE_DESC buffer_desc(UINT64 width)
+{
+    D3D12_RESOURCE_DESC desc = {0};
+    desc.Dimension = D3D12_RESOURCE_DIMENSION_BUFFER;
+    desc.Width = width;
+    desc.Height = 1;
+    desc.DepthOrArraySize = 1;
+    desc.MipLevels = 1;
+    desc.Format = DXGI_FORMAT_UNKNOWN;
+    desc.SampleDesc.Count = 1;
+    desc.Layout = D3D12_TEXTURE_LAYOUT_ROW_MAJOR;
+    return desc;
+}
+
+static HRESULT create_buffer(ID3D12Device *device, D3D12_HEAP_TYPE type, UINT64 width, ID3D12Resource **out)
+{
+    D3D12_HEAP_PROPERTIES heap = {0};
+    heap.Type = type;
+    D3D12_RESOURCE_DESC desc = buffer_desc(width);
+    D3D12_RESOURCE_STATES state = type == D3D12_HEAP_TYPE_UPLOAD ? D3D12_RESOURCE_STATE_GENERIC_READ
+                                  : D3D12_RESOURCE_STATE_COPY_DEST;
+    return ID3D12Device_CreateCommittedResource(device, &heap, D3D12_HEAP_FLAG_NONE, &desc, state, NULL,
+                                               &IID_ID3D12Resource, (void **)out);
+}
+
+static ID3D12Resource *make_buffer(ID3D12Device *device, D3D12_HEAP_TYPE type, UINT64 width)
+{
+    ID3D12Resource *resource = NULL;
+    CHECK_HR(create_buffer(device, type, width, &resource), S_OK);
+    return resource;
+}
+
+static int new_event(void)
+{
+    int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    CHECK(fd >= 0);
+    return fd;
+}
+
+static HANDLE as_handle(int fd)
+{
+    return (HANDLE)(intptr_t)fd;
+}
+
+static bool fired(int fd, int ms)
+{
+    struct pollfd p = {fd, POLLIN, 0};
+    if (poll(&p, 1, ms) != 1)
+        return false;
+    uint64_t value = 0;
+    return read(fd, &value, sizeof value) == sizeof value;
+}
+
+static bool wait_fence(ID3D12Fence *fence, UINT64 value)
+{
+    int fd = new_event();
+    bool ok = ID3D12Fence_SetEventOnCompletion(fence, value, as_handle(fd)) == S_OK && fired(fd, WAIT_MS);
+    close(fd);
+    return ok;
+}
+
+static ID3D12Fence *make_fence(ID3D12Device *device)
+{
+    ID3D12Fence *fence = NULL;
+    CHECK_HR(ID3D12Device_CreateFence(device, 0, D3D12_FENCE_FLAG_NONE, &IID_ID3D12Fence, (void **)&fence), S_OK);
+    return fence;
+}
+
+static HRESULT create_queue(ID3D12Device *device, ID3D12CommandQueue **out)
+{
+    D3D12_COMMAND_QUEUE_DESC desc = {D3D12_COMMAND_LIST_TYPE_DIRECT, 0, D3D12_COMMAND_QUEUE_FLAG_NONE, 0};
+    return ID3D12Device_CreateCommandQueue(device, &desc, &IID_ID3D12CommandQueue, (void **)out);
+}
+
+static HRESULT create_allocator(ID3D12Device *device, ID3D12CommandAllocator **out)
+{
+    return ID3D12Device_CreateCommandAllocator(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &IID_ID3D12CommandAllocator,
+                                               (void **)out);
+}
+
+static HRESULT create_list(ID3D12Device *device, ID3D12CommandAllocator *allocator, ID3D12GraphicsCommandList **out)
+{
+    return ID3D12Device_CreateCommandList(device, 0, D3D12_COMMAND_LIST_TYPE_DIRECT, allocator, NULL,
+                                          &IID_ID3D12GraphicsCommandList, (void **)out);
+}
+
+/* A direct queue with its allocator, its list (open as created) and a fence. */
+typedef struct {
+    ID3D12CommandQueue *queue;
+    ID3D12CommandAllocator *allocator;
+    ID3D12GraphicsCommandList *list;
+    ID3D12Fence *fence;
+    UINT64 value;
+} gpu_context;
+
+static bool make_context(ID3D12Device *device, gpu_context *ctx)
+{
+    memset(ctx, 0, sizeof *ctx);
+    return CHECK_HR(create_queue(device, &ctx->queue), S_OK) && CHECK_HR(create_allocator(device, &ctx->allocator), S_OK) &&
+           CHECK_HR(create_list(device, ctx->allocator, &ctx->list), S_OK) && (ctx->fence = make_fence(device)) != NULL;
+}
+
+static void release_context(gpu_context *ctx)
+{
+    if (ctx->list)
+        RELEASE_LAST(ctx->list);
+    if (ctx->allocator)
+        RELEASE_LAST(ctx->allocator);
+    if (ctx->queue)
+        RELEASE_LAST(ctx->queue);
+    if (ctx->fence)
+        RELEASE_LAST(ctx->fence);
+    memset(ctx, 0, sizeof *ctx);
+}
+
+static void execute(ID3D12CommandQueue *queue, ID3D12GraphicsCommandList *list)
+{
+    ID3D12CommandList *lists[] = {(ID3D12CommandList *)list};
+    ID3D12CommandQueue_ExecuteCommandLists(queue, 1, lists);
+}
+
+/* Signal the context's fence on its queue and wait until the GPU reaches it. */
+static bool finish(gpu_context *ctx)
+{
+    ctx->value++;
+    return CHECK_HR(ID3D12CommandQueue_Signal(ctx->queue, ctx->fence, ctx->value), S_OK) &&
+           CHECK(wait_fence(ctx->fence, ctx->value)) &&
+           CHECK_HR(ID3D12Fence_GetCompletedValue(ctx->fence), (long long)ctx->value);
+}
+
+static void transition(ID3D12GraphicsCommandList *list, ID3D12Resource *resource, D3D12_RESOURCE_STATES before,
+                       D3D12_RESOURCE_STATES after)
+{
+    D3D12_RESOURCE_BARRIER barrier = {0};
+    barrier.Type = D3D12_RESOURCE_BARRIER_TYPE_TRANSITION;
+    barrier.Transition.pResource = resource;
+    barrier.Transition.Subresource = D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES;
+    barrier.Transition.StateBefore = before;
+    barrier.Transition.StateAfter = after;
+    ID3D12GraphicsCommandList_ResourceBarrier(list, 1, &barrier);
+}
+
+/* A CPU fence works: Signal, GetCompletedValue, an event at a reached value and at one reached later. */
+static void check_cpu_fence(ID3D12Device *device)
+{
+    ID3D12Fence *fence = make_fence(device);
+    if (!fence)
+        return;
+    CHECK_HR(ID3D12Fence_Signal(fence, 7), S_OK);
+    CHECK_EQ_INT(ID3D12Fence_GetCompletedValue(fence), 7);
+    int fd = new_event();
+    CHECK_HR(ID3D12Fence_SetEventOnCompletion(fence, 5, as_handle(fd)), S_OK);
+    CHECK(fired(fd, WAIT_MS));
+    CHECK_HR(ID3D12Fence_SetEventOnCompletion(fence, 9, as_handle(fd)), S_OK);
+    CHECK(!fired(fd, 50));
+    CHECK_HR(ID3D12Fence_Signal(fence, 9), S_OK);
+    CHECK(fired(fd, WAIT_MS));
+    close(fd);
+    RELEASE_LAST(fence);
+}
+
+/* ======== good: the shim passes everything through (the positive case of every rule below) ======== */
+
+static void test_good(void)
+{
+    ID3D12Device *device = create_device();
+    if (!device)
+        return;
+    ID3D12InfoQueue *iq = info_queue_of(device);
+    gpu_context ctx;
+    ID3D12Resource *upload = make_buffer(device, D3D12_HEAP_TYPE_UPLOAD, COPY_SIZE);
+    ID3D12Resource *def = make_buffer(device, D3D12_HEAP_TYPE_DEFAULT, COPY_SIZE);
+    ID3D12Resource *readback = make_buffer(device, D3D12_HEAP_TYPE_READBACK, COPY_SIZE);
+    if (!make_context(device, &ctx) || !upload || !def || !readback)
+        return;
+    CHECK_LOG("create_queue hr=0x00000000", 1);
+    CHECK_LOG("create_list hr=0x00000000", 1);
+
+    unsigned char *data = NULL, expected[COPY_SIZE], got[COPY_SIZE];
+    CHECK_HR(ID3D12Resource_Map(upload, 0, NULL, (void **)&data), S_OK);
+    for (int i = 0; data && i < COPY_SIZE; i++)
+        data[i] = expected[i] = (unsigned char)(3 + i * 7);
+    ID3D12Resource_Unmap(upload, 0, NULL);
+
+    /* A draw through the shim's pfnDrawInstanced (it reports nothing in this mode), then a copy round trip. */
+    ID3D12GraphicsCommandList_DrawInstanced(ctx.list, 3, 1, 0, 0);
+    ID3D12GraphicsCommandList_CopyResource(ctx.list, def, upload);
+    transition(ctx.list, def, D3D12_RESOURCE_STATE_COPY_DEST, D3D12_RESOURCE_STATE_COPY_SOURCE);
+    ID3D12GraphicsCommandList_CopyResource(ctx.list, readback, def);
+    CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
+    execute(ctx.queue, ctx.list);
+    CHECK_LOG("execute count=1", 1);
+    finish(&ctx);
+    CHECK(log_wait("signal value=1 hr=0x00000000", 1) == 1);
+    memset(got, 0, sizeof got);
+    CHECK_HR(ID3D12Resource_Map(readback, 0, NULL, (void **)&data), S_OK);
+    if (data) {
+        memcpy(got, data, COPY_SIZE);
+        ID3D12Resource_Unmap(readback, 0, NULL);
+    }
+    CHECK(memcmp(got, expected, COPY_SIZE) == 0);
+
+    /* A GPU-side wait passed back through the shim's pfnWaitForFenceFromGpuCb, satisfied. */
+    ID3D12Fence *gate = make_fence(device);
+    if (gate) {
+        CHECK_HR(ID3D12CommandQueue_Wait(ctx.queue, gate, 1), S_OK);
+        CHECK_HR(ID3D12Fence_Signal(gate, 1), S_OK);
+        finish(&ctx);
+        CHECK(log_wait("wait value=1 hr=0x00000000", 1) == 1);
+        RELEASE_LAST(gate);
+    }
+    CHECK(log_wait("signal value=2 hr=0x00000000", 1) == 1);
+    CHECK_LOG("list_error", 0);
+    CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), S_OK);
+    EXPECT_NO_SEVERE(iq);
+
+    RELEASE_LAST(upload);
+    RELEASE_LAST(def);
+    RELEASE_LAST(readback);
+    release_context(&ctx);
+    CHECK_LOG("destroy_queue", 1);
+    ID3D12InfoQueue_Release(iq);
+    RELEASE_LAST(device);
+}
+
+/* ======== no_gpu: a driver without the GPU-work tables ======== */
+
+static void expect_unsupported(ID3D12InfoQueue *iq, const char *method)
+{
+    char text[700];
+    snprintf(text, sizeof text, "%s: the driver %s offers no GPU-work tables", method, driver_path());
+    message_info info = {0};
+    unsigned n = count_id(iq, MSG_GPU_WORK_UNSUPPORTED, text, &info);
+    if (!CHECK_HR(n, 1)) {
+        fprintf(stderr, "    expected \"%s\"; stored:\n", text);
+        dump_messages(iq);
+    }
+    CHECK_EQ_INT(info.severity, D3D12_MESSAGE_SEVERITY_ERROR);
+    CHECK_EQ_INT(info.category, D3D12_MESSAGE_CATEGORY_STATE_CREATION);
+    ID3D12InfoQueue_ClearStoredMessages(iq);
+}
+
+static void test_no_gpu(void)
+{
+    ID3D12Device *device = create_device();
+    if (!device)
+        return;
+    ID3D12InfoQueue *iq = info_queue_of(device);
+    ID3D12InfoQueue_ClearStoredMessages(iq);
+
+    ID3D12CommandQueue *queue = (void *)1;
+    CHECK_HR(create_queue(device, &queue), DXGI_ERROR_UNSUPPORTED);
+    CHECK(queue == NULL);
+    expect_unsupported(iq, "ID3D12Device::CreateCommandQueue");
+
+    ID3D12CommandAllocator *allocator = (void *)1;
+    CHECK_HR(create_allocator(device, &allocator), DXGI_ERROR_UNSUPPORTED);
+    CHECK(allocator == NULL);
+    expect_unsupported(iq, "ID3D12Device::CreateCommandAllocator");
+
+    ID3D12GraphicsCommandList *list = (void *)1;
+    CHECK_HR(create_list(device, NULL, &list), DXGI_ERROR_UNSUPPORTED);
+    CHECK(list == NULL);
+    expect_unsupported(iq, "ID3D12Device::CreateCommandList");
+
+    ID3D12Resource *buffer = (void *)1;
+    CHECK_HR(create_buffer(device, D3D12_HEAP_TYPE_UPLOAD, 256, &buffer), DXGI_ERROR_UNSUPPORTED);
+    CHECK(buffer == NULL);
+    expect_unsupported(iq, "ID3D12Device::CreateCommittedResource");
+
+    /* Fences are the runtime's: they work without GPU work. */
+    check_cpu_fence(device);
+    EXPECT_NO_MESSAGES(iq);
+    CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), S_OK);
+    CHECK_LOG("create_queue", 0);
+    ID3D12InfoQueue_Release(iq);
+    RELEASE_LAST(device);
+}
+
+/* ======== A broken GPU-work table at adapter init: no device ======== */
+
+static void adapter_init_fails(const char *problem)
+{
+    enable_debug_layer();
+    /* NULL going in: D3D12CreateDevice, unlike the Create* methods, leaves *ppDevice alone when it fails (nothing
+     * documents either way for D3D12CreateDevice), so only "no device came out" is asserted. */
+    ID3D12Device *device = NULL;
+    capture c;
+    capture_begin(&c);
+    HRESULT hr = D3D12CreateDevice(NULL, D3D_FEATURE_LEVEL_11_0, &IID_ID3D12Device, (void **)&device);
+    char *text = capture_end(&c);
+    CHECK_HR(hr, DXGI_ERROR_DRIVER_INTERNAL_ERROR);
+    CHECK(device == NULL);
+    expect_one_driver_line(text ? text : "", problem);
+    free(text);
+    /* The adapter stays broken: a second attempt fails the same way. */
+    CHECK_HR(D3D12CreateDevice(NULL, D3D_FEATURE_LEVEL_11_0, &IID_ID3D12Device, (void **)&device),
+             DXGI_ERROR_DRIVER_INTERNAL_ERROR);
+    CHECK(device == NULL);
+    CHECK_LOG("create_queue", 0);
+}
+
+static void test_partial_gpu(void)
+{
+    adapter_init_fails("it offers 1 of the three GPU-work tables");
+}
+
+static void test_gpu_null_slot(void)
+{
+    adapter_init_fails("the COMMAND_LIST_3D table has a NULL slot");
+}
+
+static void test_gpu_fill_fails(void)
+{
+    adapter_init_fails("pfnFillDDITable(COMMAND_QUEUE_3D) failed (0x80004005) though the table is offered");
+}
+
+/* ======== pfnCalcPrivate*Size out of range: that creation fails, the device stays ======== */
+
+typedef enum { OBJECT_QUEUE, OBJECT_ALLOCATOR, OBJECT_LIST, OBJECT_RESOURCE } object_kind;
+
+static HRESULT create_broken(ID3D12Device *device, object_kind kind, ID3D12CommandAllocator *allocator, void **out)
+{
+    switch (kind) {
+    case OBJECT_QUEUE: return create_queue(device, (ID3D12CommandQueue **)out);
+    case OBJECT_ALLOCATOR: return create_allocator(device, (ID3D12CommandAllocator **)out);
+    case OBJECT_LIST: return create_list(device, allocator, (ID3D12GraphicsCommandList **)out);
+    default: return create_buffer(device, D3D12_HEAP_TYPE_UPLOAD, COPY_SIZE, (ID3D12Resource **)out);
+    }
+}
+
+static void private_size_rejected(object_kind kind, const char *problem, const char *constructor_log)
+{
+    ID3D12Device *device = create_device();
+    if (!device)
+        return;
+    ID3D12InfoQueue *iq = info_queue_of(device);
+    ID3D12CommandAllocator *allocator = NULL;
+    if (kind == OBJECT_LIST)
+        CHECK_HR(create_allocator(device, &allocator), S_OK);
+    ID3D12InfoQueue_ClearStoredMessages(iq);
+    ULONG refs = refcount(device);
+
+    for (int attempt = 0; attempt < 2; attempt++) {
+        void *object = (void *)1;
+        capture c;
+        capture_begin(&c);
+        HRESULT hr = create_broken(device, kind, allocator, &object);
+        char *text = capture_end(&c);
+        CHECK_HR(hr, DXGI_ERROR_DRIVER_INTERNAL_ERROR);
+        CHECK(object == NULL);
+        expect_one_driver_line(text ? text : "", problem);
+        free(text);
+    }
+    /* The driver's constructor was never called with memory the runtime refused to allocate. */
+    if (constructor_log)
+        CHECK_LOG(constructor_log, 0);
+    /* Nothing half-made keeps a reference on the device; nothing reaches the InfoQueue; the device stays. */
+    CHECK_EQ_INT(refcount(device), refs);
+    EXPECT_NO_MESSAGES(iq);
+    CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), S_OK);
+
+    /* The other objects still work. */
+    ID3D12CommandQueue *queue = NULL;
+    ID3D12GraphicsCommandList *list = NULL;
+    ID3D12Fence *fence = make_fence(device);
+    if (kind != OBJECT_QUEUE)
+        CHECK_HR(create_queue(device, &queue), S_OK);
+    if (kind != OBJECT_ALLOCATOR && kind != OBJECT_LIST)
+        CHECK_HR(create_allocator(device, &allocator), S_OK);
+    if (kind != OBJECT_LIST && allocator)
+        CHECK_HR(create_list(device, allocator, &list), S_OK);
+    if (kind != OBJECT_RESOURCE) {
+        ID3D12Resource *buffer = make_buffer(device, D3D12_HEAP_TYPE_UPLOAD, COPY_SIZE);
+        void *data = NULL;
+        if (buffer) {
+            CHECK_HR(ID3D12Resource_Map(buffer, 0, NULL, &data), S_OK);
+            CHECK(data != NULL);
+            ID3D12Resource_Unmap(buffer, 0, NULL);
+            RELEASE_LAST(buffer);
+        }
+    }
+    if (list) {
+        CHECK_HR(ID3D12GraphicsCommandList_Close(list), S_OK);
+        if (queue)
+            execute(queue, list);
+    }
+    if (queue && fence) {
+        CHECK_HR(ID3D12CommandQueue_Signal(queue, fence, 1), S_OK);
+        CHECK(wait_fence(fence, 1));
+    }
+    check_cpu_fence(device);
+    EXPECT_NO_SEVERE(iq);
+    CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), S_OK);
+
+    if (list)
+        RELEASE_LAST(list);
+    if (allocator)
+        RELEASE_LAST(allocator);
+    if (queue)
+        RELEASE_LAST(queue);
+    if (fence)
+        RELEASE_LAST(fence);
+    ID3D12InfoQueue_Release(iq);
+    RELEASE_LAST(device);
+}
+
+static void test_queue_zero_size(void)
+{
+    private_size_rejected(OBJECT_QUEUE, "pfnCalcPrivateCommandQueueSize returned 0 (accepted: 1 to", "create_queue");
+}
+
+static void test_queue_absurd_size(void)
+{
+    char problem[128];
+    snprintf(problem, sizeof problem, "pfnCalcPrivateCommandQueueSize returned %zu (accepted: 1 to",
+             (size_t)SIZE_MAX / 2);
+    private_size_rejected(OBJECT_QUEUE, problem, "create_queue");
+}
+
+static void test_allocator_zero_size(void)
+{
+    private_size_rejected(OBJECT_ALLOCATOR, "pfnCalcPrivateCommandAllocatorSize returned 0 (accepted: 1 to", NULL);
+}
+
+static void test_list_zero_size(void)
+{
+    private_size_rejected(OBJECT_LIST, "pfnCalcPrivateCommandListSize returned 0 (accepted: 1 to", "create_list");
+}
+
+static void test_list_absurd_size(void)
+{
+    char problem[128];
+    snprintf(problem, sizeof problem, "pfnCalcPrivateCommandListSize returned %zu (accepted: 1 to",
+             (size_t)SIZE_MAX / 2);
+    private_size_rejected(OBJECT_LIST, problem, "create_list");
+}
+
+static void test_resource_zero_size(void)
+{
+    private_size_rejected(OBJECT_RESOURCE, "pfnCalcPrivateResourceSize returned 0 (accepted: 1 to", NULL);
+}
+
+/* ======== queue_create_fails: the driver's own failure code comes back, nothing leaks ======== */
+
+static void test_queue_create_fails(void)
+{
+    ID3D12Device *device = create_device();
+    if (!device)
+        return;
+    ID3D12InfoQueue *iq = info_queue_of(device);
+    ID3D12InfoQueue_ClearStoredMessages(iq);
+    ULONG refs = refcount(device);
+    for (int attempt = 0; attempt < 3; attempt++) {
+        ID3D12CommandQueue *queue = (void *)1;
+        capture c;
+        capture_begin(&c);
+        HRESULT hr = create_queue(device, &queue);
+        char *text = capture_end(&c);
+        CHECK_HR(hr, E_OUTOFMEMORY);
+        CHECK(queue == NULL);
+        /* The driver's code passed through: not a broken driver, so no `d12rt: driver` line. */
+        CHECK_EQ_INT(lines_starting(text ? text : "", "d12rt: ", NULL, 0), 0);
+        free(text);
+    }
+    CHECK_LOG("create_queue hr=0x8007000E", 3);
+    CHECK_LOG("destroy_queue", 0); /* a queue the driver never constructed is never destructed */
+    CHECK_EQ_INT(refcount(device), refs);
+    EXPECT_NO_MESSAGES(iq);
+    CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), S_OK);
+
+    /* The rest still works. */
+    ID3D12CommandAllocator *allocator = NULL;
+    ID3D12GraphicsCommandList *list = NULL;
+    CHECK_HR(create_allocator(device, &allocator), S_OK);
+    if (allocator) {
+        CHECK_HR(create_list(device, allocator, &list), S_OK);
+        if (list) {
+            CHECK_HR(ID3D12GraphicsCommandList_Close(list), S_OK);
+            RELEASE_LAST(list);
+        }
+        RELEASE_LAST(allocator);
+    }
+    check_cpu_fence(device);
+    ID3D12InfoQueue_Release(iq);
+    RELEASE_LAST(device);
+}
+
+/* ======== Fence operations the queue never submitted: the device is removed ======== */
+
+/* After the broken pass-back: removed with DXGI_ERROR_DRIVER_INTERNAL_ERROR, one DRIVER_FENCE_OPERATION_MISMATCH
+ * (CORRUPTION, EXECUTION) naming the driver, the operation and the value passed back, one DEVICE_REMOVED; the fence
+ * reads UINT64_MAX (removed), never the bogus value; the callback returned E_INVALIDARG to the driver. */
+static void expect_mismatch_removal(ID3D12Device *device, ID3D12InfoQueue *iq, ID3D12Fence *fence,
+                                    const char *operation, unsigned long long value, const char *log_line)
+{
+    CHECK_HR(wait_removed(device), DXGI_ERROR_DRIVER_INTERNAL_ERROR);
+    CHECK(log_wait(log_line, 1) == 1);
+    char text[800];
+    snprintf(text, sizeof text, "the driver %s passed back a fence operation (%s, value %llu)", driver_path(),
+             operation, value);
+    message_info info = {0};
+    unsigned n = count_id(iq, MSG_DRIVER_FENCE_OPERATION_MISMATCH, text, &info);
+    if (!CHECK_HR(n, 1)) {
+        fprintf(stderr, "    expected \"%s\"; stored:\n", text);
+        dump_messages(iq);
+    }
+    CHECK_EQ_INT(info.severity, D3D12_MESSAGE_SEVERITY_CORRUPTION);
+    CHECK_EQ_INT(info.category, D3D12_MESSAGE_CATEGORY_EXECUTION);
+    CHECK_EQ_INT(count_id(iq, MSG_DRIVER_FENCE_OPERATION_MISMATCH, NULL, NULL), 1);
+    EXPECT_MSG(iq, MSG_DEVICE_REMOVED, "0x887a0020");
+    CHECK(ID3D12Fence_GetCompletedValue(fence) == UINT64_MAX);
+    /* Removed: no new work, no new objects. */
+    ID3D12CommandQueue *queue = (void *)1;
+    CHECK_HR(create_queue(device, &queue), DXGI_ERROR_DEVICE_REMOVED);
+    CHECK(queue == NULL);
+}
+
+static void bogus_pass_back(const char *operation, unsigned long long value, const char *log_line)
+{
+    ID3D12Device *device = create_device();
+    if (!device)
+        return;
+    ID3D12InfoQueue *iq = info_queue_of(device);
+    ID3D12CommandQueue *queue = NULL;
+    ID3D12Fence *fence = make_fence(device);
+    if (!CHECK_HR(create_queue(device, &queue), S_OK) || !fence)
+        return;
+    ID3D12InfoQueue_ClearStoredMessages(iq);
+    if (strcmp(operation, "Wait") == 0)
+        CHECK_HR(ID3D12CommandQueue_Wait(queue, fence, 5), S_OK);
+    else
+        CHECK_HR(ID3D12CommandQueue_Signal(queue, fence, 5), S_OK);
+    expect_mismatch_removal(device, iq, fence, operation, value, log_line);
+    CHECK_HR(ID3D12CommandQueue_Signal(queue, fence, 6), DXGI_ERROR_DEVICE_REMOVED);
+    RELEASE_LAST(queue);
+    RELEASE_LAST(fence);
+    ID3D12InfoQueue_Release(iq);
+    RELEASE_LAST(device);
+}
+
+static void test_bogus_signal_value(void)
+{
+    bogus_pass_back("Signal", 5 + BOGUS_DELTA, "signal value=1005 hr=0x80070057");
+}
+
+static void test_bogus_signal_fence(void)
+{
+    bogus_pass_back("Signal", 5, "signal value=5 hr=0x80070057");
+}
+
+static void test_bogus_signal_queue(void)
+{
+    bogus_pass_back("Signal", 5, "signal value=5 hr=0x80070057");
+}
+
+static void test_bogus_wait_value(void)
+{
+    /* The runtime answers at once (it does not block the timeline on a wait it never submitted). */
+    bogus_pass_back("Wait", 5 + BOGUS_DELTA, "wait value=1005 hr=0x80070057");
+}
+
+/* The driver passes one signal back twice: the first sets the fence, the second removes the device. */
+static void test_signal_twice(void)
+{
+    ID3D12Device *device = create_device();
+    if (!device)
+        return;
+    ID3D12InfoQueue *iq = info_queue_of(device);
+    ID3D12CommandQueue *queue = NULL;
+    ID3D12Fence *fence = make_fence(device);
+    if (!CHECK_HR(create_queue(device, &queue), S_OK) || !fence)
+        return;
+    ID3D12InfoQueue_ClearStoredMessages(iq);
+    CHECK_HR(ID3D12CommandQueue_Signal(queue, fence, 5), S_OK);
+    CHECK(log_wait("signal value=5 hr=0x00000000", 1) == 1);
+    expect_mismatch_removal(device, iq, fence, "Signal", 5, "signal value=5 hr=0x80070057");
+    CHECK_LOG("signal value=5 hr=0x00000000", 1);
+    RELEASE_LAST(queue);
+    RELEASE_LAST(fence);
+    ID3D12InfoQueue_Release(iq);
+    RELEASE_LAST(device);
+}
+
+/* ======== pfnSetCommandListErrorCb ======== */
+
+/* E_OUTOFMEMORY / E_INVALIDARG: a recording error. Close returns it, executing the list submits nothing, the device
+ * stays, Reset clears it. */
+static void recording_error(HRESULT code, const char *log_line, const char *code_text)
+{
+    ID3D12Device *device = create_device();
+    if (!device)
+        return;
+    ID3D12InfoQueue *iq = info_queue_of(device);
+    gpu_context ctx;
+    if (!make_context(device, &ctx))
+        return;
+    ID3D12InfoQueue_ClearStoredMessages(iq);
+
+    ID3D12GraphicsCommandList_DrawInstanced(ctx.list, 3, 1, 0, 0);
+    CHECK_LOG(log_line, 1);
+    CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), code);
+    EXPECT_MSG(iq, MSG_COMMAND_LIST_RECORDING_ERROR, code_text);
+    execute(ctx.queue, ctx.list);
+    EXPECT_MSG(iq, D3D12_MESSAGE_ID_EXECUTECOMMANDLISTS_FAILEDCOMMANDLIST, code_text);
+    CHECK_LOG("execute", 0); /* nothing reached the driver */
+    CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), S_OK);
+    finish(&ctx); /* the queue still runs */
+
+    /* Reset clears the error: the next recording closes S_OK and is submitted. */
+    ID3D12InfoQueue_ClearStoredMessages(iq);
+    CHECK_HR(ID3D12CommandAllocator_Reset(ctx.allocator), S_OK);
+    CHECK_HR(ID3D12GraphicsCommandList_Reset(ctx.list, ctx.allocator, NULL), S_OK);
+    CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
+    execute(ctx.queue, ctx.list);
+    CHECK_LOG("execute count=1", 1);
+    finish(&ctx);
+    EXPECT_NO_SEVERE(iq);
+    CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), S_OK);
+    release_context(&ctx);
+    ID3D12InfoQueue_Release(iq);
+    RELEASE_LAST(device);
+}
+
+static void test_list_error_oom(void)
+{
+    recording_error(E_OUTOFMEMORY, "list_error kind=list hr=0x8007000E", "0x8007000e");
+}
+
+static void test_list_error_invalidarg(void)
+{
+    recording_error(E_INVALIDARG, "list_error kind=list hr=0x80070057", "0x80070057");
+}
+
+/* Any other code: the device is removed with DXGI_ERROR_DRIVER_INTERNAL_ERROR. */
+static void test_list_error_critical(void)
+{
+    ID3D12Device *device = create_device();
+    if (!device)
+        return;
+    ID3D12InfoQueue *iq = info_queue_of(device);
+    gpu_context ctx;
+    if (!make_context(device, &ctx))
+        return;
+    ID3D12InfoQueue_ClearStoredMessages(iq);
+    ID3D12GraphicsCommandList_DrawInstanced(ctx.list, 3, 1, 0, 0);
+    CHECK_LOG("list_error kind=list hr=0x80004005", 1);
+    CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), DXGI_ERROR_DRIVER_INTERNAL_ERROR);
+    EXPECT_MSG(iq, MSG_DEVICE_REMOVED, "not a recording error");
+    EXPECT_MSG(iq, MSG_DEVICE_REMOVED, "0x887a0020");
+    CHECK(ID3D12Fence_GetCompletedValue(ctx.fence) == UINT64_MAX);
+    ID3D12CommandAllocator *allocator = (void *)1;
+    CHECK_HR(create_allocator(device, &allocator), DXGI_ERROR_DEVICE_REMOVED);
+    CHECK(allocator == NULL);
+    ID3D12GraphicsCommandList_Close(ctx.list); /* whatever it returns, the list can be released */
+    release_context(&ctx);
+    ID3D12InfoQueue_Release(iq);
+    RELEASE_LAST(device);
+}
+
+/* A handle that is no live command list (NULL, a stack address, the device's and a queue's runtime handles, a
+ * destroyed list's) with E_OUTOFMEMORY: ignored. */
+static void test_list_error_bogus_handle(void)
+{
+    ID3D12Device *device = create_device();
+    if (!device)
+        return;
+    ID3D12InfoQueue *iq = info_queue_of(device);
+    gpu_context ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ID3D12CommandAllocator *other = NULL;
+    ID3D12GraphicsCommandList *destroyed = NULL;
+    /* The destroyed list is released after the real one exists, so its address cannot be the real one's. */
+    if (!CHECK_HR(create_queue(device, &ctx.queue), S_OK) || !CHECK_HR(create_allocator(device, &other), S_OK) ||
+        !CHECK_HR(create_list(device, other, &destroyed), S_OK) ||
+        !CHECK_HR(create_allocator(device, &ctx.allocator), S_OK) ||
+        !CHECK_HR(create_list(device, ctx.allocator, &ctx.list), S_OK) || !(ctx.fence = make_fence(device)))
+        return;
+    CHECK_HR(ID3D12GraphicsCommandList_Close(destroyed), S_OK);
+    RELEASE_LAST(destroyed);
+    RELEASE_LAST(other);
+    ID3D12InfoQueue_ClearStoredMessages(iq);
+
+    ID3D12GraphicsCommandList_DrawInstanced(ctx.list, 3, 1, 0, 0);
+    CHECK_LOG("list_error kind=null hr=0x8007000E", 1);
+    CHECK_LOG("list_error kind=stack hr=0x8007000E", 1);
+    CHECK_LOG("list_error kind=device hr=0x8007000E", 1);
+    CHECK_LOG("list_error kind=queue hr=0x8007000E", 1);
+    CHECK_LOG("list_error kind=destroyed_list hr=0x8007000E", 1);
+    CHECK_LOG("list_error kind=list", 0);
+    CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
+    CHECK_EQ_INT(count_id(iq, MSG_COMMAND_LIST_RECORDING_ERROR, NULL, NULL), 0);
+    CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), S_OK);
+    execute(ctx.queue, ctx.list);
+    CHECK_LOG("execute count=1", 1);
+    finish(&ctx);
+    EXPECT_NO_MESSAGES(iq);
+    release_context(&ctx);
+    ID3D12InfoQueue_Release(iq);
+    RELEASE_LAST(device);
+}
+
+/* ======== main ======== */
+
+static const struct {
+    const char *name;
+    void (*run)(void);
+} cases[] = {
+    {"good", test_good},
+    {"no_gpu", test_no_gpu},
+    {"partial_gpu", test_partial_gpu},
+    {"gpu_null_slot", test_gpu_null_slot},
+    {"gpu_fill_fails", test_gpu_fill_fails},
+    {"queue_zero_size", test_queue_zero_size},
+    {"queue_absurd_size", test_queue_absurd_size},
+    {"allocator_zero_size", test_allocator_zero_size},
+    {"list_zero_size", test_list_zero_size},
+    {"list_absurd_size", test_list_absurd_size},
+    {"resource_zero_size", test_resource_zero_size},
+    {"queue_create_fails", test_queue_create_fails},
+    {"bogus_signal_value", test_bogus_signal_value},
+    {"bogus_signal_fence", test_bogus_signal_fence},
+    {"bogus_signal_queue", test_bogus_signal_queue},
+    {"signal_twice", test_signal_twice},
+    {"bogus_wait_value", test_bogus_wait_value},
+    {"list_error_oom", test_list_error_oom},
+    {"list_error_invalidarg", test_list_error_invalidarg},
+    {"list_error_critical", test_list_error_critical},
+    {"list_error_bogus_handle", test_list_error_bogus_handle},
+};
+
+int main(int argc, char **argv)
+{
+    for (size_t i = 0; argc == 2 && i < sizeof(cases) / sizeof(cases[0]); i++) {
+        if (strcmp(argv[1], cases[i].name) != 0)
+            continue;
+        /* The shim's log: a fresh file of this process's, named before the driver is loaded. */
+        snprintf(g_log_path, sizeof g_log_path, "/tmp/d12_gpushim_log_XXXXXX");
+        int fd = mkstemp(g_log_path);
+        if (!CHECK(fd >= 0))
+            return d12test_finish();
+        close(fd);
+        setenv("D12_GPUSHIM_LOG", g_log_path, 1);
+        cases[i].run();
+        int rc = d12test_finish();
+        if (rc != 0) {
+            char *log = read_log();
+            fprintf(stderr, "the shim's log:\n%s", log ? log : "");
+            free(log);
+        }
+        unlink(g_log_path);
+        return rc;
+    }
+    fprintf(stderr, "usage: test_gpu_ddi CASE\n");
+    return 2;
+}
