@@ -28,7 +28,11 @@
  *   list_error_invalidarg ... with E_INVALIDARG
  *   list_error_critical   ... with E_FAIL
  *   list_error_bogus_handle ... with E_OUTOFMEMORY and handles that are no live list: NULL, a stack address, the
- *                         device's and the last queue's runtime handles, every list destroyed so far */
+ *                         device's and the last queue's runtime handles, every list destroyed so far
+ *   list_error_after_close pfnExecuteCommandLists calls pfnSetCommandListErrorCb(list, E_OUTOFMEMORY) for each
+ *                         (closed) list it is given, outside any recording
+ *   queue_max_size        pfnCalcPrivateCommandQueueSize returns the most the runtime accepts (64 MiB, d3d12ddi.h)
+ *   queue_over_max_size   ... returns one byte more */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -41,6 +45,7 @@
 #define SHIM_EXPORT __attribute__((visibility("default")))
 #define SHIM_BOGUS_VALUE_DELTA 1000u
 #define SHIM_MAX_LISTS 256
+#define SHIM_MAX_PRIVATE_SIZE ((SIZE_T)64 << 20) /* "more than the runtime accepts (64 MiB)" */
 
 typedef enum {
     MODE_PASS,
@@ -64,6 +69,9 @@ typedef enum {
     MODE_LIST_ERROR_INVALIDARG,
     MODE_LIST_ERROR_CRITICAL,
     MODE_LIST_ERROR_BOGUS_HANDLE,
+    MODE_LIST_ERROR_AFTER_CLOSE,
+    MODE_QUEUE_MAX_SIZE,
+    MODE_QUEUE_OVER_MAX_SIZE,
 } shim_mode;
 
 static const struct {
@@ -91,6 +99,9 @@ static const struct {
     {"list_error_invalidarg", MODE_LIST_ERROR_INVALIDARG},
     {"list_error_critical", MODE_LIST_ERROR_CRITICAL},
     {"list_error_bogus_handle", MODE_LIST_ERROR_BOGUS_HANDLE},
+    {"list_error_after_close", MODE_LIST_ERROR_AFTER_CLOSE},
+    {"queue_max_size", MODE_QUEUE_MAX_SIZE},
+    {"queue_over_max_size", MODE_QUEUE_OVER_MAX_SIZE},
 };
 
 static shim_mode g_mode;
@@ -146,6 +157,10 @@ static SIZE_T APIENTRY shim_queue_size(D3D12DDI_HDEVICE device, const D3D12DDIAR
         return 0;
     if (g_mode == MODE_QUEUE_ABSURD_SIZE)
         return SIZE_MAX / 2;
+    if (g_mode == MODE_QUEUE_MAX_SIZE)
+        return SHIM_MAX_PRIVATE_SIZE;
+    if (g_mode == MODE_QUEUE_OVER_MAX_SIZE)
+        return SHIM_MAX_PRIVATE_SIZE + 1;
     return g_inner_core.pfnCalcPrivateCommandQueueSize(device, args);
 }
 
@@ -221,9 +236,14 @@ static SIZE_T APIENTRY shim_resource_size(D3D12DDI_HDEVICE device, const D3D12DD
 
 /* ---- Queue table ---- */
 
+static void *runtime_list_of(void *driver_list);
+static void list_error(const char *kind, void *handle, HRESULT hr);
+
 static VOID APIENTRY shim_execute(D3D12DDI_HCOMMANDQUEUE queue, UINT count, const D3D12DDI_HCOMMANDLIST *lists)
 {
     shim_log("execute count=%u", count);
+    for (UINT i = 0; g_mode == MODE_LIST_ERROR_AFTER_CLOSE && i < count; i++)
+        list_error("closed_list", runtime_list_of(lists[i].pDrvPrivate), E_OUTOFMEMORY);
     g_inner_queue.pfnExecuteCommandLists(queue, count, lists);
 }
 

@@ -663,6 +663,9 @@ static void private_size_rejected(object_kind kind, const char *problem, const c
         expect_one_driver_line(text ? text : "", problem);
         free(text);
     }
+    /* A failed CreateCommandList let go of its allocator: nothing records into it. */
+    if (allocator)
+        CHECK_HR(ID3D12CommandAllocator_Reset(allocator), S_OK);
     /* The driver's constructor was never called with memory the runtime refused to allocate. */
     if (constructor_log)
         CHECK_LOG(constructor_log, 0);
@@ -727,6 +730,40 @@ static void test_queue_absurd_size(void)
     snprintf(problem, sizeof problem, "pfnCalcPrivateCommandQueueSize returned %zu (accepted: 1 to",
              (size_t)SIZE_MAX / 2);
     private_size_rejected(OBJECT_QUEUE, problem, "create_queue");
+}
+
+static void test_queue_over_max_size(void)
+{
+    char problem[128];
+    snprintf(problem, sizeof problem, "pfnCalcPrivateCommandQueueSize returned %zu (accepted: 1 to %zu)",
+             (size_t)(64u << 20) + 1, (size_t)64u << 20);
+    private_size_rejected(OBJECT_QUEUE, problem, "create_queue");
+}
+
+/* The positive boundary: the most the runtime accepts is accepted, and the queue works. */
+static void test_queue_max_size(void)
+{
+    ID3D12Device *device = create_device();
+    if (!device)
+        return;
+    ID3D12InfoQueue *iq = info_queue_of(device);
+    gpu_context ctx;
+    capture c;
+    capture_begin(&c);
+    bool made = make_context(device, &ctx);
+    char *text = capture_end(&c);
+    CHECK_EQ_INT(lines_starting(text ? text : "", "d12rt: ", NULL, 0), 0);
+    free(text);
+    if (!made)
+        return;
+    CHECK_LOG("create_queue hr=0x00000000", 1);
+    CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
+    execute(ctx.queue, ctx.list);
+    finish(&ctx);
+    EXPECT_NO_SEVERE(iq);
+    release_context(&ctx);
+    ID3D12InfoQueue_Release(iq);
+    RELEASE_LAST(device);
 }
 
 static void test_allocator_zero_size(void)
@@ -1011,6 +1048,34 @@ static void test_list_error_bogus_handle(void)
     RELEASE_LAST(device);
 }
 
+/* An error reported for a list that is not recording (from pfnExecuteCommandLists, after its Close returned S_OK):
+ * no Close will return it, so it is ignored; the list stays executable and the device stays. */
+static void test_list_error_after_close(void)
+{
+    ID3D12Device *device = create_device();
+    if (!device)
+        return;
+    ID3D12InfoQueue *iq = info_queue_of(device);
+    gpu_context ctx;
+    if (!make_context(device, &ctx))
+        return;
+    ID3D12InfoQueue_ClearStoredMessages(iq);
+    CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
+    execute(ctx.queue, ctx.list);
+    CHECK_LOG("list_error kind=closed_list hr=0x8007000E", 1);
+    finish(&ctx);
+    /* Submitted again: the list Close called good is still good. */
+    execute(ctx.queue, ctx.list);
+    CHECK_LOG("execute count=1", 2);
+    CHECK_EQ_INT(count_id(iq, D3D12_MESSAGE_ID_EXECUTECOMMANDLISTS_FAILEDCOMMANDLIST, NULL, NULL), 0);
+    finish(&ctx);
+    CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), S_OK);
+    EXPECT_NO_SEVERE(iq);
+    release_context(&ctx);
+    ID3D12InfoQueue_Release(iq);
+    RELEASE_LAST(device);
+}
+
 /* ======== main ======== */
 
 static const struct {
@@ -1038,6 +1103,9 @@ static const struct {
     {"list_error_invalidarg", test_list_error_invalidarg},
     {"list_error_critical", test_list_error_critical},
     {"list_error_bogus_handle", test_list_error_bogus_handle},
+    {"list_error_after_close", test_list_error_after_close},
+    {"queue_max_size", test_queue_max_size},
+    {"queue_over_max_size", test_queue_over_max_size},
 };
 
 int main(int argc, char **argv)
