@@ -180,7 +180,7 @@ ULONG d12_command_list_AddRef(struct d12_command_list *self)
 /* Stop recording into the allocator: Close, and destruction of an open list. */
 static void end_recording(struct d12_command_list *list)
 {
-    list->open = false;
+    atomic_store(&list->open, false);
     if (list->allocator) {
         unclaim_allocator(list->allocator, list);
         d12_command_allocator_Release(list->allocator);
@@ -245,7 +245,7 @@ char *d12__command_list_prefix(void *owner, int kind, uint32_t ordinal)
 /* A recording call on a closed list: the debug layer says so and the call is dropped. */
 static bool recording(struct d12_command_list *list, const char *method)
 {
-    if (__builtin_expect(list->open, 1))
+    if (__builtin_expect(atomic_load_explicit(&list->open, memory_order_relaxed), 1))
         return true;
     d12__msg_command_list_closed(list->device_child.device->info_queue, method, "the call is ignored");
     return false;
@@ -255,8 +255,8 @@ static bool recording(struct d12_command_list *list, const char *method)
  * command list API during recording"). */
 static void record_error(struct d12_command_list *list, HRESULT hr)
 {
-    if (SUCCEEDED(list->error))
-        list->error = hr;
+    HRESULT none = S_OK;
+    atomic_compare_exchange_strong(&list->error, &none, hr);
 }
 
 /* Correlation: "The runtime calls pfnSetCommandListStateIndex on the driver before each draw, dispatch, or other
@@ -282,8 +282,8 @@ static HRESULT begin_recording(struct d12_command_list *list, struct d12_command
     }
     d12_command_allocator_AddRef(allocator);
     list->allocator = allocator;
-    list->open = true;
-    list->error = S_OK;
+    atomic_store(&list->error, S_OK);
+    atomic_store(&list->open, true);
     if (list->set_state_index)
         d12__recorder_begin(&list->recorder); /* out of memory: the recording's work is simply not annotated */
     return S_OK;
@@ -291,7 +291,7 @@ static HRESULT begin_recording(struct d12_command_list *list, struct d12_command
 
 HRESULT d12_command_list_Close(struct d12_command_list *self)
 {
-    if (!self->open) {
+    if (!atomic_load(&self->open)) {
         d12__msg_command_list_closed(self->device_child.device->info_queue, "Close", "returning E_FAIL");
         return E_FAIL;
     }
@@ -299,9 +299,10 @@ HRESULT d12_command_list_Close(struct d12_command_list *self)
     if (self->set_state_index)
         d12__recorder_close(&self->recorder);
     end_recording(self);
-    if (FAILED(self->error))
-        d12__msg_command_list_recording_error(self->device_child.device->info_queue, (unsigned)self->error);
-    return self->error;
+    HRESULT error = atomic_load(&self->error);
+    if (FAILED(error))
+        d12__msg_command_list_recording_error(self->device_child.device->info_queue, (unsigned)error);
+    return error;
 }
 
 HRESULT d12_command_list_Reset(struct d12_command_list *self, ID3D12CommandAllocator *pAllocator,
@@ -309,7 +310,7 @@ HRESULT d12_command_list_Reset(struct d12_command_list *self, ID3D12CommandAlloc
 {
     struct d12_device *device = self->device_child.device;
     (void)pInitialState; /* pipeline states are out of d12rt's scope: nothing validates or uses them */
-    if (self->open) {
+    if (atomic_load(&self->open)) {
         d12__msg_command_list_open(device->info_queue);
         return E_FAIL;
     }
@@ -610,7 +611,8 @@ HRESULT d12_device_CreateCommandList(struct d12_device *self, UINT nodeMask, D3D
 }
 
 /* pfnSetCommandListErrorCb (d12_driver_gpu_hooks.list_error): the handle is checked against the device's live
- * command lists before it is used. */
+ * command lists before it is used, and an error for a list that is not recording is ignored like an unknown
+ * handle: no Close would ever return it, and a closed list that executes fine must not be refused. */
 void d12__command_list_driver_error(struct d12_device *device, D3D12DDI_HRTCOMMANDLIST handle, HRESULT hr)
 {
     if (hr != E_OUTOFMEMORY && hr != E_INVALIDARG) {
@@ -618,6 +620,7 @@ void d12__command_list_driver_error(struct d12_device *device, D3D12DDI_HRTCOMMA
                            "that is not a recording error");
         return;
     }
-    if (d12__objtable_contains(&device->objects, handle.handle, D3D12DDI_HT_COMMAND_LIST))
-        record_error(handle.handle, hr); /* on the recording thread: the driver reports from the recording call */
+    struct d12_command_list *list = handle.handle;
+    if (d12__objtable_contains(&device->objects, list, D3D12DDI_HT_COMMAND_LIST) && atomic_load(&list->open))
+        record_error(list, hr);
 }

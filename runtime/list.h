@@ -41,10 +41,12 @@ struct d12_command_list {
     /* pfnSetCommandListStateIndex when correlation is on for the device, else NULL (then no index is issued). */
     PFND3D12DDI_SET_COMMAND_LIST_STATE_INDEX_0126 set_state_index;
     d12_recorder recorder;
-    /* The recording thread's. */
-    bool open;
-    HRESULT error;                             /* the first recording error: Close returns it */
-    struct d12_command_allocator *allocator;   /* a reference while open */
+    /* Written by the recording thread; atomic because a driver's pfnSetCommandListErrorCb may come from another
+     * thread (it should not) and ExecuteCommandLists reads them on the submitting thread. Relaxed loads on the
+     * draw path cost what plain ones do. */
+    atomic_bool open;
+    _Atomic HRESULT error;                     /* the first recording error: Close returns it */
+    struct d12_command_allocator *allocator;   /* the recording thread's: a reference while open */
 };
 
 /* The DDI's engine flag for an API list type (D3D12DDI_COMMAND_QUEUE_FLAG_NONE for one d12rt does not support). */

@@ -183,15 +183,16 @@ static bool check_lists(struct d12_command_queue *queue, UINT count, ID3D12Comma
                                                              (int)queue->desc.Type);
             return false;
         }
-        if (list->open) {
+        if (atomic_load(&list->open)) {
             /* d3d12-semantics.md 4.8: "Executing a command list that is still recording -> device removed,
              * GetDeviceRemovedReason = DXGI_ERROR_INVALID_CALL". */
             d12__msg_executecommandlists_opencommandlist(device->info_queue, i);
             d12__device_remove(device, DXGI_ERROR_INVALID_CALL, "ExecuteCommandLists was given an open command list");
             return false;
         }
-        if (FAILED(list->error)) {
-            d12__msg_executecommandlists_failedcommandlist(device->info_queue, i, (unsigned)list->error);
+        HRESULT error = atomic_load(&list->error);
+        if (FAILED(error)) {
+            d12__msg_executecommandlists_failedcommandlist(device->info_queue, i, (unsigned)error);
             return false;
         }
         lists[i] = list;
