@@ -24,7 +24,7 @@
 #include <directx/d3d12sdklayers.h>
 #include <d12rt/d3d12_ext.h>
 
-#include "harness.h"
+#include "gpu_harness.h"
 
 /* The runtime's own message IDs (spec/messages.yaml, project range). */
 #define MSG_CREATE_INVALID_ARGUMENT ((D3D12_MESSAGE_ID)0x1000F)
@@ -33,87 +33,12 @@
 #define MSG_FENCE_INVALID_EVENT ((D3D12_MESSAGE_ID)0x10012)
 #define MSG_DEVICE_REMOVED ((D3D12_MESSAGE_ID)0x10006)
 
-#define WAIT_MS 10000
-
-/* CHECK_EQ_INT that also answers whether it held. */
-static int check_eq_ret(long long actual, long long expected, const char *file, int line, const char *what)
-{
-    if (d12test_record(actual == expected, file, line, what))
-        return 1;
-    fprintf(stderr, "    actual %lld (0x%llx), expected %lld (0x%llx)\n", actual, (unsigned long long)actual, expected,
-            (unsigned long long)expected);
-    return 0;
-}
-#define CHECK_EQ_INT_RET(a, e) check_eq_ret((long long)(a), (long long)(e), __FILE__, __LINE__, #a " == " #e)
-
 /* ======== helpers ======== */
 
-static ID3D12Device *create_device(bool debug_layer)
-{
-    if (debug_layer) {
-        ID3D12Debug *debug = NULL;
-        if (!CHECK(SUCCEEDED(D3D12GetDebugInterface(&IID_ID3D12Debug, (void **)&debug))))
-            return NULL;
-        ID3D12Debug_EnableDebugLayer(debug);
-        ID3D12Debug_Release(debug);
-    }
-    ID3D12Device *device = NULL;
-    CHECK_EQ_INT(D3D12CreateDevice(NULL, D3D_FEATURE_LEVEL_11_0, &IID_ID3D12Device, (void **)&device), S_OK);
-    return device;
-}
-
-static ID3D12InfoQueue *info_queue_of(ID3D12Device *device)
-{
-    ID3D12InfoQueue *queue = NULL;
-    CHECK_EQ_INT(ID3D12Device_QueryInterface(device, &IID_ID3D12InfoQueue, (void **)&queue), S_OK);
-    if (queue != NULL)
-        ID3D12InfoQueue_SetMuteDebugOutput(queue, TRUE);
-    return queue;
-}
-
-/* Stored messages with this ID whose text contains `text` (any text when NULL); the last one's severity. */
-static unsigned count_id(ID3D12InfoQueue *queue, D3D12_MESSAGE_ID id, const char *text, D3D12_MESSAGE_SEVERITY *sev)
-{
-    unsigned found = 0;
-    if (!queue)
-        return 0;
-    UINT64 count = ID3D12InfoQueue_GetNumStoredMessages(queue);
-    for (UINT64 i = 0; i < count; i++) {
-        SIZE_T length = 0;
-        ID3D12InfoQueue_GetMessage(queue, i, NULL, &length);
-        D3D12_MESSAGE *message = malloc(length);
-        if (message && SUCCEEDED(ID3D12InfoQueue_GetMessage(queue, i, message, &length)) && message->ID == id &&
-            (!text || strstr(message->pDescription, text))) {
-            found++;
-            if (sev)
-                *sev = message->Severity;
-        }
-        free(message);
-    }
-    return found;
-}
-
-static void dump_messages(ID3D12InfoQueue *queue)
-{
-    UINT64 count = queue ? ID3D12InfoQueue_GetNumStoredMessages(queue) : 0;
-    for (UINT64 i = 0; i < count; i++) {
-        SIZE_T length = 0;
-        ID3D12InfoQueue_GetMessage(queue, i, NULL, &length);
-        D3D12_MESSAGE *message = malloc(length);
-        if (message && SUCCEEDED(ID3D12InfoQueue_GetMessage(queue, i, message, &length)))
-            fprintf(stderr, "    message %d: %s\n", (int)message->ID, message->pDescription);
-        free(message);
-    }
-}
-
 /* Exactly one message with `id` (and `text`) since the last clear; the queue is cleared afterwards. */
-#define EXPECT_MSG(iq, id, text)                                                                                    \
+#define EXPECT_MSG(iq, id, text)                                                                                \
     do {                                                                                                        \
-        unsigned n_ = count_id((iq), (id), (text), NULL);                                                       \
-        if (!d12test_record(n_ == 1, __FILE__, __LINE__, "one message " #id " " #text)) {                       \
-            fprintf(stderr, "    found %u; stored:\n", n_);                                                     \
-            dump_messages(iq);                                                                                  \
-        }                                                                                                       \
+        check_one_message((iq), (id), (text), __FILE__, __LINE__, "one message " #id " " #text);                \
         ID3D12InfoQueue_ClearStoredMessages(iq);                                                                \
     } while (0)
 
@@ -123,36 +48,6 @@ static void dump_messages(ID3D12InfoQueue *queue)
         if (!d12test_record(n_ == 0, __FILE__, __LINE__, "no message " #id))                                    \
             dump_messages(iq);                                                                                  \
     } while (0)
-
-/* Release and check the count reached 0 (the leak check). */
-#define RELEASE_LAST(obj) CHECK_EQ_INT(IUnknown_Release((IUnknown *)(obj)), 0)
-
-static D3D12_RESOURCE_DESC buffer_desc(UINT64 width)
-{
-    D3D12_RESOURCE_DESC desc = {0};
-    desc.Dimension = D3D12_RESOURCE_DIMENSION_BUFFER;
-    desc.Width = width;
-    desc.Height = 1;
-    desc.DepthOrArraySize = 1;
-    desc.MipLevels = 1;
-    desc.Format = DXGI_FORMAT_UNKNOWN;
-    desc.SampleDesc.Count = 1;
-    desc.Layout = D3D12_TEXTURE_LAYOUT_ROW_MAJOR;
-    return desc;
-}
-
-static ID3D12Resource *make_buffer(ID3D12Device *device, D3D12_HEAP_TYPE type, UINT64 width)
-{
-    D3D12_HEAP_PROPERTIES heap = {0};
-    heap.Type = type;
-    D3D12_RESOURCE_DESC desc = buffer_desc(width);
-    D3D12_RESOURCE_STATES state = type == D3D12_HEAP_TYPE_UPLOAD ? D3D12_RESOURCE_STATE_GENERIC_READ
-                                  : D3D12_RESOURCE_STATE_COPY_DEST;
-    ID3D12Resource *resource = NULL;
-    CHECK_EQ_INT(ID3D12Device_CreateCommittedResource(device, &heap, D3D12_HEAP_FLAG_NONE, &desc, state, NULL,
-                                                      &IID_ID3D12Resource, (void **)&resource), S_OK);
-    return resource;
-}
 
 static void fill(ID3D12Resource *resource, size_t size, unsigned char seed)
 {
@@ -175,118 +70,15 @@ static void read_back(ID3D12Resource *resource, void *out, size_t size)
     }
 }
 
-static int new_event(void)
-{
-    int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    CHECK(fd >= 0);
-    return fd;
-}
-
-static HANDLE as_handle(int fd)
-{
-    return (HANDLE)(intptr_t)fd;
-}
-
-/* Whether the eventfd fired within `ms`; the counter it held is returned in *count and reset. */
-static bool fired(int fd, int ms, uint64_t *count)
-{
-    struct pollfd p = {fd, POLLIN, 0};
-    if (poll(&p, 1, ms) != 1)
-        return false;
-    uint64_t value = 0;
-    if (read(fd, &value, sizeof value) != sizeof value)
-        return false;
-    if (count)
-        *count = value;
-    return true;
-}
-
-/* Wait for the fence to reach `value` through an eventfd, as a Linux D3D12 application does. */
-static bool wait_fence(ID3D12Fence *fence, UINT64 value)
-{
-    int fd = new_event();
-    bool ok = ID3D12Fence_SetEventOnCompletion(fence, value, as_handle(fd)) == S_OK && fired(fd, WAIT_MS, NULL);
-    close(fd);
-    return ok;
-}
-
-static void sleep_ms(unsigned ms)
-{
-    struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&t, &t) != 0 && errno == EINTR) {
-    }
-}
-
-/* A queue with its allocator, its list (open as created) and a fence. */
-typedef struct {
-    ID3D12CommandQueue *queue;
-    ID3D12CommandAllocator *allocator;
-    ID3D12GraphicsCommandList *list;
-    ID3D12Fence *fence;
-    UINT64 value;
-} gpu_context;
-
-static bool make_context(ID3D12Device *device, D3D12_COMMAND_LIST_TYPE type, gpu_context *ctx)
-{
-    memset(ctx, 0, sizeof *ctx);
-    D3D12_COMMAND_QUEUE_DESC desc = {type, 0, D3D12_COMMAND_QUEUE_FLAG_NONE, 0};
-    return CHECK(ID3D12Device_CreateCommandQueue(device, &desc, &IID_ID3D12CommandQueue, (void **)&ctx->queue) == S_OK &&
-                 ID3D12Device_CreateCommandAllocator(device, type, &IID_ID3D12CommandAllocator,
-                                                     (void **)&ctx->allocator) == S_OK &&
-                 ID3D12Device_CreateCommandList(device, 0, type, ctx->allocator, NULL, &IID_ID3D12GraphicsCommandList,
-                                                (void **)&ctx->list) == S_OK &&
-                 ID3D12Device_CreateFence(device, 0, D3D12_FENCE_FLAG_NONE, &IID_ID3D12Fence,
-                                          (void **)&ctx->fence) == S_OK);
-}
-
-static void release_context(gpu_context *ctx)
-{
-    if (ctx->list)
-        RELEASE_LAST(ctx->list);
-    if (ctx->allocator)
-        RELEASE_LAST(ctx->allocator);
-    if (ctx->queue)
-        RELEASE_LAST(ctx->queue);
-    if (ctx->fence)
-        RELEASE_LAST(ctx->fence);
-    memset(ctx, 0, sizeof *ctx);
-}
-
-static void execute(gpu_context *ctx)
-{
-    ID3D12CommandList *lists[] = {(ID3D12CommandList *)ctx->list};
-    ID3D12CommandQueue_ExecuteCommandLists(ctx->queue, 1, lists);
-}
-
-/* Signal the context's fence on its queue and wait for the GPU to reach it. */
-static bool finish(gpu_context *ctx)
-{
-    ctx->value++;
-    return CHECK_EQ_INT_RET(ID3D12CommandQueue_Signal(ctx->queue, ctx->fence, ctx->value), S_OK) &&
-           CHECK(wait_fence(ctx->fence, ctx->value));
-}
-
 /* Close (expecting S_OK), execute, wait; then Reset the allocator and the list for the next recording. */
 static bool submit_and_wait(gpu_context *ctx)
 {
     bool ok = CHECK_EQ_INT_RET(ID3D12GraphicsCommandList_Close(ctx->list), S_OK);
-    execute(ctx);
+    execute(ctx->queue, ctx->list);
     ok = finish(ctx) && ok;
     CHECK_EQ_INT(ID3D12CommandAllocator_Reset(ctx->allocator), S_OK);
     CHECK_EQ_INT(ID3D12GraphicsCommandList_Reset(ctx->list, ctx->allocator, NULL), S_OK);
     return ok;
-}
-
-static void transition(ID3D12GraphicsCommandList *list, ID3D12Resource *resource, D3D12_RESOURCE_STATES before,
-                       D3D12_RESOURCE_STATES after)
-{
-    D3D12_RESOURCE_BARRIER barrier = {0};
-    barrier.Type = D3D12_RESOURCE_BARRIER_TYPE_TRANSITION;
-    barrier.Transition.pResource = resource;
-    barrier.Transition.Subresource = D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES;
-    barrier.Transition.StateBefore = before;
-    barrier.Transition.StateAfter = after;
-    ID3D12GraphicsCommandList_ResourceBarrier(list, 1, &barrier);
 }
 
 /* ======== Command queues ======== */
@@ -361,11 +153,11 @@ static void test_queue_create(void)
                  E_INVALIDARG);
     EXPECT_MSG(iq, MSG_CREATE_INVALID_ARGUMENT, "NodeMask");
     /* Severity and category of the documented ID. */
-    D3D12_MESSAGE_SEVERITY severity = 0;
+    message_info info = {0};
     D3D12_COMMAND_QUEUE_DESC bundle = {D3D12_COMMAND_LIST_TYPE_BUNDLE, 0, 0, 0};
     ID3D12Device_CreateCommandQueue(device, &bundle, &IID_ID3D12CommandQueue, (void **)&queue);
-    CHECK_EQ_INT(count_id(iq, D3D12_MESSAGE_ID_CREATE_COMMAND_LIST_INVALID_COMMAND_LIST_TYPE, NULL, &severity), 1);
-    CHECK_EQ_INT(severity, D3D12_MESSAGE_SEVERITY_ERROR);
+    CHECK_EQ_INT(count_id(iq, D3D12_MESSAGE_ID_CREATE_COMMAND_LIST_INVALID_COMMAND_LIST_TYPE, NULL, &info), 1);
+    CHECK_EQ_INT(info.severity, D3D12_MESSAGE_SEVERITY_ERROR);
     ID3D12InfoQueue_Release(iq);
     RELEASE_LAST(device);
 }
@@ -559,7 +351,7 @@ static void test_list_lifecycle(void)
         transition(ctx.list, readback, D3D12_RESOURCE_STATE_COPY_DEST, D3D12_RESOURCE_STATE_COPY_SOURCE);
         EXPECT_MSG(iq, D3D12_MESSAGE_ID_COMMAND_LIST_CLOSED, "ResourceBarrier");
         /* Still a good, closed list: it executes, doing nothing. */
-        execute(&ctx);
+        execute(ctx.queue, ctx.list);
         CHECK(finish(&ctx));
         unsigned char got[64];
         read_back(readback, got, 64);
@@ -720,7 +512,7 @@ static void test_recording_errors(void)
         ID3D12InfoQueue_ClearStoredMessages(iq);
         CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(ctx.list), E_INVALIDARG);
         EXPECT_MSG(iq, MSG_COMMAND_LIST_RECORDING_ERROR, "0x80070057");
-        execute(&ctx);
+        execute(ctx.queue, ctx.list);
         EXPECT_MSG(iq, D3D12_MESSAGE_ID_EXECUTECOMMANDLISTS_FAILEDCOMMANDLIST, "command list 0 failed to close (0x80070057)");
         /* Together with a good list in one call: nothing of the call is submitted either. */
         ID3D12GraphicsCommandList *good = NULL;
@@ -755,7 +547,7 @@ static void test_recording_errors(void)
     CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
     CHECK_EQ_INT(ID3D12InfoQueue_GetNumStoredMessages(iq), 0);
     dump_messages(iq);
-    execute(&ctx);
+    execute(ctx.queue, ctx.list);
     CHECK(finish(&ctx));
     read_back(e.readback, got, 64);
     CHECK(memcmp(got, expected, 56) == 0);
@@ -875,7 +667,7 @@ static void open_list_removes(bool debug_layer)
     CHECK_EQ_INT(ID3D12Device_GetDeviceRemovedReason(device), S_OK);
 
     /* Execute the list that is still open. */
-    execute(&ctx);
+    execute(ctx.queue, ctx.list);
     if (iq) {
         CHECK_EQ_INT(count_id(iq, MSG_DEVICE_REMOVED, "reason 0x887a0001", NULL), 1);
         EXPECT_MSG(iq, D3D12_MESSAGE_ID_EXECUTECOMMANDLISTS_OPENCOMMANDLIST, "command list 0 is still recording");
@@ -916,7 +708,7 @@ static void open_list_removes(bool debug_layer)
     CHECK_EQ_INT(ID3D12CommandQueue_Signal(ctx.queue, ctx.fence, 7), DXGI_ERROR_DEVICE_REMOVED);
     CHECK_EQ_INT(ID3D12CommandQueue_Wait(ctx.queue, ctx.fence, 7), DXGI_ERROR_DEVICE_REMOVED);
     /* The first reason wins: a second open-list execution changes nothing. */
-    execute(&ctx);
+    execute(ctx.queue, ctx.list);
     CHECK_EQ_INT(ID3D12Device_GetDeviceRemovedReason(device), DXGI_ERROR_INVALID_CALL);
     if (iq)
         CHECK_EQ_INT(count_id(iq, MSG_DEVICE_REMOVED, NULL, NULL) + count_id(iq, D3D12_MESSAGE_ID_EXECUTECOMMANDLISTS_OPENCOMMANDLIST, NULL, NULL), 0);
@@ -1180,7 +972,7 @@ static void test_queue_signal_after_work(void)
     clear_buffer(readback, 256);
     ID3D12GraphicsCommandList_CopyResource(ctx.list, readback, upload);
     CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
-    execute(&ctx);
+    execute(ctx.queue, ctx.list);
     CHECK_EQ_INT(ID3D12CommandQueue_Signal(ctx.queue, ctx.fence, 1), S_OK);
     CHECK_EQ_INT(ID3D12Fence_GetCompletedValue(ctx.fence), 0);
     read_back(readback, got, 256);
@@ -1221,7 +1013,7 @@ static void test_queue_wait(void)
     CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
     /* Wait(gate, 2) first: the copy and the signal after it wait for the CPU. */
     CHECK_EQ_INT(ID3D12CommandQueue_Wait(ctx.queue, gate, 2), S_OK);
-    execute(&ctx);
+    execute(ctx.queue, ctx.list);
     CHECK_EQ_INT(ID3D12CommandQueue_Signal(ctx.queue, ctx.fence, 1), S_OK);
     sleep_ms(150);
     CHECK_EQ_INT(ID3D12Fence_GetCompletedValue(ctx.fence), 0);
@@ -1271,14 +1063,14 @@ static void test_queue_to_queue(void)
         ID3D12GraphicsCommandList_CopyResource(a.list, readback, middle);
         CHECK_EQ_INT(ID3D12CommandQueue_Wait(a.queue, handoff, (UINT64)round), S_OK);
         CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(a.list), S_OK);
-        execute(&a);
+        execute(a.queue, a.list);
         a.value++;
         CHECK_EQ_INT(ID3D12CommandQueue_Signal(a.queue, a.fence, a.value), S_OK);
         sleep_ms(30);
         CHECK(ID3D12Fence_GetCompletedValue(a.fence) < a.value);
         ID3D12GraphicsCommandList_CopyResource(b.list, middle, upload);
         CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(b.list), S_OK);
-        execute(&b);
+        execute(b.queue, b.list);
         CHECK_EQ_INT(ID3D12CommandQueue_Signal(b.queue, handoff, (UINT64)round), S_OK);
         CHECK(wait_fence(a.fence, a.value));
         read_back(readback, got, 512);
@@ -1315,7 +1107,7 @@ static void test_queue_release_pending_wait(void)
         return;
     CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
     CHECK_EQ_INT(ID3D12CommandQueue_Wait(ctx.queue, never, 1), S_OK);
-    execute(&ctx);
+    execute(ctx.queue, ctx.list);
     CHECK_EQ_INT(ID3D12CommandQueue_Signal(ctx.queue, ctx.fence, 1), S_OK);
     sleep_ms(50);
     CHECK_EQ_INT(ID3D12Fence_GetCompletedValue(ctx.fence), 0);
@@ -1458,10 +1250,10 @@ static void test_resource_map(void)
     ID3D12Resource_Unmap(upload, 1, NULL);
     EXPECT_MSG(iq, D3D12_MESSAGE_ID_MAP_INVALIDSUBRESOURCE, "Unmap: Subresource 1");
     /* Unmap of a buffer that is not mapped: a warning. */
-    D3D12_MESSAGE_SEVERITY severity = 0;
+    message_info info = {0};
     ID3D12Resource_Unmap(upload, 0, NULL);
-    CHECK_EQ_INT(count_id(iq, D3D12_MESSAGE_ID_RESOURCE_UNMAP_NOTMAPPED, NULL, &severity), 1);
-    CHECK_EQ_INT(severity, D3D12_MESSAGE_SEVERITY_WARNING);
+    CHECK_EQ_INT(count_id(iq, D3D12_MESSAGE_ID_RESOURCE_UNMAP_NOTMAPPED, NULL, &info), 1);
+    CHECK_EQ_INT(info.severity, D3D12_MESSAGE_SEVERITY_WARNING);
     ID3D12InfoQueue_ClearStoredMessages(iq);
     ID3D12Resource_Unmap(def, 0, NULL);
     EXPECT_MSG(iq, D3D12_MESSAGE_ID_RESOURCE_UNMAP_NOTMAPPED, NULL);
@@ -1640,7 +1432,7 @@ static void copy_round_trip(D3D12_COMMAND_LIST_TYPE type)
     for (int i = 0; i < 8; i++) {
         ID3D12GraphicsCommandList_CopyBufferRegion(ctx.list, def, (UINT64)i * 64, upload, (UINT64)i * 8, 64);
         CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
-        execute(&ctx);
+        execute(ctx.queue, ctx.list);
         /* A fresh allocator per submission: the one in flight must not be reset. */
         ID3D12CommandAllocator *next = NULL;
         CHECK_EQ_INT(ID3D12Device_CreateCommandAllocator(device, type, &IID_ID3D12CommandAllocator, (void **)&next),
@@ -1804,7 +1596,7 @@ static void test_no_debug_layer(void)
     ID3D12GraphicsCommandList_CopyResource(ctx.list, readback, upload);
     ID3D12GraphicsCommandList_CopyBufferRegion(ctx.list, readback, 0, upload, 1, 64);
     CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(ctx.list), E_INVALIDARG);
-    execute(&ctx);
+    execute(ctx.queue, ctx.list);
     CHECK(finish(&ctx));
     unsigned char got[64], zero[64] = {0};
     read_back(readback, got, 64);

@@ -28,7 +28,7 @@
 #include <directx/d3d12sdklayers.h>
 #include <d12rt/d3d12_ext.h>
 
-#include "harness.h"
+#include "gpu_harness.h"
 
 /* The runtime's own message IDs (spec/messages.yaml, project range). */
 #define MSG_DEVICE_REMOVED ((D3D12_MESSAGE_ID)0x10006)
@@ -36,34 +36,15 @@
 #define MSG_COMMAND_LIST_RECORDING_ERROR ((D3D12_MESSAGE_ID)0x10011)
 #define MSG_DRIVER_FENCE_OPERATION_MISMATCH ((D3D12_MESSAGE_ID)0x10013)
 
-#define WAIT_MS 10000
 #define COPY_SIZE 256
 #define BOGUS_DELTA 1000 /* gpu_shim_driver.c's SHIM_BOGUS_VALUE_DELTA */
 
 static char g_log_path[64];
 
-/* CHECK_EQ_INT that also answers whether it held, printing hex too (HRESULTs). */
-static int check_eq_ret(long long actual, long long expected, const char *file, int line, const char *what)
-{
-    if (d12test_record(actual == expected, file, line, what))
-        return 1;
-    fprintf(stderr, "    actual %lld (0x%llx), expected %lld (0x%llx)\n", actual, (unsigned long long)actual, expected,
-            (unsigned long long)expected);
-    return 0;
-}
-#define CHECK_HR(a, e) check_eq_ret((long long)(a), (long long)(e), __FILE__, __LINE__, #a " == " #e)
-
 static const char *driver_path(void)
 {
     const char *path = getenv("D12RT_DRIVER");
     return path ? path : "";
-}
-
-static void sleep_ms(unsigned ms)
-{
-    struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&t, &t) != 0 && errno == EINTR) {
-    }
 }
 
 /* ======== stderr capture ======== */
@@ -181,99 +162,22 @@ static void check_log(const char *prefix, unsigned count, const char *file, int 
 
 /* ======== devices, messages, objects ======== */
 
-static void enable_debug_layer(void)
-{
-    ID3D12Debug *debug = NULL;
-    if (CHECK(SUCCEEDED(D3D12GetDebugInterface(&IID_ID3D12Debug, (void **)&debug)))) {
-        ID3D12Debug_EnableDebugLayer(debug);
-        ID3D12Debug_Release(debug);
-    }
-}
-
-static ID3D12Device *create_device(void)
-{
-    enable_debug_layer();
-    ID3D12Device *device = NULL;
-    CHECK_HR(D3D12CreateDevice(NULL, D3D_FEATURE_LEVEL_11_0, &IID_ID3D12Device, (void **)&device), S_OK);
-    return device;
-}
-
-static ID3D12InfoQueue *info_queue_of(ID3D12Device *device)
-{
-    ID3D12InfoQueue *queue = NULL;
-    CHECK_HR(ID3D12Device_QueryInterface(device, &IID_ID3D12InfoQueue, (void **)&queue), S_OK);
-    if (queue)
-        ID3D12InfoQueue_SetMuteDebugOutput(queue, TRUE);
-    return queue;
-}
-
-typedef struct {
-    D3D12_MESSAGE_SEVERITY severity;
-    D3D12_MESSAGE_CATEGORY category;
-} message_info;
-
-/* Stored messages with this ID whose text contains `text` (any when NULL); the last one's severity and category. */
-static unsigned count_id(ID3D12InfoQueue *queue, D3D12_MESSAGE_ID id, const char *text, message_info *info)
-{
-    unsigned found = 0;
-    UINT64 count = queue ? ID3D12InfoQueue_GetNumStoredMessages(queue) : 0;
-    for (UINT64 i = 0; i < count; i++) {
-        SIZE_T length = 0;
-        ID3D12InfoQueue_GetMessage(queue, i, NULL, &length);
-        D3D12_MESSAGE *message = malloc(length);
-        if (message && SUCCEEDED(ID3D12InfoQueue_GetMessage(queue, i, message, &length)) && message->ID == id &&
-            (!text || strstr(message->pDescription, text))) {
-            found++;
-            if (info) {
-                info->severity = message->Severity;
-                info->category = message->Category;
-            }
-        }
-        free(message);
-    }
-    return found;
-}
-
 /* Stored messages of severity ERROR or CORRUPTION. */
 static unsigned count_severe(ID3D12InfoQueue *queue)
 {
     unsigned found = 0;
     UINT64 count = queue ? ID3D12InfoQueue_GetNumStoredMessages(queue) : 0;
     for (UINT64 i = 0; i < count; i++) {
-        SIZE_T length = 0;
-        ID3D12InfoQueue_GetMessage(queue, i, NULL, &length);
-        D3D12_MESSAGE *message = malloc(length);
-        if (message && SUCCEEDED(ID3D12InfoQueue_GetMessage(queue, i, message, &length)) &&
-            message->Severity <= D3D12_MESSAGE_SEVERITY_ERROR)
+        D3D12_MESSAGE *message = stored_message(queue, i);
+        if (message && message->Severity <= D3D12_MESSAGE_SEVERITY_ERROR)
             found++;
         free(message);
     }
     return found;
 }
 
-static void dump_messages(ID3D12InfoQueue *queue)
-{
-    UINT64 count = queue ? ID3D12InfoQueue_GetNumStoredMessages(queue) : 0;
-    for (UINT64 i = 0; i < count; i++) {
-        SIZE_T length = 0;
-        ID3D12InfoQueue_GetMessage(queue, i, NULL, &length);
-        D3D12_MESSAGE *message = malloc(length);
-        if (message && SUCCEEDED(ID3D12InfoQueue_GetMessage(queue, i, message, &length)))
-            fprintf(stderr, "    message 0x%x (severity %d): %s\n", (unsigned)message->ID, (int)message->Severity,
-                    message->pDescription);
-        free(message);
-    }
-}
-
 /* Exactly one message with `id` whose text contains `text`. */
-#define EXPECT_MSG(iq, id, text)                                                                                \
-    do {                                                                                                        \
-        unsigned n_ = count_id((iq), (id), (text), NULL);                                                       \
-        if (!d12test_record(n_ == 1, __FILE__, __LINE__, "one message " #id " " #text)) {                       \
-            fprintf(stderr, "    found %u; stored:\n", n_);                                                     \
-            dump_messages(iq);                                                                                  \
-        }                                                                                                       \
-    } while (0)
+#define EXPECT_MSG(iq, id, text) check_one_message((iq), (id), (text), __FILE__, __LINE__, "one message " #id " " #text)
 
 /* The InfoQueue holds nothing at all (a broken driver's failure is not the application's error). */
 #define EXPECT_NO_MESSAGES(iq)                                                                                  \
@@ -288,9 +192,6 @@ static void dump_messages(ID3D12InfoQueue *queue)
         if (!d12test_record(count_severe(iq) == 0, __FILE__, __LINE__, "no ERROR/CORRUPTION message"))          \
             dump_messages(iq);                                                                                  \
     } while (0)
-
-/* Release and check the count reached 0 (the leak check). */
-#define RELEASE_LAST(obj) CHECK_EQ_INT(IUnknown_Release((IUnknown *)(obj)), 0)
 
 /* The device's reference count now (AddRef + Release). */
 static ULONG refcount(ID3D12Device *device)
@@ -307,67 +208,6 @@ static HRESULT wait_removed(ID3D12Device *device)
          waited += 2)
         sleep_ms(2);
     return reason;
-}
-
-static D3D12_RESOURCE_DESC buffer_desc(UINT64 width)
-{
-    D3D12_RESOURCE_DESC desc = {0};
-    desc.Dimension = D3D12_RESOURCE_DIMENSION_BUFFER;
-    desc.Width = width;
-    desc.Height = 1;
-    desc.DepthOrArraySize = 1;
-    desc.MipLevels = 1;
-    desc.Format = DXGI_FORMAT_UNKNOWN;
-    desc.SampleDesc.Count = 1;
-    desc.Layout = D3D12_TEXTURE_LAYOUT_ROW_MAJOR;
-    return desc;
-}
-
-static HRESULT create_buffer(ID3D12Device *device, D3D12_HEAP_TYPE type, UINT64 width, ID3D12Resource **out)
-{
-    D3D12_HEAP_PROPERTIES heap = {0};
-    heap.Type = type;
-    D3D12_RESOURCE_DESC desc = buffer_desc(width);
-    D3D12_RESOURCE_STATES state = type == D3D12_HEAP_TYPE_UPLOAD ? D3D12_RESOURCE_STATE_GENERIC_READ
-                                  : D3D12_RESOURCE_STATE_COPY_DEST;
-    return ID3D12Device_CreateCommittedResource(device, &heap, D3D12_HEAP_FLAG_NONE, &desc, state, NULL,
-                                               &IID_ID3D12Resource, (void **)out);
-}
-
-static ID3D12Resource *make_buffer(ID3D12Device *device, D3D12_HEAP_TYPE type, UINT64 width)
-{
-    ID3D12Resource *resource = NULL;
-    CHECK_HR(create_buffer(device, type, width, &resource), S_OK);
-    return resource;
-}
-
-static int new_event(void)
-{
-    int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    CHECK(fd >= 0);
-    return fd;
-}
-
-static HANDLE as_handle(int fd)
-{
-    return (HANDLE)(intptr_t)fd;
-}
-
-static bool fired(int fd, int ms)
-{
-    struct pollfd p = {fd, POLLIN, 0};
-    if (poll(&p, 1, ms) != 1)
-        return false;
-    uint64_t value = 0;
-    return read(fd, &value, sizeof value) == sizeof value;
-}
-
-static bool wait_fence(ID3D12Fence *fence, UINT64 value)
-{
-    int fd = new_event();
-    bool ok = ID3D12Fence_SetEventOnCompletion(fence, value, as_handle(fd)) == S_OK && fired(fd, WAIT_MS);
-    close(fd);
-    return ok;
 }
 
 static ID3D12Fence *make_fence(ID3D12Device *device)
@@ -395,62 +235,6 @@ static HRESULT create_list(ID3D12Device *device, ID3D12CommandAllocator *allocat
                                           &IID_ID3D12GraphicsCommandList, (void **)out);
 }
 
-/* A direct queue with its allocator, its list (open as created) and a fence. */
-typedef struct {
-    ID3D12CommandQueue *queue;
-    ID3D12CommandAllocator *allocator;
-    ID3D12GraphicsCommandList *list;
-    ID3D12Fence *fence;
-    UINT64 value;
-} gpu_context;
-
-static bool make_context(ID3D12Device *device, gpu_context *ctx)
-{
-    memset(ctx, 0, sizeof *ctx);
-    return CHECK_HR(create_queue(device, &ctx->queue), S_OK) && CHECK_HR(create_allocator(device, &ctx->allocator), S_OK) &&
-           CHECK_HR(create_list(device, ctx->allocator, &ctx->list), S_OK) && (ctx->fence = make_fence(device)) != NULL;
-}
-
-static void release_context(gpu_context *ctx)
-{
-    if (ctx->list)
-        RELEASE_LAST(ctx->list);
-    if (ctx->allocator)
-        RELEASE_LAST(ctx->allocator);
-    if (ctx->queue)
-        RELEASE_LAST(ctx->queue);
-    if (ctx->fence)
-        RELEASE_LAST(ctx->fence);
-    memset(ctx, 0, sizeof *ctx);
-}
-
-static void execute(ID3D12CommandQueue *queue, ID3D12GraphicsCommandList *list)
-{
-    ID3D12CommandList *lists[] = {(ID3D12CommandList *)list};
-    ID3D12CommandQueue_ExecuteCommandLists(queue, 1, lists);
-}
-
-/* Signal the context's fence on its queue and wait until the GPU reaches it. */
-static bool finish(gpu_context *ctx)
-{
-    ctx->value++;
-    return CHECK_HR(ID3D12CommandQueue_Signal(ctx->queue, ctx->fence, ctx->value), S_OK) &&
-           CHECK(wait_fence(ctx->fence, ctx->value)) &&
-           CHECK_HR(ID3D12Fence_GetCompletedValue(ctx->fence), (long long)ctx->value);
-}
-
-static void transition(ID3D12GraphicsCommandList *list, ID3D12Resource *resource, D3D12_RESOURCE_STATES before,
-                       D3D12_RESOURCE_STATES after)
-{
-    D3D12_RESOURCE_BARRIER barrier = {0};
-    barrier.Type = D3D12_RESOURCE_BARRIER_TYPE_TRANSITION;
-    barrier.Transition.pResource = resource;
-    barrier.Transition.Subresource = D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES;
-    barrier.Transition.StateBefore = before;
-    barrier.Transition.StateAfter = after;
-    ID3D12GraphicsCommandList_ResourceBarrier(list, 1, &barrier);
-}
-
 /* A CPU fence works: Signal, GetCompletedValue, an event at a reached value and at one reached later. */
 static void check_cpu_fence(ID3D12Device *device)
 {
@@ -461,11 +245,11 @@ static void check_cpu_fence(ID3D12Device *device)
     CHECK_EQ_INT(ID3D12Fence_GetCompletedValue(fence), 7);
     int fd = new_event();
     CHECK_HR(ID3D12Fence_SetEventOnCompletion(fence, 5, as_handle(fd)), S_OK);
-    CHECK(fired(fd, WAIT_MS));
+    CHECK(fired(fd, WAIT_MS, NULL));
     CHECK_HR(ID3D12Fence_SetEventOnCompletion(fence, 9, as_handle(fd)), S_OK);
-    CHECK(!fired(fd, 50));
+    CHECK(!fired(fd, 50, NULL));
     CHECK_HR(ID3D12Fence_Signal(fence, 9), S_OK);
-    CHECK(fired(fd, WAIT_MS));
+    CHECK(fired(fd, WAIT_MS, NULL));
     close(fd);
     RELEASE_LAST(fence);
 }
@@ -474,7 +258,7 @@ static void check_cpu_fence(ID3D12Device *device)
 
 static void test_good(void)
 {
-    ID3D12Device *device = create_device();
+    ID3D12Device *device = create_device(true);
     if (!device)
         return;
     ID3D12InfoQueue *iq = info_queue_of(device);
@@ -482,7 +266,7 @@ static void test_good(void)
     ID3D12Resource *upload = make_buffer(device, D3D12_HEAP_TYPE_UPLOAD, COPY_SIZE);
     ID3D12Resource *def = make_buffer(device, D3D12_HEAP_TYPE_DEFAULT, COPY_SIZE);
     ID3D12Resource *readback = make_buffer(device, D3D12_HEAP_TYPE_READBACK, COPY_SIZE);
-    if (!make_context(device, &ctx) || !upload || !def || !readback)
+    if (!make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &ctx) || !upload || !def || !readback)
         return;
     CHECK_LOG("create_queue hr=0x00000000", 1);
     CHECK_LOG("create_list hr=0x00000000", 1);
@@ -501,7 +285,7 @@ static void test_good(void)
     CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
     execute(ctx.queue, ctx.list);
     CHECK_LOG("execute count=1", 1);
-    finish(&ctx);
+    finish_exact(&ctx);
     CHECK(log_wait("signal value=1 hr=0x00000000", 1) == 1);
     memset(got, 0, sizeof got);
     CHECK_HR(ID3D12Resource_Map(readback, 0, NULL, (void **)&data), S_OK);
@@ -516,7 +300,7 @@ static void test_good(void)
     if (gate) {
         CHECK_HR(ID3D12CommandQueue_Wait(ctx.queue, gate, 1), S_OK);
         CHECK_HR(ID3D12Fence_Signal(gate, 1), S_OK);
-        finish(&ctx);
+        finish_exact(&ctx);
         CHECK(log_wait("wait value=1 hr=0x00000000", 1) == 1);
         RELEASE_LAST(gate);
     }
@@ -553,7 +337,7 @@ static void expect_unsupported(ID3D12InfoQueue *iq, const char *method)
 
 static void test_no_gpu(void)
 {
-    ID3D12Device *device = create_device();
+    ID3D12Device *device = create_device(true);
     if (!device)
         return;
     ID3D12InfoQueue *iq = info_queue_of(device);
@@ -642,7 +426,7 @@ static HRESULT create_broken(ID3D12Device *device, object_kind kind, ID3D12Comma
 
 static void private_size_rejected(object_kind kind, const char *problem, const char *constructor_log)
 {
-    ID3D12Device *device = create_device();
+    ID3D12Device *device = create_device(true);
     if (!device)
         return;
     ID3D12InfoQueue *iq = info_queue_of(device);
@@ -743,14 +527,14 @@ static void test_queue_over_max_size(void)
 /* The positive boundary: the most the runtime accepts is accepted, and the queue works. */
 static void test_queue_max_size(void)
 {
-    ID3D12Device *device = create_device();
+    ID3D12Device *device = create_device(true);
     if (!device)
         return;
     ID3D12InfoQueue *iq = info_queue_of(device);
     gpu_context ctx;
     capture c;
     capture_begin(&c);
-    bool made = make_context(device, &ctx);
+    bool made = make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &ctx);
     char *text = capture_end(&c);
     CHECK_EQ_INT(lines_starting(text ? text : "", "d12rt: ", NULL, 0), 0);
     free(text);
@@ -759,7 +543,7 @@ static void test_queue_max_size(void)
     CHECK_LOG("create_queue hr=0x00000000", 1);
     CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
     execute(ctx.queue, ctx.list);
-    finish(&ctx);
+    finish_exact(&ctx);
     EXPECT_NO_SEVERE(iq);
     release_context(&ctx);
     ID3D12InfoQueue_Release(iq);
@@ -793,7 +577,7 @@ static void test_resource_zero_size(void)
 
 static void test_queue_create_fails(void)
 {
-    ID3D12Device *device = create_device();
+    ID3D12Device *device = create_device(true);
     if (!device)
         return;
     ID3D12InfoQueue *iq = info_queue_of(device);
@@ -866,7 +650,7 @@ static void expect_mismatch_removal(ID3D12Device *device, ID3D12InfoQueue *iq, I
 
 static void bogus_pass_back(const char *operation, unsigned long long value, const char *log_line)
 {
-    ID3D12Device *device = create_device();
+    ID3D12Device *device = create_device(true);
     if (!device)
         return;
     ID3D12InfoQueue *iq = info_queue_of(device);
@@ -911,7 +695,7 @@ static void test_bogus_wait_value(void)
 /* The driver passes one signal back twice: the first sets the fence, the second removes the device. */
 static void test_signal_twice(void)
 {
-    ID3D12Device *device = create_device();
+    ID3D12Device *device = create_device(true);
     if (!device)
         return;
     ID3D12InfoQueue *iq = info_queue_of(device);
@@ -936,12 +720,12 @@ static void test_signal_twice(void)
  * stays, Reset clears it. */
 static void recording_error(HRESULT code, const char *log_line, const char *code_text)
 {
-    ID3D12Device *device = create_device();
+    ID3D12Device *device = create_device(true);
     if (!device)
         return;
     ID3D12InfoQueue *iq = info_queue_of(device);
     gpu_context ctx;
-    if (!make_context(device, &ctx))
+    if (!make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &ctx))
         return;
     ID3D12InfoQueue_ClearStoredMessages(iq);
 
@@ -953,7 +737,7 @@ static void recording_error(HRESULT code, const char *log_line, const char *code
     EXPECT_MSG(iq, D3D12_MESSAGE_ID_EXECUTECOMMANDLISTS_FAILEDCOMMANDLIST, code_text);
     CHECK_LOG("execute", 0); /* nothing reached the driver */
     CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), S_OK);
-    finish(&ctx); /* the queue still runs */
+    finish_exact(&ctx); /* the queue still runs */
 
     /* Reset clears the error: the next recording closes S_OK and is submitted. */
     ID3D12InfoQueue_ClearStoredMessages(iq);
@@ -962,7 +746,7 @@ static void recording_error(HRESULT code, const char *log_line, const char *code
     CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
     execute(ctx.queue, ctx.list);
     CHECK_LOG("execute count=1", 1);
-    finish(&ctx);
+    finish_exact(&ctx);
     EXPECT_NO_SEVERE(iq);
     CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), S_OK);
     release_context(&ctx);
@@ -983,12 +767,12 @@ static void test_list_error_invalidarg(void)
 /* Any other code: the device is removed with DXGI_ERROR_DRIVER_INTERNAL_ERROR. */
 static void test_list_error_critical(void)
 {
-    ID3D12Device *device = create_device();
+    ID3D12Device *device = create_device(true);
     if (!device)
         return;
     ID3D12InfoQueue *iq = info_queue_of(device);
     gpu_context ctx;
-    if (!make_context(device, &ctx))
+    if (!make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &ctx))
         return;
     ID3D12InfoQueue_ClearStoredMessages(iq);
     ID3D12GraphicsCommandList_DrawInstanced(ctx.list, 3, 1, 0, 0);
@@ -1010,7 +794,7 @@ static void test_list_error_critical(void)
  * destroyed list's) with E_OUTOFMEMORY: ignored. */
 static void test_list_error_bogus_handle(void)
 {
-    ID3D12Device *device = create_device();
+    ID3D12Device *device = create_device(true);
     if (!device)
         return;
     ID3D12InfoQueue *iq = info_queue_of(device);
@@ -1041,7 +825,7 @@ static void test_list_error_bogus_handle(void)
     CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), S_OK);
     execute(ctx.queue, ctx.list);
     CHECK_LOG("execute count=1", 1);
-    finish(&ctx);
+    finish_exact(&ctx);
     EXPECT_NO_MESSAGES(iq);
     release_context(&ctx);
     ID3D12InfoQueue_Release(iq);
@@ -1052,23 +836,23 @@ static void test_list_error_bogus_handle(void)
  * no Close will return it, so it is ignored; the list stays executable and the device stays. */
 static void test_list_error_after_close(void)
 {
-    ID3D12Device *device = create_device();
+    ID3D12Device *device = create_device(true);
     if (!device)
         return;
     ID3D12InfoQueue *iq = info_queue_of(device);
     gpu_context ctx;
-    if (!make_context(device, &ctx))
+    if (!make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &ctx))
         return;
     ID3D12InfoQueue_ClearStoredMessages(iq);
     CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
     execute(ctx.queue, ctx.list);
     CHECK_LOG("list_error kind=closed_list hr=0x8007000E", 1);
-    finish(&ctx);
+    finish_exact(&ctx);
     /* Submitted again: the list Close called good is still good. */
     execute(ctx.queue, ctx.list);
     CHECK_LOG("execute count=1", 2);
     CHECK_EQ_INT(count_id(iq, D3D12_MESSAGE_ID_EXECUTECOMMANDLISTS_FAILEDCOMMANDLIST, NULL, NULL), 0);
-    finish(&ctx);
+    finish_exact(&ctx);
     CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), S_OK);
     EXPECT_NO_SEVERE(iq);
     release_context(&ctx);
