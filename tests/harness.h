@@ -10,12 +10,14 @@
 
 static unsigned d12test_passed, d12test_failed;
 
+/* Checks may run on several threads at once (threading tests): the counters are bumped atomically (GCC/Clang
+ * builtins, so the header serves C and C++ alike). */
 static inline int d12test_record(int ok, const char *file, int line, const char *what)
 {
     if (ok) {
-        d12test_passed++;
+        __atomic_fetch_add(&d12test_passed, 1, __ATOMIC_RELAXED);
     } else {
-        d12test_failed++;
+        __atomic_fetch_add(&d12test_failed, 1, __ATOMIC_RELAXED);
         fprintf(stderr, "%s:%d: check failed: %s\n", file, line, what);
     }
     return ok;
@@ -41,8 +43,10 @@ static inline int d12test_record(int ok, const char *file, int line, const char 
 
 static inline int d12test_finish(void)
 {
-    printf("%u passed, %u failed\n", d12test_passed, d12test_failed);
-    return d12test_failed == 0 && d12test_passed > 0 ? 0 : 1;
+    unsigned passed = __atomic_load_n(&d12test_passed, __ATOMIC_SEQ_CST);
+    unsigned failed = __atomic_load_n(&d12test_failed, __ATOMIC_SEQ_CST);
+    printf("%u passed, %u failed\n", passed, failed);
+    return failed == 0 && passed > 0 ? 0 : 1;
 }
 
 #endif
