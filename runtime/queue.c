@@ -425,6 +425,12 @@ static HRESULT check_queue_desc(struct d12_device *device, const D3D12_COMMAND_Q
         d12__msg_create_invalid_argument(device->info_queue, method, "NodeMask names a node the adapter lacks");
         return E_INVALIDARG;
     }
+    if (desc->Priority != D3D12_COMMAND_QUEUE_PRIORITY_NORMAL && desc->Priority != D3D12_COMMAND_QUEUE_PRIORITY_HIGH &&
+        desc->Priority != D3D12_COMMAND_QUEUE_PRIORITY_GLOBAL_REALTIME) {
+        d12__msg_create_invalid_argument(device->info_queue, method,
+                                         "Priority is not a D3D12_COMMAND_QUEUE_PRIORITY (NORMAL, HIGH, GLOBAL_REALTIME)");
+        return E_INVALIDARG;
+    }
     return S_OK;
 }
 

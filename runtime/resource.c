@@ -103,14 +103,22 @@ void d12_resource_not_implemented(struct d12_resource *self, const char *interfa
 /* ---- ID3D12Device::CreateCommittedResource ---- */
 
 /* What is wrong with a committed buffer's description, or NULL. */
-static const char *check_buffer(const D3D12_HEAP_PROPERTIES *heap, const D3D12_RESOURCE_DESC *desc,
-                                D3D12_RESOURCE_STATES state)
+static const char *check_buffer(const D3D12_HEAP_PROPERTIES *heap, D3D12_HEAP_FLAGS heap_flags,
+                                const D3D12_RESOURCE_DESC *desc, D3D12_RESOURCE_STATES state)
 {
     if (!heap || !desc)
         return "pHeapProperties and pDesc must not be NULL";
     if (heap->Type != D3D12_HEAP_TYPE_DEFAULT && heap->Type != D3D12_HEAP_TYPE_UPLOAD &&
         heap->Type != D3D12_HEAP_TYPE_READBACK)
         return "the heap type must be DEFAULT, UPLOAD or READBACK (d12rt has no custom heaps)";
+    /* D3D12: only a CUSTOM heap names its CPU page property and memory pool. */
+    if (heap->CPUPageProperty != D3D12_CPU_PAGE_PROPERTY_UNKNOWN ||
+        heap->MemoryPoolPreference != D3D12_MEMORY_POOL_UNKNOWN)
+        return "CPUPageProperty and MemoryPoolPreference must be UNKNOWN for a DEFAULT, UPLOAD or READBACK heap";
+    if (heap->CreationNodeMask > 1 || heap->VisibleNodeMask > 1)
+        return "CreationNodeMask and VisibleNodeMask name a node the adapter lacks";
+    if (heap_flags & D3D12_HEAP_FLAG_DENY_BUFFERS)
+        return "D3D12_HEAP_FLAG_DENY_BUFFERS denies the very buffer being created";
     if (desc->Dimension != D3D12_RESOURCE_DIMENSION_BUFFER)
         return "d12rt creates buffers only (Dimension must be D3D12_RESOURCE_DIMENSION_BUFFER)";
     if (desc->Width == 0 || desc->Height != 1 || desc->DepthOrArraySize != 1 || desc->MipLevels != 1 ||
@@ -164,7 +172,7 @@ HRESULT d12_device_CreateCommittedResource(struct d12_device *self, const D3D12_
     HRESULT hr = d12__device_check_gpu_create(self, method);
     if (FAILED(hr))
         return hr;
-    const char *problem = check_buffer(pHeapProperties, pDesc, InitialResourceState);
+    const char *problem = check_buffer(pHeapProperties, HeapFlags, pDesc, InitialResourceState);
     if (!problem && pOptimizedClearValue)
         problem = "pOptimizedClearValue must be NULL for a buffer";
     if (problem) {

@@ -152,6 +152,26 @@ static void test_queue_create(void)
     CHECK_EQ_INT(ID3D12Device_CreateCommandQueue(device, &node, &IID_ID3D12CommandQueue, (void **)&queue),
                  E_INVALIDARG);
     EXPECT_MSG(iq, MSG_CREATE_INVALID_ARGUMENT, "NodeMask");
+    /* Priority: the three D3D12_COMMAND_QUEUE_PRIORITY values are accepted, any other number is not. */
+    const INT priorities[] = {D3D12_COMMAND_QUEUE_PRIORITY_NORMAL, D3D12_COMMAND_QUEUE_PRIORITY_HIGH,
+                              D3D12_COMMAND_QUEUE_PRIORITY_GLOBAL_REALTIME};
+    for (int i = 0; i < 3; i++) {
+        D3D12_COMMAND_QUEUE_DESC prioritized = {D3D12_COMMAND_LIST_TYPE_DIRECT, priorities[i], 0, 0};
+        ID3D12CommandQueue *ok = NULL;
+        CHECK_EQ_INT(ID3D12Device_CreateCommandQueue(device, &prioritized, &IID_ID3D12CommandQueue, (void **)&ok),
+                     S_OK);
+        if (ok) {
+            CHECK_EQ_INT(ID3D12CommandQueue_GetDesc(ok).Priority, priorities[i]);
+            RELEASE_LAST(ok);
+        }
+    }
+    EXPECT_NO_MSG(iq, MSG_CREATE_INVALID_ARGUMENT);
+    D3D12_COMMAND_QUEUE_DESC priority = {D3D12_COMMAND_LIST_TYPE_DIRECT, 50, 0, 0};
+    queue = (void *)1;
+    CHECK_EQ_INT(ID3D12Device_CreateCommandQueue(device, &priority, &IID_ID3D12CommandQueue, (void **)&queue),
+                 E_INVALIDARG);
+    CHECK(queue == NULL);
+    EXPECT_MSG(iq, MSG_CREATE_INVALID_ARGUMENT, "Priority");
     /* Severity and category of the documented ID. */
     message_info info = {0};
     D3D12_COMMAND_QUEUE_DESC bundle = {D3D12_COMMAND_LIST_TYPE_BUNDLE, 0, 0, 0};
@@ -1220,6 +1240,29 @@ static void test_resource_create(void)
         CHECK_EQ_INT(create_resource(device, &h, &d, bad[i].state, bad[i].clear ? &clear : NULL), E_INVALIDARG);
         EXPECT_MSG(iq, MSG_CREATE_INVALID_ARGUMENT, bad[i].text);
     }
+    /* Heap properties only a CUSTOM heap may set, node masks, and a heap flag denying buffers. */
+    D3D12_HEAP_PROPERTIES page = {D3D12_HEAP_TYPE_UPLOAD, D3D12_CPU_PAGE_PROPERTY_WRITE_COMBINE, 0, 0, 0};
+    CHECK_EQ_INT(create_resource(device, &page, &desc, D3D12_RESOURCE_STATE_GENERIC_READ, NULL), E_INVALIDARG);
+    EXPECT_MSG(iq, MSG_CREATE_INVALID_ARGUMENT, "CPUPageProperty");
+    D3D12_HEAP_PROPERTIES pool = {D3D12_HEAP_TYPE_DEFAULT, 0, D3D12_MEMORY_POOL_L1, 0, 0};
+    CHECK_EQ_INT(create_resource(device, &pool, &desc, D3D12_RESOURCE_STATE_COMMON, NULL), E_INVALIDARG);
+    EXPECT_MSG(iq, MSG_CREATE_INVALID_ARGUMENT, "MemoryPoolPreference");
+    D3D12_HEAP_PROPERTIES nodes = {D3D12_HEAP_TYPE_DEFAULT, 0, 0, 2, 0};
+    CHECK_EQ_INT(create_resource(device, &nodes, &desc, D3D12_RESOURCE_STATE_COMMON, NULL), E_INVALIDARG);
+    EXPECT_MSG(iq, MSG_CREATE_INVALID_ARGUMENT, "NodeMask");
+    D3D12_HEAP_PROPERTIES one_node = {D3D12_HEAP_TYPE_DEFAULT, 0, 0, 1, 1};
+    ID3D12Resource *on_node = NULL;
+    CHECK_EQ_INT(ID3D12Device_CreateCommittedResource(device, &one_node, D3D12_HEAP_FLAG_NONE, &desc,
+                                                      D3D12_RESOURCE_STATE_COMMON, NULL, &IID_ID3D12Resource,
+                                                      (void **)&on_node), S_OK);
+    if (on_node)
+        RELEASE_LAST(on_node);
+    ID3D12Resource *denied = (void *)1;
+    CHECK_EQ_INT(ID3D12Device_CreateCommittedResource(device, &heap, D3D12_HEAP_FLAG_DENY_BUFFERS, &desc,
+                                                      D3D12_RESOURCE_STATE_COMMON, NULL, &IID_ID3D12Resource,
+                                                      (void **)&denied), E_INVALIDARG);
+    CHECK(denied == NULL);
+    EXPECT_MSG(iq, MSG_CREATE_INVALID_ARGUMENT, "DENY_BUFFERS");
     CHECK_EQ_INT(create_resource(device, NULL, &desc, D3D12_RESOURCE_STATE_COMMON, NULL), E_INVALIDARG);
     EXPECT_MSG(iq, MSG_CREATE_INVALID_ARGUMENT, "must not be NULL");
     CHECK_EQ_INT(create_resource(device, &heap, NULL, D3D12_RESOURCE_STATE_COMMON, NULL), E_INVALIDARG);
