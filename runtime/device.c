@@ -65,9 +65,14 @@ bool d12__device_remove(struct d12_device *device, HRESULT reason, const char *w
     return true;
 }
 
+bool d12__device_is_removed(struct d12_device *device)
+{
+    return atomic_load(&device->removed_reason) != S_OK;
+}
+
 HRESULT d12__device_removed(struct d12_device *device)
 {
-    if (atomic_load(&device->removed_reason) == S_OK)
+    if (!d12__device_is_removed(device))
         return S_OK;
     d12__flush_on_removal(device);
     return DXGI_ERROR_DEVICE_REMOVED;

@@ -52,6 +52,10 @@ struct d12_device {
  * removed it. The debug layer says why. */
 bool d12__device_remove(struct d12_device *device, HRESULT reason, const char *why);
 
+/* Whether the device is removed, without surfacing it: for code that reacts to a removal but tells the application
+ * nothing (fence waits, the flush engine, ExecuteCommandLists). */
+bool d12__device_is_removed(struct d12_device *device);
+
 /* DXGI_ERROR_DEVICE_REMOVED once the device is removed, else S_OK. A method returning what this returns surfaces
  * the removal to the application, so the first such call makes the removal flush (flush.h). */
 HRESULT d12__device_removed(struct d12_device *device);

@@ -16,15 +16,12 @@ struct d12_fence_waiter {
     struct d12_fence_waiter *next;
 };
 
-static bool device_removed(const struct d12_fence *fence)
-{
-    return atomic_load(&fence->device_child.device->removed_reason) != S_OK;
-}
-
 /* The value the application sees: UINT64_MAX once the device is removed. */
 static UINT64 visible_value(struct d12_fence *fence)
 {
-    return device_removed(fence) ? UINT64_MAX : atomic_load_explicit(&fence->value, memory_order_acquire);
+    if (d12__device_is_removed(fence->device_child.device))
+        return UINT64_MAX;
+    return atomic_load_explicit(&fence->value, memory_order_acquire);
 }
 
 /* "signal = write(fd, 1)" (the WSL convention); a descriptor closed meanwhile is the application's business. */
@@ -73,7 +70,8 @@ void d12__fence_wake(struct d12_fence *fence)
 bool d12__fence_wait_gpu(struct d12_fence *fence, UINT64 value, const atomic_bool *abandon)
 {
     d12__lock(&fence->lock, D12_RANK_FENCE);
-    while (atomic_load(&fence->value) < value && !atomic_load(abandon) && !device_removed(fence))
+    struct d12_device *device = fence->device_child.device;
+    while (atomic_load(&fence->value) < value && !atomic_load(abandon) && !d12__device_is_removed(device))
         pthread_cond_wait(&fence->changed, &fence->lock);
     bool reached = atomic_load(&fence->value) >= value;
     d12__unlock(&fence->lock, D12_RANK_FENCE);

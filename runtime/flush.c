@@ -29,7 +29,7 @@ static bool may_flush_now(struct d12_device *device)
  * after this flush call are not surfaced through this feature." */
 static bool may_flush(struct d12_device *device)
 {
-    return may_flush_now(device) && atomic_load(&device->removed_reason) == S_OK;
+    return may_flush_now(device) && !d12__device_is_removed(device);
 }
 
 static void call_driver_flush(struct d12_device *device)

@@ -265,8 +265,8 @@ void d12_command_queue_ExecuteCommandLists(struct d12_command_queue *self, UINT 
 {
     struct d12_device *device = self->device_child.device;
     /* A removed device takes no work. ExecuteCommandLists returns nothing, so it does not surface the removal
-     * (that is the removal flush's trigger, flush.h): a plain load, not d12__device_removed. */
-    if (atomic_load(&device->removed_reason) != S_OK || NumCommandLists == 0)
+     * (that is the removal flush's trigger, flush.h). */
+    if (d12__device_is_removed(device) || NumCommandLists == 0)
         return;
     struct d12_command_list *stack[D12_ECL_STACK_LISTS];
     struct d12_command_list **lists = NumCommandLists <= D12_ECL_STACK_LISTS ? stack
