@@ -8,6 +8,7 @@
 #include "correlation.h"
 #include "d12_messages.h"
 #include "device.h"
+#include "dred/dred.h"
 #include "fence.h"
 #include "list.h"
 #include "lockrank.h"
@@ -145,6 +146,7 @@ HRESULT d12_device_GetDeviceRemovedReason(struct d12_device *self)
 static void device_destroy(struct d12_device *device)
 {
     detach_from_adapter(device);
+    d12__dred_finish(device); /* a removal the application never surfaced still gets its report */
     /* The driver goes first: it may report and query identities until pfnDestroyDevice returns. */
     if (device->driver != NULL)
         d12__driver_destroy_device(device->driver);
@@ -154,6 +156,7 @@ static void device_destroy(struct d12_device *device)
     pthread_mutex_destroy(&device->children_lock);
     if (device->info_queue != NULL)
         d12__info_queue_destroy(device->info_queue);
+    d12__dred_destroy(device);
     d12__object_data_destroy(&device->object);
     free(device);
 }
@@ -324,7 +327,9 @@ static HRESULT device_create(d12_driver_adapter *adapter, struct d12_device **ou
     pthread_mutex_init(&device->children_lock, NULL);
     d12__flush_init(&device->flush);
     device->gpu_hooks = (d12_driver_gpu_hooks){gpu_signal, gpu_wait, gpu_list_error, gpu_fault, gpu_progress, device};
-    if (device->settings.debug_layer)
+    d12_dred_enabled dred = d12__dred_resolve(&device->settings);
+    hr = d12__dred_create(device, &dred);
+    if (SUCCEEDED(hr) && device->settings.debug_layer)
         hr = d12__info_queue_create(&device->info_queue);
     d12__drm_init(&device->drm, device->info_queue, &device->objects);
     if (SUCCEEDED(hr)) {

@@ -46,6 +46,8 @@ struct d12_device {
     /* Device removal: S_OK until removed; the first reason wins (compare-exchange), never changes after. */
     _Atomic HRESULT removed_reason;
     atomic_bool legacy_query_warned; /* the CheckFeatureSupport deprecation warning, once per device */
+
+    struct d12_dred *dred;            /* fixed: DRED state and output (runtime/dred/dred.h); never NULL after creation */
 };
 
 /* Remove the device: the first reason wins; later calls change nothing. Returns true for the call that
