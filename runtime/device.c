@@ -92,7 +92,7 @@ static void removal_reason_text(HRESULT reason, char *name, size_t size, const c
 
 static void report_removal(struct d12_device *device, HRESULT reason, const char *why)
 {
-    char name[32];
+    char name[48];
     const char *text;
     removal_reason_text(reason, name, sizeof name, &text);
     d12__msg_device_removal_process_at_fault(device->info_queue, name, text);
