@@ -27,6 +27,7 @@ struct d12_command_queue {
     const d12_driver_gpu_funcs *gpu;
     D3D12DDI_HCOMMANDQUEUE handle;      /* the driver's queue (runtime-allocated memory) */
     struct d12_command_queue *next;     /* the device's queue list (device->children_lock) */
+    d12_tdr_queue tdr;                  /* what the timeline last reported (build 0127; tdr.h): atomics */
 
     pthread_mutex_t lock;
     uint64_t submitted;                 /* lock: ExecuteCommandLists calls handed to the driver so far (serials) */
@@ -38,11 +39,7 @@ struct d12_command_queue {
 
     _Atomic uint64_t completed;         /* the serial the last executed Signal covers (the completion mark) */
     atomic_bool destroying;             /* the final Release began: waits on the timeline are abandoned */
-    d12_tdr_queue tdr;                  /* what the timeline last reported (build 0127; tdr.h) */
 };
-
-/* The device's queue behind a runtime handle a driver passed back, or NULL when it names none. */
-struct d12_command_queue *d12__queue_find(struct d12_device *device, D3D12DDI_HRTCOMMANDQUEUE handle);
 
 /* Flush-engine helpers over every queue of the device (called with no lock held): note, for each queue, how far
  * its work had completed when a flush begins; after the flush, release the submissions up to that mark. */
@@ -54,5 +51,8 @@ HRESULT d12__queue_signal_reached(struct d12_device *device, D3D12DDI_HRTCOMMAND
                                   const D3D12DDIARG_FENCE_OPERATION_0126 *operation);
 HRESULT d12__queue_wait_reached(struct d12_device *device, D3D12DDI_HRTCOMMANDQUEUE queue,
                                 const D3D12DDIARG_FENCE_OPERATION_0126 *operation);
+
+/* The device's queue behind a runtime handle a driver passed back, or NULL when it names none. */
+struct d12_command_queue *d12__queue_find(struct d12_device *device, D3D12DDI_HRTCOMMANDQUEUE handle);
 
 #endif
