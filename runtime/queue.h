@@ -46,13 +46,13 @@ struct d12_command_queue {
 void d12__queues_mark_retirement(struct d12_device *device);
 void d12__queues_retire(struct d12_device *device);
 
+/* The device's queue behind a runtime handle a driver passed back, or NULL when it names none. */
+struct d12_command_queue *d12__queue_find(struct d12_device *device, D3D12DDI_HRTCOMMANDQUEUE handle);
+
 /* The GPU hooks' work (d12_driver_gpu_hooks): a signal or wait the driver's timeline reached on `queue`. */
 HRESULT d12__queue_signal_reached(struct d12_device *device, D3D12DDI_HRTCOMMANDQUEUE queue,
                                   const D3D12DDIARG_FENCE_OPERATION_0126 *operation);
 HRESULT d12__queue_wait_reached(struct d12_device *device, D3D12DDI_HRTCOMMANDQUEUE queue,
                                 const D3D12DDIARG_FENCE_OPERATION_0126 *operation);
-
-/* The device's queue behind a runtime handle a driver passed back, or NULL when it names none. */
-struct d12_command_queue *d12__queue_find(struct d12_device *device, D3D12DDI_HRTCOMMANDQUEUE handle);
 
 #endif
