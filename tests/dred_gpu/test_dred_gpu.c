@@ -250,6 +250,13 @@ static void record_long_command(gpu_context *ctx, ID3D12Resource *src, ID3D12Res
         ID3D12GraphicsCommandList_CopyBufferRegion(ctx->list, big_dst, 0, src, 0, 1 << 20);
 }
 
+/* A CPU thread blocked in SetEventOnCompletion(value, NULL) ("blocks until reached"): removal must release it. */
+static void *block_on_fence(void *fence)
+{
+    ID3D12Fence_SetEventOnCompletion((ID3D12Fence *)fence, 1000, NULL);
+    return NULL;
+}
+
 static void test_hang(void)
 {
     ID3D12Device *device = create_debug_device();
@@ -266,6 +273,8 @@ static void test_hang(void)
     CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
     int event = new_event();
     CHECK_HR(ID3D12Fence_SetEventOnCompletion(ctx.fence, 1, as_handle(event)), S_OK);
+    pthread_t blocked;
+    pthread_create(&blocked, NULL, block_on_fence, ctx.fence);
     double start = now_ms();
     execute(ctx.queue, ctx.list);
     CHECK_HR(ID3D12CommandQueue_Signal(ctx.queue, ctx.fence, 1), S_OK);
@@ -274,6 +283,7 @@ static void test_hang(void)
     /* D12RT_TDR_DELAY_MS=150 (CMake): found after the delay, within it plus a tick and a slice, with margin */
     CHECK(elapsed >= 140);
     CHECK(elapsed < 1500);
+    pthread_join(blocked, NULL); /* released: the fence reads UINT64_MAX */
     check_removed(device, iq, ctx.fence, -1, DXGI_ERROR_DEVICE_HUNG, HUNG_TEXT);
     CHECK_EQ_INT(word(after, 0), 0); /* never ran */
     CHECK_EQ_INT(word(big, 0), 0);   /* the hung copy never completed */

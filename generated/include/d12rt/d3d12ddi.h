@@ -134,7 +134,8 @@ typedef enum D3D12DDICAPS_TYPE {
 typedef enum D3D12DDI_TABLE_TYPE {
     /* D3D12DDI_DEVICE_FUNCS_CORE_0126, filled once per adapter when offered */
     D3D12DDI_TABLE_TYPE_DEVICE_CORE = 0,
-    /* D3D12DDI_COMMAND_LIST_FUNCS_3D_0126, filled once per adapter when offered */
+    /* D3D12DDI_COMMAND_LIST_FUNCS_3D_0126 (_0127 from build 0127: tableSize says which), filled once per
+     * adapter when offered */
     D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D = 1,
     /* D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126, filled once per adapter when offered */
     D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D = 2,
