@@ -425,7 +425,8 @@ typedef HRESULT(APIENTRY* PFND3D12DDI_CREATECOMMANDQUEUE_0126)(
     D3D12DDI_HRTCOMMANDQUEUE hRTCommandQueue);
 
 /* Destruct a queue in place. Work already submitted is finished first (its messages are then held for the
- * next flush, which the runtime issues right after); no fence callback for this queue follows the return. */
+ * next flush, which the runtime issues right after), except once the engine was reset (build 0127: the device
+ * is removed), when nothing more runs; no fence callback for this queue follows the return. */
 typedef VOID(APIENTRY* PFND3D12DDI_DESTROYCOMMANDQUEUE)(
     D3D12DDI_HDEVICE hDevice,
     D3D12DDI_HCOMMANDQUEUE hDrvCommandQueue);
