@@ -50,11 +50,37 @@ static void fire_waiters(struct d12_fence *fence, UINT64 reached)
     }
 }
 
+/* Satisfy (and unlink) the pending queue waits `reached` covers; with `all`, every one (the fence's final Release).
+ * Called with the lock held; the caller broadcasts `changed`. */
+static void satisfy_gpu_waits(struct d12_fence *fence, UINT64 reached, bool all)
+{
+    for (d12_fence_gpu_wait **link = &fence->gpu_waits; *link;) {
+        d12_fence_gpu_wait *wait = *link;
+        if (all || wait->value <= reached) {
+            wait->satisfied = true;
+            *link = wait->next;
+        } else {
+            link = &wait->next;
+        }
+    }
+}
+
+static void unlink_gpu_wait(struct d12_fence *fence, d12_fence_gpu_wait *wait)
+{
+    for (d12_fence_gpu_wait **link = &fence->gpu_waits; *link; link = &(*link)->next) {
+        if (*link == wait) {
+            *link = wait->next;
+            return;
+        }
+    }
+}
+
 void d12__fence_set(struct d12_fence *fence, UINT64 value)
 {
     d12__lock(&fence->lock, D12_RANK_FENCE);
     atomic_store_explicit(&fence->value, value, memory_order_release);
     fire_waiters(fence, value);
+    satisfy_gpu_waits(fence, value, false); /* before any later Signal can lower the value again */
     pthread_cond_broadcast(&fence->changed);
     d12__unlock(&fence->lock, D12_RANK_FENCE);
 }
@@ -67,15 +93,38 @@ void d12__fence_wake(struct d12_fence *fence)
     d12__unlock(&fence->lock, D12_RANK_FENCE);
 }
 
-bool d12__fence_wait_gpu(struct d12_fence *fence, UINT64 value, const atomic_bool *abandon)
+void d12__fence_gpu_wait_begin(struct d12_fence *fence, d12_fence_gpu_wait *wait, UINT64 value)
+{
+    d12__lock(&fence->lock, D12_RANK_FENCE);
+    wait->value = value;
+    wait->satisfied = atomic_load(&fence->value) >= value;
+    wait->next = NULL;
+    if (!wait->satisfied) {
+        wait->next = fence->gpu_waits;
+        fence->gpu_waits = wait;
+    }
+    d12__unlock(&fence->lock, D12_RANK_FENCE);
+}
+
+bool d12__fence_gpu_wait_end(struct d12_fence *fence, d12_fence_gpu_wait *wait, const atomic_bool *abandon)
 {
     d12__lock(&fence->lock, D12_RANK_FENCE);
     struct d12_device *device = fence->device_child.device;
-    while (atomic_load(&fence->value) < value && !atomic_load(abandon) && !d12__device_is_removed(device))
+    while (!wait->satisfied && !atomic_load(abandon) && !d12__device_is_removed(device))
         pthread_cond_wait(&fence->changed, &fence->lock);
-    bool reached = atomic_load(&fence->value) >= value;
+    bool satisfied = wait->satisfied;
+    if (!satisfied)
+        unlink_gpu_wait(fence, wait);
     d12__unlock(&fence->lock, D12_RANK_FENCE);
-    return reached;
+    return satisfied;
+}
+
+void d12__fence_gpu_wait_cancel(struct d12_fence *fence, d12_fence_gpu_wait *wait)
+{
+    d12__lock(&fence->lock, D12_RANK_FENCE);
+    if (!wait->satisfied)
+        unlink_gpu_wait(fence, wait);
+    d12__unlock(&fence->lock, D12_RANK_FENCE);
 }
 
 D3D12DDI_HRTFENCE d12__fence_rt_handle(struct d12_fence *fence)
@@ -143,14 +192,18 @@ ULONG d12_fence_AddRef(struct d12_fence *self)
     return (ULONG)atomic_fetch_add(&self->refcount, 1) + 1;
 }
 
-static void free_waiters(struct d12_fence *fence)
+/* The application let go of the fence: its registrations are dropped unfired, and the queue waits still pending on
+ * it complete (nothing could satisfy them any more, and nothing may hang for ever). */
+static void abandon_waiters(struct d12_fence *fence)
 {
     d12__lock(&fence->lock, D12_RANK_FENCE);
     for (struct d12_fence_waiter *waiter = fence->waiters, *next; waiter; waiter = next) {
         next = waiter->next;
-        free(waiter); /* never fired: the application let go of the fence, as on Windows */
+        free(waiter);
     }
     fence->waiters = NULL;
+    satisfy_gpu_waits(fence, 0, true);
+    pthread_cond_broadcast(&fence->changed);
     d12__unlock(&fence->lock, D12_RANK_FENCE);
 }
 
@@ -174,7 +227,7 @@ void d12__fence_unhold(struct d12_fence *fence)
 static void fence_destroy(struct d12_fence *fence)
 {
     d12__device_child_unregister(&fence->device_child);
-    free_waiters(fence);
+    abandon_waiters(fence);
     d12__fence_unhold(fence);
 }
 

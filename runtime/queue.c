@@ -20,6 +20,7 @@ struct d12_queue_operation {
     UINT64 value;
     uint64_t serial; /* ExecuteCommandLists calls before it on this queue */
     struct d12_queue_operation *next;
+    d12_fence_gpu_wait wait; /* OPERATION_WAIT: pending on the fence from submission on */
 };
 
 /* One ExecuteCommandLists call's references on its lists' recordings (only while correlation is on). */
@@ -117,7 +118,7 @@ HRESULT d12__queue_wait_reached(struct d12_device *device, D3D12DDI_HRTCOMMANDQU
     struct d12_queue_operation *operation = reached(device, handle, OPERATION_WAIT, passed, &queue);
     if (!operation)
         return E_INVALIDARG;
-    bool done = d12__fence_wait_gpu(operation->fence, operation->value, &queue->destroying);
+    bool done = d12__fence_gpu_wait_end(operation->fence, &operation->wait, &queue->destroying);
     d12__fence_unhold(operation->fence);
     free(operation);
     return done ? S_OK : E_ABORT;
@@ -142,8 +143,10 @@ static HRESULT submit_operation(struct d12_command_queue *queue, operation_kind 
     struct d12_queue_operation *operation = malloc(sizeof *operation);
     if (!operation)
         return E_OUTOFMEMORY;
-    *operation = (struct d12_queue_operation){kind, fence, value, 0, NULL};
+    *operation = (struct d12_queue_operation){kind, fence, value, 0, NULL, {0}};
     d12__fence_hold(fence);
+    if (kind == OPERATION_WAIT)
+        d12__fence_gpu_wait_begin(fence, &operation->wait, value); /* pending from now, not from when it is reached */
     append_operation(queue, operation);
     D3D12DDIARG_FENCE_OPERATION_0126 args = {d12__fence_rt_handle(fence), value};
     if (kind == OPERATION_SIGNAL)
@@ -359,6 +362,8 @@ static void drop_pending(struct d12_command_queue *queue)
 {
     for (struct d12_queue_operation *operation = queue->operations, *next; operation; operation = next) {
         next = operation->next;
+        if (operation->kind == OPERATION_WAIT)
+            d12__fence_gpu_wait_cancel(operation->fence, &operation->wait);
         d12__fence_unhold(operation->fence);
         free(operation);
     }

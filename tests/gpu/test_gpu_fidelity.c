@@ -1,0 +1,243 @@
+/* GPU work as Windows has it, where an outside program found d12rt differing (issue 8 items 1, 8; issue 12 item 1's
+ * SetEventOnCompletion): queue waits satisfied by any moment the fence reached the value while they were pending,
+ * the fence's final Release abandoning the waits still pending on it, allocator reference counts while a list
+ * records, private-data deletion, and events held by the runtime. One process per case, through libd12rt's public
+ * ABI only. */
+#define _GNU_SOURCE
+#define COBJMACROS
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/resource.h>
+
+#include "../gpu_harness.h"
+
+/* How long a queue gets to get past a wait that must be satisfied (a hang fails the case well within ctest's
+ * TIMEOUT). */
+#define SATISFIED_MS 3000
+
+static ID3D12Fence *new_fence(ID3D12Device *device, UINT64 initial)
+{
+    ID3D12Fence *fence = NULL;
+    CHECK_HR(ID3D12Device_CreateFence(device, initial, D3D12_FENCE_FLAG_NONE, &IID_ID3D12Fence, (void **)&fence),
+             S_OK);
+    return fence;
+}
+
+/* Whether `fence` reaches `value` within `ms` (an eventfd registration). */
+static bool reaches(ID3D12Fence *fence, UINT64 value, int ms)
+{
+    int fd = new_event();
+    bool ok = ID3D12Fence_SetEventOnCompletion(fence, value, as_handle(fd)) == S_OK && fired(fd, ms, NULL);
+    close(fd);
+    return ok;
+}
+
+/* A device and a DIRECT context whose list is closed (empty: executing it is work on the timeline). */
+static bool open_context(ID3D12Device **device, gpu_context *ctx)
+{
+    *device = create_device(true);
+    if (!*device || !make_context(*device, D3D12_COMMAND_LIST_TYPE_DIRECT, ctx))
+        return false;
+    return CHECK_HR(ID3D12GraphicsCommandList_Close(ctx->list), S_OK);
+}
+
+static void close_context(ID3D12Device *device, gpu_context *ctx)
+{
+    release_context(ctx);
+    RELEASE_LAST(device);
+}
+
+/* ======== Issue 8 item 1: GPU waits ======== */
+
+/* The queue is blocked in Wait(gate, round) when the CPU raises the gate and at once rewinds it: the wait was
+ * satisfied by the moment the value was reached (Windows does so for a wait at the head of its queue). Before the
+ * fix, the woken timeline re-read the rewound value and blocked again. */
+static void test_wait_head_raise_rewind(void)
+{
+    ID3D12Device *device;
+    gpu_context ctx;
+    if (!open_context(&device, &ctx))
+        return;
+    ID3D12Fence *gate = new_fence(device, 0);
+    for (UINT64 round = 1; gate && round <= 20; round++) {
+        CHECK_HR(ID3D12CommandQueue_Wait(ctx.queue, gate, round), S_OK);
+        CHECK_HR(ID3D12CommandQueue_Signal(ctx.queue, ctx.fence, round), S_OK);
+        sleep_ms(5); /* the timeline reaches the wait and sleeps in it */
+        CHECK_HR(ID3D12Fence_Signal(gate, round), S_OK);
+        CHECK_HR(ID3D12Fence_Signal(gate, 0), S_OK);
+        if (!CHECK(reaches(ctx.fence, round, SATISFIED_MS)))
+            break;
+    }
+    if (gate)
+        RELEASE_LAST(gate); /* abandons a wait a failed round left pending */
+    close_context(device, &ctx);
+}
+
+/* The wait is still behind 200 ms of work when the CPU raises and rewinds the gate: it was pending, so it is
+ * satisfied when the timeline gets to it. Before the fix, it was compared with the fence only then. */
+static void test_wait_pending_raise_rewind(void) /* D12RT_REFDRV_EXEC_DELAY_MS=200 */
+{
+    ID3D12Device *device;
+    gpu_context ctx;
+    if (!open_context(&device, &ctx))
+        return;
+    ID3D12Fence *gate = new_fence(device, 0);
+    if (gate) {
+        execute(ctx.queue, ctx.list);
+        CHECK_HR(ID3D12CommandQueue_Wait(ctx.queue, gate, 7), S_OK);
+        CHECK_HR(ID3D12CommandQueue_Signal(ctx.queue, ctx.fence, 1), S_OK);
+        CHECK_HR(ID3D12Fence_Signal(gate, 9), S_OK); /* above the value counts too */
+        CHECK_HR(ID3D12Fence_Signal(gate, 0), S_OK);
+        CHECK_EQ_INT(ID3D12Fence_GetCompletedValue(ctx.fence), 0); /* still behind the work */
+        CHECK(reaches(ctx.fence, 1, SATISFIED_MS));
+        RELEASE_LAST(gate);
+    }
+    close_context(device, &ctx);
+}
+
+/* A wait that is not at the head of its queue (behind a wait on another fence) is satisfied by a raise and rewind
+ * while the head still blocks; a wait whose value the fence never reached is not. */
+static void test_wait_behind_other_wait(void)
+{
+    ID3D12Device *device;
+    gpu_context ctx;
+    if (!open_context(&device, &ctx))
+        return;
+    ID3D12Fence *head = new_fence(device, 0), *second = new_fence(device, 0);
+    if (head && second) {
+        CHECK_HR(ID3D12CommandQueue_Wait(ctx.queue, head, 1), S_OK);
+        CHECK_HR(ID3D12CommandQueue_Wait(ctx.queue, second, 5), S_OK);
+        CHECK_HR(ID3D12CommandQueue_Signal(ctx.queue, ctx.fence, 1), S_OK);
+        CHECK_HR(ID3D12CommandQueue_Wait(ctx.queue, second, 6), S_OK);
+        CHECK_HR(ID3D12CommandQueue_Signal(ctx.queue, ctx.fence, 2), S_OK);
+        sleep_ms(20);
+        CHECK_HR(ID3D12Fence_Signal(second, 5), S_OK);
+        CHECK_HR(ID3D12Fence_Signal(second, 0), S_OK);
+        CHECK_HR(ID3D12Fence_Signal(head, 1), S_OK);
+        CHECK(reaches(ctx.fence, 1, SATISFIED_MS));
+        /* Wait(second, 6) never saw 6: the queue stays there. */
+        CHECK(!reaches(ctx.fence, 2, 100));
+        CHECK_HR(ID3D12Fence_Signal(second, 6), S_OK);
+        CHECK(reaches(ctx.fence, 2, SATISFIED_MS));
+    }
+    if (head)
+        RELEASE_LAST(head);
+    if (second)
+        RELEASE_LAST(second);
+    close_context(device, &ctx);
+}
+
+/* The application's final Release of a fence abandons the GPU waits pending on it: the queue blocked in one (head)
+ * and the one queued behind it both complete, and the work after them runs. Before the fix the queue stayed blocked
+ * until it was destroyed. */
+static void test_wait_fence_released(void)
+{
+    ID3D12Device *device;
+    gpu_context ctx;
+    if (!open_context(&device, &ctx))
+        return;
+    ID3D12Fence *never = new_fence(device, 0);
+    if (never) {
+        CHECK_HR(ID3D12CommandQueue_Wait(ctx.queue, never, 1), S_OK);
+        CHECK_HR(ID3D12CommandQueue_Wait(ctx.queue, never, 2), S_OK);
+        execute(ctx.queue, ctx.list);
+        CHECK_HR(ID3D12CommandQueue_Signal(ctx.queue, ctx.fence, 1), S_OK);
+        CHECK(!reaches(ctx.fence, 1, 50));
+        RELEASE_LAST(never);
+        CHECK(reaches(ctx.fence, 1, SATISFIED_MS));
+        CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), S_OK);
+    }
+    close_context(device, &ctx);
+}
+
+/* The final Release drops the fence's event registrations: they never fire, and a queue Signal still pending on
+ * the fence (its internal hold) sets nothing the application could see. */
+static void test_wait_fence_released_events(void)
+{
+    ID3D12Device *device;
+    gpu_context ctx;
+    if (!open_context(&device, &ctx))
+        return;
+    ID3D12Fence *fence = new_fence(device, 0), *gate = new_fence(device, 0);
+    int fd = new_event();
+    if (fence && gate) {
+        CHECK_HR(ID3D12Fence_SetEventOnCompletion(fence, 3, as_handle(fd)), S_OK);
+        CHECK_HR(ID3D12CommandQueue_Wait(ctx.queue, gate, 1), S_OK);
+        CHECK_HR(ID3D12CommandQueue_Signal(ctx.queue, fence, 3), S_OK);
+        CHECK_HR(ID3D12CommandQueue_Signal(ctx.queue, ctx.fence, 1), S_OK);
+        RELEASE_LAST(fence);
+        CHECK_HR(ID3D12Fence_Signal(gate, 1), S_OK);
+        CHECK(reaches(ctx.fence, 1, SATISFIED_MS)); /* the queue set the released fence to 3 */
+        CHECK(!fired(fd, 50, NULL));
+    }
+    close(fd);
+    if (gate)
+        RELEASE_LAST(gate);
+    close_context(device, &ctx);
+}
+
+/* Two queues wait on each other's fences while the CPU raises and rewinds them, round after round: every round
+ * completes (a Windows-run stress test that hung on d12rt). Round n: A waits for B's fence to reach n, then signals
+ * its own; B waits for A's, then signals its own; the CPU starts the round by raising B's fence to n and at once
+ * rewinding it, and rewinds A's fence as soon as A may have signalled it. */
+#define CROSS_ROUNDS 150
+
+static void test_wait_cross_queues(void)
+{
+    ID3D12Device *device;
+    gpu_context a, b;
+    if (!open_context(&device, &a))
+        return;
+    if (!make_context(device, D3D12_COMMAND_LIST_TYPE_COMPUTE, &b))
+        return;
+    ID3D12Fence *fa = new_fence(device, 0), *fb = new_fence(device, 0);
+    UINT64 round = 1;
+    for (; fa && fb && round <= CROSS_ROUNDS; round++) {
+        CHECK_HR(ID3D12CommandQueue_Wait(a.queue, fb, round), S_OK);
+        CHECK_HR(ID3D12CommandQueue_Signal(a.queue, fa, round), S_OK);
+        CHECK_HR(ID3D12CommandQueue_Signal(a.queue, a.fence, round), S_OK);
+        CHECK_HR(ID3D12CommandQueue_Wait(b.queue, fa, round), S_OK);
+        CHECK_HR(ID3D12CommandQueue_Signal(b.queue, fb, round), S_OK);
+        CHECK_HR(ID3D12CommandQueue_Signal(b.queue, b.fence, round), S_OK);
+        if (round % 3 == 0)
+            sleep_ms(1); /* sometimes the timelines are already blocked in their waits */
+        CHECK_HR(ID3D12Fence_Signal(fb, round), S_OK);
+        CHECK_HR(ID3D12Fence_Signal(fb, 0), S_OK);
+        CHECK_HR(ID3D12Fence_Signal(fa, 0), S_OK);
+        if (!CHECK(reaches(a.fence, round, SATISFIED_MS)) || !CHECK(reaches(b.fence, round, SATISFIED_MS)))
+            break;
+        CHECK_HR(ID3D12Fence_Signal(fa, 0), S_OK);
+        CHECK_HR(ID3D12Fence_Signal(fb, 0), S_OK);
+    }
+    CHECK_EQ_INT(round, CROSS_ROUNDS + 1);
+    if (fa)
+        RELEASE_LAST(fa);
+    if (fb)
+        RELEASE_LAST(fb);
+    release_context(&b);
+    close_context(device, &a);
+}
+
+static const struct {
+    const char *name;
+    void (*run)(void);
+} cases[] = {
+    {"wait_head_raise_rewind", test_wait_head_raise_rewind},
+    {"wait_pending_raise_rewind", test_wait_pending_raise_rewind},
+    {"wait_behind_other_wait", test_wait_behind_other_wait},
+    {"wait_fence_released", test_wait_fence_released},
+    {"wait_fence_released_events", test_wait_fence_released_events},
+    {"wait_cross_queues", test_wait_cross_queues},
+};
+
+int main(int argc, char **argv)
+{
+    for (size_t i = 0; argc == 2 && i < sizeof(cases) / sizeof(cases[0]); i++) {
+        if (strcmp(argv[1], cases[i].name) == 0) {
+            cases[i].run();
+            return d12test_finish();
+        }
+    }
+    fprintf(stderr, "usage: test_gpu_fidelity CASE\n");
+    return 2;
+}
