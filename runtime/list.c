@@ -85,11 +85,24 @@ static void allocator_destroy(struct d12_command_allocator *allocator)
     free(allocator);
 }
 
+/* A recording list's hold: internal, as queue operations hold fences, so it never shows in the application's
+ * reference count (Windows' behaviour) and releasing the allocator while its list records is safe. */
+static void allocator_hold(struct d12_command_allocator *allocator)
+{
+    atomic_fetch_add(&allocator->holds, 1);
+}
+
+static void allocator_unhold(struct d12_command_allocator *allocator)
+{
+    if (atomic_fetch_sub(&allocator->holds, 1) == 1)
+        allocator_destroy(allocator);
+}
+
 ULONG d12_command_allocator_Release(struct d12_command_allocator *self)
 {
     ULONG left = (ULONG)atomic_fetch_sub(&self->refcount, 1) - 1;
     if (left == 0)
-        allocator_destroy(self);
+        allocator_unhold(self);
     return left;
 }
 
@@ -139,6 +152,7 @@ HRESULT d12_device_CreateCommandAllocator(struct d12_device *self, D3D12_COMMAND
         return E_OUTOFMEMORY;
     d12__command_allocator_com_init(&allocator->com);
     atomic_init(&allocator->refcount, 1);
+    atomic_init(&allocator->holds, 1);
     d12__device_child_init(&allocator->device_child, self, &allocator->com.allocator, "ID3D12CommandAllocator");
     allocator->type = type;
     allocator->gpu = self->gpu;
@@ -183,7 +197,7 @@ static void end_recording(struct d12_command_list *list)
     atomic_store(&list->open, false);
     if (list->allocator) {
         unclaim_allocator(list->allocator, list);
-        d12_command_allocator_Release(list->allocator);
+        allocator_unhold(list->allocator);
         list->allocator = NULL;
     }
 }
@@ -280,7 +294,7 @@ static HRESULT begin_recording(struct d12_command_list *list, struct d12_command
         d12__msg_command_allocator_contention(device->info_queue, method);
         return E_INVALIDARG;
     }
-    d12_command_allocator_AddRef(allocator);
+    allocator_hold(allocator);
     list->allocator = allocator;
     atomic_store(&list->error, S_OK);
     atomic_store(&list->open, true);

@@ -19,7 +19,8 @@ struct d12_command_list;
 
 struct d12_command_allocator {
     struct d12__command_allocator_com com;
-    atomic_ulong refcount;
+    atomic_ulong refcount;                     /* the application's references */
+    atomic_ulong holds;                        /* 1 while referenced + 1 while a list records: the memory's life */
     d12_device_child device_child;
     D3D12_COMMAND_LIST_TYPE type;              /* fixed */
     const d12_driver_gpu_funcs *gpu;           /* fixed */

@@ -218,6 +218,145 @@ static void test_wait_cross_queues(void)
     close_context(device, &a);
 }
 
+/* ======== Issue 8 item 8: reference counts and private data ======== */
+
+/* A recording list does not show in its allocator's public reference count (an internal hold), and releasing the
+ * allocator while its list records is safe: the list records, closes and executes; the allocator goes at Close.
+ * Before the fix the list took a public reference (AddRef answered 3, the last Release 1). */
+static void test_allocator_refcount_recording(void)
+{
+    ID3D12Device *device = create_device(true);
+    if (!device)
+        return;
+    gpu_context ctx;
+    if (!make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &ctx))
+        return;
+    CHECK_EQ_INT(ID3D12CommandAllocator_AddRef(ctx.allocator), 2); /* the application's 1, the recording list's 0 */
+    CHECK_EQ_INT(ID3D12CommandAllocator_Release(ctx.allocator), 1);
+    CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
+    CHECK_HR(ID3D12GraphicsCommandList_Reset(ctx.list, ctx.allocator, NULL), S_OK);
+    CHECK_EQ_INT(ID3D12CommandAllocator_AddRef(ctx.allocator), 2);
+    CHECK_EQ_INT(ID3D12CommandAllocator_Release(ctx.allocator), 1);
+    /* The application lets go while the list records into it. */
+    CHECK_EQ_INT(ID3D12CommandAllocator_Release(ctx.allocator), 0);
+    ctx.allocator = NULL;
+    ID3D12Resource *upload = make_buffer(device, D3D12_HEAP_TYPE_UPLOAD, 64);
+    ID3D12Resource *readback = make_buffer(device, D3D12_HEAP_TYPE_READBACK, 64);
+    if (upload && readback) {
+        unsigned char *bytes = NULL;
+        CHECK_HR(ID3D12Resource_Map(upload, 0, NULL, (void **)&bytes), S_OK);
+        if (bytes) {
+            memset(bytes, 0x5A, 64);
+            ID3D12Resource_Unmap(upload, 0, NULL);
+        }
+        ID3D12GraphicsCommandList_CopyResource(ctx.list, readback, upload);
+        CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
+        execute(ctx.queue, ctx.list);
+        CHECK(finish(&ctx));
+        CHECK_HR(ID3D12Resource_Map(readback, 0, NULL, (void **)&bytes), S_OK);
+        CHECK(bytes && bytes[0] == 0x5A && bytes[63] == 0x5A);
+        ID3D12Resource_Unmap(readback, 0, NULL);
+    }
+    /* A closed list whose allocator is gone can be Reset onto a new one. */
+    ID3D12CommandAllocator *other = NULL;
+    CHECK_HR(ID3D12Device_CreateCommandAllocator(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &IID_ID3D12CommandAllocator,
+                                                 (void **)&other), S_OK);
+    if (other) {
+        CHECK_HR(ID3D12GraphicsCommandList_Reset(ctx.list, other, NULL), S_OK);
+        CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
+        RELEASE_LAST(other);
+    }
+    if (upload)
+        RELEASE_LAST(upload);
+    if (readback)
+        RELEASE_LAST(readback);
+    close_context(device, &ctx);
+}
+
+static const GUID k_test_key = {0x6b1d2c3e, 0x4f50, 0x4a61, {0x82, 0x93, 0xa4, 0xb5, 0xc6, 0xd7, 0xe8, 0xf9}};
+
+/* SetPrivateData(guid, N, NULL) deletes for any N: S_OK when an entry existed, S_FALSE when none did. Before the fix
+ * a nonzero N was E_INVALIDARG and deleting nothing was S_OK. */
+static void check_private_data_delete(ID3D12Object *object)
+{
+    CHECK_HR(ID3D12Object_SetPrivateData(object, &k_test_key, 5, NULL), S_FALSE);
+    CHECK_HR(ID3D12Object_SetPrivateData(object, &k_test_key, 0, NULL), S_FALSE);
+    CHECK_HR(ID3D12Object_SetPrivateData(object, &k_test_key, ~0u, NULL), S_FALSE);
+    CHECK_HR(ID3D12Object_SetPrivateData(object, &k_test_key, 4, "abc"), S_OK);
+    CHECK_HR(ID3D12Object_SetPrivateData(object, &k_test_key, 7, NULL), S_OK); /* there was one */
+    UINT size = 99;
+    char out[8];
+    CHECK_HR(ID3D12Object_GetPrivateData(object, &k_test_key, &size, out), DXGI_ERROR_NOT_FOUND);
+    CHECK_EQ_INT(size, 0);
+    CHECK_HR(ID3D12Object_SetPrivateData(object, &k_test_key, 7, NULL), S_FALSE); /* gone already */
+    CHECK_HR(ID3D12Object_SetPrivateData(object, &k_test_key, 4, "xyz"), S_OK);
+    CHECK_HR(ID3D12Object_SetPrivateData(object, &k_test_key, 0, NULL), S_OK);
+    CHECK_HR(ID3D12Object_SetPrivateData(object, NULL, 4, "abc"), E_INVALIDARG);
+}
+
+/* SetPrivateDataInterface(guid, NULL) stores a NULL entry: GetPrivateData answers S_OK, a NULL pointer and
+ * sizeof(IUnknown *); deleting it is S_OK. Before the fix it deleted the entry (GetPrivateData: NOT_FOUND). */
+static void check_private_data_null_interface(ID3D12Object *object, IUnknown *other)
+{
+    CHECK_HR(ID3D12Object_SetPrivateDataInterface(object, &k_test_key, NULL), S_OK);
+    IUnknown *pointers[2] = {(IUnknown *)(uintptr_t)0xdeadbeef, (IUnknown *)(uintptr_t)0xdeadbeef};
+    UINT size = sizeof pointers;
+    CHECK_HR(ID3D12Object_GetPrivateData(object, &k_test_key, &size, pointers), S_OK);
+    CHECK(pointers[0] == NULL);
+    CHECK(pointers[1] == (IUnknown *)(uintptr_t)0xdeadbeef);
+    CHECK_EQ_INT(size, sizeof(IUnknown *));
+    size = 0;
+    CHECK_HR(ID3D12Object_GetPrivateData(object, &k_test_key, &size, NULL), S_OK);
+    CHECK_EQ_INT(size, sizeof(IUnknown *));
+    /* A real interface replaces it (and holds a reference), a NULL one replaces that (and lets go). */
+    ULONG before = IUnknown_AddRef(other) - 1;
+    IUnknown_Release(other);
+    CHECK_HR(ID3D12Object_SetPrivateDataInterface(object, &k_test_key, other), S_OK);
+    CHECK_EQ_INT(IUnknown_AddRef(other) - 1, before + 1);
+    IUnknown_Release(other);
+    CHECK_HR(ID3D12Object_SetPrivateDataInterface(object, &k_test_key, NULL), S_OK);
+    CHECK_EQ_INT(IUnknown_AddRef(other) - 1, before);
+    IUnknown_Release(other);
+    size = sizeof pointers;
+    pointers[0] = other;
+    CHECK_HR(ID3D12Object_GetPrivateData(object, &k_test_key, &size, pointers), S_OK);
+    CHECK(pointers[0] == NULL);
+    CHECK_HR(ID3D12Object_SetPrivateData(object, &k_test_key, 0, NULL), S_OK);
+    CHECK_HR(ID3D12Object_GetPrivateData(object, &k_test_key, &size, pointers), DXGI_ERROR_NOT_FOUND);
+}
+
+/* On the device and on a device child (they share runtime/object.c). */
+static void test_private_data_delete(void)
+{
+    ID3D12Device *device = create_device(false);
+    if (!device)
+        return;
+    ID3D12Fence *fence = new_fence(device, 0);
+    check_private_data_delete((ID3D12Object *)device);
+    if (fence) {
+        check_private_data_delete((ID3D12Object *)fence);
+        RELEASE_LAST(fence);
+    }
+    RELEASE_LAST(device);
+}
+
+static void test_private_data_null_interface(void)
+{
+    ID3D12Device *device = create_device(false);
+    if (!device)
+        return;
+    ID3D12Fence *fence = new_fence(device, 0), *other = new_fence(device, 0);
+    if (fence && other) {
+        check_private_data_null_interface((ID3D12Object *)device, (IUnknown *)other);
+        check_private_data_null_interface((ID3D12Object *)fence, (IUnknown *)other);
+    }
+    if (fence)
+        RELEASE_LAST(fence);
+    if (other)
+        RELEASE_LAST(other);
+    RELEASE_LAST(device);
+}
+
 static const struct {
     const char *name;
     void (*run)(void);
@@ -228,6 +367,9 @@ static const struct {
     {"wait_fence_released", test_wait_fence_released},
     {"wait_fence_released_events", test_wait_fence_released_events},
     {"wait_cross_queues", test_wait_cross_queues},
+    {"allocator_refcount_recording", test_allocator_refcount_recording},
+    {"private_data_delete", test_private_data_delete},
+    {"private_data_null_interface", test_private_data_null_interface},
 };
 
 int main(int argc, char **argv)
