@@ -534,6 +534,7 @@ void d12_command_list_ResourceBarrier(struct d12_command_list *self, UINT NumBar
             d12__msg_resource_barrier_invalid(self->device_child.device->info_queue, i - 1, problem);
             record_error(self, E_INVALIDARG);
         } else {
+            before_work(self, D12_WORK_RESOURCE_BARRIER); /* GPU work like any other: it gets a state index */
             self->ddi->pfnResourceBarrier(self->handle, NumBarriers, barriers);
         }
     }

@@ -1033,6 +1033,51 @@ static void test_corr_kinds(void)
     env_close(&e);
 }
 
+/* "before each draw, dispatch, or other GPU-work generating command list API call": ResourceBarrier gets a state
+ * index like the others, resolved as "[ResourceBarrier #N]" with its own ordinals; a barrier the runtime drops (a
+ * NULL resource) gets none. Before the fix ResourceBarrier issued no index. */
+static void test_corr_resource_barrier(void)
+{
+    env e;
+    if (!env_open(&e, true, 1))
+        return;
+    ID3D12Resource *buffer = new_buffer(&e, D3D12_HEAP_TYPE_DEFAULT, 256, D3D12_RESOURCE_STATE_COPY_DEST);
+    ID3D12GraphicsCommandList *list = new_list(&e, L"Barriers");
+    if (!buffer || !list) {
+        env_close(&e);
+        return;
+    }
+    D3D12_RESOURCE_BARRIER barrier = {D3D12_RESOURCE_BARRIER_TYPE_TRANSITION, D3D12_RESOURCE_BARRIER_FLAG_NONE,
+                                      .Transition = {buffer, D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES,
+                                                     D3D12_RESOURCE_STATE_COPY_DEST,
+                                                     D3D12_RESOURCE_STATE_GENERIC_READ}};
+    unsigned calls = shim.index_calls();
+    ID3D12GraphicsCommandList_ResourceBarrier(list, 1, &barrier);
+    CHECK_EQ_INT(shim.index_calls(), calls + 1);
+    UINT32 first = shim.last_index();
+    ID3D12GraphicsCommandList_DrawInstanced(list, 3, 1, 0, 0);
+    UINT32 draw = shim.last_index();
+    barrier.Transition.StateBefore = D3D12_RESOURCE_STATE_GENERIC_READ;
+    barrier.Transition.StateAfter = D3D12_RESOURCE_STATE_COPY_DEST;
+    ID3D12GraphicsCommandList_ResourceBarrier(list, 1, &barrier);
+    CHECK_EQ_INT(shim.index_calls(), calls + 3);
+    UINT32 second = shim.last_index();
+    CHECK(first != 0xFFFFFFFFu && second != first && second != draw);
+    /* Dropped by the runtime (and Close then fails): no index. */
+    barrier.Transition.pResource = NULL;
+    ID3D12GraphicsCommandList_ResourceBarrier(list, 1, &barrier);
+    CHECK_EQ_INT(shim.index_calls(), calls + 3);
+    char prefix[256];
+    prefix_of(prefix, sizeof prefix, list, "Barriers", "ResourceBarrier", 0);
+    expect_report(first, "barrier finding", prefix);
+    prefix_of(prefix, sizeof prefix, list, "Barriers", "ResourceBarrier", 1);
+    expect_report(second, "second barrier finding", prefix);
+    prefix_of(prefix, sizeof prefix, list, "Barriers", "Draw", 0);
+    expect_report(draw, "draw finding", prefix);
+    ID3D12GraphicsCommandList_Release(list);
+    env_close(&e);
+}
+
 /* "Messages whose index is 0xFFFFFFFF, unknown, or no longer resolvable are surfaced unmodified." */
 static void test_corr_bogus_indices(void)
 {
@@ -1851,6 +1896,7 @@ int main(int argc, char **argv)
         {"flush_nothing_completed", test_flush_nothing_completed},
         {"flush_not_current_submission", test_flush_not_current_submission},
         {"flush_app_thread", test_flush_app_thread}, {"corr_kinds", test_corr_kinds},
+        {"corr_resource_barrier", test_corr_resource_barrier},
         {"corr_bogus_indices", test_corr_bogus_indices}, {"corr_record_time", test_corr_record_time},
         {"corr_root_cbv_dispatch", test_corr_root_cbv_dispatch}, {"retain_unsubmitted", test_retain_unsubmitted},
         {"retain_reset_in_flight", test_retain_reset_in_flight}, {"retain_resubmit", test_retain_resubmit},
