@@ -625,17 +625,19 @@ HRESULT d12_device_CreateCommandList(struct d12_device *self, UINT nodeMask, D3D
     return hr;
 }
 
-/* pfnSetCommandListErrorCb (d12_driver_gpu_hooks.list_error): the handle is checked against the device's live
- * command lists before it is used, and an error for a list that is not recording is ignored like an unknown
- * handle: no Close would ever return it, and a closed list that executes fine must not be refused. */
-void d12__command_list_driver_error(struct d12_device *device, D3D12DDI_HRTCOMMANDLIST handle, HRESULT hr)
+/* pfnSetCommandListErrorCb (d12_driver_gpu_hooks.list_error): the handle is looked up among the device's live
+ * command lists before it is used (false: not this device's; the callback asks the next device). Any code but a
+ * recording error removes the list's device; a recording error for a list that is not recording is ignored like an
+ * unknown handle: no Close would ever return it, and a closed list that executes fine must not be refused. */
+bool d12__command_list_driver_error(struct d12_device *device, D3D12DDI_HRTCOMMANDLIST handle, HRESULT hr)
 {
-    if (hr != E_OUTOFMEMORY && hr != E_INVALIDARG) {
+    struct d12_command_list *list = handle.handle;
+    if (!d12__objtable_contains(&device->objects, list, D3D12DDI_HT_COMMAND_LIST))
+        return false;
+    if (hr != E_OUTOFMEMORY && hr != E_INVALIDARG)
         d12__device_remove(device, DXGI_ERROR_DRIVER_INTERNAL_ERROR, "the driver reported a command list error "
                            "that is not a recording error");
-        return;
-    }
-    struct d12_command_list *list = handle.handle;
-    if (d12__objtable_contains(&device->objects, list, D3D12DDI_HT_COMMAND_LIST) && atomic_load(&list->open))
+    else if (atomic_load(&list->open))
         record_error(list, hr);
+    return true;
 }

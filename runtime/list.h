@@ -63,6 +63,6 @@ char *d12__command_list_prefix(void *list, int kind, uint32_t ordinal);
 /* pfnSetCommandListErrorCb's work: E_OUTOFMEMORY or E_INVALIDARG becomes the list's recording error (Close
  * returns it; a handle that is not a live command list of the device is ignored); any other code removes the
  * device (the WDK's rule for error callbacks). */
-void d12__command_list_driver_error(struct d12_device *device, D3D12DDI_HRTCOMMANDLIST handle, HRESULT hr);
+bool d12__command_list_driver_error(struct d12_device *device, D3D12DDI_HRTCOMMANDLIST handle, HRESULT hr);
 
 #endif
