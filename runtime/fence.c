@@ -1,18 +1,16 @@
 /* ID3D12Fence (fence.h). */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "d12_messages.h"
 #include "device.h"
+#include "event.h"
 #include "fence.h"
 #include "lockrank.h"
 
 struct d12_fence_waiter {
     UINT64 value;
-    int event; /* an eventfd */
+    d12_event *event; /* the runtime's reference to the application's eventfd (event.h) */
     struct d12_fence_waiter *next;
 };
 
@@ -24,24 +22,15 @@ static UINT64 visible_value(struct d12_fence *fence)
     return atomic_load_explicit(&fence->value, memory_order_acquire);
 }
 
-/* "signal = write(fd, 1)" (the WSL convention); a descriptor closed meanwhile is the application's business. */
-static void signal_event(int event)
-{
-    uint64_t one = 1;
-    ssize_t written;
-    do {
-        written = write(event, &one, sizeof one);
-    } while (written < 0 && errno == EINTR);
-}
-
 /* Fire and drop the registrations `reached` now satisfies. Called with the lock held (write() never blocks on an
- * eventfd whose counter is below its maximum). */
+ * eventfd whose counter is below its maximum; releasing an event takes only the events leaf lock). */
 static void fire_waiters(struct d12_fence *fence, UINT64 reached)
 {
     for (struct d12_fence_waiter **link = &fence->waiters; *link;) {
         struct d12_fence_waiter *waiter = *link;
         if (waiter->value <= reached) {
-            signal_event(waiter->event);
+            d12__event_signal(waiter->event);
+            d12__event_release(waiter->event);
             *link = waiter->next;
             free(waiter);
         } else {
@@ -168,15 +157,25 @@ HRESULT d12_fence_SetEventOnCompletion(struct d12_fence *self, UINT64 Value, HAN
         block_until(self, Value);
         return S_OK;
     }
-    intptr_t event = (intptr_t)hEvent;
-    if (event < 0 || event > INT32_MAX || fcntl((int)event, F_GETFD) < 0) {
-        d12__msg_fence_invalid_event(self->device_child.device->info_queue, (long long)event);
+    /* Only an eventfd is an event; the runtime holds its own reference, so the application may close its
+     * descriptor once registered (as closing a handle is safe on Windows). */
+    d12_event *event;
+    d12_event_problem problem;
+    HRESULT hr = d12__event_acquire(hEvent, &event, &problem);
+    if (hr == E_INVALIDARG) {
+        d12__msg_fence_invalid_event(self->device_child.device->info_queue, (long long)(intptr_t)hEvent,
+                                     problem == D12_EVENT_NOT_OPEN ? "is not an open file descriptor"
+                                     : "is not an eventfd (a pipe, a file or a socket is no event)");
         return E_INVALIDARG;
     }
+    if (FAILED(hr))
+        return hr;
     struct d12_fence_waiter *waiter = malloc(sizeof *waiter);
-    if (!waiter)
+    if (!waiter) {
+        d12__event_release(event);
         return E_OUTOFMEMORY;
-    *waiter = (struct d12_fence_waiter){Value, (int)event, NULL};
+    }
+    *waiter = (struct d12_fence_waiter){Value, event, NULL};
     d12__lock(&self->lock, D12_RANK_FENCE);
     waiter->next = self->waiters;
     self->waiters = waiter;
@@ -199,6 +198,7 @@ static void abandon_waiters(struct d12_fence *fence)
     d12__lock(&fence->lock, D12_RANK_FENCE);
     for (struct d12_fence_waiter *waiter = fence->waiters, *next; waiter; waiter = next) {
         next = waiter->next;
+        d12__event_release(waiter->event);
         free(waiter);
     }
     fence->waiters = NULL;

@@ -5,9 +5,12 @@
  * ABI only. */
 #define _GNU_SOURCE
 #define COBJMACROS
+#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 
 #include "../gpu_harness.h"
 
@@ -357,6 +360,168 @@ static void test_private_data_null_interface(void)
     RELEASE_LAST(device);
 }
 
+/* ======== Issue 12 item 1: SetEventOnCompletion holds its own reference to an eventfd ======== */
+
+/* Open descriptors of this process. */
+static unsigned open_descriptors(void)
+{
+    unsigned count = 0;
+    DIR *dir = opendir("/proc/self/fd");
+    if (!CHECK(dir != NULL))
+        return 0;
+    for (struct dirent *entry; (entry = readdir(dir));)
+        count += entry->d_name[0] != '.';
+    closedir(dir);
+    return count - 1; /* the directory's own descriptor */
+}
+
+/* The application closes its eventfd after registering and a file gets the same number: the file is never written
+ * (before the fix it got the 8 bytes of the signal), and the registration fires on the event itself (seen through
+ * another descriptor of the same eventfd). */
+static void test_event_close_after_register(void)
+{
+    ID3D12Device *device = create_device(true);
+    if (!device)
+        return;
+    ID3D12Fence *fence = new_fence(device, 0);
+    int event = new_event();
+    int same_event = dup(event);
+    char path[] = "/tmp/d12rt-event-XXXXXX";
+    if (fence && CHECK(same_event >= 0)) {
+        CHECK_HR(ID3D12Fence_SetEventOnCompletion(fence, 5, as_handle(event)), S_OK);
+        close(event);
+        int file = mkstemp(path);
+        CHECK_EQ_INT(file, event); /* the number is reused */
+        CHECK_HR(ID3D12Fence_Signal(fence, 5), S_OK);
+        uint64_t count = 0;
+        CHECK(fired(same_event, WAIT_MS, &count));
+        CHECK_EQ_INT(count, 1);
+        struct stat st;
+        CHECK(fstat(file, &st) == 0 && st.st_size == 0);
+        close(file);
+        unlink(path);
+    }
+    if (same_event >= 0)
+        close(same_event);
+    if (fence)
+        RELEASE_LAST(fence);
+    RELEASE_LAST(device);
+}
+
+/* Only an eventfd is an event: a pipe's ends, a regular file and a socket are refused with E_INVALIDARG and the
+ * debug layer's FENCE_INVALID_EVENT (before the fix any open descriptor was accepted and written to); a closed
+ * number is refused as before; an eventfd is accepted. */
+static void test_event_not_eventfd(void)
+{
+    ID3D12Device *device = create_device(true);
+    if (!device)
+        return;
+    ID3D12InfoQueue *iq = info_queue_of(device);
+    ID3D12Fence *fence = new_fence(device, 0);
+    int ends[2] = {-1, -1}, sockets[2] = {-1, -1};
+    CHECK(pipe2(ends, O_NONBLOCK | O_CLOEXEC) == 0);
+    CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sockets) == 0);
+    int file = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+    int refused[] = {ends[0], ends[1], sockets[0], file};
+    for (size_t i = 0; fence && iq && i < sizeof refused / sizeof refused[0]; i++) {
+        ID3D12InfoQueue_ClearStoredMessages(iq);
+        CHECK_HR(ID3D12Fence_SetEventOnCompletion(fence, 1, as_handle(refused[i])), E_INVALIDARG);
+        CHECK(check_one_message(iq, (D3D12_MESSAGE_ID)0x10012, "is not an eventfd", __FILE__, __LINE__,
+                                "FENCE_INVALID_EVENT: not an eventfd"));
+    }
+    if (fence) {
+        CHECK_HR(ID3D12Fence_Signal(fence, 1), S_OK); /* nothing was registered: nothing is written */
+        char byte;
+        CHECK(read(ends[0], &byte, 1) < 0 && errno == EAGAIN); /* the pipe stayed empty */
+        int closed = dup(ends[0]);
+        close(closed);
+        CHECK_HR(ID3D12Fence_SetEventOnCompletion(fence, 2, as_handle(closed)), E_INVALIDARG);
+        int event = new_event();
+        CHECK_HR(ID3D12Fence_SetEventOnCompletion(fence, 2, as_handle(event)), S_OK);
+        CHECK_HR(ID3D12Fence_Signal(fence, 2), S_OK);
+        CHECK(fired(event, WAIT_MS, NULL));
+        close(event);
+        RELEASE_LAST(fence);
+    }
+    for (int i = 0; i < 2; i++) {
+        close(ends[i]);
+        close(sockets[i]);
+    }
+    close(file);
+    if (iq)
+        ID3D12InfoQueue_Release(iq);
+    RELEASE_LAST(device);
+}
+
+#define MANY_REGISTRATIONS 10000
+
+/* 10000 registrations of one event (over two fences), with the descriptor limit at the usual default soft limit
+ * (1024): they share one held descriptor, a second event adds one, all fire (the counter adds up), and once fired
+ * or dropped (the fence's final Release) the descriptors are given back. */
+static void test_event_many_registrations(void)
+{
+    struct rlimit limit;
+    CHECK(getrlimit(RLIMIT_NOFILE, &limit) == 0);
+    if (limit.rlim_cur > 1024) {
+        limit.rlim_cur = 1024;
+        CHECK(setrlimit(RLIMIT_NOFILE, &limit) == 0);
+    }
+    ID3D12Device *device = create_device(true);
+    if (!device)
+        return;
+    ID3D12Fence *fences[2] = {new_fence(device, 0), new_fence(device, 0)};
+    int event = new_event(), other = new_event();
+    unsigned before = open_descriptors();
+    for (unsigned i = 0; fences[0] && fences[1] && i < MANY_REGISTRATIONS; i++) {
+        if (!CHECK_HR(ID3D12Fence_SetEventOnCompletion(fences[i % 2], 10 + i % 7, as_handle(event)), S_OK))
+            break;
+    }
+    CHECK_EQ_INT(open_descriptors(), before + 1);
+    CHECK_HR(ID3D12Fence_SetEventOnCompletion(fences[0], 100, as_handle(other)), S_OK);
+    CHECK_HR(ID3D12Fence_SetEventOnCompletion(fences[1], 100, as_handle(other)), S_OK);
+    CHECK_EQ_INT(open_descriptors(), before + 2);
+    close(event); /* the application's own descriptor: the registrations live on */
+    CHECK_HR(ID3D12Fence_Signal(fences[0], 99), S_OK);
+    CHECK_HR(ID3D12Fence_Signal(fences[1], 99), S_OK);
+    CHECK_EQ_INT(open_descriptors(), before); /* `event`'s gone, the runtime's for it too, `other`'s held */
+    CHECK_HR(ID3D12Fence_Signal(fences[0], 100), S_OK);
+    uint64_t count = 0;
+    CHECK(fired(other, WAIT_MS, &count));
+    CHECK_EQ_INT(count, 1);
+    CHECK_EQ_INT(open_descriptors(), before); /* fences[1] still holds `other` */
+    RELEASE_LAST(fences[1]);                  /* drops its registration */
+    CHECK_EQ_INT(open_descriptors(), before - 1);
+    CHECK(!fired(other, 0, NULL));
+    close(other);
+    RELEASE_LAST(fences[0]);
+    RELEASE_LAST(device);
+}
+
+/* The registrations of one event all fire: the counter the 10000 writes add up to (read through a second
+ * descriptor of the same eventfd, the application's own closed). */
+static void test_event_many_fire(void)
+{
+    ID3D12Device *device = create_device(true);
+    if (!device)
+        return;
+    ID3D12Fence *fence = new_fence(device, 0);
+    int event = new_event(), same = dup(event);
+    for (unsigned i = 0; fence && i < MANY_REGISTRATIONS; i++) {
+        if (!CHECK_HR(ID3D12Fence_SetEventOnCompletion(fence, 1 + i % 3, as_handle(event)), S_OK))
+            break;
+    }
+    close(event);
+    if (fence) {
+        CHECK_HR(ID3D12Fence_Signal(fence, 3), S_OK);
+        uint64_t count = 0;
+        CHECK(fired(same, WAIT_MS, &count));
+        CHECK_EQ_INT(count, MANY_REGISTRATIONS);
+        RELEASE_LAST(fence);
+    }
+    close(same);
+    RELEASE_LAST(device);
+}
+
 static const struct {
     const char *name;
     void (*run)(void);
@@ -370,6 +535,10 @@ static const struct {
     {"allocator_refcount_recording", test_allocator_refcount_recording},
     {"private_data_delete", test_private_data_delete},
     {"private_data_null_interface", test_private_data_null_interface},
+    {"event_close_after_register", test_event_close_after_register},
+    {"event_not_eventfd", test_event_not_eventfd},
+    {"event_many_registrations", test_event_many_registrations},
+    {"event_many_fire", test_event_many_fire},
 };
 
 int main(int argc, char **argv)
