@@ -26,15 +26,6 @@ static ID3D12Fence *new_fence(ID3D12Device *device, UINT64 initial)
     return fence;
 }
 
-/* Whether `fence` reaches `value` within `ms` (an eventfd registration). */
-static bool reaches(ID3D12Fence *fence, UINT64 value, int ms)
-{
-    int fd = new_event();
-    bool ok = ID3D12Fence_SetEventOnCompletion(fence, value, as_handle(fd)) == S_OK && fired(fd, ms, NULL);
-    close(fd);
-    return ok;
-}
-
 /* A device and a DIRECT context whose list is closed (empty: executing it is work on the timeline). */
 static bool open_context(ID3D12Device **device, gpu_context *ctx)
 {
@@ -68,7 +59,7 @@ static void test_wait_head_raise_rewind(void)
         sleep_ms(5); /* the timeline reaches the wait and sleeps in it */
         CHECK_HR(ID3D12Fence_Signal(gate, round), S_OK);
         CHECK_HR(ID3D12Fence_Signal(gate, 0), S_OK);
-        if (!CHECK(reaches(ctx.fence, round, SATISFIED_MS)))
+        if (!CHECK(wait_fence_within(ctx.fence, round, SATISFIED_MS)))
             break;
     }
     if (gate)
@@ -92,7 +83,7 @@ static void test_wait_pending_raise_rewind(void) /* D12RT_REFDRV_EXEC_DELAY_MS=2
         CHECK_HR(ID3D12Fence_Signal(gate, 9), S_OK); /* above the value counts too */
         CHECK_HR(ID3D12Fence_Signal(gate, 0), S_OK);
         CHECK_EQ_INT(ID3D12Fence_GetCompletedValue(ctx.fence), 0); /* still behind the work */
-        CHECK(reaches(ctx.fence, 1, SATISFIED_MS));
+        CHECK(wait_fence_within(ctx.fence, 1, SATISFIED_MS));
         RELEASE_LAST(gate);
     }
     close_context(device, &ctx);
@@ -117,11 +108,11 @@ static void test_wait_behind_other_wait(void)
         CHECK_HR(ID3D12Fence_Signal(second, 5), S_OK);
         CHECK_HR(ID3D12Fence_Signal(second, 0), S_OK);
         CHECK_HR(ID3D12Fence_Signal(head, 1), S_OK);
-        CHECK(reaches(ctx.fence, 1, SATISFIED_MS));
+        CHECK(wait_fence_within(ctx.fence, 1, SATISFIED_MS));
         /* Wait(second, 6) never saw 6: the queue stays there. */
-        CHECK(!reaches(ctx.fence, 2, 100));
+        CHECK(!wait_fence_within(ctx.fence, 2, 100));
         CHECK_HR(ID3D12Fence_Signal(second, 6), S_OK);
-        CHECK(reaches(ctx.fence, 2, SATISFIED_MS));
+        CHECK(wait_fence_within(ctx.fence, 2, SATISFIED_MS));
     }
     if (head)
         RELEASE_LAST(head);
@@ -145,9 +136,9 @@ static void test_wait_fence_released(void)
         CHECK_HR(ID3D12CommandQueue_Wait(ctx.queue, never, 2), S_OK);
         execute(ctx.queue, ctx.list);
         CHECK_HR(ID3D12CommandQueue_Signal(ctx.queue, ctx.fence, 1), S_OK);
-        CHECK(!reaches(ctx.fence, 1, 50));
+        CHECK(!wait_fence_within(ctx.fence, 1, 50));
         RELEASE_LAST(never);
-        CHECK(reaches(ctx.fence, 1, SATISFIED_MS));
+        CHECK(wait_fence_within(ctx.fence, 1, SATISFIED_MS));
         CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), S_OK);
     }
     close_context(device, &ctx);
@@ -170,7 +161,7 @@ static void test_wait_fence_released_events(void)
         CHECK_HR(ID3D12CommandQueue_Signal(ctx.queue, ctx.fence, 1), S_OK);
         RELEASE_LAST(fence);
         CHECK_HR(ID3D12Fence_Signal(gate, 1), S_OK);
-        CHECK(reaches(ctx.fence, 1, SATISFIED_MS)); /* the queue set the released fence to 3 */
+        CHECK(wait_fence_within(ctx.fence, 1, SATISFIED_MS)); /* the queue set the released fence to 3 */
         CHECK(!fired(fd, 50, NULL));
     }
     close(fd);
@@ -207,7 +198,7 @@ static void test_wait_cross_queues(void)
         CHECK_HR(ID3D12Fence_Signal(fb, round), S_OK);
         CHECK_HR(ID3D12Fence_Signal(fb, 0), S_OK);
         CHECK_HR(ID3D12Fence_Signal(fa, 0), S_OK);
-        if (!CHECK(reaches(a.fence, round, SATISFIED_MS)) || !CHECK(reaches(b.fence, round, SATISFIED_MS)))
+        if (!CHECK(wait_fence_within(a.fence, round, SATISFIED_MS)) || !CHECK(wait_fence_within(b.fence, round, SATISFIED_MS)))
             break;
         CHECK_HR(ID3D12Fence_Signal(fa, 0), S_OK);
         CHECK_HR(ID3D12Fence_Signal(fb, 0), S_OK);
