@@ -38,6 +38,7 @@ struct d12_driver_adapter {
 };
 
 struct d12_driver_device {
+    struct d12_driver_device *next_live; /* g_live_devices (g_live_devices_lock) */
     d12_driver_adapter *adapter;
     d12_driver_error_hook on_error;
     void *context;
@@ -46,7 +47,6 @@ struct d12_driver_device {
     D3D12DDI_HDEVICE handle;
     D3D12DDI_CORELAYER_DEVICECALLBACKS_0126 callbacks; /* must live as long as the driver's device */
     D3D12DDI_KERNEL_THUNK_CALLBACKS_0110 kt_callbacks;  /* likewise */
-    struct d12_driver_device *next_live; /* g_live_devices (g_live_devices_lock) */
 };
 
 static const UINT64 k_runtime_versions[] = D12RT_DDI_SUPPORTED_VERSIONS;
