@@ -86,27 +86,44 @@ static bool node_indices_valid(const d12_caps_layout *layout, const void *data)
 
 struct clamp_context {
     struct d12_device *device;
+    bool legacy; /* ID3D12Device::CheckFeatureSupport: report->version is the pinned level */
 };
 
 static void warn_clamped(void *context, const d12_caps_clamp_report *report)
 {
     struct clamp_context *clamp = context;
     /* "the debug layer emits a warning identifying the affected field, the requested SDKVersion, and the value
-     * it was clamped from and to" */
-    d12__msg_checkfeaturesupport1_field_clamped(clamp->device->info_queue, report->feature->name,
-                                                report->feature->struct_name, report->field->name,
-                                                report->version.requested, (long long)report->before,
-                                                (long long)report->after);
+     * it was clamped from and to". A legacy caller requested no SDKVersion: its warning names the entry point it
+     * called and the level it is pinned to (issue 8 item 9). */
+    if (clamp->legacy)
+        d12__msg_checkfeaturesupport_field_clamped(clamp->device->info_queue, report->feature->name,
+                                                   report->feature->struct_name, report->field->name,
+                                                   report->version.number, (long long)report->before,
+                                                   (long long)report->after);
+    else
+        d12__msg_checkfeaturesupport1_field_clamped(clamp->device->info_queue, report->feature->name,
+                                                    report->feature->struct_name, report->field->name,
+                                                    report->version.requested, (long long)report->before,
+                                                    (long long)report->after);
 }
 
 static HRESULT check_arguments(struct d12_device *device, const char *method, UINT feature, void *data, UINT size,
-                               d12_caps_version size_version, const d12_caps_layout **layout)
+                               d12_caps_version size_version, bool legacy, const d12_caps_layout **layout)
 {
     if (data == NULL) {
         d12__msg_null_pointer_argument(device->info_queue, "ID3D12Device", method, "pFeatureSupportData");
         return E_INVALIDARG;
     }
     const d12_caps_feature *known = d12_caps_find_feature(feature);
+    /* The legacy entry point answers as the runtime of its pinned level did, and that runtime returned
+     * E_INVALIDARG for a D3D12_FEATURE it did not know (docs/clamping.md section 5). The message is for a feature
+     * this runtime has (CheckFeatureSupport1 answers it); any other takes the ordinary path below. */
+    UINT own = d12_caps_runtime_version(device->flavor);
+    d12_caps_version own_version = {own, own, d12_caps_line_of(own)};
+    if (legacy && d12_caps_feature_present(known, own_version) && !d12_caps_feature_present(known, size_version)) {
+        d12__msg_checkfeaturesupport_feature_after_pin(device->info_queue, known->name, size_version.number);
+        return E_INVALIDARG;
+    }
     switch (d12_caps_check_query(feature, size, size_version)) {
     case D12_CAPS_OK:
         break;
@@ -130,12 +147,12 @@ static HRESULT check_arguments(struct d12_device *device, const char *method, UI
 
 /* Ask the driver in the newest layout, answer in the caller's, then clamp the caller's copy. */
 static HRESULT query(struct d12_device *device, const char *method, UINT feature, void *data, UINT size,
-                     d12_caps_version size_version, d12_caps_version clamp_version)
+                     d12_caps_version version, bool legacy)
 {
     if (d12__device_removed(device) != S_OK)
         return DXGI_ERROR_DEVICE_REMOVED;
     const d12_caps_layout *layout;
-    HRESULT hr = check_arguments(device, method, feature, data, size, size_version, &layout);
+    HRESULT hr = check_arguments(device, method, feature, data, size, version, legacy, &layout);
     if (FAILED(hr))
         return hr;
     d12_driver_adapter *adapter = d12__driver_device_adapter(device->driver);
@@ -154,8 +171,8 @@ static HRESULT query(struct d12_device *device, const char *method, UINT feature
     memcpy(caller_in, data, size);
     copy_fields(layout, data, newest, truth, false);
     hr = apply_in_out_rules(layout, data, caller_in);
-    struct clamp_context context = {device};
-    d12_caps_clamp(feature, data, size, clamp_version, warn_clamped, &context);
+    struct clamp_context context = {device, legacy};
+    d12_caps_clamp(feature, data, size, version, warn_clamped, &context);
     return hr;
 }
 
@@ -172,7 +189,7 @@ HRESULT d12_device_CheckFeatureSupport1(struct d12_device *self, D3D12_FEATURE F
                                                            d12_caps_runtime_version(self->flavor));
         return E_INVALIDARG;
     }
-    return query(self, "CheckFeatureSupport1", Feature, pFeatureSupportData, FeatureSupportDataSize, version, version);
+    return query(self, "CheckFeatureSupport1", Feature, pFeatureSupportData, FeatureSupportDataSize, version, false);
 }
 
 HRESULT d12_device_CheckFeatureSupport(struct d12_device *self, D3D12_FEATURE Feature, void *pFeatureSupportData,
@@ -182,8 +199,7 @@ HRESULT d12_device_CheckFeatureSupport(struct d12_device *self, D3D12_FEATURE Fe
     /* "The deprecated CheckFeatureSupport entry point also emits a warning" — once per device (docs/device.md). */
     if (!atomic_exchange(&self->legacy_query_warned, true))
         d12__msg_checkfeaturesupport_deprecated(self->info_queue, pinned.number);
-    UINT own = d12_caps_runtime_version(self->flavor);
-    d12_caps_version own_version = {own, own, d12_caps_line_of(own)}; /* a legacy caller states no SDK version */
-    return query(self, "CheckFeatureSupport", Feature, pFeatureSupportData, FeatureSupportDataSize, own_version,
-                 pinned);
+    /* Pinned for sizes as for values: a feature or struct size that did not exist at the pinned level is
+     * E_INVALIDARG, the answer of the runtime of that level (docs/clamping.md section 5, issue 8 item 3). */
+    return query(self, "CheckFeatureSupport", Feature, pFeatureSupportData, FeatureSupportDataSize, pinned, true);
 }
