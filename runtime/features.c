@@ -5,6 +5,7 @@
 #include <stdalign.h>
 #include <string.h>
 
+#include "d12_formats.h"
 #include "d12_messages.h"
 #include "device.h"
 
@@ -145,6 +146,81 @@ static HRESULT check_arguments(struct d12_device *device, const char *method, UI
     return S_OK;
 }
 
+/* ---- Format queries (docs/formats.md) ----
+ * The runtime answers what is a property of the format (FORMAT_INFO's plane count, from the DXGI_FORMAT table of
+ * spec/formats.yaml) and applies the rules that do not depend on the adapter, as the D3D12 runtime does before
+ * its driver is asked; the driver answers what the adapter supports (FORMAT_SUPPORT's flags, the quality levels
+ * of a sample count), as its pfnGetCaps does for every other feature. */
+
+static bool defined_sample_count(UINT count)
+{
+    return count == 1 || count == 2 || count == 4 || count == 8 || count == 16 || count == 32;
+}
+
+/* The answer the runtime gives without the driver, or false when the driver must be asked. The struct sizes were
+ * checked (check_arguments): the caller's struct is the one layout these features have had. */
+static bool answer_format_query(struct d12_device *device, const char *method, UINT feature, void *data,
+                                HRESULT *hr)
+{
+    if (feature == D3D12_FEATURE_FORMAT_INFO) {
+        D3D12_FEATURE_DATA_FORMAT_INFO info;
+        memcpy(&info, data, sizeof info);
+        const d12_format_info *format = d12_format_find((UINT)info.Format);
+        if (format == NULL || format->planes == 0) { /* no DXGI format, or none D3D12 has (R1_UNORM) */
+            d12__msg_invalid_argument(device->info_queue, "ID3D12Device", method, "pFeatureSupportData",
+                                      "Format is not a format of D3D12");
+            *hr = E_INVALIDARG;
+            return true;
+        }
+        info.PlaneCount = format->planes;
+        memcpy(data, &info, sizeof info);
+        *hr = S_OK;
+        return true;
+    }
+    if (feature == D3D12_FEATURE_FORMAT_SUPPORT) {
+        D3D12_FEATURE_DATA_FORMAT_SUPPORT support;
+        memcpy(&support, data, sizeof support);
+        if (d12_format_find((UINT)support.Format) != NULL)
+            return false;
+        support.Support1 = D3D12_FORMAT_SUPPORT1_NONE; /* no DXGI format: the device does not support it */
+        support.Support2 = D3D12_FORMAT_SUPPORT2_NONE;
+        memcpy(data, &support, sizeof support);
+        *hr = E_FAIL;
+        return true;
+    }
+    if (feature == D3D12_FEATURE_MULTISAMPLE_QUALITY_LEVELS) {
+        D3D12_FEATURE_DATA_MULTISAMPLE_QUALITY_LEVELS levels; /* Flags is an input: left as the caller set it */
+        memcpy(&levels, data, sizeof levels);
+        if (levels.SampleCount == 0) {
+            *hr = E_FAIL;
+            levels.NumQualityLevels = 0;
+        } else if (levels.SampleCount == 1) {
+            *hr = S_OK; /* one sample is one quality level, for every format, UNKNOWN included */
+            levels.NumQualityLevels = 1;
+        } else if (!defined_sample_count(levels.SampleCount) || levels.Format == DXGI_FORMAT_UNKNOWN ||
+                   d12_format_find((UINT)levels.Format) == NULL) {
+            *hr = S_OK;
+            levels.NumQualityLevels = 0;
+        } else {
+            return false;
+        }
+        memcpy(data, &levels, sizeof levels);
+        return true;
+    }
+    return false;
+}
+
+/* The driver answered FORMAT_SUPPORT: a format it supports in no way is E_FAIL for the application. */
+static HRESULT format_support_result(UINT feature, const void *data, HRESULT hr)
+{
+    if (feature != D3D12_FEATURE_FORMAT_SUPPORT || FAILED(hr))
+        return hr;
+    D3D12_FEATURE_DATA_FORMAT_SUPPORT support;
+    memcpy(&support, data, sizeof support);
+    return support.Support1 == D3D12_FORMAT_SUPPORT1_NONE && support.Support2 == D3D12_FORMAT_SUPPORT2_NONE ? E_FAIL
+                                                                                                           : hr;
+}
+
 /* Ask the driver in the newest layout, answer in the caller's, then clamp the caller's copy. */
 static HRESULT query(struct d12_device *device, const char *method, UINT feature, void *data, UINT size,
                      d12_caps_version version, bool legacy)
@@ -154,6 +230,8 @@ static HRESULT query(struct d12_device *device, const char *method, UINT feature
     const d12_caps_layout *layout;
     HRESULT hr = check_arguments(device, method, feature, data, size, version, legacy, &layout);
     if (FAILED(hr))
+        return hr;
+    if (answer_format_query(device, method, feature, data, &hr))
         return hr;
     d12_driver_adapter *adapter = d12__driver_device_adapter(device->driver);
     UINT own = d12_caps_runtime_version(device->flavor);
@@ -170,7 +248,7 @@ static HRESULT query(struct d12_device *device, const char *method, UINT feature
     alignas(16) unsigned char caller_in[FEATURE_BUFFER_SIZE];
     memcpy(caller_in, data, size);
     copy_fields(layout, data, newest, truth, false);
-    hr = apply_in_out_rules(layout, data, caller_in);
+    hr = format_support_result(feature, data, apply_in_out_rules(layout, data, caller_in));
     struct clamp_context context = {device, legacy};
     d12_caps_clamp(feature, data, size, version, warn_clamped, &context);
     return hr;
