@@ -561,23 +561,6 @@ static HRESULT APIENTRY wait_for_fence_from_gpu_cb(D3D12DDI_HRTDEVICE rt_device,
     return device->gpu->wait(device->gpu->context, queue, operation);
 }
 
-/* DDI build 0127: a GPU fault, and a timeline's progress for the TDR watchdog. */
-static VOID APIENTRY device_fault_cb(D3D12DDI_HRTDEVICE rt_device, const D3D12DDICB_DEVICEFAULT_0127 *fault)
-{
-    d12_driver_device *device = rt_device.handle;
-    if (device && device->gpu && fault)
-        device->gpu->fault(device->gpu->context, fault);
-}
-
-static HRESULT APIENTRY report_gpu_progress_cb(D3D12DDI_HRTDEVICE rt_device, D3D12DDI_HRTCOMMANDQUEUE queue,
-                                               const D3D12DDICB_GPUPROGRESS_0127 *progress)
-{
-    d12_driver_device *device = rt_device.handle;
-    if (!device || !device->gpu || !progress)
-        return E_INVALIDARG;
-    return device->gpu->progress(device->gpu->context, queue, progress);
-}
-
 static VOID APIENTRY set_command_list_error_cb(D3D12DDI_HRTDEVICE rt_device, D3D12DDI_HRTCOMMANDLIST list, HRESULT hr)
 {
     d12_driver_device *device = rt_device.handle;
@@ -593,6 +576,23 @@ bool d12__driver_adapter_has_message_callbacks(const d12_driver_adapter *adapter
 bool d12__driver_adapter_has_0127(const d12_driver_adapter *adapter)
 {
     return (D3D12DDI_VERSION_OF_SUPPORTED(adapter->version) >> 16) >= D3D12DDI_BUILD_VERSION_0127;
+}
+
+/* DDI build 0127: a GPU fault, and a timeline's progress for the TDR watchdog. */
+static VOID APIENTRY device_fault_cb(D3D12DDI_HRTDEVICE rt_device, const D3D12DDICB_DEVICEFAULT_0127 *fault)
+{
+    d12_driver_device *device = rt_device.handle;
+    if (device && device->gpu && fault)
+        device->gpu->fault(device->gpu->context, fault);
+}
+
+static HRESULT APIENTRY report_gpu_progress_cb(D3D12DDI_HRTDEVICE rt_device, D3D12DDI_HRTCOMMANDQUEUE queue,
+                                               const D3D12DDICB_GPUPROGRESS_0127 *progress)
+{
+    d12_driver_device *device = rt_device.handle;
+    if (!device || !device->gpu || !progress)
+        return E_INVALIDARG;
+    return device->gpu->progress(device->gpu->context, queue, progress);
 }
 
 static HRESULT private_size(d12_driver_adapter *adapter, D3D12DDI_CREATE_DEVICE_FLAGS flags, SIZE_T *size)
@@ -656,9 +656,13 @@ HRESULT d12__driver_create_device(d12_driver_adapter *adapter, const d12_driver_
         .p12UMCallbacks_0126 = &device->callbacks,
         .Flags = desc->flags,
     };
+    /* Published before the call: a hook the driver calls from inside pfnCreateDevice (pfnSetErrorCb removing the
+     * device, and DRED's freeze with it) finds the runtime's device already holding its driver device. */
+    *out = device;
     if (FAILED(hr = adapter->funcs.pfnCreateDevice(adapter->handle, &args))) {
         fprintf(stderr, "d12rt: driver %s: pfnCreateDevice failed (0x%08X)\n", d12__driver_adapter_name(adapter),
                 (unsigned)hr);
+        *out = NULL;
         free(device->handle.pDrvPrivate);
         free(device);
         return hr;
