@@ -5,6 +5,7 @@
 #include "correlation.h"
 #include "d12_messages.h"
 #include "device.h"
+#include "dred/dred.h"
 #include "fence.h"
 #include "flush.h"
 #include "list.h"
@@ -227,8 +228,8 @@ static void release_submissions(struct d12_submission *submission)
     }
 }
 
-/* Count the submission (its serial) and keep its retention record. */
-static void record_submission(struct d12_command_queue *queue, struct d12_submission *submission)
+/* Count the submission (its serial) and keep its retention record. Returns the serial. */
+static uint64_t record_submission(struct d12_command_queue *queue, struct d12_submission *submission)
 {
     d12__lock(&queue->lock, D12_RANK_QUEUE);
     uint64_t serial = ++queue->submitted;
@@ -238,6 +239,7 @@ static void record_submission(struct d12_command_queue *queue, struct d12_submis
         queue->submissions_tail = &submission->next;
     }
     d12__unlock(&queue->lock, D12_RANK_QUEUE);
+    return serial;
 }
 
 #define D12_ECL_STACK_LISTS 16
@@ -252,10 +254,11 @@ static void submit_lists(struct d12_command_queue *queue, UINT count, struct d12
     struct d12_submission *submission = correlate ? retain(count, lists) : NULL;
     for (UINT i = 0; i < count; i++)
         handles[i] = lists[i]->handle;
+    struct d12_dred_submission *dred = d12__dred_submit_begin(queue, count, lists); /* DRED: outstanding lists */
     queue->gpu->queue.pfnExecuteCommandLists(queue->handle, count, handles);
     /* Counted only once the driver has it: a Signal's serial (taken when it is appended) then never covers a
      * submission that reaches the driver after that Signal, so no flush retires work that has not run. */
-    record_submission(queue, submission);
+    d12__dred_submit_end(queue, dred, record_submission(queue, submission));
     if (handles != stack)
         free(handles);
 }
@@ -384,6 +387,7 @@ static void queue_destroy(struct d12_command_queue *queue)
     unlink_queue(device, queue);
     if (queue->handle.pDrvPrivate)
         d12__flush_now(device);
+    d12__dred_queue_destroyed(queue); /* DRED stops naming its lists */
     drop_pending(queue);
     free(queue->handle.pDrvPrivate);
     pthread_mutex_destroy(&queue->lock);
