@@ -14,6 +14,7 @@
 #include "lockrank.h"
 #include "queue.h"
 #include "registry.h"
+#include "tdr.h"
 
 /* Guards `current_device`: the default adapter's live device. Taken before any device lock; never held while
  * calling the driver or the application. */
@@ -290,6 +291,16 @@ static void gpu_list_error(void *context, D3D12DDI_HRTCOMMANDLIST list, HRESULT 
     d12__command_list_driver_error(context, list, hr);
 }
 
+static void gpu_fault(void *context, const D3D12DDICB_DEVICEFAULT_0127 *fault)
+{
+    d12__tdr_device_fault(context, fault);
+}
+
+static HRESULT gpu_progress(void *context, D3D12DDI_HRTCOMMANDQUEUE queue, const D3D12DDICB_GPUPROGRESS_0127 *progress)
+{
+    return d12__tdr_progress(context, queue, progress);
+}
+
 /* Make the device nameable by the driver (pfnQueryObjectIdentityCb), then enable driver-reported messages when
  * asked. Before the enable call, so the driver may name the device in its initialization message. */
 static void connect_driver_channel(struct d12_device *device)
@@ -322,7 +333,7 @@ static HRESULT device_create(d12_driver_adapter *adapter, struct d12_device **ou
     d12__objtable_init(&device->objects);
     pthread_mutex_init(&device->children_lock, NULL);
     d12__flush_init(&device->flush);
-    device->gpu_hooks = (d12_driver_gpu_hooks){gpu_signal, gpu_wait, gpu_list_error, device};
+    device->gpu_hooks = (d12_driver_gpu_hooks){gpu_signal, gpu_wait, gpu_list_error, gpu_fault, gpu_progress, device};
     d12_dred_enabled dred = d12__dred_resolve(&device->settings);
     hr = d12__dred_create(device, &dred);
     if (SUCCEEDED(hr) && device->settings.debug_layer)

@@ -131,8 +131,11 @@ static HRESULT APIENTRY fill_ddi_table(D3D12DDI_HADAPTER adapter, D3D12DDI_TABLE
     }
     if (type == D3D12DDI_TABLE_TYPE_DEVICE_CORE)
         return copy_table(table, size, &d12__refdrv_device_core_funcs, sizeof d12__refdrv_device_core_funcs);
-    if (type == D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D)
+    /* The layout the runtime asks for: _0127 (with pfnWriteBufferImmediate) or its _0126 prefix. */
+    if (type == D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D && size >= sizeof d12__refdrv_command_list_funcs)
         return copy_table(table, size, &d12__refdrv_command_list_funcs, sizeof d12__refdrv_command_list_funcs);
+    if (type == D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D)
+        return copy_table(table, size, &d12__refdrv_command_list_funcs, sizeof(D3D12DDI_COMMAND_LIST_FUNCS_3D_0126));
     if (type == D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D)
         return copy_table(table, size, &d12__refdrv_command_queue_funcs, sizeof d12__refdrv_command_queue_funcs);
     if (type == D3D12DDI_TABLE_TYPE_0126_DRIVER_REPORTED_MESSAGES && size >= sizeof d12__refdrv_drm_funcs &&

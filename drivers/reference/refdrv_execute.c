@@ -134,6 +134,20 @@ static void execute_copy(d12__refdrv_device *device, const d12__refdrv_command *
         d12__refdrv_buffer_release(dst);
 }
 
+/* pfnWriteBufferImmediate: one 32-bit store, released so a CPU reader that acquires it sees everything the
+ * commands before it wrote. On this serial timeline every preceding command has completed when it runs, so
+ * DEFAULT, MARKER_IN and MARKER_OUT all hold ("MARKER_OUT: after every preceding command of the queue completed"). */
+static void execute_write(d12__refdrv_device *device, const d12__refdrv_command *write)
+{
+    d12__refdrv_buffer *dst = check_range(device, write->state_index, write->u.write.dest, sizeof(UINT32),
+                                          D12_REFDRV_MSG_WRITE_PAST_END, "The write-immediate destination");
+    if (!dst)
+        return;
+    _Atomic UINT32 *word = (_Atomic UINT32 *)(void *)(dst->memory + (write->u.write.dest - dst->va));
+    atomic_store_explicit(word, write->u.write.value, memory_order_release);
+    d12__refdrv_buffer_release(dst);
+}
+
 static void bind(bindings *b, const d12__refdrv_command *command)
 {
     if (command->type == D12_REFDRV_CMD_SET_VERTEX_BUFFER) {
@@ -172,6 +186,9 @@ static void execute_command(d12__refdrv_device *device, bindings *b, const d12__
         execute_copy(device, command);
         break;
     case D12_REFDRV_CMD_BARRIER:
+        break;
+    case D12_REFDRV_CMD_WRITE_IMMEDIATE:
+        execute_write(device, command);
         break;
     }
 }

@@ -49,6 +49,7 @@ typedef enum d12__refdrv_command_type {
     D12_REFDRV_CMD_DISPATCH,
     D12_REFDRV_CMD_COPY,
     D12_REFDRV_CMD_BARRIER,
+    D12_REFDRV_CMD_WRITE_IMMEDIATE, /* pfnWriteBufferImmediate (build 0127): one record per write */
 } d12__refdrv_command_type;
 
 typedef enum d12__refdrv_root_kind {
@@ -62,8 +63,11 @@ typedef struct d12__refdrv_command {
     uint8_t type;       /* d12__refdrv_command_type */
     uint8_t slot;       /* vertex buffer slot; root parameter index */
     uint8_t root_kind;  /* d12__refdrv_root_kind */
-    uint8_t compute;    /* SET_ROOT: the compute root signature's table */
+    uint8_t compute;    /* SET_ROOT: the compute root signature's table; WRITE_IMMEDIATE: the mode */
     UINT32 state_index; /* draws, dispatches and copies: the index cached when recorded */
+    /* GPU work: the DRED op index (d3d12ddi.h, D3D12DDICB_DEVICEFAULT_0127): the Value - 1 of the MARKER_OUT
+     * write recorded directly after this command, else D3D12DDI_OP_INDEX_UNKNOWN */
+    UINT32 op_index;
     union {
         struct {
             UINT64 address; /* 0: unbound */
@@ -76,6 +80,10 @@ typedef struct d12__refdrv_command {
         struct {
             UINT64 dst, src, size; /* GPU virtual addresses: resolved at execution */
         } copy;
+        struct {
+            UINT64 dest; /* GPU virtual address, 4-byte aligned: resolved at execution */
+            UINT32 value;
+        } write;
     } u;
 } d12__refdrv_command;
 
@@ -92,6 +100,7 @@ typedef struct d12__refdrv_chunk {
 typedef struct d12__refdrv_recording {
     atomic_uint refs;
     d12__refdrv_chunk *head, *tail;
+    D3D12DDI_HRTCOMMANDLIST rt_list; /* the list that recorded it: named in fault and progress reports */
 } d12__refdrv_recording;
 
 /* Record-time view of the bindings, enough for the record-time findings. */
