@@ -7,14 +7,7 @@
 #include "dred_internal.h"
 #include "list.h"
 
-/* Mode values of D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_0127 (BRIEF §2, the WDK's numbers). */
-#define WBI_MODE_DEFAULT 0u
-#define WBI_MODE_MARKER_OUT 2u
-
-typedef struct wbi_param {
-    UINT64 Dest;
-    UINT32 Value;
-} wbi_param;
+typedef D3D12DDI_WRITEBUFFERIMMEDIATE_PARAMETER_0127 wbi_param;
 
 /* ---- Counter pool ---- */
 
@@ -165,7 +158,7 @@ void d12__dred_list_begin(struct d12_command_list *list)
     if (dred->write_immediate) {
         /* BRIEF §2: "at the start of every recording a DEFAULT write of 0 (so each execution restarts the count)". */
         wbi_param param = {dred->counter.gpu_va, 0};
-        UINT mode = WBI_MODE_DEFAULT;
+        D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_0127 mode = D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_DEFAULT;
         dred->write_immediate(list->handle, 1, &param, &mode);
     }
 }
@@ -190,7 +183,7 @@ void d12__dred_record(d12_dred_list *dred, D3D12DDI_HCOMMANDLIST handle, D3D12_A
     if (dred->write_immediate) {
         /* BRIEF §2: after op k, a MARKER_OUT write of k + 1 ("written once every preceding operation has completed"). */
         wbi_param param = {dred->counter.gpu_va, dred->count};
-        UINT mode = WBI_MODE_MARKER_OUT;
+        D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_0127 mode = D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_MARKER_OUT;
         dred->write_immediate(handle, 1, &param, &mode);
     }
 }

@@ -23,8 +23,7 @@ struct d12_command_list;
 #define D12_DRED_RING_MASK (D12_DRED_RING_SLOTS - 1u)
 
 /* The write-immediate call (DDI build 0127, BRIEF §2). */
-typedef void (*d12_dred_write_immediate_fn)(D3D12DDI_HCOMMANDLIST list, UINT count, const void *params,
-                                           const void *modes);
+typedef PFND3D12DDI_WRITEBUFFERIMMEDIATE_0127 d12_dred_write_immediate_fn;
 
 /* A breadcrumb context: {op index, string}, copied at record time (dred-semantics.md 3.4). */
 typedef struct d12_dred_context {

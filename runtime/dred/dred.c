@@ -29,8 +29,9 @@ d12_dred_enabled d12__dred_resolve(const d12_debug_settings *settings)
 /* The driver's write-immediate entry (DDI build 0127), or NULL. */
 static d12_dred_write_immediate_fn driver_write_immediate(struct d12_device *device)
 {
-    (void)device;
-    return NULL; /* wired once dred-gpu's build-0127 DDI is merged */
+    /* "a driver built against today's header (listing only 126) still loads and works, without the 0127 additions":
+     * then the slot is NULL and lists have a history but no GPU counter (docs/dred.md). */
+    return device->gpu ? device->gpu->list_0127.pfnWriteBufferImmediate : NULL;
 }
 
 HRESULT d12__dred_create(struct d12_device *device, const d12_dred_enabled *enabled)
