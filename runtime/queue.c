@@ -285,6 +285,18 @@ void d12_command_queue_ExecuteCommandLists(struct d12_command_queue *self, UINT 
         free(lists);
 }
 
+/* ---- DRED (runtime/dred/report.c) ---- */
+
+void d12__queue_for_each_wait(struct d12_command_queue *queue,
+                              void (*visit)(void *context, struct d12_fence *fence, UINT64 value), void *context)
+{
+    d12__lock(&queue->lock, D12_RANK_QUEUE);
+    for (struct d12_queue_operation *operation = queue->operations; operation; operation = operation->next)
+        if (operation->kind == OPERATION_WAIT)
+            visit(context, operation->fence, operation->value);
+    d12__unlock(&queue->lock, D12_RANK_QUEUE);
+}
+
 /* ---- Retention across flushes ---- */
 
 void d12__queues_mark_retirement(struct d12_device *device)

@@ -50,4 +50,9 @@ HRESULT d12__queue_signal_reached(struct d12_device *device, D3D12DDI_HRTCOMMAND
 HRESULT d12__queue_wait_reached(struct d12_device *device, D3D12DDI_HRTCOMMANDQUEUE queue,
                                 const D3D12DDIARG_FENCE_OPERATION_0126 *operation);
 
+/* DRED's report: every GPU Wait of `queue` submitted and not passed back yet (pending at removal), oldest first.
+ * `visit` runs under the queue's lock: it may read the fence (its value, its name) but call nothing else. */
+void d12__queue_for_each_wait(struct d12_command_queue *queue,
+                              void (*visit)(void *context, struct d12_fence *fence, UINT64 value), void *context);
+
 #endif

@@ -106,6 +106,8 @@ struct d12_dred_report_state *d12__dred_report_freeze(struct d12_device *device,
                                                       const D3D12_AUTO_BREADCRUMB_NODE1 *breadcrumbs);
 void d12__dred_report_complete(struct d12_device *device, struct d12_dred_report_state *report);
 void d12__dred_report_free(struct d12_dred_report_state *report);
+/* The frozen breadcrumb nodes' head (NULL: none). */
+const D3D12_AUTO_BREADCRUMB_NODE1 *d12__dred_output_breadcrumbs(const struct d12_dred_output *output);
 
 /* Freeze now (state UNKNOWN) when the device is removed and no removal path froze it. */
 void d12__dred_ensure_frozen(struct d12_device *device);

@@ -214,6 +214,11 @@ static void build_page_fault(struct d12_dred *dred, arena *a, struct d12_dred_ou
 
 /* ---- Building, completing, freeing ---- */
 
+const D3D12_AUTO_BREADCRUMB_NODE1 *d12__dred_output_breadcrumbs(const struct d12_dred_output *output)
+{
+    return output->breadcrumbs;
+}
+
 struct d12_dred_output *d12__dred_output_build(struct d12_device *device)
 {
     struct d12_dred *dred = device->dred;

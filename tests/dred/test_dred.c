@@ -19,6 +19,7 @@
 #include <directx/d3d12sdklayers.h>
 #include <d12rt/d3d12_ext.h>
 
+#include "d12dred_report.h"
 #include "gpu_harness.h"
 
 /* ======== helpers ======== */
@@ -754,6 +755,92 @@ static void test_breadcrumbs_completed_count(void)
     RELEASE_LAST(device);
 }
 
+/* ======== D12RT_DRED_DUMP ======== */
+
+/* The files of `dir` named d12dred-*.json; the last one's path in `path`. */
+static unsigned dump_files(const char *dir, char *path, size_t size)
+{
+    unsigned n = 0;
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+        if (strncmp(e->d_name, "d12dred-", 8) == 0 && strstr(e->d_name, ".json")) {
+            n++;
+            snprintf(path, size, "%s/%s", dir, e->d_name);
+        }
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* Exactly one report per removal, complete before the device's last Release returns; it reads back. */
+static void test_dump_once_per_removal(void)
+{
+    char dir[] = "/tmp/d12dred_dump_XXXXXX";
+    if (!CHECK(mkdtemp(dir) != NULL))
+        return;
+    setenv("D12RT_DRED_DUMP", dir, 1);
+    set_dred(2, 2, 2, false);
+    ID3D12Device *device = create_device(false);
+    gpu_context ctx;
+    if (!device || !make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &ctx))
+        return;
+    ID3D12GraphicsCommandList_SetName(ctx.list, L"Dumped list");
+    ID3D12CommandQueue_SetName(ctx.queue, L"Dumped queue");
+    ID3D12GraphicsCommandList_SetMarker(ctx.list, 0, L"ctx", sizeof(L"ctx"));
+    barrier_uav(ctx.list);
+    CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
+    execute(ctx.queue, ctx.list);
+    remove_device(device, ctx.queue);
+    char path[1024] = "";
+    /* Reading the output does not write; surfacing the removal again does not write twice. */
+    CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), DXGI_ERROR_INVALID_CALL);
+    release_context(&ctx);
+    RELEASE_LAST(device);
+    CHECK_EQ_INT(dump_files(dir, path, sizeof path), 1);
+    d12dred_report *report = NULL;
+    char error[256] = "";
+    if (CHECK_EQ_INT_RET(d12dred_report_read_json(path, &report, error, sizeof error), 0)) {
+        CHECK_EQ_INT(report->schema_version, D12DRED_SCHEMA_VERSION);
+        CHECK_EQ_INT((uint32_t)report->reason, (uint32_t)DXGI_ERROR_INVALID_CALL);
+        CHECK_EQ_STR(report->reason_name, "DXGI_ERROR_INVALID_CALL");
+        CHECK_EQ_INT(report->device_state, D3D12_DRED_DEVICE_STATE_UNKNOWN);
+        CHECK(report->features.auto_breadcrumbs && report->features.page_fault && report->features.breadcrumb_contexts);
+        CHECK_EQ_INT(report->node_count, 1);
+        if (report->node_count == 1) {
+            CHECK_EQ_STR(report->nodes[0]->list, "Dumped list");
+            CHECK_EQ_STR(report->nodes[0]->queue, "Dumped queue");
+            CHECK_EQ_INT(report->nodes[0]->breadcrumb_count, 2);
+            CHECK_EQ_INT(report->nodes[0]->op_count, 2);
+            if (report->nodes[0]->op_count == 2) {
+                CHECK_EQ_INT(report->nodes[0]->ops[0].op, D3D12_AUTO_BREADCRUMB_OP_SETMARKER);
+                CHECK_EQ_STR(report->nodes[0]->ops[0].context, "ctx");
+                CHECK_EQ_INT(report->nodes[0]->ops[1].op, D3D12_AUTO_BREADCRUMB_OP_RESOURCEBARRIER);
+                /* not a GPU fault: no attribution */
+                CHECK_EQ_INT(report->nodes[0]->ops[1].attribution, D12DRED_ATTRIBUTION_NONE);
+            }
+        }
+        bool found_queue = false;
+        for (size_t i = 0; i < report->queue_count; i++)
+            if (report->queues[i]->name && strcmp(report->queues[i]->name, "Dumped queue") == 0) {
+                found_queue = true;
+                CHECK_EQ_INT(report->queues[i]->submission_count, 1);
+            }
+        CHECK(found_queue);
+        CHECK(report->page_fault == NULL); /* not a page fault */
+        d12dred_report_free(report);
+    } else {
+        fprintf(stderr, "    %s\n", error);
+    }
+    unlink(path);
+    /* A device that is never removed writes nothing. */
+    device = create_device(false);
+    if (device)
+        RELEASE_LAST(device);
+    CHECK_EQ_INT(dump_files(dir, path, sizeof path), 0);
+    rmdir(dir);
+}
+
 /* ======== main ======== */
 
 static const struct {
@@ -776,6 +863,7 @@ static const struct {
     {"breadcrumbs_completed_count", test_breadcrumbs_completed_count},
     {"contexts_metadata", test_contexts_metadata},
     {"queue_markers", test_queue_markers},
+    {"dump_once_per_removal", test_dump_once_per_removal},
 };
 
 int main(int argc, char **argv)
