@@ -56,20 +56,80 @@ static void detach_from_adapter(struct d12_device *device)
 
 /* ---- Removal ---- */
 
-bool d12__device_remove(struct d12_device *device, HRESULT reason, const char *why)
+/* The DXGI name and description Windows' removal message gives each reason (winerror.h's texts). */
+static void removal_reason_text(HRESULT reason, char *name, size_t size, const char **text)
+{
+    static const struct {
+        HRESULT reason;
+        const char *name, *text;
+    } k_reasons[] = {
+        {DXGI_ERROR_DEVICE_HUNG, "DXGI_ERROR_DEVICE_HUNG",
+         "The Device took an unreasonable amount of time to execute its commands, or the hardware crashed/hung. As a "
+         "result, the TDR mechanism has been triggered."},
+        {DXGI_ERROR_DEVICE_REMOVED, "DXGI_ERROR_DEVICE_REMOVED",
+         "The video card has been physically removed from the system, or a driver upgrade for the video card has "
+         "occurred. The application should destroy and recreate the device."},
+        {DXGI_ERROR_DEVICE_RESET, "DXGI_ERROR_DEVICE_RESET",
+         "The Device failed due to a badly formed command. This is a run-time issue; The application should destroy "
+         "and recreate the device."},
+        {DXGI_ERROR_DRIVER_INTERNAL_ERROR, "DXGI_ERROR_DRIVER_INTERNAL_ERROR",
+         "The driver encountered a problem and was put into the device removed state."},
+        {DXGI_ERROR_INVALID_CALL, "DXGI_ERROR_INVALID_CALL",
+         "The application made a call that is invalid. Either the parameters of the call or the state of some object "
+         "was incorrect."},
+        {E_OUTOFMEMORY, "E_OUTOFMEMORY", "Ran out of memory."},
+    };
+    for (size_t i = 0; i < sizeof k_reasons / sizeof k_reasons[0]; i++) {
+        if (k_reasons[i].reason == reason) {
+            snprintf(name, size, "%s", k_reasons[i].name);
+            *text = k_reasons[i].text;
+            return;
+        }
+    }
+    snprintf(name, size, "0x%08X", (unsigned)reason);
+    *text = "The device was removed.";
+}
+
+static void report_removal(struct d12_device *device, HRESULT reason, const char *why)
+{
+    char name[32];
+    const char *text;
+    removal_reason_text(reason, name, sizeof name, &text);
+    d12__msg_device_removal_process_at_fault(device->info_queue, name, text);
+    d12__msg_device_removed(device->info_queue, reason, why);
+}
+
+bool d12__device_remove_fault(struct d12_device *device, const d12_fault_info *fault, const char *why)
 {
     HRESULT expected = S_OK;
-    if (!atomic_compare_exchange_strong(&device->removed_reason, &expected, reason))
+    if (!atomic_compare_exchange_strong(&device->removal_claim, &expected, fault->reason))
         return false; /* "first reason wins" */
-    d12__msg_device_removed(device->info_queue, reason, why);
+    /* BRIEF section 3: freeze "BEFORE fences are forced to UINT64_MAX and before any waiter is released". */
+    d12__dred_freeze(device, fault);
+    atomic_store_explicit(&device->removed_reason, fault->reason, memory_order_release);
+    report_removal(device, fault->reason, why);
     detach_from_adapter(device); /* the next D3D12CreateDevice makes a new device (docs/device.md) */
     d12__device_wake_fences(device); /* fences now read UINT64_MAX: every waiter is released */
+    if (!d12__drm_enabled(&device->drm))
+        d12__dred_complete(device); /* no removal flush will come: "right after freeze when the channel is off" */
     return true;
+}
+
+bool d12__device_remove(struct d12_device *device, HRESULT reason, const char *why)
+{
+    d12_fault_info fault = {.reason = reason, .state = D3D12_DRED_DEVICE_STATE_UNKNOWN,
+                            .op_index = D12_DRED_OP_INDEX_UNKNOWN};
+    return d12__device_remove_fault(device, &fault, why);
 }
 
 bool d12__device_is_removed(struct d12_device *device)
 {
-    return atomic_load(&device->removed_reason) != S_OK;
+    return atomic_load_explicit(&device->removed_reason, memory_order_acquire) != S_OK;
+}
+
+bool d12__device_removal_claimed(struct d12_device *device)
+{
+    return atomic_load_explicit(&device->removal_claim, memory_order_acquire) != S_OK;
 }
 
 HRESULT d12__device_removed(struct d12_device *device)
@@ -146,6 +206,7 @@ HRESULT d12_device_GetDeviceRemovedReason(struct d12_device *self)
 static void device_destroy(struct d12_device *device)
 {
     detach_from_adapter(device);
+    d12__tdr_stop(device); /* every queue is gone (they hold the device): nothing left to watch */
     d12__dred_finish(device); /* a removal the application never surfaced still gets its report */
     d12__dred_destroy(device); /* its output, ledger and counter buffers (driver resources): before the driver */
     /* The driver goes first: it may report and query identities until pfnDestroyDevice returns. */
@@ -324,6 +385,9 @@ static HRESULT device_create(d12_driver_adapter *adapter, struct d12_device **ou
     d12__device_com_init(&device->com);
     atomic_init(&device->refcount, 1);
     d12__object_data_init(&device->object);
+    atomic_init(&device->removal_claim, S_OK);
+    atomic_init(&device->tdr, NULL);
+    device->tdr_delay_ms = d12__tdr_delay_from_environment(stderr);
     atomic_init(&device->removed_reason, S_OK);
     atomic_init(&device->legacy_query_warned, false);
     device->settings = d12__debug_settings(); /* latched: fixed for the device's life */

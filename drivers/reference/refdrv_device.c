@@ -67,6 +67,7 @@ HRESULT APIENTRY d12__refdrv_create_device(D3D12DDI_HADAPTER adapter, const D3D1
         device->kt.pfnWaitForFenceFromGpuCb = args->pKTCallbacks->pfnWaitForFenceFromGpuCb;
     }
     device->exec_delay_ms = device->adapter->exec_delay_ms;
+    device->rates = device->adapter->rates;
     device->pending_tail = &device->pending;
     if (pthread_mutex_init(&device->pending_lock, NULL) != 0)
         return E_OUTOFMEMORY;

@@ -128,8 +128,11 @@ typedef struct d12__refdrv_command_allocator {
 /* The device's address space (malloc'ed), NULL out of memory. */
 d12__refdrv_va_space *d12__refdrv_va_create(void);
 void d12__refdrv_va_destroy(d12__refdrv_va_space *va);
-/* The live buffer containing `address`, with a reference taken; NULL: the address is in no live buffer. */
+/* The live buffer whose allocation (its 64 KiB-granular span from its VA) contains `address`, with a reference
+ * taken; NULL: the address is on a page mapped to no live allocation (a page fault). */
 d12__refdrv_buffer *d12__refdrv_buffer_acquire(d12__refdrv_device *device, UINT64 address);
+/* The bytes of the buffer's allocation: Width rounded up to 64 KiB (the unmapped gap of 64 KiB follows it). */
+UINT64 d12__refdrv_allocation_span(const d12__refdrv_buffer *buffer);
 void d12__refdrv_buffer_release(d12__refdrv_buffer *buffer);
 /* The buffer's identity from pfnQueryObjectIdentityCb, else "GPU VA 0x..." (malloc'ed; NULL out of memory). */
 char *d12__refdrv_buffer_name(d12__refdrv_device *device, const d12__refdrv_buffer *buffer);
@@ -172,8 +175,24 @@ HRESULT APIENTRY d12__refdrv_create_queue(D3D12DDI_HDEVICE device, const D3D12DD
 VOID APIENTRY d12__refdrv_destroy_queue(D3D12DDI_HDEVICE device, D3D12DDI_HCOMMANDQUEUE queue);
 
 /* ---- refdrv_execute.c ---- */
-/* Execute one recording on a timeline: copies, and the execution-time findings queued on the device. */
-void d12__refdrv_execute(d12__refdrv_device *device, const d12__refdrv_recording *recording);
+/* One queue's timeline as execution sees it. */
+typedef struct d12__refdrv_timeline {
+    d12__refdrv_device *device;
+    D3D12DDI_HRTCOMMANDQUEUE rt_queue;
+    UINT64 debt_ns; /* GPU time of cheap commands not slept yet (paid once it reaches 1 ms) */
+} d12__refdrv_timeline;
+
+/* Execute one recording on a timeline: copies, writes, GPU time, and the execution-time findings queued on the
+ * device. false: the engine was reset (a fault, or pfnReportGpuProgressCb answered that the device is removed):
+ * the command in flight never completed and the timeline must drop everything queued after it. */
+bool d12__refdrv_execute(d12__refdrv_timeline *timeline, const d12__refdrv_recording *recording);
+
+/* pfnReportGpuProgressCb (build 0127; S_OK before it): false when the device is removed. */
+bool d12__refdrv_progress(d12__refdrv_timeline *timeline, D3D12DDI_GPU_PROGRESS_0127 progress,
+                          D3D12DDI_HRTCOMMANDLIST list, UINT32 op_index);
+
+/* The GPU cost of a command in nanoseconds, saturating (docs/refdrv.md, "GPU time"). */
+UINT64 d12__refdrv_command_cost_ns(const d12__refdrv_rates *rates, const d12__refdrv_command *command);
 
 /* ---- refdrv_device.c ---- */
 /* Report a finding now, from the recording call (no driver lock is held there). Nothing when drm is off. */

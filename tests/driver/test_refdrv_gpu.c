@@ -695,9 +695,19 @@ static void page_fault(void)
     create_buffer(&g, &gone, D3D12DDI_HEAP_TYPE_UPLOAD, 64, "Gone");
     create_buffer(&g, &dst, D3D12DDI_HEAP_TYPE_READBACK, 64, "Dst");
     memset(gone.data, 0xAB, 64);
-    CHECK_EQ_INT(run_vb_view(&g, vb.va + 4096, 16, 30), 1);
+    /* Past Width but inside the buffer's 64 KiB allocation: the overrun ERROR, not a page fault. */
+    CHECK_EQ_INT(run_vb_view(&g, vb.va + 4096, 16, 29), 1);
+    check_report(0, D12_REFDRV_MSG_VERTEX_BUFFER_PAST_END, ERROR_, 29, "covers 16 bytes from offset 4096 of");
+    check_report(0, D12_REFDRV_MSG_VERTEX_BUFFER_PAST_END, ERROR_, 29, "3856 bytes past its end");
+    /* The unmapped gap after the allocation: a page fault at the first byte of the gap. */
+    g_report_count = 0;
+    CHECK_EQ_INT(run_vb_view(&g, vb.va + 0x10000, 16, 30), 1);
     char va[64];
-    snprintf(va, sizeof va, "0x%016llX", (unsigned long long)(vb.va + 4096));
+    snprintf(va, sizeof va, "reads GPU virtual address 0x%016llX", (unsigned long long)(vb.va + 0x10000));
+    check_report(0, D12_REFDRV_MSG_PAGE_FAULT, CORRUPTION, 30, va);
+    /* A view that starts inside and runs off the allocation faults where the gap begins. */
+    g_report_count = 0;
+    CHECK_EQ_INT(run_vb_view(&g, vb.va + 0xFFF0, 32, 30), 1);
     check_report(0, D12_REFDRV_MSG_PAGE_FAULT, CORRUPTION, 30, va);
     D3D12DDI_HCOMMANDLIST list = create_list(&g);
     g.drm.pfnSetCommandListStateIndex(list, 31);
