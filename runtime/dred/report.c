@@ -301,7 +301,8 @@ static void fill_page_fault(struct d12_device *device, d12dred_report *r)
     d12dred_page_fault *pf = d12dred_report_set_page_fault(r, va, fault->fault_flags);
     if (pf == NULL)
         return;
-    uint64_t recorded = fault->list && fault->list->dred ? fault->list->dred->closed_seq : 0;
+    bool recorded_known = fault->list && fault->list->dred;
+    uint64_t recorded = recorded_known ? fault->list->dred->closed_seq : 0;
     pthread_mutex_lock(&dred->ledger_lock);
     const d12_dred_allocation *below = NULL, *above = NULL;
     for (const d12_dred_allocation *a = dred->live.next; a != &dred->live; a = a->next) {
@@ -328,7 +329,7 @@ static void fill_page_fault(struct d12_device *device, d12dred_report *r)
         char *name = f->name_w ? d12dred_utf8_from_wide(f->name_w) : f->name_a ? strdup(f->name_a) : NULL;
         /* "released after the list was recorded": freed after the faulting list's Close */
         d12dred_allocation *x = d12dred_page_fault_add_freed(pf, name, D3D12_DRED_ALLOCATION_TYPE_RESOURCE, f->start,
-                                                             f->size, recorded != 0 ? f->seq > recorded : false);
+                                                             f->size, recorded_known && f->seq > recorded);
         if (x)
             x->width = f->width;
         free(name);
@@ -382,7 +383,8 @@ struct d12_dred_report_state *d12__dred_report_freeze(struct d12_device *device,
     return state;
 }
 
-/* "[Kind #N]" of a correlated message: the kind's op and the ordinal (1-based among that kind's calls). */
+/* "[Kind #N]" of a correlated message: the kind's op and the ordinal (0-based among that kind's calls in the
+ * recording, as the correlation counts them: "[Draw #0]" is the recording's first draw). */
 static bool parse_correlation(const char *text, UINT *op, uint32_t *ordinal)
 {
     static const struct {
@@ -410,7 +412,7 @@ static void attach_message(d12dred_report *r, const D3D12_AUTO_BREADCRUMB_NODE1 
 {
     UINT op_value;
     uint32_t ordinal;
-    if (!parse_correlation(m->pDescription, &op_value, &ordinal) || ordinal == 0)
+    if (!parse_correlation(m->pDescription, &op_value, &ordinal))
         return;
     size_t i = 0;
     for (const D3D12_AUTO_BREADCRUMB_NODE1 *n = head; n && i < r->node_count; n = n->pNext, i++) {
@@ -419,9 +421,11 @@ static void attach_message(d12dred_report *r, const D3D12_AUTO_BREADCRUMB_NODE1 
         if (strncasecmp(m->pDescription, identity, strlen(identity)) != 0)
             continue;
         d12dred_node *node = r->nodes[i];
+        if (node->op_count && node->ops[0].index != 0)
+            return; /* the ring wrapped: the ordinal counts ops that are no longer kept */
         uint32_t seen = 0;
         for (size_t k = 0; k < node->op_count; k++) {
-            if (node->ops[k].op == op_value && ++seen == ordinal) {
+            if (node->ops[k].op == op_value && seen++ == ordinal) {
                 d12dred_op_add_message(&node->ops[k], (uint32_t)m->ID, (uint32_t)m->Category, (uint32_t)m->Severity,
                                        m->pDescription);
                 return;
@@ -442,7 +446,7 @@ static void attach_flush_messages(struct d12_device *device, struct d12_dred_rep
     UINT64 first = state->messages_at_freeze > discarded ? state->messages_at_freeze - discarded : 0;
     for (UINT64 i = first; i < stored; i++) {
         SIZE_T length = 0;
-        if (d12_info_queue_GetMessage(iq, i, NULL, &length) != S_OK || length == 0)
+        if (FAILED(d12_info_queue_GetMessage(iq, i, NULL, &length)) || length == 0)
             continue;
         D3D12_MESSAGE *m = malloc(length);
         if (m && d12_info_queue_GetMessage(iq, i, m, &length) == S_OK &&

@@ -755,6 +755,254 @@ static void test_breadcrumbs_completed_count(void)
     RELEASE_LAST(device);
 }
 
+static unsigned dump_files(const char *dir, char *path, size_t size);
+
+/* ======== real faults and hangs (the reference driver) ======== */
+
+/* Wait (up to WAIT_MS) for the device to be removed with `reason`. */
+static bool wait_removed(ID3D12Device *device, HRESULT reason)
+{
+    for (int i = 0; i < WAIT_MS / 5; i++) {
+        HRESULT hr = ID3D12Device_GetDeviceRemovedReason(device);
+        if (hr != S_OK)
+            return CHECK_HR(hr, reason);
+        sleep_ms(5);
+    }
+    return CHECK(!"the device was never removed");
+}
+
+static void enable_messages(void)
+{
+    ID3D12Debug7 *debug = NULL;
+    if (CHECK_HR(D3D12GetDebugInterface(&IID_ID3D12Debug7, (void **)&debug), S_OK)) {
+        ID3D12Debug7_EnableDebugLayer(debug);
+        ID3D12Debug7_SetEnableDriverReportedMessages(debug, TRUE);
+        ID3D12Debug7_Release(debug);
+    }
+}
+
+/* Record "Begin, draw reading `va`, End" into ctx's list (op 0 BEGINEVENT, op 1 DRAWINSTANCED, op 2 ENDEVENT). */
+static void record_bad_draw(gpu_context *ctx, D3D12_GPU_VIRTUAL_ADDRESS va)
+{
+    ID3D12GraphicsCommandList_BeginEvent(ctx->list, 0, L"Draw scene", sizeof(L"Draw scene"));
+    D3D12_VERTEX_BUFFER_VIEW view = {va, 256, 16};
+    ID3D12GraphicsCommandList_IASetVertexBuffers(ctx->list, 0, 1, &view);
+    ID3D12GraphicsCommandList_DrawInstanced(ctx->list, 3, 1, 0, 0);
+    ID3D12GraphicsCommandList_EndEvent(ctx->list);
+    CHECK_HR(ID3D12GraphicsCommandList_Close(ctx->list), S_OK);
+}
+
+typedef enum fault_kind { FAULT_USE_AFTER_FREE, FAULT_OUT_OF_BOUNDS, FAULT_NEVER_MAPPED } fault_kind;
+
+static void page_fault_case(fault_kind kind)
+{
+    char dir[] = "/tmp/d12dred_fault_XXXXXX";
+    if (!CHECK(mkdtemp(dir) != NULL))
+        return;
+    setenv("D12RT_DRED_DUMP", dir, 1);
+    set_dred(2, 2, 2, false);
+    enable_messages();
+    ID3D12Device *device = create_device(false);
+    gpu_context ctx;
+    if (!device || !make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &ctx))
+        return;
+    ID3D12InfoQueue *iq = info_queue_of(device);
+    ID3D12GraphicsCommandList_SetName(ctx.list, L"Scene");
+    ID3D12Resource *victim = make_buffer(device, D3D12_HEAP_TYPE_DEFAULT, 256);
+    if (!victim)
+        return;
+    ID3D12Resource_SetName(victim, L"Victim");
+    D3D12_GPU_VIRTUAL_ADDRESS base = ID3D12Resource_GetGPUVirtualAddress(victim);
+    D3D12_GPU_VIRTUAL_ADDRESS va = kind == FAULT_USE_AFTER_FREE ? base + 64
+                                   : kind == FAULT_OUT_OF_BOUNDS ? base + 0x10000 + 16
+                                                                 : 0x00007F0000000000ull;
+    record_bad_draw(&ctx, va);
+    if (kind == FAULT_USE_AFTER_FREE) {
+        RELEASE_LAST(victim); /* released after the list was recorded */
+        victim = NULL;
+    }
+    ID3D12DeviceRemovedExtendedData2 *dred = dred_of(device);
+    execute(ctx.queue, ctx.list);
+    if (!wait_removed(device, DXGI_ERROR_DEVICE_HUNG))
+        return;
+    CHECK_EQ_INT(ID3D12DeviceRemovedExtendedData2_GetDeviceState(dred), D3D12_DRED_DEVICE_STATE_PAGEFAULT);
+    if (getenv("DUMP_MESSAGES"))
+        dump_messages(iq);
+    D3D12_DRED_PAGE_FAULT_OUTPUT2 pf = {0};
+    CHECK_HR(ID3D12DeviceRemovedExtendedData2_GetPageFaultAllocationOutput2(dred, &pf), S_OK);
+    CHECK(pf.PageFaultVA != 0 && pf.PageFaultVA >= (va & ~0xFFFFull) && pf.PageFaultVA < va + 48);
+    CHECK(pf.pHeadExistingAllocationNode == NULL); /* a fault is in no live allocation */
+    if (kind == FAULT_USE_AFTER_FREE) {
+        const D3D12_DRED_ALLOCATION_NODE1 *freed = pf.pHeadRecentFreedAllocationNode;
+        if (CHECK(freed != NULL)) {
+            CHECK(freed->ObjectNameW && wcscmp(freed->ObjectNameW, L"Victim") == 0);
+            CHECK_EQ_INT(freed->AllocationType, D3D12_DRED_ALLOCATION_TYPE_RESOURCE);
+            CHECK(freed->pNext == NULL); /* one node: no separate heap node */
+        }
+    } else {
+        CHECK(pf.pHeadRecentFreedAllocationNode == NULL);
+    }
+    /* The breadcrumbs: op 1 (the draw) never completed; the count says 1 (the BeginEvent). */
+    const D3D12_AUTO_BREADCRUMB_NODE1 *node = node_of(breadcrumb_head(dred), ctx.list);
+    if (CHECK(node != NULL)) {
+        CHECK_EQ_INT(node->BreadcrumbCount, 3);
+        CHECK_EQ_INT(*node->pLastBreadcrumbValue, 1);
+        CHECK_EQ_INT(node->pCommandHistory[1], D3D12_AUTO_BREADCRUMB_OP_DRAWINSTANCED);
+    }
+    ID3D12DeviceRemovedExtendedData2_Release(dred);
+    if (iq)
+        ID3D12InfoQueue_Release(iq);
+    if (victim)
+        RELEASE_LAST(victim);
+    release_context(&ctx);
+    RELEASE_LAST(device);
+    /* The report: exact attribution with the op's vertex buffer and the driver's message, and the verdict. */
+    char path[1024] = "";
+    CHECK_EQ_INT(dump_files(dir, path, sizeof path), 1);
+    d12dred_report *r = NULL;
+    char error[256] = "";
+    if (CHECK_EQ_INT_RET(d12dred_report_read_json(path, &r, error, sizeof error), 0)) {
+        CHECK_EQ_INT(r->device_state, D3D12_DRED_DEVICE_STATE_PAGEFAULT);
+        CHECK_EQ_STR(r->reason_name, "DXGI_ERROR_DEVICE_HUNG");
+        const d12dred_op *op = r->node_count == 1 && r->nodes[0]->op_count == 3 ? &r->nodes[0]->ops[1] : NULL;
+        if (CHECK(op != NULL)) {
+            CHECK_EQ_INT(op->attribution, D12DRED_ATTRIBUTION_EXACT);
+            CHECK_EQ_INT(op->depth, 1);
+            CHECK(op->state && op->state->vertex_buffer_count == 1 && op->state->vertex_buffers[0].va == va);
+            CHECK(op->message_count >= 1);
+            CHECK_EQ_INT(r->nodes[0]->ops[0].attribution, D12DRED_ATTRIBUTION_NONE);
+            CHECK_EQ_STR(r->nodes[0]->ops[0].context, "Draw scene");
+        }
+        CHECK(r->flush_message_count >= 1);
+        if (CHECK(r->page_fault != NULL)) {
+            static const d12dred_verdict want[] = {D12DRED_VERDICT_USE_AFTER_FREE, D12DRED_VERDICT_OUT_OF_BOUNDS,
+                                                   D12DRED_VERDICT_NEVER_MAPPED};
+            CHECK_EQ_INT(r->page_fault->verdict, want[kind]);
+            if (kind == FAULT_USE_AFTER_FREE && CHECK_EQ_INT_RET(r->page_fault->freed_count, 1)) {
+                CHECK_EQ_STR(r->page_fault->freed[0]->name, "Victim");
+                CHECK(r->page_fault->freed[0]->freed_after_recording);
+                CHECK_EQ_INT(r->page_fault->freed[0]->va, base);
+                CHECK_EQ_INT(r->page_fault->freed[0]->size, 0x10000);
+            }
+            if (kind == FAULT_OUT_OF_BOUNDS && CHECK(r->page_fault->below != NULL)) {
+                CHECK_EQ_STR(r->page_fault->below->name, "Victim");
+                CHECK_EQ_INT(r->page_fault->below->width, 256);
+                CHECK_EQ_INT(r->page_fault->below->distance, r->page_fault->va - (base + 0x10000));
+            }
+        }
+        d12dred_report_free(r);
+    } else {
+        fprintf(stderr, "    %s\n", error);
+    }
+    unlink(path);
+    rmdir(dir);
+}
+
+static void test_fault_use_after_free(void)
+{
+    page_fault_case(FAULT_USE_AFTER_FREE);
+}
+
+static void test_fault_out_of_bounds(void)
+{
+    page_fault_case(FAULT_OUT_OF_BOUNDS);
+}
+
+static void test_fault_never_mapped(void)
+{
+    page_fault_case(FAULT_NEVER_MAPPED);
+}
+
+/* A hang (TDR): state HUNG; the page-fault output is S_OK with VA 0 and no nodes; the hung draw never completed. */
+static void test_hang(void)
+{
+    set_dred(2, 2, 0, false);
+    ID3D12Device *device = create_device(false);
+    gpu_context ctx;
+    if (!device || !make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &ctx))
+        return;
+    ID3D12Resource *vb = make_buffer(device, D3D12_HEAP_TYPE_DEFAULT, 256);
+    D3D12_VERTEX_BUFFER_VIEW view = {vb ? ID3D12Resource_GetGPUVirtualAddress(vb) : 0, 48, 16};
+    barrier_uav(ctx.list);
+    ID3D12GraphicsCommandList_IASetVertexBuffers(ctx.list, 0, 1, &view);
+    ID3D12GraphicsCommandList_DrawInstanced(ctx.list, 3, 4000000000u, 0, 0); /* an absurd instance count */
+    barrier_uav(ctx.list);
+    CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
+    ID3D12DeviceRemovedExtendedData2 *dred = dred_of(device);
+    execute(ctx.queue, ctx.list);
+    if (!wait_removed(device, DXGI_ERROR_DEVICE_HUNG))
+        return;
+    CHECK_EQ_INT(ID3D12DeviceRemovedExtendedData2_GetDeviceState(dred), D3D12_DRED_DEVICE_STATE_HUNG);
+    D3D12_DRED_PAGE_FAULT_OUTPUT2 pf;
+    memset(&pf, 0x5A, sizeof pf);
+    CHECK_HR(ID3D12DeviceRemovedExtendedData2_GetPageFaultAllocationOutput2(dred, &pf), S_OK);
+    CHECK_EQ_INT(pf.PageFaultVA, 0);
+    CHECK(pf.pHeadExistingAllocationNode == NULL && pf.pHeadRecentFreedAllocationNode == NULL);
+    const D3D12_AUTO_BREADCRUMB_NODE1 *node = node_of(breadcrumb_head(dred), ctx.list);
+    if (CHECK(node != NULL)) {
+        CHECK_EQ_INT(node->BreadcrumbCount, 3);
+        CHECK_EQ_INT(*node->pLastBreadcrumbValue, 1); /* the barrier completed, the draw never did */
+    }
+    ID3D12DeviceRemovedExtendedData2_Release(dred);
+    if (vb)
+        RELEASE_LAST(vb);
+    release_context(&ctx);
+    RELEASE_LAST(device);
+}
+
+/* The ledger keeps the 65 000 most recent frees: `extra` frees after the victim's. */
+static void ledger_case(unsigned extra, bool victim_kept)
+{
+    set_dred(1, 2, 0, false);
+    ID3D12Device *device = create_device(false);
+    gpu_context ctx;
+    if (!device || !make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &ctx))
+        return;
+    ID3D12Resource *victim = make_buffer(device, D3D12_HEAP_TYPE_DEFAULT, 256);
+    if (!victim)
+        return;
+    ID3D12Resource_SetName(victim, L"Oldest");
+    D3D12_GPU_VIRTUAL_ADDRESS va = ID3D12Resource_GetGPUVirtualAddress(victim);
+    RELEASE_LAST(victim);
+    unsigned failed = 0;
+    for (unsigned i = 0; i < extra; i++) {
+        ID3D12Resource *r = NULL;
+        if (create_buffer(device, D3D12_HEAP_TYPE_DEFAULT, 4, &r) != S_OK)
+            failed++;
+        else
+            ID3D12Resource_Release(r);
+    }
+    CHECK_EQ_INT(failed, 0);
+    record_bad_draw(&ctx, va);
+    ID3D12DeviceRemovedExtendedData2 *dred = dred_of(device);
+    execute(ctx.queue, ctx.list);
+    if (!wait_removed(device, DXGI_ERROR_DEVICE_HUNG))
+        return;
+    D3D12_DRED_PAGE_FAULT_OUTPUT1 pf = {0};
+    CHECK_HR(ID3D12DeviceRemovedExtendedData1_GetPageFaultAllocationOutput1((ID3D12DeviceRemovedExtendedData1 *)dred,
+                                                                            &pf), S_OK);
+    CHECK(pf.PageFaultVA >= va && pf.PageFaultVA < va + 0x10000);
+    const D3D12_DRED_ALLOCATION_NODE1 *freed = pf.pHeadRecentFreedAllocationNode;
+    if (victim_kept) {
+        CHECK(freed && freed->ObjectNameW && wcscmp(freed->ObjectNameW, L"Oldest") == 0 && freed->pNext == NULL);
+    } else {
+        CHECK(freed == NULL); /* "of the 65 000 most recently freed": the oldest fell out */
+    }
+    ID3D12DeviceRemovedExtendedData2_Release(dred);
+    release_context(&ctx);
+    RELEASE_LAST(device);
+}
+
+static void test_ledger_keeps_65000(void)
+{
+    ledger_case(64999, true);
+}
+
+static void test_ledger_oldest_falls_out(void)
+{
+    ledger_case(65000, false);
+}
+
 /* ======== D12RT_DRED_DUMP ======== */
 
 /* The files of `dir` named d12dred-*.json; the last one's path in `path`. */
@@ -864,6 +1112,12 @@ static const struct {
     {"contexts_metadata", test_contexts_metadata},
     {"queue_markers", test_queue_markers},
     {"dump_once_per_removal", test_dump_once_per_removal},
+    {"fault_use_after_free", test_fault_use_after_free},
+    {"fault_out_of_bounds", test_fault_out_of_bounds},
+    {"fault_never_mapped", test_fault_never_mapped},
+    {"hang", test_hang},
+    {"ledger_keeps_65000", test_ledger_keeps_65000},
+    {"ledger_oldest_falls_out", test_ledger_oldest_falls_out},
 };
 
 int main(int argc, char **argv)
