@@ -757,6 +757,35 @@ static void test_breadcrumbs_completed_count(void)
 
 static unsigned dump_files(const char *dir, char *path, size_t size);
 
+/* A driver built before DDI 0127 (no write-immediate; CMake runs this case on the gpu_ddi shim, which lists builds up
+ * to 0126): the history is recorded, the completed count reads 0 (nothing is known to have completed: docs/dred.md),
+ * the pointer is still never NULL. */
+static void test_breadcrumbs_pre_0127_driver(void)
+{
+    set_dred(2, 0, 0, false);
+    ID3D12Device *device = create_device(false);
+    gpu_context ctx;
+    if (!device || !make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &ctx))
+        return;
+    barrier_uav(ctx.list);
+    ID3D12GraphicsCommandList_SetMarker(ctx.list, 0, NULL, 0);
+    barrier_uav(ctx.list);
+    CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
+    execute(ctx.queue, ctx.list);
+    sleep_ms(100); /* the GPU ran it; without a Signal after it, nothing knows */
+    ID3D12DeviceRemovedExtendedData2 *dred = dred_of(device);
+    remove_device(device, ctx.queue);
+    const D3D12_AUTO_BREADCRUMB_NODE1 *node = node_of(breadcrumb_head(dred), ctx.list);
+    if (CHECK(node != NULL) && CHECK(node->pLastBreadcrumbValue != NULL)) {
+        CHECK_EQ_INT(node->BreadcrumbCount, 3);
+        CHECK_EQ_INT(node->pCommandHistory[1], D3D12_AUTO_BREADCRUMB_OP_SETMARKER);
+        CHECK_EQ_INT(*node->pLastBreadcrumbValue, 0);
+    }
+    ID3D12DeviceRemovedExtendedData2_Release(dred);
+    release_context(&ctx);
+    RELEASE_LAST(device);
+}
+
 /* ======== real faults and hangs (the reference driver) ======== */
 
 /* Wait (up to WAIT_MS) for the device to be removed with `reason`. */
@@ -1112,6 +1141,7 @@ static const struct {
     {"contexts_metadata", test_contexts_metadata},
     {"queue_markers", test_queue_markers},
     {"dump_once_per_removal", test_dump_once_per_removal},
+    {"breadcrumbs_pre_0127_driver", test_breadcrumbs_pre_0127_driver},
     {"fault_use_after_free", test_fault_use_after_free},
     {"fault_out_of_bounds", test_fault_out_of_bounds},
     {"fault_never_mapped", test_fault_never_mapped},
