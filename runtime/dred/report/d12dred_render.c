@@ -20,15 +20,42 @@
 
 typedef d12__dred_buf buf;
 
-static const char *or_unnamed(const char *name) { return name ? name : "(unnamed)"; }
+/* Text from the report as the terminal should see it: control characters (a hostile file could hold escape
+ * sequences) are shown as \n, \t, \xNN; everything else is the report's UTF-8. */
+static void put_text(buf *b, const char *text)
+{
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        if (*p == '\n')
+            d12__dred_buf_puts(b, "\\n");
+        else if (*p == '\t')
+            d12__dred_buf_puts(b, "\\t");
+        else if (*p < 0x20 || *p == 0x7F)
+            d12__dred_buf_printf(b, "\\x%02x", *p);
+        else
+            d12__dred_buf_append(b, (const char *)p, 1);
+    }
+}
 
 /* 'name' quoted, or (unnamed). */
 static void put_name(buf *b, const char *name)
 {
-    if (name)
-        d12__dred_buf_printf(b, "'%s'", name);
-    else
+    if (!name) {
         d12__dred_buf_puts(b, "(unnamed)");
+        return;
+    }
+    d12__dred_buf_puts(b, "'");
+    put_text(b, name);
+    d12__dred_buf_puts(b, "'");
+}
+
+static const char *status_text(d12dred_submission_status status)
+{
+    switch (status) {
+    case D12DRED_SUBMISSION_COMPLETED: return "completed";
+    case D12DRED_SUBMISSION_IN_PROGRESS: return "in progress";
+    case D12DRED_SUBMISSION_NOT_STARTED: return "not started";
+    default: return "?";
+    }
 }
 
 static void put_indent(buf *b, unsigned spaces)
@@ -67,7 +94,9 @@ static void put_message(buf *b, unsigned indent, const d12dred_message *message)
         d12__dred_buf_printf(b, " %s", category);
     else
         d12__dred_buf_printf(b, " category %" PRIu32, message->category);
-    d12__dred_buf_printf(b, " #%" PRIu32 ": %s\n", message->id, message->text ? message->text : "");
+    d12__dred_buf_printf(b, " #%" PRIu32 ": ", message->id);
+    put_text(b, message->text ? message->text : "");
+    d12__dred_buf_puts(b, "\n");
 }
 
 /* ---- Header ------------------------------------------------------------------------------------------------ */
@@ -75,8 +104,9 @@ static void put_message(buf *b, unsigned indent, const d12dred_message *message)
 static void render_header(buf *b, const d12dred_report *r)
 {
     d12__dred_buf_printf(b, "DRED report (schema %" PRIu32 ")\n", r->schema_version);
-    d12__dred_buf_printf(b, "  reason        %s (0x%08" PRIx32 ")\n", r->reason_name ? r->reason_name : "?",
-                         (uint32_t)r->reason);
+    d12__dred_buf_puts(b, "  reason        ");
+    put_text(b, r->reason_name ? r->reason_name : "?");
+    d12__dred_buf_printf(b, " (0x%08" PRIx32 ")\n", (uint32_t)r->reason);
     d12__dred_buf_puts(b, "  device state  ");
     put_enum(b, d12_dred_device_state_name(r->device_state), r->device_state);
     d12__dred_buf_puts(b, "\n  features     ");
@@ -91,14 +121,26 @@ static void render_header(buf *b, const d12dred_report *r)
     if (f->watson_dump)
         d12__dred_buf_printf(b, "%s watson-dump", any++ ? "," : "");
     d12__dred_buf_puts(b, any ? "\n" : " none\n");
-    if (r->runtime_version)
-        d12__dred_buf_printf(b, "  runtime       %s\n", r->runtime_version);
-    if (r->driver)
-        d12__dred_buf_printf(b, "  driver        %s\n", r->driver);
-    if (r->process_name || r->process_id)
-        d12__dred_buf_printf(b, "  process       %s (pid %" PRIu32 ")\n", or_unnamed(r->process_name), r->process_id);
-    if (r->timestamp)
-        d12__dred_buf_printf(b, "  time          %s\n", r->timestamp);
+    if (r->runtime_version) {
+        d12__dred_buf_puts(b, "  runtime       ");
+        put_text(b, r->runtime_version);
+        d12__dred_buf_puts(b, "\n");
+    }
+    if (r->driver) {
+        d12__dred_buf_puts(b, "  driver        ");
+        put_text(b, r->driver);
+        d12__dred_buf_puts(b, "\n");
+    }
+    if (r->process_name || r->process_id) {
+        d12__dred_buf_puts(b, "  process       ");
+        put_text(b, r->process_name ? r->process_name : "?");
+        d12__dred_buf_printf(b, " (pid %" PRIu32 ")\n", r->process_id);
+    }
+    if (r->timestamp) {
+        d12__dred_buf_puts(b, "  time          ");
+        put_text(b, r->timestamp);
+        d12__dred_buf_puts(b, "\n");
+    }
     if (r->tdr_delay_ms)
         d12__dred_buf_printf(b, "  TDR delay     %" PRIu32 " ms\n", r->tdr_delay_ms);
 }
@@ -119,8 +161,7 @@ static void render_queue(buf *b, const d12dred_queue *q)
         d12__dred_buf_puts(b, "    nothing outstanding\n");
     for (size_t i = 0; i < q->submission_count; i++) {
         const d12dred_submission *s = q->submissions[i];
-        const char *status = d12dred_submission_status_name(s->status);
-        d12__dred_buf_printf(b, "    submission #%-4" PRIu64 " %-12s", s->sequence, status ? status : "?");
+        d12__dred_buf_printf(b, "    submission #%-4" PRIu64 " %-12s", s->sequence, status_text(s->status));
         for (size_t j = 0; j < s->list_count; j++) {
             d12__dred_buf_puts(b, j ? ", " : " ");
             put_name(b, s->lists[j].list);
@@ -160,7 +201,9 @@ static void render_state(buf *b, unsigned indent, const d12dred_op_state *s)
 {
     if (s->arguments) {
         put_indent(b, indent);
-        d12__dred_buf_printf(b, "arguments   %s\n", s->arguments);
+        d12__dred_buf_puts(b, "arguments   ");
+        put_text(b, s->arguments);
+        d12__dred_buf_puts(b, "\n");
     }
     for (size_t i = 0; i < s->vertex_buffer_count; i++) {
         const d12dred_vertex_buffer *v = &s->vertex_buffers[i];
@@ -194,8 +237,11 @@ static void render_op(buf *b, const d12dred_node *n, const d12dred_op *op, int f
     put_indent(b, indent);
     d12__dred_buf_printf(b, "#%" PRIu32 " ", op->index);
     put_op_name(b, op->op);
-    if (op->context)
-        d12__dred_buf_printf(b, " \"%s\"", op->context);
+    if (op->context) {
+        d12__dred_buf_puts(b, " \"");
+        put_text(b, op->context);
+        d12__dred_buf_puts(b, "\"");
+    }
     int marks = 0;
     if (op->attribution == D12DRED_ATTRIBUTION_EXACT)
         d12__dred_buf_printf(b, "%sFAULT (exact)", marks++ ? ", " : "  <- ");
@@ -309,7 +355,10 @@ static void render_verdict(buf *b, const d12dred_page_fault *pf)
 static void render_page_fault(buf *b, const d12dred_page_fault *pf)
 {
     d12__dred_buf_puts(b, "\nPage fault\n");
-    d12__dred_buf_printf(b, "  VA            0x%" PRIx64 " (%s)\n", pf->va, (pf->flags & 1u) ? "write" : "read");
+    d12__dred_buf_printf(b, "  VA            0x%" PRIx64 " (%s", pf->va, (pf->flags & 1u) ? "write" : "read");
+    if (pf->flags & ~1u)
+        d12__dred_buf_printf(b, ", flags 0x%" PRIx32, pf->flags);
+    d12__dred_buf_puts(b, ")\n");
     render_verdict(b, pf);
     d12__dred_buf_puts(b, "  existing     ");
     if (!pf->existing_count)
@@ -329,12 +378,12 @@ static void render_page_fault(buf *b, const d12dred_page_fault *pf)
     if (pf->below) {
         d12__dred_buf_puts(b, "  nearest below ");
         put_allocation(b, pf->below);
-        d12__dred_buf_printf(b, ", %" PRIu64 " bytes below the VA\n", pf->below->distance);
+        d12__dred_buf_printf(b, ", ends %" PRIu64 " bytes below the VA\n", pf->below->distance);
     }
     if (pf->above) {
         d12__dred_buf_puts(b, "  nearest above ");
         put_allocation(b, pf->above);
-        d12__dred_buf_printf(b, ", %" PRIu64 " bytes above the VA\n", pf->above->distance);
+        d12__dred_buf_printf(b, ", starts %" PRIu64 " bytes above the VA\n", pf->above->distance);
     }
 }
 
@@ -441,8 +490,10 @@ static void describe_verdict(buf *b, const d12dred_page_fault *pf)
     const char *verdict = d12dred_verdict_name(pf->verdict);
     d12__dred_buf_puts(b, verdict ? verdict : "none");
     const char *subject = verdict_subject(pf);
-    if (subject)
-        d12__dred_buf_printf(b, " '%s'", subject);
+    if (subject) {
+        d12__dred_buf_puts(b, " ");
+        put_name(b, subject);
+    }
 }
 
 static void diff_line(buf *b, const char *aspect, int same, void (*describe)(buf *, const void *), const void *a,
@@ -460,7 +511,8 @@ static void diff_line(buf *b, const char *aspect, int same, void (*describe)(buf
 static void describe_reason(buf *b, const void *p)
 {
     const d12dred_report *r = p;
-    d12__dred_buf_printf(b, "%s (0x%08" PRIx32 ")", r->reason_name ? r->reason_name : "?", (uint32_t)r->reason);
+    put_text(b, r->reason_name ? r->reason_name : "?");
+    d12__dred_buf_printf(b, " (0x%08" PRIx32 ")", (uint32_t)r->reason);
 }
 
 static void describe_state(buf *b, const void *p)
