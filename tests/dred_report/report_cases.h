@@ -15,7 +15,7 @@ enum { OP_SETMARKER = 0, OP_BEGINEVENT = 1, OP_ENDEVENT = 2, OP_DRAWINSTANCED = 
        OP_DISPATCH = 6, OP_COPYBUFFERREGION = 7, OP_RESOURCEBARRIER = 15, OP_BARRIER = 45 };
 enum { SEV_CORRUPTION = 0, SEV_ERROR = 1, SEV_WARNING = 2, CAT_EXECUTION = 9, MSG_DRIVER = 1506 };
 
-static void case_header(d12dred_report *r, int32_t reason, const char *reason_name, uint32_t state, int dred_on)
+static inline void case_header(d12dred_report *r, int32_t reason, const char *reason_name, uint32_t state, int dred_on)
 {
     d12dred_report_set_reason(r, reason, reason_name);
     d12dred_report_set_device_state(r, state);
@@ -29,7 +29,7 @@ static void case_header(d12dred_report *r, int32_t reason, const char *reason_na
 }
 
 /* The case study: a scene node whose mesh index was never set draws through a 0xCD... vertex buffer address. */
-static d12dred_report *case_page_fault_exact(void)
+static inline d12dred_report *case_page_fault_exact(void)
 {
     d12dred_report *r = d12dred_report_new();
     case_header(r, HR_DEVICE_HUNG, "DXGI_ERROR_DEVICE_HUNG", STATE_PAGEFAULT, 1);
@@ -68,7 +68,7 @@ static d12dred_report *case_page_fault_exact(void)
 }
 
 /* A copy reads a staging buffer released after the list was recorded. */
-static d12dred_report *case_use_after_free(void)
+static inline d12dred_report *case_use_after_free(void)
 {
     d12dred_report *r = d12dred_report_new();
     case_header(r, HR_DEVICE_HUNG, "DXGI_ERROR_DEVICE_HUNG", STATE_PAGEFAULT, 1);
@@ -94,7 +94,7 @@ static d12dred_report *case_use_after_free(void)
 }
 
 /* A dispatch writes 64 bytes past the end of a UAV's 64 KiB allocation. */
-static d12dred_report *case_out_of_bounds(void)
+static inline d12dred_report *case_out_of_bounds(void)
 {
     d12dred_report *r = d12dred_report_new();
     case_header(r, HR_DEVICE_HUNG, "DXGI_ERROR_DEVICE_HUNG", STATE_PAGEFAULT, 1);
@@ -122,7 +122,7 @@ static d12dred_report *case_out_of_bounds(void)
 }
 
 /* A TDR: an absurd instance count on the direct queue, the copy queue waiting on a fence never signalled. */
-static d12dred_report *case_hang_suspect(void)
+static inline d12dred_report *case_hang_suspect(void)
 {
     d12dred_report *r = d12dred_report_new();
     case_header(r, HR_DEVICE_HUNG, "DXGI_ERROR_DEVICE_HUNG", STATE_HUNG, 1);
@@ -158,7 +158,7 @@ static d12dred_report *case_hang_suspect(void)
 }
 
 /* Numbers newer than this d12dred: ops, an allocation type, a queue type, a device state, severities. */
-static d12dred_report *case_unknown_values(void)
+static inline d12dred_report *case_unknown_values(void)
 {
     d12dred_report *r = d12dred_report_new();
     case_header(r, (int32_t)0x887A0007, "DXGI_ERROR_DEVICE_RESET", 5, 1);
@@ -179,7 +179,7 @@ static d12dred_report *case_unknown_values(void)
 }
 
 /* DRED off: a removal that was no GPU fault, with the removal flush's messages and nothing else. */
-static d12dred_report *case_dred_off(void)
+static inline d12dred_report *case_dred_off(void)
 {
     d12dred_report *r = d12dred_report_new();
     case_header(r, HR_DEVICE_REMOVED, "DXGI_ERROR_DEVICE_REMOVED", STATE_UNKNOWN, 0);
@@ -193,7 +193,7 @@ static d12dred_report *case_dred_off(void)
 
 /* A long list (the show tree elides the ops far from the completed count) and a wrapped ring (the first kept op
  * is not op 0), markers only, no attribution: the first outstanding op is marked without a label. */
-static d12dred_report *case_long_node(void)
+static inline d12dred_report *case_long_node(void)
 {
     d12dred_report *r = d12dred_report_new();
     case_header(r, HR_DEVICE_HUNG, "DXGI_ERROR_DEVICE_HUNG", STATE_HUNG, 1);
@@ -228,7 +228,7 @@ static const report_case report_cases[] = {
     {"long_node", case_long_node},
 };
 
-static const report_case *find_report_case(const char *name)
+static inline const report_case *find_report_case(const char *name)
 {
     for (size_t i = 0; i < sizeof report_cases / sizeof report_cases[0]; i++)
         if (strcmp(report_cases[i].name, name) == 0)
