@@ -13,6 +13,7 @@
 #include "child.h"
 #include "d12_com.h"
 #include "driver.h"
+#include "tdr.h"
 
 struct d12_queue_operation;
 struct d12_submission;
@@ -37,7 +38,11 @@ struct d12_command_queue {
 
     _Atomic uint64_t completed;         /* the serial the last executed Signal covers (the completion mark) */
     atomic_bool destroying;             /* the final Release began: waits on the timeline are abandoned */
+    d12_tdr_queue tdr;                  /* what the timeline last reported (build 0127; tdr.h) */
 };
+
+/* The device's queue behind a runtime handle a driver passed back, or NULL when it names none. */
+struct d12_command_queue *d12__queue_find(struct d12_device *device, D3D12DDI_HRTCOMMANDQUEUE handle);
 
 /* Flush-engine helpers over every queue of the device (called with no lock held): note, for each queue, how far
  * its work had completed when a flush begins; after the flush, release the submissions up to that mark. */
@@ -49,5 +54,10 @@ HRESULT d12__queue_signal_reached(struct d12_device *device, D3D12DDI_HRTCOMMAND
                                   const D3D12DDIARG_FENCE_OPERATION_0126 *operation);
 HRESULT d12__queue_wait_reached(struct d12_device *device, D3D12DDI_HRTCOMMANDQUEUE queue,
                                 const D3D12DDIARG_FENCE_OPERATION_0126 *operation);
+
+/* DRED's report: every GPU Wait of `queue` submitted and not passed back yet (pending at removal), oldest first.
+ * `visit` runs under the queue's lock: it may read the fence (its value, its name) but call nothing else. */
+void d12__queue_for_each_wait(struct d12_command_queue *queue,
+                              void (*visit)(void *context, struct d12_fence *fence, UINT64 value), void *context);
 
 #endif

@@ -142,9 +142,9 @@ static inline void d12__msg_device_removed(d12_info_queue *queue, HRESULT reason
     d12__info_queue_report(queue, D12_MSG_DEVICE_REMOVED, (unsigned int)reason, why);
 }
 
-static inline void d12__msg_device_removal_process_at_fault(d12_info_queue *queue, HRESULT reason, const char *why)
+static inline void d12__msg_device_removal_process_at_fault(d12_info_queue *queue, const char *reason_name, const char *reason_text)
 {
-    d12__info_queue_report(queue, D12_MSG_DEVICE_REMOVAL_PROCESS_AT_FAULT, (unsigned int)reason, why);
+    d12__info_queue_report(queue, D12_MSG_DEVICE_REMOVAL_PROCESS_AT_FAULT, reason_name, reason_text);
 }
 
 static inline void d12__msg_driver_load_failed(d12_info_queue *queue, const char *path, const char *detail)

@@ -936,8 +936,12 @@ static void test_cfg_list(void)
     CHECK_EQ_INT(d12cfg("--system drm ALPHA off"), 0);
     CHECK_EQ_INT(d12cfg("--system debug-layer Beta off"), 0);
     CHECK_EQ_INT(d12cfg("list"), 0);
-    CHECK_EQ_STR(cfg_out, "Alpha: driver-reported messages: forced on; debug layer: application-controlled\n"
-                          "Beta: driver-reported messages: application-controlled; debug layer: forced off\n");
+    CHECK_EQ_STR(cfg_out, "Alpha: driver-reported messages: forced on; debug layer: application-controlled; "
+                          "DRED auto-breadcrumbs: system-controlled; DRED page fault: system-controlled; "
+                          "DRED breadcrumb context: system-controlled\n"
+                          "Beta: driver-reported messages: application-controlled; debug layer: forced off; "
+                          "DRED auto-breadcrumbs: system-controlled; DRED page fault: system-controlled; "
+                          "DRED breadcrumb context: system-controlled\n");
     CHECK_EQ_INT(d12cfg("drm Alpha app"), 0); /* only HKLM configures it now */
     CHECK_EQ_INT(d12cfg("list"), 0);
     CHECK(strstr(cfg_out, "ALPHA: driver-reported messages: forced off;") != NULL);
