@@ -175,6 +175,29 @@ static inline d12dred_report *case_unknown_values(void)
     d12dred_page_fault *pf = d12dred_report_set_page_fault(r, 0x1000ull, 0x80000000u);
     d12dred_page_fault_add_existing(pf, "Reserved", 26, 0x0, 0x10000);
     d12dred_page_fault_add_existing(pf, "Heap", TYPE_HEAP, 0x0, 0x100000);
+    d12dred_page_fault_set_above(pf, "Far away", TYPE_RESOURCE, 0xFFFFCDCECDCF0000ull, 0x10000,
+                                 0xFFFFCDCECDCF0000ull - 0x1000, false);
+    return r;
+}
+
+/* A hang the watchdog pinned on one op (exact): the mark says HANG, not FAULT. */
+static inline d12dred_report *case_hang_exact(void)
+{
+    d12dred_report *r = d12dred_report_new();
+    case_header(r, HR_DEVICE_HUNG, "DXGI_ERROR_DEVICE_HUNG", STATE_HUNG, 1);
+    d12dred_report_set_tdr_delay_ms(r, 300);
+    d12dred_queue *q = d12dred_report_add_queue(r, "Direct queue", 0);
+    d12dred_queue_set_faulted(q, true);
+    d12dred_node *n = d12dred_report_add_node(r, "Scene list", "Direct queue", 1, 3, 1);
+    d12dred_submission_add_list(d12dred_queue_add_submission(q, 1, D12DRED_SUBMISSION_IN_PROGRESS), "Scene list",
+                                d12dred_report_node_index(r, n));
+    d12dred_node_add_op(n, 0, OP_SETMARKER, 0, "node 'Grass'");
+    d12dred_op *hung = d12dred_node_add_op(n, 1, OP_DRAWINDEXEDINSTANCED, 0, NULL);
+    d12dred_op_set_attribution(hung, D12DRED_ATTRIBUTION_EXACT);
+    d12dred_op_state *st = d12dred_op_get_state(hung);
+    d12dred_op_state_set_arguments(st, "IndexCountPerInstance=36, InstanceCount=3452816845");
+    d12dred_op_state_set_index_buffer(st, 0x100041000ull, 72, 57, "Geometry pool");
+    d12dred_node_add_op(n, 2, OP_ENDEVENT, 0, NULL);
     return r;
 }
 
@@ -225,7 +248,7 @@ static const report_case report_cases[] = {
     {"page_fault_exact", case_page_fault_exact}, {"use_after_free", case_use_after_free},
     {"out_of_bounds", case_out_of_bounds},       {"hang_suspect", case_hang_suspect},
     {"unknown_values", case_unknown_values},     {"dred_off", case_dred_off},
-    {"long_node", case_long_node},
+    {"long_node", case_long_node},               {"hang_exact", case_hang_exact},
 };
 
 static inline const report_case *find_report_case(const char *name)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 passed = failed = 0
 CASES = ("page_fault_exact", "use_after_free", "out_of_bounds", "hang_suspect", "unknown_values", "dred_off",
-         "long_node")
+         "long_node", "hang_exact")
 
 
 def check(ok, what, detail=""):

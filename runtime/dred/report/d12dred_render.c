@@ -99,6 +99,24 @@ static void put_message(buf *b, unsigned indent, const d12dred_message *message)
     d12__dred_buf_puts(b, "\n");
 }
 
+/* Index buffer formats by name (DXGI_FORMAT: R32_UINT 42, R16_UINT 57), others by number. */
+static void put_index_format(buf *b, uint32_t format)
+{
+    if (format == 42 || format == 57)
+        d12__dred_buf_puts(b, format == 42 ? "R32_UINT" : "R16_UINT");
+    else
+        d12__dred_buf_printf(b, "format %" PRIu32, format);
+}
+
+/* A byte distance: decimal while small, hex once it is an address-sized gap. */
+static void put_distance(buf *b, uint64_t bytes)
+{
+    if (bytes < 0x100000)
+        d12__dred_buf_printf(b, "%" PRIu64 " bytes", bytes);
+    else
+        d12__dred_buf_printf(b, "0x%" PRIx64 " bytes", bytes);
+}
+
 /* ---- Header ------------------------------------------------------------------------------------------------ */
 
 static void render_header(buf *b, const d12dred_report *r)
@@ -216,8 +234,9 @@ static void render_state(buf *b, unsigned indent, const d12dred_op_state *s)
     if (s->has_index_buffer) {
         const d12dred_index_buffer *ib = &s->index_buffer;
         put_indent(b, indent);
-        d12__dred_buf_printf(b, "IB          0x%" PRIx64 ", %" PRIu32 " bytes, format %" PRIu32 ", ", ib->va, ib->size,
-                             ib->format);
+        d12__dred_buf_printf(b, "IB          0x%" PRIx64 ", %" PRIu32 " bytes, ", ib->va, ib->size);
+        put_index_format(b, ib->format);
+        d12__dred_buf_puts(b, ", ");
         put_name(b, ib->resource);
         d12__dred_buf_puts(b, "\n");
     }
@@ -231,7 +250,8 @@ static void render_state(buf *b, unsigned indent, const d12dred_op_state *s)
     }
 }
 
-static void render_op(buf *b, const d12dred_node *n, const d12dred_op *op, int first_outstanding_mark)
+static void render_op(buf *b, const d12dred_report *r, const d12dred_node *n, const d12dred_op *op,
+                      int first_outstanding_mark)
 {
     unsigned indent = 4 + 2 * (op->depth > 32 ? 32 : op->depth);
     put_indent(b, indent);
@@ -244,7 +264,7 @@ static void render_op(buf *b, const d12dred_node *n, const d12dred_op *op, int f
     }
     int marks = 0;
     if (op->attribution == D12DRED_ATTRIBUTION_EXACT)
-        d12__dred_buf_printf(b, "%sFAULT (exact)", marks++ ? ", " : "  <- ");
+        d12__dred_buf_printf(b, "%s%s (exact)", marks++ ? ", " : "  <- ", r->device_state == 3 ? "HANG" : "FAULT");
     if (op->attribution == D12DRED_ATTRIBUTION_SUSPECT)
         d12__dred_buf_printf(b, "%sfirst outstanding (suspect)", marks++ ? ", " : "  <- ");
     else if (first_outstanding_mark && op->index == n->completed_count && op->attribution == D12DRED_ATTRIBUTION_NONE)
@@ -269,14 +289,13 @@ static int op_shown(const d12dred_node *n, const d12dred_op *op)
            op->state || op->message_count;
 }
 
-static void render_node(buf *b, size_t index, const d12dred_node *n)
+static void render_node(buf *b, const d12dred_report *r, size_t index, const d12dred_node *n)
 {
     d12__dred_buf_printf(b, "  node %zu: list ", index);
     put_name(b, n->list);
     d12__dred_buf_puts(b, " on queue ");
     put_name(b, n->queue);
-    if (n->submission)
-        d12__dred_buf_printf(b, ", submission #%" PRIu64, n->submission);
+    d12__dred_buf_printf(b, ", submission #%" PRIu64, n->submission);
     d12__dred_buf_printf(b, "\n    %" PRIu32 " of %" PRIu32 " ops completed (%s)\n", n->completed_count,
                          n->breadcrumb_count, node_status(n));
     if (n->op_count && n->ops[0].index > 0)
@@ -296,7 +315,7 @@ static void render_node(buf *b, size_t index, const d12dred_node *n)
             d12__dred_buf_printf(b, "    ... %zu ops (#%" PRIu32 "..#%" PRIu32 ") ...\n", hidden, hidden_from,
                                  n->ops[i - 1].index);
         hidden = 0;
-        render_op(b, n, op, mark_first);
+        render_op(b, r, n, op, mark_first);
     }
     if (hidden)
         d12__dred_buf_printf(b, "    ... %zu ops (#%" PRIu32 "..#%" PRIu32 ") ...\n", hidden, hidden_from,
@@ -340,7 +359,9 @@ static void render_verdict(buf *b, const d12dred_page_fault *pf)
             const d12dred_allocation *a = pf->below;
             d12__dred_buf_puts(b, ": ");
             put_name(b, a->name);
-            d12__dred_buf_printf(b, " + 0x%" PRIx64 ", %" PRIu64 " bytes past its end", pf->va - a->va, a->distance);
+            d12__dred_buf_printf(b, " + 0x%" PRIx64 ", ", pf->va - a->va);
+            put_distance(b, a->distance);
+            d12__dred_buf_puts(b, " past its end");
         }
         break;
     case D12DRED_VERDICT_NEVER_MAPPED:
@@ -378,12 +399,16 @@ static void render_page_fault(buf *b, const d12dred_page_fault *pf)
     if (pf->below) {
         d12__dred_buf_puts(b, "  nearest below ");
         put_allocation(b, pf->below);
-        d12__dred_buf_printf(b, ", ends %" PRIu64 " bytes below the VA\n", pf->below->distance);
+        d12__dred_buf_puts(b, ", ends ");
+        put_distance(b, pf->below->distance);
+        d12__dred_buf_puts(b, " below the VA\n");
     }
     if (pf->above) {
         d12__dred_buf_puts(b, "  nearest above ");
         put_allocation(b, pf->above);
-        d12__dred_buf_printf(b, ", starts %" PRIu64 " bytes above the VA\n", pf->above->distance);
+        d12__dred_buf_puts(b, ", starts ");
+        put_distance(b, pf->above->distance);
+        d12__dred_buf_puts(b, " above the VA\n");
     }
 }
 
@@ -413,7 +438,7 @@ int d12dred_report_render(const d12dred_report *r, FILE *out)
     if (!r->node_count)
         d12__dred_buf_puts(&b, r->features.auto_breadcrumbs ? "  none\n" : "  none (auto-breadcrumbs were off)\n");
     for (size_t i = 0; i < r->node_count; i++)
-        render_node(&b, i, r->nodes[i]);
+        render_node(&b, r, i, r->nodes[i]);
     if (r->page_fault)
         render_page_fault(&b, r->page_fault);
     else
