@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 
 #include "harness.h"
+#include "d12dred_internal.h"
 #include "d12dred_report.h"
 
 static const char BASE[] =
@@ -316,6 +317,42 @@ static void too_large(void)
     munmap(pages, size);
 }
 
+/* An object of 64 members is JSON the parser accepts; one of 65 is refused (the duplicate check stays cheap). */
+static void object_members(void)
+{
+    char text[2048];
+    size_t n = 0;
+    text[n++] = '{';
+    for (int i = 0; i < 64; i++)
+        n += (size_t)snprintf(text + n, sizeof text - n, "%s\"k%d\": 0", i ? ", " : "", i);
+    size_t before_last = n;
+    n += (size_t)snprintf(text + n, sizeof text - n, "}");
+    CHECK(parse_expect(text, n, "$: missing key \"schema_version\" (not a d12rt DRED report)"));
+    n = before_last + (size_t)snprintf(text + before_last, sizeof text - before_last, ", \"k64\": 0}");
+    CHECK(parse_expect(text, n, "an object with more than 64 members"));
+}
+
+/* The value budget (D12DRED_MAX_VALUES in the real parser, lowered here): one value more is refused cleanly. */
+static void value_budget(void)
+{
+    char text[4096];
+    size_t n = 0;
+    text[n++] = '[';
+    for (int i = 0; i < 999; i++)  /* the array and 999 numbers: 1000 values */
+        n += (size_t)snprintf(text + n, sizeof text - n, "%s0", i ? "," : "");
+    text[n++] = ']';
+    char error[256] = "";
+    jvalue *tree = d12__dred_json_parse_bounded(text, n, 1000, error, sizeof error);
+    CHECK(tree != NULL);
+    CHECK_EQ_STR(error, "");
+    d12__dred_jfree(tree);
+    tree = d12__dred_json_parse_bounded(text, n, 999, error, sizeof error);
+    CHECK(tree == NULL);
+    CHECK_EQ_STR(error, "line 1, column 1998: more than 999 JSON values");
+    d12__dred_jfree(tree);
+    CHECK_EQ_INT(D12DRED_MAX_VALUES, 16u << 20);
+}
+
 /* Arguments the API refuses. */
 static void bad_arguments(void)
 {
@@ -354,6 +391,10 @@ int main(int argc, char **argv)
         too_large();
     else if (strcmp(argv[1], "bad_arguments") == 0)
         bad_arguments();
+    else if (strcmp(argv[1], "object_members") == 0)
+        object_members();
+    else if (strcmp(argv[1], "value_budget") == 0)
+        value_budget();
     else if (strcmp(argv[1], "--list") == 0) {
         for (size_t i = 0; i < sizeof EDITS / sizeof EDITS[0]; i++)
             printf("%s\n", EDITS[i].name);
