@@ -188,8 +188,9 @@ static inline d12dred_report *case_hang_exact(void)
     d12dred_report_set_tdr_delay_ms(r, 300);
     d12dred_queue *q = d12dred_report_add_queue(r, "Direct queue", 0);
     d12dred_queue_set_faulted(q, true);
-    d12dred_node *n = d12dred_report_add_node(r, "Scene list", "Direct queue", 1, 3, 1);
-    d12dred_submission_add_list(d12dred_queue_add_submission(q, 1, D12DRED_SUBMISSION_IN_PROGRESS), "Scene list",
+    /* Removed while the runtime was handing the submission to the driver: not numbered yet (sequence 0). */
+    d12dred_node *n = d12dred_report_add_node(r, "Scene list", "Direct queue", 0, 3, 1);
+    d12dred_submission_add_list(d12dred_queue_add_submission(q, 0, D12DRED_SUBMISSION_IN_PROGRESS), "Scene list",
                                 d12dred_report_node_index(r, n));
     d12dred_node_add_op(n, 0, OP_SETMARKER, 0, "node 'Grass'");
     d12dred_op *hung = d12dred_node_add_op(n, 1, OP_DRAWINDEXEDINSTANCED, 0, NULL);

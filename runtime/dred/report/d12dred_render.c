@@ -179,7 +179,10 @@ static void render_queue(buf *b, const d12dred_queue *q)
         d12__dred_buf_puts(b, "    nothing outstanding\n");
     for (size_t i = 0; i < q->submission_count; i++) {
         const d12dred_submission *s = q->submissions[i];
-        d12__dred_buf_printf(b, "    submission #%-4" PRIu64 " %-12s", s->sequence, status_text(s->status));
+        char number[24] = "?";  /* 0: not numbered yet (removed while being handed to the driver) */
+        if (s->sequence)
+            snprintf(number, sizeof number, "%" PRIu64, s->sequence);
+        d12__dred_buf_printf(b, "    submission #%-4s %-12s", number, status_text(s->status));
         for (size_t j = 0; j < s->list_count; j++) {
             d12__dred_buf_puts(b, j ? ", " : " ");
             put_name(b, s->lists[j].list);
@@ -295,7 +298,10 @@ static void render_node(buf *b, const d12dred_report *r, size_t index, const d12
     put_name(b, n->list);
     d12__dred_buf_puts(b, " on queue ");
     put_name(b, n->queue);
-    d12__dred_buf_printf(b, ", submission #%" PRIu64, n->submission);
+    if (n->submission)
+        d12__dred_buf_printf(b, ", submission #%" PRIu64, n->submission);
+    else
+        d12__dred_buf_puts(b, ", submission #?");
     d12__dred_buf_printf(b, "\n    %" PRIu32 " of %" PRIu32 " ops completed (%s)\n", n->completed_count,
                          n->breadcrumb_count, node_status(n));
     if (n->op_count && n->ops[0].index > 0)
