@@ -43,6 +43,9 @@ struct jvalue {
 
 /* Parses the whole buffer; NULL with `line L, column C: ...` in error on failure. */
 jvalue *d12__dred_json_parse(const char *data, size_t size, char *error, size_t error_size);
+/* The same with another value budget (tests: the real one, D12DRED_MAX_VALUES, takes gigabytes to reach). */
+jvalue *d12__dred_json_parse_bounded(const char *data, size_t size, size_t max_values, char *error,
+                                     size_t error_size);
 void d12__dred_jfree(jvalue *value);
 
 #endif

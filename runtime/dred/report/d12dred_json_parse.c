@@ -34,6 +34,8 @@ typedef struct parser {
     char *error;
     size_t error_size;
     int failed;
+    size_t values;      /* values made so far */
+    size_t max_values;  /* D12DRED_MAX_VALUES (tests lower it) */
 } parser;
 
 static int parse_fail(parser *ps, const char *format, ...) __attribute__((format(printf, 2, 3)));
@@ -73,6 +75,12 @@ static void skip_space(parser *ps)
 
 static jvalue *new_value(parser *ps, jtype type)
 {
+    /* The tree costs ~80 bytes a value however short its text ("0," is two bytes): a budget keeps a hostile file's
+     * memory bounded (about 1.3 GB at the limit; a real report holds ~10 values an op). */
+    if (++ps->values > ps->max_values) {
+        parse_fail(ps, "more than %zu JSON values", ps->max_values);
+        return NULL;
+    }
     jvalue *value = calloc(1, sizeof *value);
     if (!value) {
         parse_fail(ps, "out of memory");
@@ -329,6 +337,11 @@ static jvalue *parse_object(parser *ps, unsigned depth)
         size_t key_length;
         if (parse_string_text(ps, &key, &key_length) != 0)
             break;
+        if (object->count == D12DRED_MAX_OBJECT_MEMBERS) {  /* a report's objects have at most 13 */
+            parse_fail(ps, "an object with more than %u members", D12DRED_MAX_OBJECT_MEMBERS);
+            free(key);
+            break;
+        }
         for (size_t i = 0; i < object->count; i++) {
             if (strcmp(object->keys[i], key) == 0) {
                 parse_fail(ps, "duplicate key \"%.40s\"", key);
@@ -417,8 +430,13 @@ static jvalue *parse_value(parser *ps, unsigned depth)
 
 jvalue *d12__dred_json_parse(const char *data, size_t size, char *error, size_t error_size)
 {
+    return d12__dred_json_parse_bounded(data, size, D12DRED_MAX_VALUES, error, error_size);
+}
+
+jvalue *d12__dred_json_parse_bounded(const char *data, size_t size, size_t max_values, char *error, size_t error_size)
+{
     parser ps = {(const unsigned char *)data, (const unsigned char *)data + size, (const unsigned char *)data, 1,
-                 error, error_size, 0};
+                 error, error_size, 0, 0, max_values};
     if (size > D12DRED_MAX_FILE_BYTES) {
         parse_fail(&ps, "input of %zu bytes is larger than the limit of %zu", size, D12DRED_MAX_FILE_BYTES);
         return NULL;

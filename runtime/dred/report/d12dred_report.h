@@ -32,6 +32,8 @@ extern "C" {
 /* Limits the reader enforces on hostile input (a larger file is refused, never partly read). */
 #define D12DRED_MAX_FILE_BYTES ((size_t)256 << 20)
 #define D12DRED_MAX_DEPTH 64u
+#define D12DRED_MAX_VALUES (16u << 20)      /* JSON values in one file (a 65 536-op node is ~600 000) */
+#define D12DRED_MAX_OBJECT_MEMBERS 64u      /* members of one JSON object (a report's have at most 13) */
 
 /* An op's attribution (issue 9 item 5): `exact` when the driver named the op (the fault callback's OpIndex),
  * `suspect` for the first outstanding op when nobody did. */
@@ -306,7 +308,8 @@ int d12dred_report_write_file(const d12dred_report *report, const char *path);
  * D12DRED_MAX_FILE_BYTES, nesting at most D12DRED_MAX_DEPTH; hostile input returns an error, never crashes.
  * On success *out holds a new report (free it) and 0 is returned. On failure *out is NULL, -1 is returned and
  * `error` (when not NULL, `error_size` bytes) holds one line: `line L, column C: what is wrong` for bad JSON, or
- * `$.queues[0].type: what is wrong` for JSON that is not a report. */
+ * `$.queues[0].type: what is wrong` for JSON that is not a report. Also bounded: D12DRED_MAX_VALUES values,
+ * D12DRED_MAX_OBJECT_MEMBERS members per object (so memory and time stay proportional to a real report's). */
 int d12dred_report_parse_buffer(const char *data, size_t size, d12dred_report **out, char *error, size_t error_size);
 /* Reads and parses a file ("cannot read FILE: ..." in `error` when it cannot be read). */
 int d12dred_report_read_json(const char *path, d12dred_report **out, char *error, size_t error_size);
