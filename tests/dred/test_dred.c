@@ -943,6 +943,40 @@ static void test_fault_never_mapped(void)
     page_fault_case(FAULT_NEVER_MAPPED);
 }
 
+/* A page fault on a compute queue: a Dispatch whose root SRV points at no buffer. */
+static void test_fault_compute_queue(void)
+{
+    set_dred(2, 2, 0, false);
+    ID3D12Device *device = create_device(false);
+    gpu_context ctx;
+    if (!device || !make_context(device, D3D12_COMMAND_LIST_TYPE_COMPUTE, &ctx))
+        return;
+    D3D12_GPU_VIRTUAL_ADDRESS va = 0x00007D0000000000ull;
+    ID3D12GraphicsCommandList_SetComputeRootShaderResourceView(ctx.list, 0, va);
+    ID3D12GraphicsCommandList_SetMarker(ctx.list, 0, NULL, 0);
+    ID3D12GraphicsCommandList_Dispatch(ctx.list, 1, 1, 1);
+    CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
+    ID3D12DeviceRemovedExtendedData2 *dred = dred_of(device);
+    execute(ctx.queue, ctx.list);
+    if (!wait_removed(device, DXGI_ERROR_DEVICE_HUNG))
+        return;
+    CHECK_EQ_INT(ID3D12DeviceRemovedExtendedData2_GetDeviceState(dred), D3D12_DRED_DEVICE_STATE_PAGEFAULT);
+    D3D12_DRED_PAGE_FAULT_OUTPUT pf = {0};
+    CHECK_HR(ID3D12DeviceRemovedExtendedData_GetPageFaultAllocationOutput((ID3D12DeviceRemovedExtendedData *)dred, &pf),
+             S_OK);
+    CHECK(pf.PageFaultVA >= (va & ~0xFFFFull) && pf.PageFaultVA < va + 0x10000);
+    CHECK(pf.pHeadExistingAllocationNode == NULL && pf.pHeadRecentFreedAllocationNode == NULL);
+    const D3D12_AUTO_BREADCRUMB_NODE1 *node = node_of(breadcrumb_head(dred), ctx.list);
+    if (CHECK(node != NULL)) {
+        CHECK(node->pCommandQueue == ctx.queue);
+        CHECK_EQ_INT(node->BreadcrumbCount, 2);
+        CHECK_EQ_INT(*node->pLastBreadcrumbValue, 1); /* the marker completed, the dispatch did not */
+    }
+    ID3D12DeviceRemovedExtendedData2_Release(dred);
+    release_context(&ctx);
+    RELEASE_LAST(device);
+}
+
 /* A hang (TDR): state HUNG; the page-fault output is S_OK with VA 0 and no nodes; the hung draw never completed. */
 static void test_hang(void)
 {
@@ -1306,6 +1340,7 @@ static const struct {
     {"fault_out_of_bounds", test_fault_out_of_bounds},
     {"fault_never_mapped", test_fault_never_mapped},
     {"hang", test_hang},
+    {"fault_compute_queue", test_fault_compute_queue},
     {"fault_op_state_and_waits", test_fault_op_state_and_waits},
     {"removal_race_one_report", test_removal_race_one_report},
     {"ledger_keeps_65000", test_ledger_keeps_65000},
