@@ -561,23 +561,6 @@ static HRESULT APIENTRY wait_for_fence_from_gpu_cb(D3D12DDI_HRTDEVICE rt_device,
     return device->gpu->wait(device->gpu->context, queue, operation);
 }
 
-/* DDI build 0127: a GPU fault, and a timeline's progress for the TDR watchdog. */
-static VOID APIENTRY device_fault_cb(D3D12DDI_HRTDEVICE rt_device, const D3D12DDICB_DEVICEFAULT_0127 *fault)
-{
-    d12_driver_device *device = rt_device.handle;
-    if (device && device->gpu && fault)
-        device->gpu->fault(device->gpu->context, fault);
-}
-
-static HRESULT APIENTRY report_gpu_progress_cb(D3D12DDI_HRTDEVICE rt_device, D3D12DDI_HRTCOMMANDQUEUE queue,
-                                               const D3D12DDICB_GPUPROGRESS_0127 *progress)
-{
-    d12_driver_device *device = rt_device.handle;
-    if (!device || !device->gpu || !progress)
-        return E_INVALIDARG;
-    return device->gpu->progress(device->gpu->context, queue, progress);
-}
-
 static VOID APIENTRY set_command_list_error_cb(D3D12DDI_HRTDEVICE rt_device, D3D12DDI_HRTCOMMANDLIST list, HRESULT hr)
 {
     d12_driver_device *device = rt_device.handle;
@@ -593,6 +576,23 @@ bool d12__driver_adapter_has_message_callbacks(const d12_driver_adapter *adapter
 bool d12__driver_adapter_has_0127(const d12_driver_adapter *adapter)
 {
     return (D3D12DDI_VERSION_OF_SUPPORTED(adapter->version) >> 16) >= D3D12DDI_BUILD_VERSION_0127;
+}
+
+/* DDI build 0127: a GPU fault, and a timeline's progress for the TDR watchdog. */
+static VOID APIENTRY device_fault_cb(D3D12DDI_HRTDEVICE rt_device, const D3D12DDICB_DEVICEFAULT_0127 *fault)
+{
+    d12_driver_device *device = rt_device.handle;
+    if (device && device->gpu && fault)
+        device->gpu->fault(device->gpu->context, fault);
+}
+
+static HRESULT APIENTRY report_gpu_progress_cb(D3D12DDI_HRTDEVICE rt_device, D3D12DDI_HRTCOMMANDQUEUE queue,
+                                               const D3D12DDICB_GPUPROGRESS_0127 *progress)
+{
+    d12_driver_device *device = rt_device.handle;
+    if (!device || !device->gpu || !progress)
+        return E_INVALIDARG;
+    return device->gpu->progress(device->gpu->context, queue, progress);
 }
 
 static HRESULT private_size(d12_driver_adapter *adapter, D3D12DDI_CREATE_DEVICE_FLAGS flags, SIZE_T *size)

@@ -118,7 +118,13 @@ HRESULT d12__queue_wait_reached(struct d12_device *device, D3D12DDI_HRTCOMMANDQU
     struct d12_queue_operation *operation = reached(device, handle, OPERATION_WAIT, passed, &queue);
     if (!operation)
         return E_INVALIDARG;
+    d12__lock(&queue->lock, D12_RANK_QUEUE);
+    queue->blocked_wait = operation; /* DRED: a removal reports the Wait the GPU is blocked in */
+    d12__unlock(&queue->lock, D12_RANK_QUEUE);
     bool done = d12__fence_wait_gpu(operation->fence, operation->value, &queue->destroying);
+    d12__lock(&queue->lock, D12_RANK_QUEUE);
+    queue->blocked_wait = NULL;
+    d12__unlock(&queue->lock, D12_RANK_QUEUE);
     d12__fence_unhold(operation->fence);
     free(operation);
     return done ? S_OK : E_ABORT;
@@ -291,6 +297,8 @@ void d12__queue_for_each_wait(struct d12_command_queue *queue,
                               void (*visit)(void *context, struct d12_fence *fence, UINT64 value), void *context)
 {
     d12__lock(&queue->lock, D12_RANK_QUEUE);
+    if (queue->blocked_wait)
+        visit(context, queue->blocked_wait->fence, queue->blocked_wait->value);
     for (struct d12_queue_operation *operation = queue->operations; operation; operation = operation->next)
         if (operation->kind == OPERATION_WAIT)
             visit(context, operation->fence, operation->value);

@@ -27,6 +27,7 @@ struct d12_command_queue {
     const d12_driver_gpu_funcs *gpu;
     D3D12DDI_HCOMMANDQUEUE handle;      /* the driver's queue (runtime-allocated memory) */
     struct d12_command_queue *next;     /* the device's queue list (device->children_lock) */
+    d12_tdr_queue tdr;                  /* what the timeline last reported (build 0127; tdr.h): atomics */
 
     pthread_mutex_t lock;
     uint64_t submitted;                 /* lock: ExecuteCommandLists calls handed to the driver so far (serials) */
@@ -35,19 +36,19 @@ struct d12_command_queue {
     struct d12_submission *submissions; /* lock: submissions whose command-list state is retained, oldest first */
     struct d12_submission **submissions_tail; /* lock: where the next submission is linked */
     uint64_t retire_through;            /* lock: a flush began when submissions up to this serial had completed */
+    struct d12_queue_operation *blocked_wait; /* lock: the Wait the timeline is blocked in (DRED's report), or NULL */
 
     _Atomic uint64_t completed;         /* the serial the last executed Signal covers (the completion mark) */
     atomic_bool destroying;             /* the final Release began: waits on the timeline are abandoned */
-    d12_tdr_queue tdr;                  /* what the timeline last reported (build 0127; tdr.h) */
 };
-
-/* The device's queue behind a runtime handle a driver passed back, or NULL when it names none. */
-struct d12_command_queue *d12__queue_find(struct d12_device *device, D3D12DDI_HRTCOMMANDQUEUE handle);
 
 /* Flush-engine helpers over every queue of the device (called with no lock held): note, for each queue, how far
  * its work had completed when a flush begins; after the flush, release the submissions up to that mark. */
 void d12__queues_mark_retirement(struct d12_device *device);
 void d12__queues_retire(struct d12_device *device);
+
+/* The device's queue behind a runtime handle a driver passed back, or NULL when it names none. */
+struct d12_command_queue *d12__queue_find(struct d12_device *device, D3D12DDI_HRTCOMMANDQUEUE handle);
 
 /* The GPU hooks' work (d12_driver_gpu_hooks): a signal or wait the driver's timeline reached on `queue`. */
 HRESULT d12__queue_signal_reached(struct d12_device *device, D3D12DDI_HRTCOMMANDQUEUE queue,
@@ -55,7 +56,8 @@ HRESULT d12__queue_signal_reached(struct d12_device *device, D3D12DDI_HRTCOMMAND
 HRESULT d12__queue_wait_reached(struct d12_device *device, D3D12DDI_HRTCOMMANDQUEUE queue,
                                 const D3D12DDIARG_FENCE_OPERATION_0126 *operation);
 
-/* DRED's report: every GPU Wait of `queue` submitted and not passed back yet (pending at removal), oldest first.
+/* DRED's report: every GPU Wait of `queue` not satisfied yet (the one its timeline is blocked in first, then the ones
+ * submitted and not reached), pending at removal.
  * `visit` runs under the queue's lock: it may read the fence (its value, its name) but call nothing else. */
 void d12__queue_for_each_wait(struct d12_command_queue *queue,
                               void (*visit)(void *context, struct d12_fence *fence, UINT64 value), void *context);

@@ -78,7 +78,6 @@ typedef struct d12_dred_list {
     UINT change_count, change_capacity;
     bool state_overflow;   /* a state change could not be logged (out of memory): the report says so */
     uint64_t closed_seq;   /* the ledger's free sequence when the list was closed (use-after-free verdict) */
-    uint32_t executions;   /* ExecuteCommandLists calls naming this recording */
 } d12_dred_list;
 
 /* Create a list's breadcrumb state when the device records breadcrumbs (else *out = NULL). E_OUTOFMEMORY. */

@@ -207,8 +207,6 @@ d12_dred_submission *d12__dred_submit_begin(struct d12_command_queue *queue, UIN
     for (UINT i = 0; i < count; i++) {
         s->lists[i] = lists[i];
         d12__command_list_owner_ops.ref(lists[i]);
-        if (lists[i]->dred)
-            lists[i]->dred->executions++;
     }
     pthread_mutex_lock(&dred->track_lock);
     d12_dred_submission *retired = take_retired(dred);

@@ -62,7 +62,8 @@ static void fill_header(struct d12_device *device, d12dred_report *r)
     exe[n > 0 ? n : 0] = '\0';
     const char *slash = strrchr(exe, '/');
     d12dred_report_set_process(r, slash ? slash + 1 : exe, (uint32_t)getpid());
-    d12dred_report_set_driver(r, d12__driver_adapter_name(d12__driver_device_adapter(device->driver)));
+    if (device->driver) /* NULL: the driver removed the device from inside its own creation */
+        d12dred_report_set_driver(r, d12__driver_adapter_name(d12__driver_device_adapter(device->driver)));
     const char *tdr = getenv("D12RT_TDR_DELAY_MS");
     d12dred_report_set_tdr_delay_ms(r, tdr && *tdr ? (uint32_t)strtoul(tdr, NULL, 10) : 2000u);
 }

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #define COBJMACROS
 #include <dirent.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -757,6 +758,35 @@ static void test_breadcrumbs_completed_count(void)
 
 static unsigned dump_files(const char *dir, char *path, size_t size);
 
+/* A driver built before DDI 0127 (no write-immediate; CMake runs this case on the gpu_ddi shim, which lists builds up
+ * to 0126): the history is recorded, the completed count reads 0 (nothing is known to have completed: docs/dred.md),
+ * the pointer is still never NULL. */
+static void test_breadcrumbs_pre_0127_driver(void)
+{
+    set_dred(2, 0, 0, false);
+    ID3D12Device *device = create_device(false);
+    gpu_context ctx;
+    if (!device || !make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &ctx))
+        return;
+    barrier_uav(ctx.list);
+    ID3D12GraphicsCommandList_SetMarker(ctx.list, 0, NULL, 0);
+    barrier_uav(ctx.list);
+    CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
+    execute(ctx.queue, ctx.list);
+    sleep_ms(100); /* the GPU ran it; without a Signal after it, nothing knows */
+    ID3D12DeviceRemovedExtendedData2 *dred = dred_of(device);
+    remove_device(device, ctx.queue);
+    const D3D12_AUTO_BREADCRUMB_NODE1 *node = node_of(breadcrumb_head(dred), ctx.list);
+    if (CHECK(node != NULL) && CHECK(node->pLastBreadcrumbValue != NULL)) {
+        CHECK_EQ_INT(node->BreadcrumbCount, 3);
+        CHECK_EQ_INT(node->pCommandHistory[1], D3D12_AUTO_BREADCRUMB_OP_SETMARKER);
+        CHECK_EQ_INT(*node->pLastBreadcrumbValue, 0);
+    }
+    ID3D12DeviceRemovedExtendedData2_Release(dred);
+    release_context(&ctx);
+    RELEASE_LAST(device);
+}
+
 /* ======== real faults and hangs (the reference driver) ======== */
 
 /* Wait (up to WAIT_MS) for the device to be removed with `reason`. */
@@ -913,9 +943,47 @@ static void test_fault_never_mapped(void)
     page_fault_case(FAULT_NEVER_MAPPED);
 }
 
+/* A page fault on a compute queue: a Dispatch whose root SRV points at no buffer. */
+static void test_fault_compute_queue(void)
+{
+    set_dred(2, 2, 0, false);
+    ID3D12Device *device = create_device(false);
+    gpu_context ctx;
+    if (!device || !make_context(device, D3D12_COMMAND_LIST_TYPE_COMPUTE, &ctx))
+        return;
+    D3D12_GPU_VIRTUAL_ADDRESS va = 0x00007D0000000000ull;
+    ID3D12GraphicsCommandList_SetComputeRootShaderResourceView(ctx.list, 0, va);
+    ID3D12GraphicsCommandList_SetMarker(ctx.list, 0, NULL, 0);
+    ID3D12GraphicsCommandList_Dispatch(ctx.list, 1, 1, 1);
+    CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
+    ID3D12DeviceRemovedExtendedData2 *dred = dred_of(device);
+    execute(ctx.queue, ctx.list);
+    if (!wait_removed(device, DXGI_ERROR_DEVICE_HUNG))
+        return;
+    CHECK_EQ_INT(ID3D12DeviceRemovedExtendedData2_GetDeviceState(dred), D3D12_DRED_DEVICE_STATE_PAGEFAULT);
+    D3D12_DRED_PAGE_FAULT_OUTPUT pf = {0};
+    CHECK_HR(ID3D12DeviceRemovedExtendedData_GetPageFaultAllocationOutput((ID3D12DeviceRemovedExtendedData *)dred, &pf),
+             S_OK);
+    CHECK(pf.PageFaultVA >= (va & ~0xFFFFull) && pf.PageFaultVA < va + 0x10000);
+    CHECK(pf.pHeadExistingAllocationNode == NULL && pf.pHeadRecentFreedAllocationNode == NULL);
+    const D3D12_AUTO_BREADCRUMB_NODE1 *node = node_of(breadcrumb_head(dred), ctx.list);
+    if (CHECK(node != NULL)) {
+        CHECK(node->pCommandQueue == ctx.queue);
+        CHECK_EQ_INT(node->BreadcrumbCount, 2);
+        CHECK_EQ_INT(*node->pLastBreadcrumbValue, 1); /* the marker completed, the dispatch did not */
+    }
+    ID3D12DeviceRemovedExtendedData2_Release(dred);
+    release_context(&ctx);
+    RELEASE_LAST(device);
+}
+
 /* A hang (TDR): state HUNG; the page-fault output is S_OK with VA 0 and no nodes; the hung draw never completed. */
 static void test_hang(void)
 {
+    char dir[] = "/tmp/d12dred_hang_XXXXXX";
+    if (!CHECK(mkdtemp(dir) != NULL))
+        return;
+    setenv("D12RT_DRED_DUMP", dir, 1);
     set_dred(2, 2, 0, false);
     ID3D12Device *device = create_device(false);
     gpu_context ctx;
@@ -944,10 +1012,165 @@ static void test_hang(void)
         CHECK_EQ_INT(*node->pLastBreadcrumbValue, 1); /* the barrier completed, the draw never did */
     }
     ID3D12DeviceRemovedExtendedData2_Release(dred);
+    ID3D12CommandQueue_SetName(ctx.queue, L"Hung queue");
     if (vb)
         RELEASE_LAST(vb);
     release_context(&ctx);
     RELEASE_LAST(device);
+    /* The report: the draw attributed (exact when the watchdog knew the op, else suspect), its queue faulted, its
+     * submission in progress. */
+    char path[1024] = "";
+    CHECK_EQ_INT(dump_files(dir, path, sizeof path), 1);
+    d12dred_report *r = NULL;
+    char error[256] = "";
+    if (CHECK_EQ_INT_RET(d12dred_report_read_json(path, &r, error, sizeof error), 0)) {
+        CHECK_EQ_INT(r->device_state, D3D12_DRED_DEVICE_STATE_HUNG);
+        CHECK(r->page_fault == NULL);
+        if (CHECK_EQ_INT_RET(r->node_count, 1) && CHECK_EQ_INT_RET(r->nodes[0]->op_count, 3)) {
+            const d12dred_op *draw = &r->nodes[0]->ops[1];
+            CHECK_EQ_INT(draw->op, D3D12_AUTO_BREADCRUMB_OP_DRAWINSTANCED);
+            CHECK(draw->attribution == D12DRED_ATTRIBUTION_EXACT || draw->attribution == D12DRED_ATTRIBUTION_SUSPECT);
+            CHECK(draw->state && draw->state->vertex_buffer_count == 1);
+            CHECK_EQ_INT(r->nodes[0]->ops[0].attribution, D12DRED_ATTRIBUTION_NONE);
+        }
+        bool faulted = false;
+        for (size_t i = 0; i < r->queue_count; i++) {
+            if (r->queues[i]->faulted) {
+                faulted = true;
+                if (CHECK_EQ_INT_RET(r->queues[i]->submission_count, 1))
+                    CHECK_EQ_INT(r->queues[i]->submissions[0]->status, D12DRED_SUBMISSION_IN_PROGRESS);
+            }
+        }
+        CHECK(faulted);
+        d12dred_report_free(r);
+    } else {
+        fprintf(stderr, "    %s\n", error);
+    }
+    unlink(path);
+    rmdir(dir);
+}
+
+/* The faulting op's index buffer view and root descriptors are in the report; a pending GPU Wait shows with the fence
+ * value from before removal. */
+static void test_fault_op_state_and_waits(void)
+{
+    char dir[] = "/tmp/d12dred_state_XXXXXX";
+    if (!CHECK(mkdtemp(dir) != NULL))
+        return;
+    setenv("D12RT_DRED_DUMP", dir, 1);
+    set_dred(2, 2, 0, false);
+    ID3D12Device *device = create_device(false);
+    gpu_context ctx, waiting;
+    if (!device || !make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &ctx) ||
+        !make_context(device, D3D12_COMMAND_LIST_TYPE_COMPUTE, &waiting))
+        return;
+    ID3D12Fence_SetName(waiting.fence, L"Never");
+    CHECK_HR(ID3D12Fence_Signal(waiting.fence, 5), S_OK);
+    CHECK_HR(ID3D12CommandQueue_Wait(waiting.queue, waiting.fence, 9), S_OK); /* never signalled: not a hang */
+    ID3D12Resource *vb = make_buffer(device, D3D12_HEAP_TYPE_DEFAULT, 256);
+    ID3D12Resource *cb = make_buffer(device, D3D12_HEAP_TYPE_DEFAULT, 256);
+    if (!vb || !cb)
+        return;
+    ID3D12Resource_SetName(vb, L"Vertices");
+    ID3D12Resource_SetName(cb, L"Constants");
+    D3D12_VERTEX_BUFFER_VIEW view = {ID3D12Resource_GetGPUVirtualAddress(vb), 256, 16};
+    D3D12_INDEX_BUFFER_VIEW bad = {0x00007E0000000000ull, 64, DXGI_FORMAT_R16_UINT};
+    ID3D12GraphicsCommandList_IASetVertexBuffers(ctx.list, 0, 1, &view);
+    ID3D12GraphicsCommandList_IASetIndexBuffer(ctx.list, &bad);
+    ID3D12GraphicsCommandList_SetGraphicsRootConstantBufferView(ctx.list, 2, ID3D12Resource_GetGPUVirtualAddress(cb));
+    ID3D12GraphicsCommandList_SetComputeRootShaderResourceView(ctx.list, 1, 0x1234000); /* compute: not the draw's */
+    ID3D12GraphicsCommandList_DrawIndexedInstanced(ctx.list, 3, 1, 0, 0, 0);
+    CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
+    execute(ctx.queue, ctx.list);
+    wait_removed(device, DXGI_ERROR_DEVICE_HUNG);
+    RELEASE_LAST(vb);
+    RELEASE_LAST(cb);
+    release_context(&ctx);
+    release_context(&waiting);
+    RELEASE_LAST(device);
+    char path[1024] = "";
+    CHECK_EQ_INT(dump_files(dir, path, sizeof path), 1);
+    d12dred_report *r = NULL;
+    char error[256] = "";
+    if (CHECK_EQ_INT_RET(d12dred_report_read_json(path, &r, error, sizeof error), 0)) {
+        const d12dred_op *op = r->node_count == 1 && r->nodes[0]->op_count == 1 ? &r->nodes[0]->ops[0] : NULL;
+        if (CHECK(op != NULL) && CHECK(op->state != NULL)) {
+            CHECK_EQ_INT(op->op, D3D12_AUTO_BREADCRUMB_OP_DRAWINDEXEDINSTANCED);
+            CHECK_EQ_INT(op->attribution, D12DRED_ATTRIBUTION_EXACT);
+            CHECK(op->state->has_index_buffer && op->state->index_buffer.va == bad.BufferLocation);
+            CHECK_EQ_INT(op->state->index_buffer.format, DXGI_FORMAT_R16_UINT);
+            CHECK_EQ_INT(op->state->vertex_buffer_count, 1);
+            if (op->state->vertex_buffer_count == 1)
+                CHECK_EQ_STR(op->state->vertex_buffers[0].resource, "Vertices");
+            if (CHECK_EQ_INT_RET(op->state->root_descriptor_count, 1)) {
+                CHECK_EQ_INT(op->state->root_descriptors[0].parameter, 2);
+                CHECK_EQ_INT(op->state->root_descriptors[0].kind, D12DRED_ROOT_CBV);
+                CHECK_EQ_STR(op->state->root_descriptors[0].resource, "Constants");
+            }
+        }
+        CHECK(r->page_fault && r->page_fault->verdict == D12DRED_VERDICT_NEVER_MAPPED);
+        bool found = false;
+        for (size_t i = 0; i < r->queue_count; i++) {
+            for (size_t w = 0; w < r->queues[i]->wait_count; w++) {
+                const d12dred_wait *wait = &r->queues[i]->waits[w];
+                found = found || (wait->fence && !strcmp(wait->fence, "Never") && wait->value == 9 && wait->fence_value == 5);
+            }
+        }
+        CHECK(found);
+        d12dred_report_free(r);
+    } else {
+        fprintf(stderr, "    %s\n", error);
+    }
+    unlink(path);
+    rmdir(dir);
+}
+
+/* Eight threads remove the device at once: one reason, one report. */
+typedef struct race_arg {
+    ID3D12CommandQueue *queue;
+    ID3D12GraphicsCommandList *open;
+    pthread_barrier_t *start;
+} race_arg;
+
+static void *race_remove(void *p)
+{
+    race_arg *a = p;
+    pthread_barrier_wait(a->start);
+    execute(a->queue, a->open);
+    return NULL;
+}
+
+static void test_removal_race_one_report(void)
+{
+    char dir[] = "/tmp/d12dred_race_XXXXXX";
+    if (!CHECK(mkdtemp(dir) != NULL))
+        return;
+    setenv("D12RT_DRED_DUMP", dir, 1);
+    set_dred(2, 0, 0, false);
+    ID3D12Device *device = create_device(false);
+    gpu_context ctx[8];
+    for (int i = 0; i < 8; i++)
+        if (!device || !make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &ctx[i]))
+            return;
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, 8);
+    pthread_t threads[8];
+    race_arg args[8];
+    for (int i = 0; i < 8; i++) {
+        args[i] = (race_arg){ctx[i].queue, ctx[i].list, &start};
+        CHECK_EQ_INT(pthread_create(&threads[i], NULL, race_remove, &args[i]), 0);
+    }
+    for (int i = 0; i < 8; i++)
+        pthread_join(threads[i], NULL);
+    pthread_barrier_destroy(&start);
+    CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), DXGI_ERROR_INVALID_CALL);
+    for (int i = 0; i < 8; i++)
+        release_context(&ctx[i]);
+    RELEASE_LAST(device);
+    char path[1024] = "";
+    CHECK_EQ_INT(dump_files(dir, path, sizeof path), 1);
+    unlink(path);
+    rmdir(dir);
 }
 
 /* The ledger keeps the 65 000 most recent frees: `extra` frees after the victim's. */
@@ -1112,10 +1335,14 @@ static const struct {
     {"contexts_metadata", test_contexts_metadata},
     {"queue_markers", test_queue_markers},
     {"dump_once_per_removal", test_dump_once_per_removal},
+    {"breadcrumbs_pre_0127_driver", test_breadcrumbs_pre_0127_driver},
     {"fault_use_after_free", test_fault_use_after_free},
     {"fault_out_of_bounds", test_fault_out_of_bounds},
     {"fault_never_mapped", test_fault_never_mapped},
     {"hang", test_hang},
+    {"fault_compute_queue", test_fault_compute_queue},
+    {"fault_op_state_and_waits", test_fault_op_state_and_waits},
+    {"removal_race_one_report", test_removal_race_one_report},
     {"ledger_keeps_65000", test_ledger_keeps_65000},
     {"ledger_oldest_falls_out", test_ledger_oldest_falls_out},
 };
