@@ -145,7 +145,8 @@ bool d12__driver_adapter_has_message_callbacks(const d12_driver_adapter *adapter
 /* Create a driver device: pfnCalcPrivateDeviceSize (0 or above D12_DRIVER_MAX_PRIVATE_SIZE is a broken
  * driver), allocate that much (zeroed, 64-byte aligned), pfnCreateDevice with the negotiated version and the
  * runtime's callbacks (D3D12DDI_CORELAYER_DEVICECALLBACKS_0126 from build 0126 on), whose pfnSetErrorCb calls
- * desc->on_error and whose message callbacks call desc->messages. The hooks may run before this returns. */
+ * desc->on_error and whose message callbacks call desc->messages. The hooks may run before this returns: *out
+ * holds the device from just before pfnCreateDevice is called (NULL again if it fails). */
 HRESULT d12__driver_create_device(d12_driver_adapter *adapter, const d12_driver_device_desc *desc,
                                   d12_driver_device **out);
 
