@@ -311,7 +311,7 @@ static const d12dred_op *blamed_op(const d12dred_report *report, const d12dred_n
     return NULL;
 }
 
-static bool show_report(const char *dir, bool hang)
+static bool show_report(const char *dir, bool hang, bool remove_file)
 {
     char path[1024];
     if (!find_report(dir, path, sizeof path)) {
@@ -341,7 +341,8 @@ static bool show_report(const char *dir, bool hang)
     }
     printf("\ndred_demo: the report %s the DrawIndexedInstanced of the broken node\n", ok ? "names" : "DOES NOT name");
     d12dred_report_free(report);
-    unlink(path);
+    if (remove_file)  /* a D12RT_DRED_DUMP folder the user chose keeps its report */
+        unlink(path);
     return ok;
 }
 
@@ -459,7 +460,7 @@ int main(int argc, char **argv)
         free(l.nodes[i]);
     free(l.nodes);
 
-    ok = show_report(dump_dir, hang) && ok;
+    ok = show_report(dump_dir, hang, made_dir) && ok;
     if (made_dir)
         rmdir(own_dir);
     printf("dred_demo: %s\n", ok ? "the removal is explained" : "SOMETHING IS MISSING (see above)");

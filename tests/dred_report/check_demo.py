@@ -4,12 +4,17 @@ own story) and its output has the key lines of the case study, in order — the 
 removal message and reason, DRED through the Windows interfaces, and the d12dred tree naming the
 DrawIndexedInstanced and the buffer.
 
-    check_demo.py DRED_DEMO fault|hang
+    check_demo.py DRED_DEMO fault|hang SCHEMA      (D12RT_DRED_DUMP: a temporary folder; its one report is
+                                                   validated against SCHEMA, docs/dred-report.schema.json)
 Ends with `N passed, N failed`.
 """
+import json
+import os
 import re
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 COMMON = [
     r"^loaded node Sponza +parent -1  mesh_index +0  instance_count 1$",
@@ -59,10 +64,31 @@ HANG = [
 
 
 def main(argv):
-    demo, mode = argv[1], argv[2]
+    demo, mode, schema_path = argv[1], argv[2], Path(argv[3])
     args = [demo] + (["--hang"] if mode == "hang" else [])
-    result = subprocess.run(args, capture_output=True, text=True, timeout=50)
+    with tempfile.TemporaryDirectory(prefix="dred-demo-") as dump:
+        result = subprocess.run(args, capture_output=True, text=True, timeout=50,
+                                env=dict(os.environ, D12RT_DRED_DUMP=dump))
+        reports = sorted(Path(dump).glob("*.json"))
+        documents = [json.loads(p.read_text(encoding="utf-8")) for p in reports]
     passed = failed = 0
+    # The report the runtime wrote (exactly one) against docs/dred-report.schema.json.
+    if len(documents) == 1:
+        passed += 1
+        try:
+            import jsonschema
+            schema = json.loads(schema_path.read_text())
+            problems = [e.message for e in jsonschema.Draft202012Validator(schema).iter_errors(documents[0])]
+        except ImportError:
+            problems = ["python3-jsonschema is missing (it is in .ci/packages)"]
+        if problems:
+            failed += 1
+            print(f"check failed: the runtime's report does not match the schema: {problems[:3]}", file=sys.stderr)
+        else:
+            passed += 1
+    else:
+        failed += 1
+        print(f"check failed: {len(documents)} reports in D12RT_DRED_DUMP, expected 1", file=sys.stderr)
     print(result.stdout)
     if result.returncode == 0:
         passed += 1
