@@ -133,7 +133,7 @@ const d12_message_info d12_messages[D12_MSG_COUNT] = {
     [D12_MSG_RESOURCE_UNMAP_NOTMAPPED] = {D3D12_MESSAGE_ID_RESOURCE_UNMAP_NOTMAPPED, D3D12_MESSAGE_CATEGORY_RESOURCE_MANIPULATION, D3D12_MESSAGE_SEVERITY_WARNING, "RESOURCE_UNMAP_NOTMAPPED",
         "ID3D12Resource::Unmap: the buffer is not mapped; the call is ignored"},
     [D12_MSG_FENCE_INVALID_EVENT] = {D12_MESSAGE_ID_FENCE_INVALID_EVENT, D3D12_MESSAGE_CATEGORY_EXECUTION, D3D12_MESSAGE_SEVERITY_ERROR, "FENCE_INVALID_EVENT",
-        "ID3D12Fence::SetEventOnCompletion: hEvent %lld is not an open file descriptor (events are eventfd descriptors cast to HANDLE); returning E_INVALIDARG"},
+        "ID3D12Fence::SetEventOnCompletion: hEvent %lld %s (events are eventfd descriptors cast to HANDLE); returning E_INVALIDARG"},
     [D12_MSG_DRIVER_FENCE_OPERATION_MISMATCH] = {D12_MESSAGE_ID_DRIVER_FENCE_OPERATION_MISMATCH, D3D12_MESSAGE_CATEGORY_EXECUTION, D3D12_MESSAGE_SEVERITY_CORRUPTION, "DRIVER_FENCE_OPERATION_MISMATCH",
         "the driver %s passed back a fence operation (%s, value %llu) that its queue did not submit next; the device is removed"},
 };

@@ -40,6 +40,8 @@ HRESULT d12__dred_create(struct d12_device *device, const d12_dred_enabled *enab
     if (dred == NULL)
         return E_OUTOFMEMORY;
     dred->enabled = *enabled;
+    const char *dump = getenv("D12RT_DRED_DUMP");
+    dred->track_submissions = enabled->auto_breadcrumbs || (dump && *dump);
     atomic_init(&dred->frozen, false);
     atomic_init(&dred->free_seq, 0);
     pthread_mutex_init(&dred->freeze_lock, NULL);
@@ -198,7 +200,7 @@ d12_dred_submission *d12__dred_submit_begin(struct d12_command_queue *queue, UIN
                                             struct d12_command_list *const *lists)
 {
     struct d12_dred *dred = queue->device_child.device->dred;
-    if (dred == NULL || !dred->enabled.auto_breadcrumbs || d12__dred_frozen(queue->device_child.device))
+    if (dred == NULL || !dred->track_submissions || d12__dred_frozen(queue->device_child.device))
         return NULL;
     d12_dred_submission *s = malloc(sizeof *s + count * sizeof s->lists[0]);
     if (s == NULL)

@@ -54,6 +54,7 @@ typedef struct d12_dred_freed {
 
 struct d12_dred {
     d12_dred_enabled enabled;       /* fixed */
+    bool track_submissions;         /* fixed: breadcrumbs on, or D12RT_DRED_DUMP set (the report's queues) */
     d12_dred_write_immediate_fn write_immediate; /* fixed: the driver's, or NULL */
 
     /* Stage 1: `freeze_lock` makes it run once; `frozen` is release-stored when the output is complete. */

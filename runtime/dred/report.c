@@ -250,15 +250,18 @@ static void fill_node(struct d12_dred *dred, d12dred_report *r, const D3D12_AUTO
     }
 }
 
-/* The submission serial a node's list belongs to (its first outstanding one). */
+/* The submission serial a node's list belongs to (its first outstanding one, as the node was built from). */
 static uint64_t submission_of(struct d12_dred *dred, const D3D12_AUTO_BREADCRUMB_NODE1 *n)
 {
     uint64_t serial = 0;
     pthread_mutex_lock(&dred->track_lock);
-    for (d12_dred_submission *s = dred->submissions; s && !serial; s = s->next)
+    for (d12_dred_submission *s = dred->submissions; s && !serial; s = s->next) {
+        if (s->serial != 0 && atomic_load(&s->queue->completed) >= s->serial)
+            continue; /* known complete: not the one the node shows */
         for (UINT i = 0; i < s->count; i++)
             if (n->pCommandList == (const ID3D12GraphicsCommandList *)&s->lists[i]->com.list)
                 serial = s->serial;
+    }
     pthread_mutex_unlock(&dred->track_lock);
     return serial;
 }

@@ -1312,6 +1312,49 @@ static void test_dump_once_per_removal(void)
     rmdir(dir);
 }
 
+/* DRED off but D12RT_DRED_DUMP set: the report still has the queues and their submissions, no nodes. */
+static void test_dump_without_breadcrumbs(void)
+{
+    char dir[] = "/tmp/d12dred_nobc_XXXXXX";
+    if (!CHECK(mkdtemp(dir) != NULL))
+        return;
+    setenv("D12RT_DRED_DUMP", dir, 1);
+    ID3D12Device *device = create_device(false);
+    gpu_context ctx;
+    if (!device || !make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &ctx))
+        return;
+    ID3D12CommandQueue_SetName(ctx.queue, L"Q");
+    barrier_uav(ctx.list);
+    CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
+    execute(ctx.queue, ctx.list);
+    execute(ctx.queue, ctx.list);
+    remove_device(device, ctx.queue);
+    release_context(&ctx);
+    RELEASE_LAST(device);
+    char path[1024] = "";
+    CHECK_EQ_INT(dump_files(dir, path, sizeof path), 1);
+    d12dred_report *r = NULL;
+    char error[256] = "";
+    if (CHECK_EQ_INT_RET(d12dred_report_read_json(path, &r, error, sizeof error), 0)) {
+        CHECK(!r->features.auto_breadcrumbs && !r->features.page_fault);
+        CHECK_EQ_INT(r->node_count, 0);
+        bool found = false;
+        for (size_t i = 0; i < r->queue_count; i++)
+            if (r->queues[i]->name && !strcmp(r->queues[i]->name, "Q")) {
+                found = true;
+                if (CHECK_EQ_INT_RET(r->queues[i]->submission_count, 2)) {
+                    CHECK_EQ_INT(r->queues[i]->submissions[0]->sequence, 1);
+                    CHECK_EQ_INT(r->queues[i]->submissions[1]->sequence, 2);
+                    CHECK_EQ_INT(r->queues[i]->submissions[0]->lists[0].node, -1); /* no node without breadcrumbs */
+                }
+            }
+        CHECK(found);
+        d12dred_report_free(r);
+    }
+    unlink(path);
+    rmdir(dir);
+}
+
 /* ======== main ======== */
 
 static const struct {
@@ -1335,6 +1378,7 @@ static const struct {
     {"contexts_metadata", test_contexts_metadata},
     {"queue_markers", test_queue_markers},
     {"dump_once_per_removal", test_dump_once_per_removal},
+    {"dump_without_breadcrumbs", test_dump_without_breadcrumbs},
     {"breadcrumbs_pre_0127_driver", test_breadcrumbs_pre_0127_driver},
     {"fault_use_after_free", test_fault_use_after_free},
     {"fault_out_of_bounds", test_fault_out_of_bounds},

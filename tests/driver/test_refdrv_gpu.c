@@ -89,9 +89,8 @@ static VOID APIENTRY set_error(D3D12DDI_HRTDEVICE device, HRESULT hr)
     CHECK(!"pfnSetErrorCb called");
 }
 
-static VOID APIENTRY set_list_error(D3D12DDI_HRTDEVICE device, D3D12DDI_HRTCOMMANDLIST list, HRESULT hr)
+static VOID APIENTRY set_list_error(D3D12DDI_HRTCOMMANDLIST list, HRESULT hr) /* the WDK's signature */
 {
-    (void)device;
     (void)list;
     g_list_error = hr;
 }
@@ -1137,7 +1136,7 @@ static void wait_progress(unsigned kind, unsigned at_least)
     pthread_mutex_unlock(&g_lock);
 }
 
-/* A long draw (3 x 10^8 vertex instances at 1 ns: 300 ms) reports OP_BEGIN with its list and op index, then a slice
+/* A long draw (3 x 10^9 vertex instances at 1 ns: 3 s) reports OP_BEGIN with its list and op index, then a slice
  * at most every 10 ms; once progress answers D3DDDIERR_DEVICEREMOVED the draw is abandoned within a slice (its
  * breadcrumb never lands) and the signal behind it is dropped. */
 static void hang_abandon(void)
@@ -1148,7 +1147,7 @@ static void hang_abandon(void)
     create_buffer(&g, &counter, D3D12DDI_HEAP_TYPE_READBACK, 256, "Counter");
     D3D12DDI_HCOMMANDLIST list = create_list(&g);
     breadcrumb(&g, list, &counter, 0, true);
-    g.cl.pfnDrawInstanced(list, 3, 100000000u, 0, 0);
+    g.cl.pfnDrawInstanced(list, 3, 1000000000u, 0, 0);
     breadcrumb(&g, list, &counter, 1, false);
     g.cl.pfnCloseCommandList(list);
     memset(counter.data, 0xEE, 4);
@@ -1167,7 +1166,7 @@ static void hang_abandon(void)
     destroy_queue(&g);
     double stopped = now_ms();
     CHECK(reset - start >= 25);            /* three slices of 10 ms passed */
-    CHECK(stopped - reset < 100);          /* abandoned within a slice (10 ms), with margin */
+    CHECK(stopped - reset < 1000);         /* abandoned within a slice (10 ms; margin for a loaded machine), not 3 s */
     CHECK_EQ_INT(word_at(&counter, 0), 0); /* the DEFAULT write landed; the draw's MARKER_OUT never did */
     CHECK_EQ_INT(signals(), 0);
     CHECK_EQ_INT(g_progress_count[D3D12DDI_GPU_PROGRESS_0127_IDLE], 0); /* reset: no more reports */

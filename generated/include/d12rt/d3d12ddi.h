@@ -134,7 +134,8 @@ typedef enum D3D12DDICAPS_TYPE {
 typedef enum D3D12DDI_TABLE_TYPE {
     /* D3D12DDI_DEVICE_FUNCS_CORE_0126, filled once per adapter when offered */
     D3D12DDI_TABLE_TYPE_DEVICE_CORE = 0,
-    /* D3D12DDI_COMMAND_LIST_FUNCS_3D_0126, filled once per adapter when offered */
+    /* D3D12DDI_COMMAND_LIST_FUNCS_3D_0126 (_0127 from build 0127: tableSize says which), filled once per
+     * adapter when offered */
     D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D = 1,
     /* D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126, filled once per adapter when offered */
     D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D = 2,
@@ -401,11 +402,11 @@ typedef struct D3D12DDI_KERNEL_THUNK_CALLBACKS_0127 {
 } D3D12DDI_KERNEL_THUNK_CALLBACKS_0127;
 
 /* A recording call failed (e.g. out of memory): the list's Close returns hr. Only E_OUTOFMEMORY and
- * E_INVALIDARG are recording errors; any other code removes the device (the WDK's rule for error callbacks).
- * A handle that is not a live command list of the device is ignored. d12rt differs from the WDK: takes
- * hRTDevice first, so the runtime checks hRTCommandList against the device's live objects. */
+ * E_INVALIDARG are recording errors; any other code removes the list's device (the WDK's rule for error
+ * callbacks). The WDK's signature: no device argument; the runtime finds the list by looking its handle up in
+ * the live-object tables of its devices, never reading through it, so a handle that is not a live command
+ * list is ignored (whatever hr is: no device is known to remove). */
 typedef VOID(APIENTRY* PFND3D12DDI_SETCOMMANDLISTERROR_CB)(
-    D3D12DDI_HRTDEVICE hRTDevice,
     D3D12DDI_HRTCOMMANDLIST hRTCommandList,
     HRESULT hr);
 
@@ -424,7 +425,8 @@ typedef HRESULT(APIENTRY* PFND3D12DDI_CREATECOMMANDQUEUE_0126)(
     D3D12DDI_HRTCOMMANDQUEUE hRTCommandQueue);
 
 /* Destruct a queue in place. Work already submitted is finished first (its messages are then held for the
- * next flush, which the runtime issues right after); no fence callback for this queue follows the return. */
+ * next flush, which the runtime issues right after), except once the engine was reset (build 0127: the device
+ * is removed), when nothing more runs; no fence callback for this queue follows the return. */
 typedef VOID(APIENTRY* PFND3D12DDI_DESTROYCOMMANDQUEUE)(
     D3D12DDI_HDEVICE hDevice,
     D3D12DDI_HCOMMANDQUEUE hDrvCommandQueue);
