@@ -116,6 +116,36 @@ static void null_arguments(void)
     d12dred_report_free(r);
 }
 
+/* The builder refuses what the reader would refuse, so every report written reads back. */
+static void refusals(void)
+{
+    d12dred_report *r = d12dred_report_new();
+    d12dred_queue *q = d12dred_report_add_queue(r, "Q", 0);
+    CHECK(d12dred_queue_add_submission(q, 1, (d12dred_submission_status)3) == NULL);
+    CHECK_EQ_INT(q->submission_count, 0);
+    d12dred_submission *s = d12dred_queue_add_submission(q, 1, D12DRED_SUBMISSION_COMPLETED);
+    CHECK_EQ_INT(d12dred_submission_add_list(s, "L", 5), 0);  /* names no node (yet): written as -1 */
+    d12dred_node *n = d12dred_report_add_node(r, "L", "Q", 1, 3, 1);
+    CHECK(d12dred_node_add_op(n, 5, 0, 0, NULL) != NULL);
+    CHECK(d12dred_node_add_op(n, 5, 0, 0, NULL) == NULL);  /* not above the last */
+    CHECK(d12dred_node_add_op(n, 4, 0, 0, NULL) == NULL);
+    CHECK(d12dred_node_add_op(n, 6, 0, 0, NULL) != NULL);
+    CHECK_EQ_INT(n->op_count, 2);
+    d12dred_op_state *st = d12dred_op_get_state(&n->ops[0]);
+    CHECK_EQ_INT(d12dred_op_state_add_root_descriptor(st, 0, (d12dred_root_kind)3, 0, NULL), -1);
+    CHECK_EQ_INT(st->root_descriptor_count, 0);
+    size_t length;
+    char *json = d12dred_report_to_json(r, &length);
+    CHECK(json && strstr(json, "{\"list\": \"L\", \"node\": -1}") != NULL);
+    d12dred_report *back = NULL;
+    char error[256] = "";
+    CHECK_EQ_INT(d12dred_report_parse_buffer(json, length, &back, error, sizeof error), 0);
+    CHECK_EQ_STR(error, "");
+    d12dred_report_free(back);
+    free(json);
+    d12dred_report_free(r);
+}
+
 static void write_file(void)
 {
     char dir[] = "/tmp/d12dred-builder-XXXXXX";
@@ -206,7 +236,7 @@ int main(int argc, char **argv)
 {
     static const struct { const char *name; void (*run)(void); } cases[] = {
         {"utf8", utf8}, {"wide", wide}, {"ownership", ownership}, {"ops", ops}, {"null_arguments", null_arguments},
-        {"write_file", write_file}, {"timestamp", timestamp}, {"names", names}, {"diff", diff},
+        {"write_file", write_file}, {"timestamp", timestamp}, {"names", names}, {"diff", diff}, {"refusals", refusals},
     };
     for (size_t i = 0; argc == 2 && i < sizeof cases / sizeof cases[0]; i++) {
         if (strcmp(argv[1], cases[i].name) == 0) {

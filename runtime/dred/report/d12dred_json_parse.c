@@ -157,6 +157,22 @@ static int parse_string_text(parser *ps, char **text, size_t *length)
 {
     d12__dred_buf buf = {0};
     ps->p++;  /* the quote */
+    /* Fast path: printable ASCII without escapes (names, keys, enum words) is copied as it is. */
+    const unsigned char *scan = ps->p;
+    while (scan < ps->end && *scan >= 0x20 && *scan < 0x80 && *scan != '"' && *scan != '\\')
+        scan++;
+    if (scan < ps->end && *scan == '"') {
+        size_t n = (size_t)(scan - ps->p);
+        char *copy = malloc(n + 1);
+        if (!copy)
+            return parse_fail(ps, "out of memory");
+        memcpy(copy, ps->p, n);
+        copy[n] = '\0';
+        ps->p = scan + 1;
+        *text = copy;
+        *length = n;
+        return 0;
+    }
     for (;;) {
         if (ps->p >= ps->end) {
             free(buf.data);

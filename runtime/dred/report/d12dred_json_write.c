@@ -314,7 +314,7 @@ static void write_node(writer *w, const d12dred_node *node)
     end_object(w);
 }
 
-static void write_queue(writer *w, const d12dred_queue *queue)
+static void write_queue(writer *w, const d12dred_report *report, const d12dred_queue *queue)
 {
     begin_object(w, NULL);
     string_value(w, "name", queue->name);
@@ -330,7 +330,9 @@ static void write_queue(writer *w, const d12dred_queue *queue)
         for (size_t j = 0; j < submission->list_count; j++) {
             begin_inline_object(w, NULL);
             string_value(w, "list", submission->lists[j].list);
-            int_value(w, "node", submission->lists[j].node);
+            /* A reference to no node of this report (set by hand, or the node never added) is written as none. */
+            int32_t node = submission->lists[j].node;
+            int_value(w, "node", node >= 0 && (size_t)node < report->node_count ? node : -1);
             end_object(w);
         }
         end_array(w);
@@ -421,7 +423,7 @@ static void write_report(writer *w, const d12dred_report *report)
     uint_value(w, "tdr_delay_ms", report->tdr_delay_ms);
     begin_array(w, "queues");
     for (size_t i = 0; i < report->queue_count; i++)
-        write_queue(w, report->queues[i]);
+        write_queue(w, report, report->queues[i]);
     end_array(w);
     begin_array(w, "nodes");
     for (size_t i = 0; i < report->node_count; i++)

@@ -360,7 +360,7 @@ void d12dred_queue_set_faulted(d12dred_queue *queue, bool faulted)
 d12dred_submission *d12dred_queue_add_submission(d12dred_queue *queue, uint64_t sequence,
                                                  d12dred_submission_status status)
 {
-    if (!queue)
+    if (!queue || !d12dred_submission_status_name(status))
         return NULL;
     d12dred_submission *submission = calloc(1, sizeof *submission);
     if (!submission)
@@ -458,7 +458,8 @@ int d12dred_node_reserve_ops(d12dred_node *node, size_t count)
 
 d12dred_op *d12dred_node_add_op(d12dred_node *node, uint32_t index, uint32_t op, uint32_t depth, const char *context)
 {
-    if (!node)
+    /* Indices increase within a node (the ring's order), so every report written can be read back. */
+    if (!node || (node->op_count && index <= node->ops[node->op_count - 1].index))
         return NULL;
     if (d12__dred_grow((void **)&node->ops, &node->op_capacity, node->op_count, sizeof *node->ops) != 0)
         return NULL;
@@ -573,7 +574,7 @@ int d12dred_op_state_set_index_buffer(d12dred_op_state *state, uint64_t va, uint
 int d12dred_op_state_add_root_descriptor(d12dred_op_state *state, uint32_t parameter, d12dred_root_kind kind,
                                          uint64_t va, const char *resource)
 {
-    if (!state)
+    if (!state || !d12dred_root_kind_name(kind))
         return -1;
     d12dred_root_descriptor *grown =
         realloc(state->root_descriptors, (state->root_descriptor_count + 1) * sizeof *grown);

@@ -233,7 +233,9 @@ d12dred_queue *d12dred_report_add_queue(d12dred_report *report, const char *name
 void d12dred_queue_set_faulted(d12dred_queue *queue, bool faulted);
 d12dred_submission *d12dred_queue_add_submission(d12dred_queue *queue, uint64_t sequence,
                                                  d12dred_submission_status status);
-/* `node`: the index in report->nodes of the node showing this list (d12dred_report_node_index), or -1. */
+/* `node`: the index in report->nodes of the node showing this list (d12dred_report_node_index), or -1 (an index
+ * that names no node when the report is written is written as -1). A submission with a `status` that is none of
+ * the enum's is refused (NULL), as is a root descriptor with an unknown kind (-1). */
 int d12dred_submission_add_list(d12dred_submission *submission, const char *list, int32_t node);
 int d12dred_queue_add_wait(d12dred_queue *queue, const char *fence, uint64_t value, uint64_t fence_value);
 
@@ -242,7 +244,8 @@ d12dred_node *d12dred_report_add_node(d12dred_report *report, const char *list, 
 /* The index of a node in report->nodes, or -1. */
 int32_t d12dred_report_node_index(const d12dred_report *report, const d12dred_node *node);
 int d12dred_node_reserve_ops(d12dred_node *node, size_t count);
-/* Appends an op (indices must increase within a node: a report shows them in order). `context` may be NULL. */
+/* Appends an op; NULL unless `index` is above the node's last op's (a report keeps them in order, and the reader
+ * refuses any other). `context` may be NULL. */
 d12dred_op *d12dred_node_add_op(d12dred_node *node, uint32_t index, uint32_t op, uint32_t depth, const char *context);
 /* The op of a node with this absolute index, or NULL. */
 d12dred_op *d12dred_node_find_op(d12dred_node *node, uint32_t index);
