@@ -1,10 +1,12 @@
-/* A driver written from the installed d12rt/d3d12ddi.h alone, to prove the conformance suite (docs/conformance.md).
+/* A minimal d12rt driver, written from the installed d12rt/d3d12ddi.h alone (docs/conformance.md; build it with
+ * the Makefile next to this file, from an installed d12rt and pkg-config). Start your driver from here.
  *
- * DEFECT=0 is the silent driver: it advertises driver-reported messages, reports exactly the mandated
+ * As it stands (DEFECT=0, the default) it is the silent driver: it advertises driver-reported messages, reports exactly the mandated
  * initialization message from inside pfnEnableExtendedFeature, and otherwise reports nothing; it does real GPU work
  * (a timeline thread per queue, fence operations passed back through pKTCallbacks in order, zero-filled buffers,
- * buffer copies executed on the timeline). Each other DEFECT breaks exactly one rule (defects.txt names the tests
- * each must fail):
+ * buffer copies executed on the timeline), and passes every test of d12conform. d12rt's own tests build it again
+ * with -DDEFECT=N (tests/conform), each breaking exactly one rule, to prove the suite fails them
+ * (tests/conform/defects.txt names the tests each must fail):
  *   1 no_init            no initialization message
  *   2 two_init           the initialization message twice
  *   3 init_severity      severity ERROR instead of MESSAGE
