@@ -39,8 +39,6 @@
 #define EXPORT __attribute__((visibility("default")))
 #define INIT_TEXT "D3D12 Driver Reported Messages Enabled"
 #define VENDOR_INIT_ID 0xC0F0000000000001ull
-/* HRESULT_FROM_WIN32(ERROR_INSUFFICIENT_BUFFER): named by the DDI, defined by no header a driver has. */
-#define HR_INSUFFICIENT_BUFFER ((HRESULT)0x8007007A)
 
 /* ---- objects (each lives in the private memory the runtime allocated) ---- */
 
@@ -123,7 +121,7 @@ static HRESULT copy_list(UINT32 *entries, void *out, const void *items, UINT32 c
         return S_OK;
     }
     if (*entries < count)
-        return HR_INSUFFICIENT_BUFFER;
+        return D3D12DDI_HRESULT_INSUFFICIENT_BUFFER; /* HRESULT_FROM_WIN32(ERROR_INSUFFICIENT_BUFFER) */
     memcpy(out, items, count * size);
     *entries = count;
     return S_OK;
