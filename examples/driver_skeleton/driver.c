@@ -35,6 +35,11 @@
 #ifndef DEFECT
 #define DEFECT 0
 #endif
+/* d12rt's tests also build it as a driver of DDI build 0110 (-DOLD_BUILD=1): it still advertises the feature, which
+ * the runtime cannot enable without build 0126's callbacks (it warns). */
+#ifndef OLD_BUILD
+#define OLD_BUILD 0
+#endif
 
 #define EXPORT __attribute__((visibility("default")))
 #define INIT_TEXT "D3D12 Driver Reported Messages Enabled"
@@ -97,7 +102,8 @@ static void report(device *d, D3D12DDI_MESSAGE_SEVERITY_0126 severity, D3D12DDI_
                    const char *text, UINT32 index)
 {
     D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 m = {VENDOR_INIT_ID, severity, category, text, index};
-    d->report(d->rt, &m);
+    if (d->report)
+        d->report(d->rt, &m);
 }
 
 static void report_init(device *d)
@@ -523,7 +529,8 @@ static HRESULT APIENTRY create_device(D3D12DDI_HADAPTER a, const D3D12DDIARG_CRE
     (void)a;
     device *d = p->hDrvDevice.pDrvPrivate;
     d->rt = p->hRTDevice;
-    d->report = p->p12UMCallbacks_0126->pfnReportMessageCb;
+    /* the _0126 callbacks exist from build 0126 on; an older build reads only the _0003 prefix */
+    d->report = OLD_BUILD ? NULL : p->p12UMCallbacks_0126->pfnReportMessageCb;
     d->kt = *p->pKTCallbacks;
     atomic_init(&d->last_index, 0xFFFFFFFFu);
     return S_OK;
@@ -565,7 +572,7 @@ static HRESULT APIENTRY close_adapter(D3D12DDI_HADAPTER a)
 
 static HRESULT APIENTRY get_versions(D3D12DDI_HADAPTER a, UINT32 *n, UINT64 *out)
 {
-    static const UINT64 k[] = {D3D12DDI_SUPPORTED_0126};
+    static const UINT64 k[] = {OLD_BUILD ? D3D12DDI_SUPPORTED_0110 : D3D12DDI_SUPPORTED_0126};
     (void)a;
     return copy_list(n, out, k, 1, sizeof k[0]);
 }

@@ -48,6 +48,7 @@ _Static_assert(D12_MESSAGE_ID_COMMAND_ALLOCATOR_TYPE_MISMATCH > D3D12_MESSAGE_ID
 _Static_assert(D12_MESSAGE_ID_COMMAND_LIST_RECORDING_ERROR > D3D12_MESSAGE_ID_D3D12_MESSAGES_END, "project ID COMMAND_LIST_RECORDING_ERROR collides with D3D12's");
 _Static_assert(D12_MESSAGE_ID_FENCE_INVALID_EVENT > D3D12_MESSAGE_ID_D3D12_MESSAGES_END, "project ID FENCE_INVALID_EVENT collides with D3D12's");
 _Static_assert(D12_MESSAGE_ID_DRIVER_FENCE_OPERATION_MISMATCH > D3D12_MESSAGE_ID_D3D12_MESSAGES_END, "project ID DRIVER_FENCE_OPERATION_MISMATCH collides with D3D12's");
+_Static_assert(D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGES_BUILD_TOO_OLD > D3D12_MESSAGE_ID_D3D12_MESSAGES_END, "project ID DRIVER_REPORTED_MESSAGES_BUILD_TOO_OLD collides with D3D12's");
 
 const d12_message_info d12_messages[D12_MSG_COUNT] = {
     [D12_MSG_METHOD_NOT_IMPLEMENTED] = {D12_MESSAGE_ID_METHOD_NOT_IMPLEMENTED, D3D12_MESSAGE_CATEGORY_MISCELLANEOUS, D3D12_MESSAGE_SEVERITY_ERROR, "METHOD_NOT_IMPLEMENTED",
@@ -136,6 +137,8 @@ const d12_message_info d12_messages[D12_MSG_COUNT] = {
         "ID3D12Fence::SetEventOnCompletion: hEvent %lld is not an open file descriptor (events are eventfd descriptors cast to HANDLE); returning E_INVALIDARG"},
     [D12_MSG_DRIVER_FENCE_OPERATION_MISMATCH] = {D12_MESSAGE_ID_DRIVER_FENCE_OPERATION_MISMATCH, D3D12_MESSAGE_CATEGORY_EXECUTION, D3D12_MESSAGE_SEVERITY_CORRUPTION, "DRIVER_FENCE_OPERATION_MISMATCH",
         "the driver %s passed back a fence operation (%s, value %llu) that its queue did not submit next; the device is removed"},
+    [D12_MSG_DRIVER_REPORTED_MESSAGES_BUILD_TOO_OLD] = {D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGES_BUILD_TOO_OLD, D3D12_MESSAGE_CATEGORY_INITIALIZATION, D3D12_MESSAGE_SEVERITY_WARNING, "DRIVER_REPORTED_MESSAGES_BUILD_TOO_OLD",
+        "driver-reported messages are off for this device: the driver %s implements the feature but negotiated DDI build %u, and the feature needs build 0126 or later (its callbacks come in D3D12DDI_CORELAYER_DEVICECALLBACKS_0126); SetEnableDriverReportedMessages(TRUE) has no effect"},
 };
 
 void d12__info_queue_report(d12_info_queue *queue, d12_msg msg, ...)

@@ -36,6 +36,7 @@ extern "C" {
 #define D12_MESSAGE_ID_COMMAND_LIST_RECORDING_ERROR ((D3D12_MESSAGE_ID)0x10011)
 #define D12_MESSAGE_ID_FENCE_INVALID_EVENT ((D3D12_MESSAGE_ID)0x10012)
 #define D12_MESSAGE_ID_DRIVER_FENCE_OPERATION_MISMATCH ((D3D12_MESSAGE_ID)0x10013)
+#define D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGES_BUILD_TOO_OLD ((D3D12_MESSAGE_ID)0x10100)
 
 typedef enum d12_msg {
     D12_MSG_METHOD_NOT_IMPLEMENTED,
@@ -81,6 +82,7 @@ typedef enum d12_msg {
     D12_MSG_RESOURCE_UNMAP_NOTMAPPED,
     D12_MSG_FENCE_INVALID_EVENT,
     D12_MSG_DRIVER_FENCE_OPERATION_MISMATCH,
+    D12_MSG_DRIVER_REPORTED_MESSAGES_BUILD_TOO_OLD,
     D12_MSG_COUNT
 } d12_msg;
 
@@ -315,6 +317,11 @@ static inline void d12__msg_fence_invalid_event(d12_info_queue *queue, long long
 static inline void d12__msg_driver_fence_operation_mismatch(d12_info_queue *queue, const char *driver, const char *operation, unsigned long long value)
 {
     d12__info_queue_report(queue, D12_MSG_DRIVER_FENCE_OPERATION_MISMATCH, driver, operation, value);
+}
+
+static inline void d12__msg_driver_reported_messages_build_too_old(d12_info_queue *queue, const char *driver, unsigned int build)
+{
+    d12__info_queue_report(queue, D12_MSG_DRIVER_REPORTED_MESSAGES_BUILD_TOO_OLD, driver, build);
 }
 
 #ifdef __cplusplus
