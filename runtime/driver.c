@@ -587,6 +587,24 @@ static HRESULT APIENTRY wait_for_fence_from_gpu_cb(D3D12DDI_HRTDEVICE rt_device,
     return hr;
 }
 
+static VOID APIENTRY set_command_list_error_cb(D3D12DDI_HRTDEVICE rt_device, D3D12DDI_HRTCOMMANDLIST list, HRESULT hr)
+{
+    d12_driver_device *device = enter_device(rt_device);
+    if (device && device->gpu)
+        device->gpu->list_error(device->gpu->context, list, hr);
+    leave_device(device);
+}
+
+bool d12__driver_adapter_has_message_callbacks(const d12_driver_adapter *adapter)
+{
+    return (D3D12DDI_VERSION_OF_SUPPORTED(adapter->version) >> 16) >= D3D12DDI_BUILD_VERSION_0126;
+}
+
+bool d12__driver_adapter_has_0127(const d12_driver_adapter *adapter)
+{
+    return (D3D12DDI_VERSION_OF_SUPPORTED(adapter->version) >> 16) >= D3D12DDI_BUILD_VERSION_0127;
+}
+
 /* DDI build 0127: a GPU fault, and a timeline's progress for the TDR watchdog. */
 static VOID APIENTRY device_fault_cb(D3D12DDI_HRTDEVICE rt_device, const D3D12DDICB_DEVICEFAULT_0127 *fault)
 {
@@ -604,24 +622,6 @@ static HRESULT APIENTRY report_gpu_progress_cb(D3D12DDI_HRTDEVICE rt_device, D3D
                                                    : E_INVALIDARG;
     leave_device(device);
     return hr;
-}
-
-static VOID APIENTRY set_command_list_error_cb(D3D12DDI_HRTDEVICE rt_device, D3D12DDI_HRTCOMMANDLIST list, HRESULT hr)
-{
-    d12_driver_device *device = enter_device(rt_device);
-    if (device && device->gpu)
-        device->gpu->list_error(device->gpu->context, list, hr);
-    leave_device(device);
-}
-
-bool d12__driver_adapter_has_message_callbacks(const d12_driver_adapter *adapter)
-{
-    return (D3D12DDI_VERSION_OF_SUPPORTED(adapter->version) >> 16) >= D3D12DDI_BUILD_VERSION_0126;
-}
-
-bool d12__driver_adapter_has_0127(const d12_driver_adapter *adapter)
-{
-    return (D3D12DDI_VERSION_OF_SUPPORTED(adapter->version) >> 16) >= D3D12DDI_BUILD_VERSION_0127;
 }
 
 static HRESULT private_size(d12_driver_adapter *adapter, D3D12DDI_CREATE_DEVICE_FLAGS flags, SIZE_T *size)
@@ -691,9 +691,13 @@ HRESULT d12__driver_create_device(d12_driver_adapter *adapter, const d12_driver_
         .p12UMCallbacks_0126 = &device->callbacks,
         .Flags = desc->flags,
     };
+    /* Published before the call: a hook the driver calls from inside pfnCreateDevice (pfnSetErrorCb removing the
+     * device, and DRED's freeze with it) finds the runtime's device already holding its driver device. */
+    *out = device;
     if (FAILED(hr = adapter->funcs.pfnCreateDevice(adapter->handle, &args))) {
         fprintf(stderr, "d12rt: driver %s: pfnCreateDevice failed (0x%08X)\n", d12__driver_adapter_name(adapter),
                 (unsigned)hr);
+        *out = NULL;
         d12__rthandle_unregister(device->rt_token);
         free(device->handle.pDrvPrivate);
         free(device);
