@@ -666,11 +666,10 @@ static VOID APIENTRY w_pfnSetErrorCb(D3D12DDI_HRTDEVICE d, HRESULT reason)
     CALLBACK_LINE(pfnSetErrorCb, S_OK, "hRTDevice=%p hr_reported=0x%08X", RT(d), (unsigned)reason);
 }
 
-static VOID APIENTRY w_pfnSetCommandListErrorCb(D3D12DDI_HRTDEVICE d, D3D12DDI_HRTCOMMANDLIST l, HRESULT reason)
+static VOID APIENTRY w_pfnSetCommandListErrorCb(D3D12DDI_HRTCOMMANDLIST l, HRESULT reason)
 {
-    o.cb.pfnSetCommandListErrorCb(d, l, reason);
-    CALLBACK_LINE(pfnSetCommandListErrorCb, S_OK, "hRTDevice=%p hRTCommandList=%p hr_reported=0x%08X", RT(d), RT(l),
-                  (unsigned)reason);
+    o.cb.pfnSetCommandListErrorCb(l, reason);
+    CALLBACK_LINE(pfnSetCommandListErrorCb, S_OK, "hRTCommandList=%p hr_reported=0x%08X", RT(l), (unsigned)reason);
 }
 
 static HRESULT APIENTRY w_pfnReportMessageCb(D3D12DDI_HRTDEVICE d, const D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 *m)

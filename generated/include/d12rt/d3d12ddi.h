@@ -402,11 +402,11 @@ typedef struct D3D12DDI_KERNEL_THUNK_CALLBACKS_0127 {
 } D3D12DDI_KERNEL_THUNK_CALLBACKS_0127;
 
 /* A recording call failed (e.g. out of memory): the list's Close returns hr. Only E_OUTOFMEMORY and
- * E_INVALIDARG are recording errors; any other code removes the device (the WDK's rule for error callbacks).
- * A handle that is not a live command list of the device is ignored. d12rt differs from the WDK: takes
- * hRTDevice first, so the runtime checks hRTCommandList against the device's live objects. */
+ * E_INVALIDARG are recording errors; any other code removes the list's device (the WDK's rule for error
+ * callbacks). The WDK's signature: no device argument; the runtime finds the list by looking its handle up in
+ * the live-object tables of its devices, never reading through it, so a handle that is not a live command
+ * list is ignored (whatever hr is: no device is known to remove). */
 typedef VOID(APIENTRY* PFND3D12DDI_SETCOMMANDLISTERROR_CB)(
-    D3D12DDI_HRTDEVICE hRTDevice,
     D3D12DDI_HRTCOMMANDLIST hRTCommandList,
     HRESULT hr);
 
@@ -978,12 +978,13 @@ typedef struct D3D12DDI_EXTENDED_FEATURES_FUNCS_0020 {
  * with nothing to report. Threads: called from inside the application's ExecuteCommandLists, Wait, queue
  * release and removal-surfacing calls, so two application threads can be inside it at once for one device.
  * When a flush returns, the runtime retires the submissions every queue had completed when THAT flush began
- * (their state indices stop resolving), even while another flush is still running. So every flush must have
- * reported, before it returns, every message about work completed before it was called: the natural design
- * (swap the pending list under a lock, report it outside the lock) loses annotations when a second flush
- * swaps the list away and reports it after the first returned; make a flush that finds another one reporting
- * wait for it to finish (without holding a lock across pfnReportMessageCb) before returning. After the
- * removal flush (once per device) no other flush comes. */
+ * (their state indices stop resolving) as soon as every flush begun before it has returned too, even while a
+ * flush begun after it is still running. So every flush must have reported, before it returns, every message
+ * about work completed before it was called: the natural design (swap the pending list under a lock, report
+ * it outside the lock) loses annotations when a later flush swaps the list away and is still reporting it
+ * after the earlier one returned; make a flush that finds another one reporting wait for it to finish
+ * (without holding a lock across pfnReportMessageCb) before returning. After the removal flush (once per
+ * device) no other flush comes. */
 typedef VOID(APIENTRY* PFND3D12DDI_FLUSH_DRIVER_REPORTED_MESSAGES_0126)(D3D12DDI_HDEVICE hDevice);
 
 /* The command list state index of the next GPU-work call on hCommandList; the driver caches it and puts it in
