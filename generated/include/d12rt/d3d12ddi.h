@@ -6,7 +6,14 @@
  * sides list), asks pfnGetOptionalDDITables which optional tables exist, fills the extended-features table
  * and queries the extended features once per adapter, then per device calls pfnCalcPrivateDeviceSize,
  * allocates that much, and calls pfnCreateDevice to construct the driver's device in place. Every function
- * must be non-NULL in the tables the driver fills; the runtime treats a NULL slot as a broken driver. */
+ * must be non-NULL in the tables the driver fills; the runtime treats a NULL slot as a broken driver.
+ * Checking a driver: `d12conform --driver /path/driver.so` (installed in bin/) runs the driver-reported-
+ * messages conformance suite; D12RT_DDI_TRACE=FILE makes the runtime write one line per call across this
+ * interface: "> #<n> t=<tid> <entry point> <Name>=<value> ..." when the runtime calls the driver (at entry),
+ * and "< t=<tid> <callback> <Name>=<value> ... hr=0x<HRESULT returned> in=#<n>:<entry point>" (or "in=-": no
+ * runtime call in progress on that thread) when the driver calls back (at return); docs/conformance.md has
+ * the details. hRTDevice is a token, not a pointer: after pfnDestroyDevice returns, a callback with it gets
+ * E_INVALIDARG. */
 #ifndef D12RT_D3D12DDI_H
 #define D12RT_D3D12DDI_H
 
