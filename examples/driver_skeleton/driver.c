@@ -40,6 +40,11 @@
 #ifndef OLD_BUILD
 #define OLD_BUILD 0
 #endif
+/* ... and as a probe (-DFLUSH_PROBE=1): each flush lasts 50 ms and the most flushes in progress at once is exported
+ * (conform_probe_max_flushes), for tests/conform/test_flush_overlap.c. */
+#ifndef FLUSH_PROBE
+#define FLUSH_PROBE 0
+#endif
 
 #define EXPORT __attribute__((visibility("default")))
 #define INIT_TEXT "D3D12 Driver Reported Messages Enabled"
@@ -457,9 +462,27 @@ static const D3D12DDI_COMMAND_LIST_FUNCS_3D_0126 k_list = {
 
 /* ---- driver-reported messages table ---- */
 
+static _Atomic int g_flushes_now, g_flushes_max;
+
+EXPORT int conform_probe_max_flushes(void)
+{
+    return atomic_load(&g_flushes_max);
+}
+
+static void probe_flush(void)
+{
+    int now = atomic_fetch_add(&g_flushes_now, 1) + 1;
+    for (int max = atomic_load(&g_flushes_max); now > max && !atomic_compare_exchange_weak(&g_flushes_max, &max, now);) {
+    }
+    usleep(50000);
+    atomic_fetch_sub(&g_flushes_now, 1);
+}
+
 static VOID APIENTRY flush(D3D12DDI_HDEVICE hd)
 {
     device *d = hd.pDrvPrivate;
+    if (FLUSH_PROBE)
+        probe_flush();
     if (DEFECT == 11)
         sleep(60);
     if (DEFECT == 12)
