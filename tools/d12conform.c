@@ -121,27 +121,49 @@ static trace trace_read(void)
     return t;
 }
 
-/* The value of `key=` in a record (quoted values unescaped only as far as \" and \\), or NULL. */
+/* The value of `key=` in a record, or NULL. The line is scanned token by token, a quoted value (\" and \\ escaped)
+ * being one token, so a description that contains " hr=" cannot be mistaken for the field. */
 static const char *field(const record *r, const char *key, char *out, size_t size)
 {
     size_t key_length = strlen(key);
-    for (const char *p = r->line; (p = strstr(p, key)); p++) {
-        if ((p != r->line && p[-1] != ' ') || p[key_length] != '=')
-            continue;
-        const char *v = p + key_length + 1;
+    for (const char *p = r->line; *p;) {
+        while (*p == ' ')
+            p++;
+        const char *equals = strchr(p, '=');
+        const char *space = strchr(p, ' ');
+        bool match = equals && (!space || equals < space) && (size_t)(equals - p) == key_length &&
+                     strncmp(p, key, key_length) == 0;
+        const char *v = equals && (!space || equals < space) ? equals + 1 : p;
         size_t n = 0;
         if (*v == '"') {
-            for (v++; *v && *v != '"' && n + 1 < size; v++) {
-                if (*v == '\\' && v[1])
+            for (v++; *v && *v != '"'; v++) {
+                char c = *v;
+                if (*v == '\\' && v[1] == 'n') {
+                    c = '\n';
                     v++;
-                out[n++] = *v;
+                } else if (*v == '\\' && v[1] == 'x' && v[2] && v[3]) {
+                    char hex[3] = {v[2], v[3], 0};
+                    c = (char)strtol(hex, NULL, 16);
+                    v += 3;
+                } else if (*v == '\\' && v[1]) {
+                    c = *++v;
+                }
+                if (match && n + 1 < size)
+                    out[n++] = c;
             }
+            if (*v == '"')
+                v++;
         } else {
-            while (*v && *v != ' ' && n + 1 < size)
-                out[n++] = *v++;
+            for (; *v && *v != ' '; v++) {
+                if (match && n + 1 < size)
+                    out[n++] = *v;
+            }
         }
-        out[n] = '\0';
-        return out;
+        if (match) {
+            out[n] = '\0';
+            return out;
+        }
+        p = v;
     }
     return NULL;
 }
