@@ -13,7 +13,15 @@
  * and "< t=<tid> <callback> <Name>=<value> ... hr=0x<HRESULT returned> in=#<n>:<entry point>" (or "in=-": no
  * runtime call in progress on that thread) when the driver calls back (at return); docs/conformance.md has
  * the details. hRTDevice is a token, not a pointer: after pfnDestroyDevice returns, a callback with it gets
- * E_INVALIDARG. */
+ * E_INVALIDARG. Threads, where an entry point says nothing more: OpenAdapter12, pfnGetSupportedVersions,
+ * pfnGetOptionalDDITables, pfnFillDDITable of the adapter's tables and the extended-feature queries run once,
+ * at adapter init, on the thread of the first D3D12CreateDevice; pfnCalcPrivateDeviceSize, pfnCreateDevice
+ * and pfnEnableExtendedFeature on the thread creating that device; the device-core functions (create,
+ * destroy, map) on any application thread, concurrently, one call per object at a time; the command-list
+ * functions on the thread recording that list (one at a time per list, different lists concurrently); the
+ * queue functions on application threads, concurrently for one queue; no driver entry point is called with a
+ * runtime lock held. The runtime's callbacks may be called from any thread, concurrently, while their device
+ * lives. */
 #ifndef D12RT_D3D12DDI_H
 #define D12RT_D3D12DDI_H
 
