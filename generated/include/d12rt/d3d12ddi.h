@@ -17,11 +17,11 @@
  * pfnGetOptionalDDITables, pfnFillDDITable of the adapter's tables and the extended-feature queries run once,
  * at adapter init, on the thread of the first D3D12CreateDevice; pfnCalcPrivateDeviceSize, pfnCreateDevice
  * and pfnEnableExtendedFeature on the thread creating that device; the device-core functions (create,
- * destroy, map) on any application thread, concurrently, one call per object at a time; the command-list
- * functions on the thread recording that list (one at a time per list, different lists concurrently); the
- * queue functions on application threads, concurrently for one queue; no driver entry point is called with a
- * runtime lock held. The runtime's callbacks may be called from any thread, concurrently, while their device
- * lives. */
+ * destroy, map) on any application thread, concurrently, even for one object (two threads may Map one
+ * buffer); the command-list functions on the thread recording that list (one at a time per list, different
+ * lists concurrently); the queue functions on application threads, concurrently for one queue; no driver
+ * entry point is called with a runtime lock held. The runtime's callbacks may be called from any thread,
+ * concurrently, while their device lives. */
 #ifndef D12RT_D3D12DDI_H
 #define D12RT_D3D12DDI_H
 
