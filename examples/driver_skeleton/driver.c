@@ -212,6 +212,8 @@ static VOID APIENTRY execute_command_lists(D3D12DDI_HCOMMANDQUEUE hq, UINT count
     }
     for (UINT i = 0; i < count; i++) {
         list *l = lists[i].pDrvPrivate;
+        if (l->count == 0)
+            continue; /* a list of draws only records nothing here (l->commands may be NULL) */
         memcpy(o->commands + o->count, l->commands, l->count * sizeof *l->commands);
         o->count += l->count;
     }
