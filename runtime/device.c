@@ -441,13 +441,23 @@ static bool known_feature_level(D3D_FEATURE_LEVEL level)
     return d12_caps_value_name(levels, level, version) != NULL;
 }
 
+/* A minimum feature level D3D12CreateDevice accepts, as Windows has it (issue 8 item 6): a D3D12 level (11_0
+ * and up) or one of the compute-only levels 1_0_CORE / 1_0_GENERIC. 9_1 ... 10_1 are D3D11-only levels, 0 and
+ * numbers that are no feature level are E_INVALIDARG (docs/create-device.md). */
+static bool valid_minimum_feature_level(D3D_FEATURE_LEVEL level)
+{
+    if (!known_feature_level(level))
+        return false;
+    return level >= D3D_FEATURE_LEVEL_11_0 || level == D3D_FEATURE_LEVEL_1_0_CORE || level == D3D_FEATURE_LEVEL_1_0_GENERIC;
+}
+
 HRESULT d12__device_create(IUnknown *adapter_object, D3D_FEATURE_LEVEL minimum, const IID *riid, void **out)
 {
     if (adapter_object != NULL) {
         fprintf(stderr, "d12rt: D3D12CreateDevice: d12rt has no DXGI adapters; pass NULL for the default adapter\n");
         return E_INVALIDARG;
     }
-    if (riid == NULL || !known_feature_level(minimum))
+    if (!valid_minimum_feature_level(minimum))
         return E_INVALIDARG;
     d12_driver_adapter *adapter;
     HRESULT hr = d12__driver_adapter_get(&adapter);
@@ -455,8 +465,12 @@ HRESULT d12__device_create(IUnknown *adapter_object, D3D_FEATURE_LEVEL minimum, 
         return hr;
     if (!supports_feature_level(adapter, minimum))
         return DXGI_ERROR_UNSUPPORTED;
+    /* D3D12's convention: the arguments were checked, no device is made. Windows tests the output pointer
+     * before the interface: a NULL riid with a NULL ppDevice is S_FALSE too. */
     if (out == NULL)
-        return S_FALSE; /* D3D12's convention: the arguments were checked, no device is made */
+        return S_FALSE;
+    if (riid == NULL)
+        return E_INVALIDARG;
     struct d12_device *device = live_device();
     if (device == NULL) {
         if (FAILED(hr = device_create(adapter, &device)))

@@ -36,6 +36,8 @@ extern "C" {
 #define D12_MESSAGE_ID_COMMAND_LIST_RECORDING_ERROR ((D3D12_MESSAGE_ID)0x10011)
 #define D12_MESSAGE_ID_FENCE_INVALID_EVENT ((D3D12_MESSAGE_ID)0x10012)
 #define D12_MESSAGE_ID_DRIVER_FENCE_OPERATION_MISMATCH ((D3D12_MESSAGE_ID)0x10013)
+#define D12_MESSAGE_ID_CHECKFEATURESUPPORT_FIELD_CLAMPED ((D3D12_MESSAGE_ID)0x10200)
+#define D12_MESSAGE_ID_CHECKFEATURESUPPORT_FEATURE_AFTER_PIN ((D3D12_MESSAGE_ID)0x10201)
 #define D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGES_BUILD_TOO_OLD ((D3D12_MESSAGE_ID)0x10100)
 
 typedef enum d12_msg {
@@ -82,6 +84,8 @@ typedef enum d12_msg {
     D12_MSG_RESOURCE_UNMAP_NOTMAPPED,
     D12_MSG_FENCE_INVALID_EVENT,
     D12_MSG_DRIVER_FENCE_OPERATION_MISMATCH,
+    D12_MSG_CHECKFEATURESUPPORT_FIELD_CLAMPED,
+    D12_MSG_CHECKFEATURESUPPORT_FEATURE_AFTER_PIN,
     D12_MSG_DRIVER_REPORTED_MESSAGES_BUILD_TOO_OLD,
     D12_MSG_COUNT
 } d12_msg;
@@ -317,6 +321,16 @@ static inline void d12__msg_fence_invalid_event(d12_info_queue *queue, long long
 static inline void d12__msg_driver_fence_operation_mismatch(d12_info_queue *queue, const char *driver, const char *operation, unsigned long long value)
 {
     d12__info_queue_report(queue, D12_MSG_DRIVER_FENCE_OPERATION_MISMATCH, driver, operation, value);
+}
+
+static inline void d12__msg_checkfeaturesupport_field_clamped(d12_info_queue *queue, const char *feature, const char *struct_name, const char *field, unsigned int pinned_version, long long from, long long to)
+{
+    d12__info_queue_report(queue, D12_MSG_CHECKFEATURESUPPORT_FIELD_CLAMPED, feature, struct_name, field, pinned_version, from, to);
+}
+
+static inline void d12__msg_checkfeaturesupport_feature_after_pin(d12_info_queue *queue, const char *feature, unsigned int pinned_version)
+{
+    d12__info_queue_report(queue, D12_MSG_CHECKFEATURESUPPORT_FEATURE_AFTER_PIN, feature, pinned_version);
 }
 
 static inline void d12__msg_driver_reported_messages_build_too_old(d12_info_queue *queue, const char *driver, unsigned int build)
