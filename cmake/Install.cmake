@@ -5,6 +5,7 @@
 # installs, all relocatable (nothing below names PREFIX; move the tree and it still works):
 #   PREFIX/lib/libd12rt.so.0.1.0, libd12rt.so.0, libd12rt.so     the runtime and its soname links
 #   PREFIX/include/d12rt/d3d12_ext.h, d3d12ddi.h                  the public headers (generated/include/d12rt)
+#   PREFIX/bin/d12conform                                         the conformance suite (installed by tools/)
 #   PREFIX/lib/pkgconfig/d12rt.pc                                 every path derived from ${pcfiledir}
 #   PREFIX/lib/cmake/d12rt/d12rtConfig.cmake, d12rtConfigVersion.cmake, d12rtTargets*.cmake
 #                                                                 find_package(d12rt) -> target d12rt::d12rt

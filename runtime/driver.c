@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ddi_trace.h"
 #include "driver.h"
+#include "rthandle.h"
 #include "refdrv.h"
 
 #define BUILTIN_NAME "built-in reference driver"
@@ -45,6 +47,7 @@ struct d12_driver_device {
     const d12_driver_message_hooks *messages;
     const d12_driver_gpu_hooks *gpu;
     D3D12DDI_HDEVICE handle;
+    void *rt_token; /* hRTDevice.handle: a generation-checked token (rthandle.h), never this pointer */
     D3D12DDI_CORELAYER_DEVICECALLBACKS_0126 callbacks; /* must live as long as the driver's device */
     D3D12DDI_KERNEL_THUNK_CALLBACKS_0127 kt_callbacks;  /* likewise; an older build's driver reads the 0110 prefix */
 };
@@ -214,6 +217,7 @@ static HRESULT fill_extended_table(d12_driver_adapter *adapter)
     if (!t->pfnGetSupportedExtendedFeatures || !t->pfnGetSupportedExtendedFeatureVersions ||
         !t->pfnEnableExtendedFeature)
         return broken(adapter, "the extended-features table has a NULL slot");
+    d12__ddi_trace_wrap_extended(t);
     adapter->has_extended = true;
     return S_OK;
 }
@@ -316,6 +320,7 @@ static HRESULT init_gpu_tables(d12_driver_adapter *adapter, UINT64 offered)
         FAILED(hr = fill_gpu_table(adapter, D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D, "COMMAND_QUEUE_3D", &gpu->queue,
                                    sizeof gpu->queue)))
         return hr;
+    d12__ddi_trace_wrap_gpu(gpu, d12__driver_adapter_has_0127(adapter));
     adapter->has_gpu = true;
     return S_OK;
 }
@@ -344,6 +349,7 @@ static void free_adapter(d12_driver_adapter *adapter)
 static HRESULT open_driver_adapter(d12_driver_adapter *adapter, PFND3D12DDI_OPENADAPTER entry)
 {
     D3D12DDIARG_OPENADAPTER args = {{adapter}, {NULL}, NULL, &adapter->funcs};
+    d12__ddi_trace_open_adapter(d12__driver_adapter_name(adapter));
     HRESULT hr = entry(&args);
     if (FAILED(hr)) {
         fprintf(stderr, "d12rt: driver %s: OpenAdapter12 failed (0x%08X)\n", d12__driver_adapter_name(adapter),
@@ -356,6 +362,7 @@ static HRESULT open_driver_adapter(d12_driver_adapter *adapter, PFND3D12DDI_OPEN
             adapter->funcs.pfnCloseAdapter(adapter->handle);
         return hr;
     }
+    d12__ddi_trace_wrap_adapter(&adapter->funcs);
     return S_OK;
 }
 
@@ -510,56 +517,75 @@ HRESULT d12__driver_get_feature_data(d12_driver_adapter *adapter, D3D12_FEATURE 
 
 /* ---- Devices ---- */
 
+/* The device a driver's hRTDevice names, held against destruction until leave_device; NULL when the handle is not
+ * a live device (destroyed, foreign, NULL): resolved from the handle table alone, never through the handle. */
+static d12_driver_device *enter_device(D3D12DDI_HRTDEVICE rt_device)
+{
+    return d12__rthandle_acquire(rt_device.handle);
+}
+
+static void leave_device(d12_driver_device *device)
+{
+    if (device)
+        d12__rthandle_release(device->rt_token);
+}
+
 static void APIENTRY set_error_cb(D3D12DDI_HRTDEVICE rt_device, HRESULT reason)
 {
-    d12_driver_device *device = rt_device.handle;
+    d12_driver_device *device = enter_device(rt_device);
     if (!device)
-        return; /* a driver passing a NULL handle: nothing to remove */
-    if (device->on_error) {
+        return; /* not a live device: nothing to remove */
+    if (device->on_error)
         device->on_error(device->context, reason);
-        return;
-    }
-    fprintf(stderr, "d12rt: driver %s reported device error 0x%08X (no runtime hook)\n",
-            d12__driver_adapter_name(device->adapter), (unsigned)reason);
+    else
+        fprintf(stderr, "d12rt: driver %s reported device error 0x%08X (no runtime hook)\n",
+                d12__driver_adapter_name(device->adapter), (unsigned)reason);
+    leave_device(device);
 }
 
 /* pfnReportMessageCb and pfnQueryObjectIdentityCb. "Calling it on a destroyed device ... is a use-after-free"
- * (the spec puts that on the driver), so only a NULL handle is caught here. */
+ * (the spec puts that on the driver); d12rt answers E_INVALIDARG instead (enter_device). */
 static HRESULT APIENTRY report_message_cb(D3D12DDI_HRTDEVICE rt_device,
                                           const D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 *message)
 {
-    d12_driver_device *device = rt_device.handle;
-    if (!device || !device->messages)
-        return E_INVALIDARG; /* "Calls on devices where the feature was not enabled are dropped" */
-    return device->messages->report(device->messages->context, message);
+    d12_driver_device *device = enter_device(rt_device);
+    /* "Calls on devices where the feature was not enabled are dropped" */
+    HRESULT hr = device && device->messages ? device->messages->report(device->messages->context, message)
+                                            : E_INVALIDARG;
+    leave_device(device);
+    return hr;
 }
 
 static HRESULT APIENTRY query_object_identity_cb(D3D12DDI_HRTDEVICE rt_device, D3D12DDI_HANDLE_AND_TYPE object,
                                                  SIZE_T *size, CHAR *identity)
 {
-    d12_driver_device *device = rt_device.handle;
-    if (!device || !device->messages)
-        return E_INVALIDARG;
-    return device->messages->query_identity(device->messages->context, object, size, identity);
+    d12_driver_device *device = enter_device(rt_device);
+    HRESULT hr = device && device->messages
+                     ? device->messages->query_identity(device->messages->context, object, size, identity)
+                     : E_INVALIDARG;
+    leave_device(device);
+    return hr;
 }
 
 /* The kernel-thunk stand-ins and pfnSetCommandListErrorCb: passed to the device's GPU hooks unchanged. */
 static HRESULT APIENTRY signal_fence_from_gpu_cb(D3D12DDI_HRTDEVICE rt_device, D3D12DDI_HRTCOMMANDQUEUE queue,
                                                  const D3D12DDIARG_FENCE_OPERATION_0126 *operation)
 {
-    d12_driver_device *device = rt_device.handle;
-    if (!device || !device->gpu || !operation)
-        return E_INVALIDARG;
-    return device->gpu->signal(device->gpu->context, queue, operation);
+    d12_driver_device *device = enter_device(rt_device);
+    HRESULT hr = device && device->gpu && operation ? device->gpu->signal(device->gpu->context, queue, operation)
+                                                    : E_INVALIDARG;
+    leave_device(device);
+    return hr;
 }
 
 static HRESULT APIENTRY wait_for_fence_from_gpu_cb(D3D12DDI_HRTDEVICE rt_device, D3D12DDI_HRTCOMMANDQUEUE queue,
                                                    const D3D12DDIARG_FENCE_OPERATION_0126 *operation)
 {
-    d12_driver_device *device = rt_device.handle;
-    if (!device || !device->gpu || !operation)
-        return E_INVALIDARG;
-    return device->gpu->wait(device->gpu->context, queue, operation);
+    d12_driver_device *device = enter_device(rt_device);
+    HRESULT hr = device && device->gpu && operation ? device->gpu->wait(device->gpu->context, queue, operation)
+                                                    : E_INVALIDARG;
+    leave_device(device);
+    return hr;
 }
 
 /* pfnSetCommandListErrorCb has the WDK's signature (hRTCommandList, hr): it names no device, so the runtime asks
@@ -614,18 +640,20 @@ bool d12__driver_adapter_has_0127(const d12_driver_adapter *adapter)
 /* DDI build 0127: a GPU fault, and a timeline's progress for the TDR watchdog. */
 static VOID APIENTRY device_fault_cb(D3D12DDI_HRTDEVICE rt_device, const D3D12DDICB_DEVICEFAULT_0127 *fault)
 {
-    d12_driver_device *device = rt_device.handle;
+    d12_driver_device *device = enter_device(rt_device);
     if (device && device->gpu && fault)
         device->gpu->fault(device->gpu->context, fault);
+    leave_device(device);
 }
 
 static HRESULT APIENTRY report_gpu_progress_cb(D3D12DDI_HRTDEVICE rt_device, D3D12DDI_HRTCOMMANDQUEUE queue,
                                                const D3D12DDICB_GPUPROGRESS_0127 *progress)
 {
-    d12_driver_device *device = rt_device.handle;
-    if (!device || !device->gpu || !progress)
-        return E_INVALIDARG;
-    return device->gpu->progress(device->gpu->context, queue, progress);
+    d12_driver_device *device = enter_device(rt_device);
+    HRESULT hr = device && device->gpu && progress ? device->gpu->progress(device->gpu->context, queue, progress)
+                                                   : E_INVALIDARG;
+    leave_device(device);
+    return hr;
 }
 
 static HRESULT private_size(d12_driver_adapter *adapter, D3D12DDI_CREATE_DEVICE_FLAGS flags, SIZE_T *size)
@@ -664,6 +692,7 @@ static d12_driver_device *allocate_device(d12_driver_adapter *adapter, const d12
     device->kt_callbacks.pfnWaitForFenceFromGpuCb = wait_for_fence_from_gpu_cb;
     device->kt_callbacks.pfnDeviceFaultCb = device_fault_cb;
     device->kt_callbacks.pfnReportGpuProgressCb = report_gpu_progress_cb;
+    d12__ddi_trace_wrap_callbacks(&device->callbacks, &device->kt_callbacks);
     return device;
 }
 
@@ -678,8 +707,13 @@ HRESULT d12__driver_create_device(d12_driver_adapter *adapter, const d12_driver_
     d12_driver_device *device = allocate_device(adapter, desc, size);
     if (!device)
         return E_OUTOFMEMORY;
+    if (FAILED(hr = d12__rthandle_register(device, &device->rt_token))) {
+        free(device->handle.pDrvPrivate);
+        free(device);
+        return hr;
+    }
     D3D12DDIARG_CREATEDEVICE_0003 args = {
-        .hRTDevice = {device},
+        .hRTDevice = {device->rt_token},
         .Interface = D3D12DDI_INTERFACE_OF_SUPPORTED(adapter->version),
         .Version = D3D12DDI_VERSION_OF_SUPPORTED(adapter->version),
         /* One table for every build: _0127 starts with _0110's slots, so an older driver reads a prefix. */
@@ -696,6 +730,7 @@ HRESULT d12__driver_create_device(d12_driver_adapter *adapter, const d12_driver_
         fprintf(stderr, "d12rt: driver %s: pfnCreateDevice failed (0x%08X)\n", d12__driver_adapter_name(adapter),
                 (unsigned)hr);
         *out = NULL;
+        d12__rthandle_unregister(device->rt_token);
         free(device->handle.pDrvPrivate);
         free(device);
         return hr;
@@ -711,6 +746,8 @@ void d12__driver_destroy_device(d12_driver_device *device)
         return;
     unlink_live_device(device);
     device->adapter->funcs.pfnDestroyDevice(device->handle);
+    /* From here on hRTDevice names nothing: a late callback gets E_INVALIDARG, one in flight is waited for. */
+    d12__rthandle_unregister(device->rt_token);
     free(device->handle.pDrvPrivate);
     free(device);
 }
@@ -739,12 +776,16 @@ HRESULT d12__driver_fill_table(d12_driver_device *device, D3D12DDI_TABLE_TYPE ty
 {
     d12_driver_adapter *adapter = device->adapter;
     D3D12DDI_HRTTABLE none = {NULL};
-    return adapter->funcs.pfnFillDDITable(adapter->handle, type, table, size, 0, none);
+    HRESULT hr = adapter->funcs.pfnFillDDITable(adapter->handle, type, table, size, 0, none);
+    if (SUCCEEDED(hr) && type == D3D12DDI_TABLE_TYPE_0126_DRIVER_REPORTED_MESSAGES &&
+        size == sizeof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126))
+        d12__ddi_trace_wrap_drm(table);
+    return hr;
 }
 
 D3D12DDI_HRTDEVICE d12__driver_device_rt_handle(const d12_driver_device *device)
 {
-    D3D12DDI_HRTDEVICE handle = {(void *)device};
+    D3D12DDI_HRTDEVICE handle = {device->rt_token};
     return handle;
 }
 

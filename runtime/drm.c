@@ -1,4 +1,5 @@
 /* The driver-reported-messages channel (drm.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,10 +70,29 @@ static HRESULT turn_off(d12_drm *drm)
     return E_FAIL;
 }
 
+/* Issue 10 item 5: a driver that implements the feature but negotiated a build without its callbacks would otherwise
+ * have it turned off with no diagnostic at all. Once per device in its InfoQueue, once per process on stderr. */
+static void warn_if_build_too_old(d12_drm *drm, const d12_driver_adapter *adapter)
+{
+    static atomic_bool warned_on_stderr;
+    UINT32 count;
+    if (d12__driver_adapter_has_message_callbacks(adapter) ||
+        !d12__driver_extended_feature_versions(adapter, D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES, &count))
+        return;
+    unsigned build = D3D12DDI_VERSION_OF_SUPPORTED(d12__driver_adapter_version(adapter)) >> 16;
+    if (!atomic_exchange(&warned_on_stderr, true))
+        fprintf(stderr, "d12rt: driver %s implements driver-reported messages but negotiated DDI build %u; the "
+                "feature needs 0126 or later, so it is off\n", d12__driver_adapter_name(adapter), build);
+    if (drm->info_queue)
+        d12__msg_driver_reported_messages_build_too_old(drm->info_queue, d12__driver_adapter_name(adapter), build);
+}
+
 HRESULT d12__drm_enable(d12_drm *drm, d12_driver_device *device)
 {
     d12_driver_adapter *adapter = d12__driver_device_adapter(device);
     UINT32 version = d12__drm_pick_version(adapter);
+    if (version == D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_NONE)
+        warn_if_build_too_old(drm, adapter);
     if (version == D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_NONE || !drm->info_queue)
         return S_FALSE; /* "the toggle has no observable effect on that device's ID3D12InfoQueue" */
     /* "The device counts as enabled ... before that call is made, so reports made inside it are kept" */

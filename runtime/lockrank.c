@@ -25,6 +25,14 @@ void d12__lock(pthread_mutex_t *mutex, d12_lock_rank rank)
     held[held_count++] = rank;
 }
 
+int d12__lockrank_highest_held(void)
+{
+    int highest = 0;
+    for (int i = 0; i < held_count; i++)
+        highest = (int)held[i] > highest ? (int)held[i] : highest;
+    return highest;
+}
+
 void d12__unlock(pthread_mutex_t *mutex, d12_lock_rank rank)
 {
     for (int i = held_count - 1; i >= 0; i--) {

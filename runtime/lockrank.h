@@ -18,6 +18,12 @@ typedef enum d12_lock_rank {
 } d12_lock_rank;
 
 #ifdef NDEBUG
+/* Debug builds only: the highest rank this thread holds, 0 when it holds none. */
+static inline int d12__lockrank_highest_held(void)
+{
+    return 0;
+}
+
 static inline void d12__lock(pthread_mutex_t *mutex, d12_lock_rank rank)
 {
     (void)rank;
@@ -34,6 +40,8 @@ static inline void d12__unlock(pthread_mutex_t *mutex, d12_lock_rank rank)
 void d12__lock(pthread_mutex_t *mutex, d12_lock_rank rank);
 /* Unlock and forget the most recent hold of `rank`. */
 void d12__unlock(pthread_mutex_t *mutex, d12_lock_rank rank);
+/* The highest rank this thread holds, 0 when it holds none (the driver-call check, runtime/ddi_trace.c). */
+int d12__lockrank_highest_held(void);
 #endif
 
 #endif

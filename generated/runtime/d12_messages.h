@@ -38,6 +38,7 @@ extern "C" {
 #define D12_MESSAGE_ID_DRIVER_FENCE_OPERATION_MISMATCH ((D3D12_MESSAGE_ID)0x10013)
 #define D12_MESSAGE_ID_CHECKFEATURESUPPORT_FIELD_CLAMPED ((D3D12_MESSAGE_ID)0x10200)
 #define D12_MESSAGE_ID_CHECKFEATURESUPPORT_FEATURE_AFTER_PIN ((D3D12_MESSAGE_ID)0x10201)
+#define D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGES_BUILD_TOO_OLD ((D3D12_MESSAGE_ID)0x10100)
 
 typedef enum d12_msg {
     D12_MSG_METHOD_NOT_IMPLEMENTED,
@@ -85,6 +86,7 @@ typedef enum d12_msg {
     D12_MSG_DRIVER_FENCE_OPERATION_MISMATCH,
     D12_MSG_CHECKFEATURESUPPORT_FIELD_CLAMPED,
     D12_MSG_CHECKFEATURESUPPORT_FEATURE_AFTER_PIN,
+    D12_MSG_DRIVER_REPORTED_MESSAGES_BUILD_TOO_OLD,
     D12_MSG_COUNT
 } d12_msg;
 
@@ -329,6 +331,11 @@ static inline void d12__msg_checkfeaturesupport_field_clamped(d12_info_queue *qu
 static inline void d12__msg_checkfeaturesupport_feature_after_pin(d12_info_queue *queue, const char *feature, unsigned int pinned_version)
 {
     d12__info_queue_report(queue, D12_MSG_CHECKFEATURESUPPORT_FEATURE_AFTER_PIN, feature, pinned_version);
+}
+
+static inline void d12__msg_driver_reported_messages_build_too_old(d12_info_queue *queue, const char *driver, unsigned int build)
+{
+    d12__info_queue_report(queue, D12_MSG_DRIVER_REPORTED_MESSAGES_BUILD_TOO_OLD, driver, build);
 }
 
 #ifdef __cplusplus

@@ -6,7 +6,22 @@
  * sides list), asks pfnGetOptionalDDITables which optional tables exist, fills the extended-features table
  * and queries the extended features once per adapter, then per device calls pfnCalcPrivateDeviceSize,
  * allocates that much, and calls pfnCreateDevice to construct the driver's device in place. Every function
- * must be non-NULL in the tables the driver fills; the runtime treats a NULL slot as a broken driver. */
+ * must be non-NULL in the tables the driver fills; the runtime treats a NULL slot as a broken driver.
+ * Checking a driver: `d12conform --driver /path/driver.so` (installed in bin/) runs the driver-reported-
+ * messages conformance suite; D12RT_DDI_TRACE=FILE makes the runtime write one line per call across this
+ * interface: "> #<n> t=<tid> <entry point> <Name>=<value> ..." when the runtime calls the driver (at entry),
+ * and "< t=<tid> <callback> <Name>=<value> ... hr=0x<HRESULT returned> in=#<n>:<entry point>" (or "in=-": no
+ * runtime call in progress on that thread) when the driver calls back (at return); docs/conformance.md has
+ * the details. hRTDevice is a token, not a pointer: after pfnDestroyDevice returns, a callback with it gets
+ * E_INVALIDARG. Threads, where an entry point says nothing more: OpenAdapter12, pfnGetSupportedVersions,
+ * pfnGetOptionalDDITables, pfnFillDDITable of the adapter's tables and the extended-feature queries run once,
+ * at adapter init, on the thread of the first D3D12CreateDevice; pfnCalcPrivateDeviceSize, pfnCreateDevice
+ * and pfnEnableExtendedFeature on the thread creating that device; the device-core functions (create,
+ * destroy, map) on any application thread, concurrently, even for one object (two threads may Map one
+ * buffer); the command-list functions on the thread recording that list (one at a time per list, different
+ * lists concurrently); the queue functions on application threads, concurrently for one queue; no driver
+ * entry point is called with a runtime lock held. The runtime's callbacks may be called from any thread,
+ * concurrently, while their device lives. */
 #ifndef D12RT_D3D12DDI_H
 #define D12RT_D3D12DDI_H
 
@@ -475,7 +490,10 @@ typedef SIZE_T(APIENTRY* PFND3D12DDI_CALCPRIVATERESOURCESIZE_0126)(
     const D3D12DDIARG_CREATERESOURCE_0126* pArgs);
 
 /* Construct a committed buffer in hDrvResource.pDrvPrivate, zero-filled, with a GPU virtual address range of
- * its own that no other live resource overlaps. E_OUTOFMEMORY when its memory cannot be had. */
+ * its own that no other live resource overlaps. E_OUTOFMEMORY when its memory cannot be had. Alignment: give
+ * the GPU VA 64 KiB alignment (D3D12_DEFAULT_RESOURCE_PLACEMENT_ALIGNMENT, as D3D12 committed buffers have;
+ * 256 bytes, D3D12_CONSTANT_BUFFER_DATA_PLACEMENT_ALIGNMENT, is the least an application may assume) and
+ * mapped memory at least 16-byte alignment. Threads: any application thread, concurrently. */
 typedef HRESULT(APIENTRY* PFND3D12DDI_CREATERESOURCE_0126)(
     D3D12DDI_HDEVICE hDevice,
     const D3D12DDIARG_CREATERESOURCE_0126* pArgs,
@@ -527,14 +545,22 @@ typedef struct D3D12DDI_DEVICE_FUNCS_CORE_0126 {
 } D3D12DDI_DEVICE_FUNCS_CORE_0126;
 
 /* Append the lists (all closed, of the queue's engine) to the queue's timeline and return without waiting. A
- * list may be submitted again, and reset or destroyed, while a submission of it executes. */
+ * list may be submitted again, and reset or destroyed, while a submission of it executes: keep what the
+ * submission needs (the reference driver references the recording). The runtime holds no reference on the
+ * buffers a recorded copy names: as in D3D12 the application keeps them alive until the work completes, and a
+ * robust driver does not rely on it. Threads: application threads, concurrently for one queue. */
 typedef VOID(APIENTRY* PFND3D12DDI_EXECUTECOMMANDLISTS)(
     D3D12DDI_HCOMMANDQUEUE hDrvCommandQueue,
     UINT Count,
     const D3D12DDI_HCOMMANDLIST* pCommandLists);
 
 /* Append a fence operation to the queue's timeline (pfnSignalFence, pfnWaitForFence); the driver passes it
- * back through the matching pKTCallbacks callback when its timeline reaches it. */
+ * back through the matching pKTCallbacks callback when its timeline reaches it. A timeline thread is not
+ * required for signals (the operation is already expected when pfnSignalFence is called, so the signal
+ * callback may come from inside it once all earlier work is done), but a wait's callback blocks its caller
+ * until the fence is reached: passing it back from inside pfnWaitForFence would block the application thread,
+ * so a driver with waits needs a timeline of its own. Threads: application threads; calls for one queue may
+ * come from several threads at once. */
 typedef VOID(APIENTRY* PFND3D12DDI_FENCE_OPERATION_0126)(
     D3D12DDI_HCOMMANDQUEUE hDrvCommandQueue,
     const D3D12DDIARG_FENCE_OPERATION_0126* pOperation);
@@ -778,7 +804,10 @@ typedef struct D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 {
  * when surfaced (or filtered by the application); E_INVALIDARG and dropped (no InfoQueue entry, no callback)
  * when the message breaks a rule of the validation table below or the feature is not enabled on the device.
  * Any thread, concurrently, and from inside pfnFlushDriverReportedMessages; never calls the application while
- * a runtime lock is held. */
+ * a runtime lock is held. The application's message callback runs inline, on the calling thread, and may call
+ * back into D3D12 and so into the driver: do not hold a driver lock an entry point takes while reporting.
+ * Valid from pfnCreateDevice until pfnDestroyDevice returns; afterwards (a driver thread that outlived the
+ * device) d12rt answers E_INVALIDARG instead of touching freed memory. */
 typedef HRESULT(APIENTRY* PFND3D12DDI_REPORTMESSAGE_CB_0126)(
     D3D12DDI_HRTDEVICE hDevice,
     const D3D12DDI_DRIVER_REPORTED_MESSAGE_0126* pMessage);
@@ -849,10 +878,22 @@ typedef HRESULT(APIENTRY* PFND3D12DDI_GETSUPPORTEDVERSIONS)(
     UINT32* puEntries,
     UINT64* pSupportedDDIInterfaceVersions);
 
-/* Adapter-scoped capability query (D3D12DDIARG_GETCAPS, D3D12DDICAPS_TYPE). */
+/* Adapter-scoped capability query (D3D12DDIARG_GETCAPS, D3D12DDICAPS_TYPE). D3D12CreateDevice asks for
+ * D3D12_FEATURE_FEATURE_LEVELS (a failure, or a MaxSupportedFeatureLevel below the application's minimum,
+ * fails device creation); CheckFeatureSupport and CheckFeatureSupport1 ask for the feature the application
+ * named, in the runtime's newest layout of its struct (DataSize bytes); E_INVALIDARG makes that
+ * CheckFeatureSupport call fail with E_INVALIDARG, so answer every feature your driver supports. Threads: any
+ * application thread, concurrently. */
 typedef HRESULT(APIENTRY* PFND3D12DDI_GETCAPS)(D3D12DDI_HADAPTER hAdapter, const D3D12DDIARG_GETCAPS* pArgs);
 
-/* Two-call query of the optional tables the driver offers (the double T is the WDK's spelling). */
+/* Two-call query of the optional tables the driver offers (the double T is the WDK's spelling). List
+ * D3D12DDI_TABLE_TYPE_0020_EXTENDED_FEATURES to have extended features queried, and all three GPU-work tables
+ * (DEVICE_CORE, COMMAND_LIST_3D, COMMAND_QUEUE_3D) or none: without them the device has no queues, lists or
+ * resources (DXGI_ERROR_UNSUPPORTED), with only some the adapter is refused. Table 47
+ * (D3D12DDI_TABLE_TYPE_0126_DRIVER_REPORTED_MESSAGES) need not be listed: the runtime fills it per device,
+ * after each successful enable (one table for all devices is fine: its functions get the device or list). Too
+ * small an array: HRESULT_FROM_WIN32(ERROR_INSUFFICIENT_BUFFER) (D3D12DDI_HRESULT_INSUFFICIENT_BUFFER).
+ * Threads: adapter init (the first D3D12CreateDevice), one thread. */
 typedef HRESULT(APIENTRY* PFND3D12DDI_GETOPTIONALDDITTABLES)(
     D3D12DDI_HADAPTER hAdapter,
     UINT32* puEntries,
@@ -868,7 +909,11 @@ typedef HRESULT(APIENTRY* PFND3D12DDI_FILLDDITTABLE)(
     UINT tableNum,
     D3D12DDI_HRTTABLE hRTTable);
 
-/* Destruct the device in place; the runtime frees its memory afterwards. */
+/* Destruct the device in place; the runtime frees its memory afterwards. Called after every queue, allocator,
+ * command list and resource of the device was destroyed (they hold the device). From its return on, hRTDevice
+ * names nothing: a callback with it gets E_INVALIDARG (d12rt checks the handle; the spec calls it a use-
+ * after-free), so stop driver threads that report before returning. Threads: the application thread of the
+ * device's last Release. */
 typedef VOID(APIENTRY* PFND3D12DDI_DESTROYDEVICE)(D3D12DDI_HDEVICE hDevice);
 
 /* Filled by OpenAdapter12 into runtime storage; every slot must be non-NULL. d12rt differs from the WDK:
@@ -914,7 +959,17 @@ typedef HRESULT(APIENTRY* PFND3D12DDI_GET_SUPPORTED_EXTENDED_FEATURE_VERSIONS_00
     UINT32* pFeatureVersions);
 
 /* Enable one version of one feature on a device, during device creation. The runtime only asks for a feature
- * and version the adapter reported. */
+ * and version the adapter reported. Threads: called once per device, on the application thread inside
+ * D3D12CreateDevice, never concurrently for one device. For D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES
+ * the runtime asks for the highest version both sides list (today _0), only when the application opted in (or
+ * the registry forced it on) and the debug layer is on, and fills table 47 right after it returns S_OK.
+ * MANDATORY for that feature: report exactly one message from inside this call, before it returns, through
+ * pfnReportMessageCb (already valid: the device counts as enabled during the call), with Severity
+ * D3D12DDI_MESSAGE_SEVERITY_0126_MESSAGE, Category D3D12DDI_MESSAGE_CATEGORY_0126_INITIALIZATION,
+ * CommandListStateIndex 0xFFFFFFFF, any VendorMessageId, and pDescription exactly the ASCII string "D3D12
+ * Driver Reported Messages Enabled" (38 characters, no trailing newline). A failure HRESULT leaves the
+ * feature off for the device (a WARNING in the InfoQueue says so). d12conform's init.* tests check all of
+ * this. */
 typedef HRESULT(APIENTRY* PFND3D12DDI_ENABLE_EXTENDED_FEATURE_0020)(
     D3D12DDI_HDEVICE hDevice,
     D3D12DDI_FEATURE_0020 Feature,
@@ -930,12 +985,29 @@ typedef struct D3D12DDI_EXTENDED_FEATURES_FUNCS_0020 {
     PFND3D12DDI_ENABLE_EXTENDED_FEATURE_0020 pfnEnableExtendedFeature; /* enable on a device */
 } D3D12DDI_EXTENDED_FEATURES_FUNCS_0020;
 
+/* HRESULT_FROM_WIN32(ERROR_INSUFFICIENT_BUFFER), which the two-call queries return for too small an array:
+ * named by the DDI, defined by no header a driver has. */
+#define D3D12DDI_HRESULT_INSUFFICIENT_BUFFER ((HRESULT)0x8007007A)
 /* Report everything the driver holds now, through pfnReportMessageCb, before returning; called on an
- * application thread with no runtime lock held, only on devices where the feature is enabled. */
+ * application thread with no runtime lock held, only on devices where the feature is enabled. Expect a flush
+ * with nothing to report. Threads: called from inside the application's ExecuteCommandLists, Wait, queue
+ * release and removal-surfacing calls, so two application threads can be inside it at once for one device.
+ * When a flush returns, the runtime retires the submissions every queue had completed when THAT flush began
+ * (their state indices stop resolving) as soon as every flush begun before it has returned too, even while a
+ * flush begun after it is still running. So every flush must have reported, before it returns, every message
+ * about work completed before it was called: the natural design (swap the pending list under a lock, report
+ * it outside the lock) loses annotations when a later flush swaps the list away and is still reporting it
+ * after the earlier one returned; make a flush that finds another one reporting wait for it to finish
+ * (without holding a lock across pfnReportMessageCb) before returning. After the removal flush (once per
+ * device) no other flush comes. */
 typedef VOID(APIENTRY* PFND3D12DDI_FLUSH_DRIVER_REPORTED_MESSAGES_0126)(D3D12DDI_HDEVICE hDevice);
 
 /* The command list state index of the next GPU-work call on hCommandList; the driver caches it and puts it in
- * the messages it attributes to that operation. */
+ * the messages it attributes to that operation. Called directly before every draw, dispatch and copy, with a
+ * fresh index each time, only where the feature is enabled. An index is valid until the flush that retires
+ * its submission returns (or, never submitted, until the list is reset or destroyed); indices are per device:
+ * never report one on another device. Threads: on the thread recording hCommandList (one at a time per list,
+ * as D3D12 requires of the application); different lists concurrently. */
 typedef VOID(APIENTRY* PFND3D12DDI_SET_COMMAND_LIST_STATE_INDEX_0126)(
     D3D12DDI_HCOMMANDLIST hCommandList,
     UINT32 CommandListStateIndex);
