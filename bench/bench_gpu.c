@@ -76,8 +76,8 @@ typedef struct gpu {
 static bool gpu_open(gpu *g, bool feature_on)
 {
     /* The registry overlay must not change what is measured: an empty HKCU and HKLM. */
-    setenv("D12RT_HKCU", "/dev/null", 1);
-    setenv("D12RT_HKLM", "/dev/null", 1);
+    setenv("D12RT_HKCU", "/nonexistent-d12bench/hkcu", 1); /* absent: empty, no warning */
+    setenv("D12RT_HKLM", "/nonexistent-d12bench/hklm", 1);
     ID3D12Debug7 *debug;
     if (FAILED(D3D12GetDebugInterface(&IID_ID3D12Debug7, (void **)&debug)))
         return false;

@@ -16,4 +16,13 @@ void bench_fail_setup(const char *what);
 void bench_gpu_setup(void);
 void bench_gpu_teardown(void);
 
+/* d12bench --peer (bench_peer.c): start the two peer workers and add their rows. Returns whether the vkd3d side
+ * runs (false: it was not built, or did not start). bench_peer_row_index[0] holds the vkd3d rows' indices,
+ * [1] the d12rt rows' (-1: not added). */
+#include "peer_rows.h"
+#include <stdbool.h>
+extern int bench_peer_row_index[2][PEER_ROW_COUNT];
+bool bench_peer_setup(void);
+void bench_peer_teardown(void);
+
 #endif
