@@ -29,6 +29,7 @@ import part_caps  # noqa: E402
 import part_messages  # noqa: E402
 import part_ddi  # noqa: E402
 import part_com  # noqa: E402
+import part_formats  # noqa: E402
 from loader import SpecError  # noqa: E402
 
 ROOT = GENERATOR_DIR.parent
@@ -37,7 +38,7 @@ REGENERATE = "python3 generator/gen.py"
 
 # The parts, in load order (a part may read what earlier ones put in the context). Each is a module with NAME,
 # FILES (its spec files), OUTPUTS ((template, path under --out, banner style), ...) and load(spec, display, context).
-PARTS = (part_caps, part_messages, part_ddi, part_com)
+PARTS = (part_caps, part_messages, part_ddi, part_com, part_formats)
 
 
 def select_parts(names):

@@ -58,15 +58,27 @@ typedef struct d12_driver_gpu_hooks {
     HRESULT (*signal)(void *context, D3D12DDI_HRTCOMMANDQUEUE queue, const D3D12DDIARG_FENCE_OPERATION_0126 *operation);
     HRESULT (*wait)(void *context, D3D12DDI_HRTCOMMANDQUEUE queue, const D3D12DDIARG_FENCE_OPERATION_0126 *operation);
     void (*list_error)(void *context, D3D12DDI_HRTCOMMANDLIST list, HRESULT hr);
+    /* DDI build 0127 (pfnDeviceFaultCb, pfnReportGpuProgressCb); never called for a driver of an older build. */
+    void (*fault)(void *context, const D3D12DDICB_DEVICEFAULT_0127 *fault);
+    HRESULT (*progress)(void *context, D3D12DDI_HRTCOMMANDQUEUE queue, const D3D12DDICB_GPUPROGRESS_0127 *progress);
     void *context;
 } d12_driver_gpu_hooks;
 
-/* The driver's GPU-work tables (filled once per adapter). */
+/* The driver's GPU-work tables (filled once per adapter). The command-list table is filled in the negotiated
+ * build's layout: D3D12DDI_COMMAND_LIST_FUNCS_3D_0127 from build 0127 on, else _0126 (then
+ * list_0127.pfnWriteBufferImmediate is NULL: the driver has no write-immediate, so no DRED breadcrumbs). */
 typedef struct d12_driver_gpu_funcs {
     D3D12DDI_DEVICE_FUNCS_CORE_0126 core;
-    D3D12DDI_COMMAND_LIST_FUNCS_3D_0126 list;
+    union {
+        D3D12DDI_COMMAND_LIST_FUNCS_3D_0126 list;      /* every build */
+        D3D12DDI_COMMAND_LIST_FUNCS_3D_0127 list_0127; /* the same slots, then pfnWriteBufferImmediate */
+    };
     D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126 queue;
 } d12_driver_gpu_funcs;
+
+/* Whether the negotiated build is 0127 or later: the driver has pfnWriteBufferImmediate and was handed
+ * pfnDeviceFaultCb and pfnReportGpuProgressCb (so the TDR watchdog can watch its queues). */
+bool d12__driver_adapter_has_0127(const d12_driver_adapter *adapter);
 
 typedef struct d12_driver_device_desc {
     D3D12DDI_CREATE_DEVICE_FLAGS flags; /* e.g. DEBUGGABLE when the debug layer is on */

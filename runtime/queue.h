@@ -13,6 +13,7 @@
 #include "child.h"
 #include "d12_com.h"
 #include "driver.h"
+#include "tdr.h"
 
 struct d12_queue_operation;
 struct d12_submission;
@@ -37,7 +38,11 @@ struct d12_command_queue {
 
     _Atomic uint64_t completed;         /* the serial the last executed Signal covers (the completion mark) */
     atomic_bool destroying;             /* the final Release began: waits on the timeline are abandoned */
+    d12_tdr_queue tdr;                  /* what the timeline last reported (build 0127; tdr.h) */
 };
+
+/* The device's queue behind a runtime handle a driver passed back, or NULL when it names none. */
+struct d12_command_queue *d12__queue_find(struct d12_device *device, D3D12DDI_HRTCOMMANDQUEUE handle);
 
 /* Flush-engine helpers over every queue of the device (called with no lock held): note, for each queue, how far
  * its work had completed when a flush begins; after the flush, release the submissions up to that mark. */

@@ -63,8 +63,9 @@ def future():
     check(clamp(o, "tier", rt, t13, "retail", 621) == t12, "1_3 at 621 -> 1_2")
     check(clamp(o, "tier", rt, t13, "retail", 622) == t13, "1_3 at 622 stays")
     check(clamp(o, "tier", rt, t13, "retail", 723) == t13, "1_3 at remapped 723 stays")
-    # "a request at 610 turns a true 1_3 into 1_1 (1_2 did not exist at 610), while a true 1_2 stays 1_2"
-    check(clamp(o, "tier", rt, t13, "retail", 610) == t11, "1_3 at 610 -> 1_1")
+    # Monotonic (issue 8 item 4): a true 1_2 stays 1_2 at 610 (unprotected), so a true 1_3 reads as 1_2 there,
+    # never as the 1_1 that a worse GPU would not even read.
+    check(clamp(o, "tier", rt, t13, "retail", 610) == t12, "1_3 at 610 -> 1_2")
     check(clamp(o, "tier", rt, t12, "retail", 610) == t12, "1_2 at 610 stays")
     check(clamp(o, "tier", rt, 14, "preview", 722) == t12, "unknown 14 at 722 -> 1_2")
     flags = "D3D12_SHADER_CACHE_SUPPORT_FLAGS"

@@ -132,6 +132,43 @@ static const D3D12DDI_CORELAYER_DEVICECALLBACKS_0126 k_callbacks = {set_error, s
                                                                    query_identity};
 static const D3D12DDI_KERNEL_THUNK_CALLBACKS_0110 k_kt = {signal_from_gpu, wait_from_gpu};
 
+/* DDI build 0127: the fault callback records what it got; progress answers g_progress_answer (S_OK, or
+ * D3DDDIERR_DEVICEREMOVED once a test "removes the device") and counts the reports by kind. */
+static D3D12DDICB_DEVICEFAULT_0127 g_faults[MAX_LOG];
+static unsigned g_fault_count, g_progress_count[3];
+static D3D12DDICB_GPUPROGRESS_0127 g_last_begin;
+static HRESULT g_progress_answer = S_OK;
+
+static VOID APIENTRY fault_from_gpu(D3D12DDI_HRTDEVICE device, const D3D12DDICB_DEVICEFAULT_0127 *fault)
+{
+    (void)device;
+    pthread_mutex_lock(&g_lock);
+    if (g_fault_count < MAX_LOG)
+        g_faults[g_fault_count++] = *fault;
+    g_progress_answer = D3DDDIERR_DEVICEREMOVED; /* the runtime removes the device */
+    pthread_cond_broadcast(&g_cond);
+    pthread_mutex_unlock(&g_lock);
+}
+
+static HRESULT APIENTRY progress_from_gpu(D3D12DDI_HRTDEVICE device, D3D12DDI_HRTCOMMANDQUEUE queue,
+                                          const D3D12DDICB_GPUPROGRESS_0127 *progress)
+{
+    (void)device;
+    (void)queue;
+    pthread_mutex_lock(&g_lock);
+    if ((unsigned)progress->Progress < 3)
+        g_progress_count[progress->Progress]++;
+    if (progress->Progress == D3D12DDI_GPU_PROGRESS_0127_OP_BEGIN)
+        g_last_begin = *progress;
+    HRESULT hr = g_progress_answer;
+    pthread_cond_broadcast(&g_cond);
+    pthread_mutex_unlock(&g_lock);
+    return hr;
+}
+
+static const D3D12DDI_KERNEL_THUNK_CALLBACKS_0127 k_kt_0127 = {signal_from_gpu, wait_from_gpu, fault_from_gpu,
+                                                               progress_from_gpu};
+
 /* Set a fence from the CPU (the runtime's ID3D12Fence::Signal). */
 static void cpu_signal(fake_fence *fence, UINT64 value)
 {
@@ -156,7 +193,10 @@ typedef struct gpu {
     D3D12DDI_HADAPTER adapter;
     D3D12DDI_HDEVICE device;
     D3D12DDI_DEVICE_FUNCS_CORE_0126 core;
-    D3D12DDI_COMMAND_LIST_FUNCS_3D_0126 cl;
+    union {
+        D3D12DDI_COMMAND_LIST_FUNCS_3D_0126 cl;
+        D3D12DDI_COMMAND_LIST_FUNCS_3D_0127 cl7; /* build 0127 */
+    };
     D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126 q;
     D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 drm;
     D3D12DDI_HCOMMANDQUEUE queue;
@@ -169,22 +209,27 @@ static void *private_memory(SIZE_T size)
     return calloc(1, size);
 }
 
-static void open_gpu(gpu *g, bool drm, bool kt)
+/* Open the driver as a runtime of DDI build `build` (0126 or 0127) would. */
+static void open_gpu_build(gpu *g, bool drm, bool kt, UINT build)
 {
     memset(g, 0, sizeof *g);
     D3D12DDIARG_OPENADAPTER open = {{NULL}, {NULL}, NULL, &g->af};
     CHECK_EQ_INT(d12_refdrv_OpenAdapter12(&open), S_OK);
     g->adapter = open.hAdapter;
-    D3D12DDIARG_CALCPRIVATEDEVICESIZE calc = {D3D12DDI_INTERFACE_VERSION_R8, D3D12DDI_BUILD_VERSION_0126 << 16, 0};
+    D3D12DDIARG_CALCPRIVATEDEVICESIZE calc = {D3D12DDI_INTERFACE_VERSION_R8, build << 16, 0};
     g->device.pDrvPrivate = private_memory(g->af.pfnCalcPrivateDeviceSize(g->adapter, &calc));
-    D3D12DDIARG_CREATEDEVICE_0003 create = {{(void *)1}, calc.Interface, calc.Version, kt ? &k_kt : NULL,
+    D3D12DDIARG_CREATEDEVICE_0003 create = {{(void *)1}, calc.Interface, calc.Version, {kt ? &k_kt : NULL},
                                             g->device, {.p12UMCallbacks_0126 = &k_callbacks}, 0};
+    if (kt && build >= D3D12DDI_BUILD_VERSION_0127)
+        create.pKTCallbacks_0127 = &k_kt_0127;
+    bool build_0127 = build >= D3D12DDI_BUILD_VERSION_0127;
     CHECK_EQ_INT(g->af.pfnCreateDevice(g->adapter, &create), S_OK);
     g_device = g->device.pDrvPrivate;
     D3D12DDI_HRTTABLE none = {NULL};
     CHECK_EQ_INT(g->af.pfnFillDDITable(g->adapter, D3D12DDI_TABLE_TYPE_DEVICE_CORE, &g->core, sizeof g->core, 0, none),
                  S_OK);
-    CHECK_EQ_INT(g->af.pfnFillDDITable(g->adapter, D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D, &g->cl, sizeof g->cl, 0, none),
+    CHECK_EQ_INT(g->af.pfnFillDDITable(g->adapter, D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D, &g->cl,
+                                       build_0127 ? sizeof g->cl7 : sizeof g->cl, 0, none),
                  S_OK);
     CHECK_EQ_INT(g->af.pfnFillDDITable(g->adapter, D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D, &g->q, sizeof g->q, 0, none),
                  S_OK);
@@ -211,6 +256,11 @@ static void open_gpu(gpu *g, bool drm, bool kt)
     D3D12DDIARG_CREATECOMMANDALLOCATOR_0126 aargs = {D3D12DDI_COMMAND_QUEUE_FLAG_3D};
     g->allocator.pDrvPrivate = private_memory(g->core.pfnCalcPrivateCommandAllocatorSize(g->device, &aargs));
     CHECK_EQ_INT(g->core.pfnCreateCommandAllocator(g->device, &aargs, g->allocator), S_OK);
+}
+
+static void open_gpu(gpu *g, bool drm, bool kt)
+{
+    open_gpu_build(g, drm, kt, D3D12DDI_BUILD_VERSION_0126);
 }
 
 static void destroy_queue(gpu *g)
@@ -645,9 +695,19 @@ static void page_fault(void)
     create_buffer(&g, &gone, D3D12DDI_HEAP_TYPE_UPLOAD, 64, "Gone");
     create_buffer(&g, &dst, D3D12DDI_HEAP_TYPE_READBACK, 64, "Dst");
     memset(gone.data, 0xAB, 64);
-    CHECK_EQ_INT(run_vb_view(&g, vb.va + 4096, 16, 30), 1);
+    /* Past Width but inside the buffer's 64 KiB allocation: the overrun ERROR, not a page fault. */
+    CHECK_EQ_INT(run_vb_view(&g, vb.va + 4096, 16, 29), 1);
+    check_report(0, D12_REFDRV_MSG_VERTEX_BUFFER_PAST_END, ERROR_, 29, "covers 16 bytes from offset 4096 of");
+    check_report(0, D12_REFDRV_MSG_VERTEX_BUFFER_PAST_END, ERROR_, 29, "3856 bytes past its end");
+    /* The unmapped gap after the allocation: a page fault at the first byte of the gap. */
+    g_report_count = 0;
+    CHECK_EQ_INT(run_vb_view(&g, vb.va + 0x10000, 16, 30), 1);
     char va[64];
-    snprintf(va, sizeof va, "0x%016llX", (unsigned long long)(vb.va + 4096));
+    snprintf(va, sizeof va, "reads GPU virtual address 0x%016llX", (unsigned long long)(vb.va + 0x10000));
+    check_report(0, D12_REFDRV_MSG_PAGE_FAULT, CORRUPTION, 30, va);
+    /* A view that starts inside and runs off the allocation faults where the gap begins. */
+    g_report_count = 0;
+    CHECK_EQ_INT(run_vb_view(&g, vb.va + 0xFFF0, 32, 30), 1);
     check_report(0, D12_REFDRV_MSG_PAGE_FAULT, CORRUPTION, 30, va);
     D3D12DDI_HCOMMANDLIST list = create_list(&g);
     g.drm.pfnSetCommandListStateIndex(list, 31);
@@ -837,6 +897,99 @@ static void queue_without_kt(void)
     close_gpu(&g);
 }
 
+
+/* ---- DDI build 0127 ---- */
+
+static UINT32 word_at(const buffer *b, UINT64 offset)
+{
+    UINT32 value;
+    memcpy(&value, b->data + offset, sizeof value);
+    return value;
+}
+
+/* pfnWriteBufferImmediate writes each 32-bit value into the destination buffer's memory on the timeline, in
+ * order with the other commands (the copy before it has landed; the copy after it overwrites it); NULL modes are
+ * all DEFAULT; a misaligned Dest or an unknown mode is a recording error and that write is dropped. */
+static void write_immediate(void)
+{
+    gpu g;
+    open_gpu_build(&g, true, true, D3D12DDI_BUILD_VERSION_0127);
+    CHECK(g.cl7.pfnWriteBufferImmediate != NULL);
+    buffer up, back;
+    create_buffer(&g, &up, D3D12DDI_HEAP_TYPE_UPLOAD, 256, "Up");
+    create_buffer(&g, &back, D3D12DDI_HEAP_TYPE_READBACK, 256, "Back");
+    memset(up.data, 0x11, 256);
+    D3D12DDI_HCOMMANDLIST list = create_list(&g);
+    g.cl.pfnCopyBufferRegion(list, back.h, 0, up.h, 0, 64);
+    const D3D12DDI_WRITEBUFFERIMMEDIATE_PARAMETER_0127 writes[] = {{back.va + 0, 7}, {back.va + 4, 9}};
+    const D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_0127 modes[] = {D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_DEFAULT,
+                                                             D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_MARKER_OUT};
+    g.cl7.pfnWriteBufferImmediate(list, 2, writes, modes);
+    const D3D12DDI_WRITEBUFFERIMMEDIATE_PARAMETER_0127 defaults[] = {{back.va + 8, 0xDEADBEEF}, {back.va + 252, 5}};
+    g.cl7.pfnWriteBufferImmediate(list, 2, defaults, NULL);
+    const D3D12DDI_WRITEBUFFERIMMEDIATE_PARAMETER_0127 in = {back.va + 100, 42};
+    const D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_0127 in_mode = D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_MARKER_IN;
+    g.cl7.pfnWriteBufferImmediate(list, 1, &in, &in_mode);
+    g.cl.pfnCopyBufferRegion(list, back.h, 8, up.h, 0, 4); /* after the write: overwrites it */
+    CHECK_EQ_INT(g_list_error, S_OK);
+    g.cl.pfnCloseCommandList(list);
+    CHECK_EQ_INT(word_at(&back, 0), 0); /* nothing runs before submission */
+    fake_fence fence = {0};
+    execute_and_wait(&g, list, &fence, 1);
+    CHECK_EQ_INT(word_at(&back, 0), 7);
+    CHECK_EQ_INT(word_at(&back, 4), 9);
+    CHECK_EQ_INT(word_at(&back, 8), 0x11111111);
+    CHECK_EQ_INT(word_at(&back, 12), 0x11111111);
+    CHECK_EQ_INT(word_at(&back, 100), 42);
+    CHECK_EQ_INT(word_at(&back, 252), 5);
+    g.drm.pfnFlushDriverReportedMessages(g.device);
+    CHECK_EQ_INT(reports(), 0);
+    CHECK_EQ_INT(g_fault_count, 0);
+    /* Negative: misaligned, and a mode that is none of the three. */
+    D3D12DDI_HCOMMANDLIST bad = create_list(&g);
+    const D3D12DDI_WRITEBUFFERIMMEDIATE_PARAMETER_0127 misaligned = {back.va + 2, 1};
+    g.cl7.pfnWriteBufferImmediate(bad, 1, &misaligned, NULL);
+    CHECK_EQ_INT(g_list_error, E_INVALIDARG);
+    g_list_error = S_OK;
+    const D3D12DDI_WRITEBUFFERIMMEDIATE_PARAMETER_0127 odd_mode = {back.va + 16, 1};
+    const D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_0127 three = (D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_0127)3;
+    g.cl7.pfnWriteBufferImmediate(bad, 1, &odd_mode, &three);
+    CHECK_EQ_INT(g_list_error, E_INVALIDARG);
+    g.cl.pfnCloseCommandList(bad);
+    execute_and_wait(&g, bad, &fence, 2);
+    CHECK_EQ_INT(word_at(&back, 0), 7); /* neither write landed */
+    CHECK_EQ_INT(word_at(&back, 16), 0x11111111);
+    destroy_list(&g, bad);
+    destroy_list(&g, list);
+    destroy_buffer(&g, &up);
+    destroy_buffer(&g, &back);
+    close_gpu(&g);
+}
+
+/* A runtime of build 0126 asks for the 0126 layout: the driver fills exactly that (the slot after it is left
+ * alone), and a table one slot short of it is refused. */
+static void write_immediate_table_0126(void)
+{
+    gpu g;
+    open_gpu(&g, false, false);
+    D3D12DDI_HRTTABLE none = {NULL};
+    D3D12DDI_COMMAND_LIST_FUNCS_3D_0127 table;
+    memset(&table, 0, sizeof table);
+    table.pfnWriteBufferImmediate = (PFND3D12DDI_WRITEBUFFERIMMEDIATE_0127)(uintptr_t)1;
+    CHECK_EQ_INT(g.af.pfnFillDDITable(g.adapter, D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D, &table,
+                                      sizeof(D3D12DDI_COMMAND_LIST_FUNCS_3D_0126), 0, none),
+                 S_OK);
+    CHECK(table.pfnResourceBarrier != NULL);
+    CHECK((uintptr_t)table.pfnWriteBufferImmediate == 1);
+    CHECK_EQ_INT(g.af.pfnFillDDITable(g.adapter, D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D, &table, sizeof table, 0, none),
+                 S_OK);
+    CHECK(table.pfnWriteBufferImmediate != NULL && (uintptr_t)table.pfnWriteBufferImmediate != 1);
+    CHECK_EQ_INT(g.af.pfnFillDDITable(g.adapter, D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D, &table,
+                                      sizeof(D3D12DDI_COMMAND_LIST_FUNCS_3D_0126) - 1, 0, none),
+                 E_INVALIDARG);
+    close_gpu(&g);
+}
+
 static const struct {
     const char *name;
     void (*run)(void);
@@ -857,6 +1010,8 @@ static const struct {
     {"exec_delay", exec_delay},
     {"drm_disabled", drm_disabled},
     {"queue_without_kt", queue_without_kt},
+    {"write_immediate", write_immediate},
+    {"write_immediate_table_0126", write_immediate_table_0126},
 };
 
 int main(int argc, char **argv)

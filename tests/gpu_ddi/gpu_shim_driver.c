@@ -10,6 +10,8 @@
  *   wait value=%llu hr=0x%08X     likewise pfnWaitForFenceFromGpuCb
  *   list_error kind=%s            pfnSetCommandListErrorCb was called from pfnDrawInstanced
  *
+ * It lists only the versions up to D3D12DDI_SUPPORTED_0126 (a driver built against the 0126 header).
+ *
  * Modes (unset or `pass`: everything passes through, logged):
  *   no_gpu                pfnGetOptionalDDITables leaves out DEVICE_CORE, COMMAND_LIST_3D and COMMAND_QUEUE_3D
  *   partial_gpu           ... leaves out COMMAND_LIST_3D and COMMAND_QUEUE_3D (only DEVICE_CORE offered)
@@ -358,6 +360,28 @@ static int gpu_table(D3D12DDI_TABLE_TYPE type)
            type == D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D;
 }
 
+/* The shim is a driver built against the 0126 header (its pKTCallbacks table is the 0110 one): it lists only the
+ * inner driver's versions up to D3D12DDI_SUPPORTED_0126, so the runtime must still load it and run its work. */
+static HRESULT APIENTRY shim_versions(D3D12DDI_HADAPTER adapter, UINT32 *entries, UINT64 *versions)
+{
+    UINT64 inner[64];
+    UINT32 count = 64, kept = 0;
+    HRESULT hr = g_inner.pfnGetSupportedVersions(adapter, &count, inner);
+    if (FAILED(hr) || !entries)
+        return FAILED(hr) ? hr : E_INVALIDARG;
+    for (UINT32 i = 0; i < count; i++) {
+        if ((D3D12DDI_VERSION_OF_SUPPORTED(inner[i]) >> 16) <= D3D12DDI_BUILD_VERSION_0126)
+            inner[kept++] = inner[i];
+    }
+    if (versions) {
+        if (*entries < kept)
+            return (HRESULT)0x8007007AL; /* HRESULT_FROM_WIN32(ERROR_INSUFFICIENT_BUFFER) */
+        memcpy(versions, inner, kept * sizeof inner[0]);
+    }
+    *entries = kept;
+    return S_OK;
+}
+
 static HRESULT APIENTRY shim_optional_tables(D3D12DDI_HADAPTER adapter, UINT32 *entries,
                                              D3D12DDI_TABLE_REQUEST *requests)
 {
@@ -454,6 +478,7 @@ SHIM_EXPORT HRESULT APIENTRY OpenAdapter12(D3D12DDIARG_OPENADAPTER *args)
     if (FAILED(hr))
         return hr;
     g_inner = *args->pAdapterFuncs;
+    args->pAdapterFuncs->pfnGetSupportedVersions = shim_versions;
     args->pAdapterFuncs->pfnGetOptionalDDITables = shim_optional_tables;
     args->pAdapterFuncs->pfnFillDDITable = shim_fill;
     args->pAdapterFuncs->pfnCreateDevice = shim_create_device;
