@@ -59,6 +59,7 @@ typedef struct bench_row {
 } bench_row;
 
 #define MAX_ROWS 64
+const struct bench_row *row_named(const char *name);
 static bench_row rows[MAX_ROWS];
 static int row_count;
 static bool setup_failed;
@@ -698,7 +699,7 @@ static void print_table(int reps, bool quick, const char *cpu, long cpus)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: d12bench [--quick] [--json] [--reps N] [--ms N] [--peer | --check-budget]\n");
+    fprintf(stderr, "usage: d12bench [--quick] [--json] [--reps N] [--ms N] [--peer | --check-budget] [--row NAME N]\n");
 }
 
 /* ---- Budgets (issue 11 item 2; docs/performance.md "Budgets") ----
@@ -707,7 +708,7 @@ static void usage(void)
  * adds time to a repetition, so the fastest one is the closest to the operation's own cost, and a row and its
  * comparison are measured in the same repetitions. */
 
-static const bench_row *row_named(const char *name)
+const bench_row *row_named(const char *name)
 {
     for (int r = 0; r < row_count; r++)
         if (strcmp(rows[r].name, name) == 0)
@@ -813,6 +814,8 @@ static bool print_budgets(bool json)
 int main(int argc, char **argv)
 {
     bool quick = false, json = false, peer_only = false;
+    const char *only_row = NULL; /* --row NAME N: run that row N times, once (for callgrind; bench/callgrind.sh) */
+    unsigned long long only_iterations = 0;
     int reps = 9;
     double ms = 20.0;
     for (int i = 1; i < argc; i++) {
@@ -824,6 +827,9 @@ int main(int argc, char **argv)
             reps = atoi(argv[++i]);
         } else if (strcmp(argv[i], "--ms") == 0 && i + 1 < argc) {
             ms = atof(argv[++i]);
+        } else if (strcmp(argv[i], "--row") == 0 && i + 2 < argc) {
+            only_row = argv[++i];
+            only_iterations = strtoull(argv[++i], NULL, 10);
         } else if (strcmp(argv[i], "--peer") == 0) {
             peer_only = true;
         } else if (strcmp(argv[i], "--check-budget") == 0) {
@@ -854,8 +860,18 @@ int main(int argc, char **argv)
         peer_vkd3d = bench_peer_setup(); /* fork + exec: before this process makes a device */
     if (!peer_only)
         setup_device();
-    if (!setup_failed)
+    if (only_row != NULL && !setup_failed) {
+        const bench_row *row = row_named(only_row);
+        if (row == NULL || only_iterations == 0) {
+            fprintf(stderr, "d12bench: --row: no row named '%s' (or N is 0)\n", only_row);
+            setup_failed = true;
+        } else {
+            double ns = time_row((bench_row *)row, only_iterations);
+            printf("%s: %.3f ns/op over %llu\n", row->name, ns / (double)only_iterations, only_iterations);
+        }
+    } else if (!setup_failed) {
         measure(reps, ms * 1e6, quick);
+    }
     stop_report_threads();
     check_info_queue();
     check_device();
@@ -863,7 +879,7 @@ int main(int argc, char **argv)
     int status = 0;
     if (setup_failed) {
         status = 1;
-    } else {
+    } else if (only_row == NULL) {
         char cpu[128];
         cpu_model(cpu, sizeof(cpu));
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);

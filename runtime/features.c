@@ -8,6 +8,7 @@
 #include "d12_formats.h"
 #include "d12_messages.h"
 #include "device.h"
+#include "feature_cache.h"
 
 /* The largest feature struct (D3D12_FEATURE_DATA_SHADERCACHE_ABI_SUPPORT, 544 bytes here) fits. */
 #define FEATURE_BUFFER_SIZE 1024
@@ -88,11 +89,13 @@ static bool node_indices_valid(const d12_caps_layout *layout, const void *data)
 struct clamp_context {
     struct d12_device *device;
     bool legacy; /* ID3D12Device::CheckFeatureSupport: report->version is the pinned level */
+    bool warned; /* a field was clamped (and a warning emitted): the answer is not cached */
 };
 
 static void warn_clamped(void *context, const d12_caps_clamp_report *report)
 {
     struct clamp_context *clamp = context;
+    clamp->warned = true;
     /* "the debug layer emits a warning identifying the affected field, the requested SDKVersion, and the value
      * it was clamped from and to". A legacy caller requested no SDKVersion: its warning names the entry point it
      * called and the level it is pinned to (issue 8 item 9). */
@@ -221,12 +224,30 @@ static HRESULT format_support_result(UINT feature, const void *data, HRESULT hr)
                                                                                                            : hr;
 }
 
-/* Ask the driver in the newest layout, answer in the caller's, then clamp the caller's copy. */
+/* Whether the answer in the caller's `layout` is a function of the key alone (feature_cache.h): no field is an
+ * input, and every field is one the driver's layout has, with its size (so copy_fields writes each of them). */
+static bool answer_is_fixed(const d12_caps_layout *layout, const d12_caps_layout *newest)
+{
+    for (uint32_t i = 0; i < layout->field_count; i++) {
+        const d12_caps_field *field = &layout->fields[i];
+        const d12_caps_field *driver = field_named(newest, field->name); /* once per key: the answer is cached */
+        if (driver == NULL || driver->size != field->size)
+            return false;
+    }
+    return true;
+}
+
+/* Ask the driver in the newest layout, answer in the caller's, then clamp the caller's copy. An answer that
+ * cannot change comes from the device's cache (feature_cache.h), after the same argument checks. */
 static HRESULT query(struct d12_device *device, const char *method, UINT feature, void *data, UINT size,
                      d12_caps_version version, bool legacy)
 {
     if (d12__device_removed(device) != S_OK)
         return DXGI_ERROR_DEVICE_REMOVED;
+    HRESULT cached;
+    if (data != NULL && d12__feature_cache_lookup(&device->feature_cache, feature, size, version, legacy, data,
+                                                  &cached))
+        return cached;
     const d12_caps_layout *layout;
     HRESULT hr = check_arguments(device, method, feature, data, size, version, legacy, &layout);
     if (FAILED(hr))
@@ -249,8 +270,10 @@ static HRESULT query(struct d12_device *device, const char *method, UINT feature
     memcpy(caller_in, data, size);
     copy_fields(layout, data, newest, truth, false);
     hr = format_support_result(feature, data, apply_in_out_rules(layout, data, caller_in));
-    struct clamp_context context = {device, legacy};
+    struct clamp_context context = {device, legacy, false};
     d12_caps_clamp(feature, data, size, version, warn_clamped, &context);
+    if (!context.warned && answer_is_fixed(layout, newest))
+        d12__feature_cache_store(&device->feature_cache, feature, layout, size, version, legacy, data, hr);
     return hr;
 }
 
@@ -275,7 +298,8 @@ HRESULT d12_device_CheckFeatureSupport(struct d12_device *self, D3D12_FEATURE Fe
 {
     d12_caps_version pinned = d12_caps_legacy_version(self->flavor);
     /* "The deprecated CheckFeatureSupport entry point also emits a warning" — once per device (docs/device.md). */
-    if (!atomic_exchange(&self->legacy_query_warned, true))
+    if (!atomic_load_explicit(&self->legacy_query_warned, memory_order_relaxed) &&
+        !atomic_exchange(&self->legacy_query_warned, true))
         d12__msg_checkfeaturesupport_deprecated(self->info_queue, pinned.number);
     /* Pinned for sizes as for values: a feature or struct size that did not exist at the pinned level is
      * E_INVALIDARG, the answer of the runtime of that level (docs/clamping.md section 5, issue 8 item 3). */
