@@ -5,6 +5,11 @@
 #define COBJMACROS
 #include "gpu_harness.h"
 
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
 #include <d12rt/d3d12_ext.h>
 
 #include "com_interfaces.h" /* generated/tests: every object and IID of spec/com.yaml */
@@ -142,6 +147,138 @@ static void test_null_riid_create(void)
     RELEASE_LAST(device);
 }
 
+/* ======== registry paths that are no regular file ======== */
+
+/* The kind of thing the registry path names. */
+typedef enum { HIVE_FIFO, HIVE_DIRECTORY, HIVE_SOCKET } hive_kind;
+
+static char hive_dir[64];
+
+static bool make_hive(const char *path, hive_kind kind)
+{
+    switch (kind) {
+    case HIVE_FIFO:
+        return CHECK(mkfifo(path, 0600) == 0);
+    case HIVE_DIRECTORY:
+        return CHECK(mkdir(path, 0700) == 0);
+    case HIVE_SOCKET: {
+        int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+        struct sockaddr_un addr = {.sun_family = AF_UNIX};
+        if (!CHECK(strlen(path) < sizeof addr.sun_path))
+            return false;
+        memcpy(addr.sun_path, path, strlen(path) + 1);
+        return CHECK(fd >= 0 && bind(fd, (struct sockaddr *)&addr, sizeof addr) == 0); /* fd kept open: a live socket */
+    }
+    }
+    return false;
+}
+
+/* D3D12CreateDevice with the hives named by the environment as set: it must return (SIGALRM kills the test if it
+ * blocks), succeed, and say on stderr that the hive at `path` is read as empty. */
+static void check_device_creation_unblocked(const char *path, const char *why)
+{
+    char log_path[96];
+    snprintf(log_path, sizeof log_path, "%s/stderr.txt", hive_dir);
+    fflush(stderr);
+    int saved = dup(2);
+    FILE *log = fopen(log_path, "w+");
+    if (!CHECK(log != NULL))
+        return;
+    dup2(fileno(log), 2);
+    alarm(20);
+    ID3D12Device *device = NULL;
+    HRESULT hr = D3D12CreateDevice(NULL, D3D_FEATURE_LEVEL_11_0, &IID_ID3D12Device, (void **)&device);
+    alarm(0);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    char text[4096] = {0};
+    rewind(log);
+    size_t n = fread(text, 1, sizeof text - 1, log);
+    text[n] = '\0';
+    fclose(log);
+    CHECK_HR(hr, S_OK);
+    if (device)
+        RELEASE_LAST(device);
+    char expected[512];
+    snprintf(expected, sizeof expected, "%s: warning: %s", path, why);
+    if (!CHECK(strstr(text, expected) != NULL))
+        fprintf(stderr, "    stderr was: %s\n    expected: %s\n", text, expected);
+}
+
+static bool make_hive_dir(void)
+{
+    snprintf(hive_dir, sizeof hive_dir, "/tmp/d12rt-hive-XXXXXX");
+    return CHECK(mkdtemp(hive_dir) != NULL);
+}
+
+/* `variable` (D12RT_HKCU or D12RT_HKLM) names a `kind`; the other hive is absent. */
+static void check_hive_variable(const char *variable, hive_kind kind, const char *why)
+{
+    if (!make_hive_dir())
+        return;
+    char path[128], absent[128];
+    snprintf(path, sizeof path, "%s/hive.reg", hive_dir);
+    snprintf(absent, sizeof absent, "%s/absent.reg", hive_dir);
+    if (!make_hive(path, kind))
+        return;
+    setenv("D12RT_HKCU", strcmp(variable, "D12RT_HKCU") == 0 ? path : absent, 1);
+    setenv("D12RT_HKLM", strcmp(variable, "D12RT_HKLM") == 0 ? path : absent, 1);
+    check_device_creation_unblocked(path, why);
+    unlink(path);
+    rmdir(path);
+}
+
+static void test_registry_fifo_hkcu(void)
+{
+    check_hive_variable("D12RT_HKCU", HIVE_FIFO, "not a regular file");
+}
+
+static void test_registry_fifo_hklm(void)
+{
+    check_hive_variable("D12RT_HKLM", HIVE_FIFO, "not a regular file");
+}
+
+/* The default user hive, $XDG_CONFIG_HOME/d12rt/user.reg, is a FIFO. */
+static void test_registry_fifo_default_user(void)
+{
+    if (!make_hive_dir())
+        return;
+    char sub[128], path[160], absent[128];
+    snprintf(sub, sizeof sub, "%s/d12rt", hive_dir);
+    snprintf(path, sizeof path, "%s/user.reg", sub);
+    snprintf(absent, sizeof absent, "%s/absent.reg", hive_dir);
+    if (!CHECK(mkdir(sub, 0700) == 0) || !make_hive(path, HIVE_FIFO))
+        return;
+    unsetenv("D12RT_HKCU");
+    setenv("XDG_CONFIG_HOME", hive_dir, 1);
+    setenv("D12RT_HKLM", absent, 1);
+    check_device_creation_unblocked(path, "not a regular file");
+    unlink(path);
+}
+
+static void test_registry_directory(void)
+{
+    check_hive_variable("D12RT_HKCU", HIVE_DIRECTORY, "not a regular file");
+}
+
+static void test_registry_socket(void)
+{
+    check_hive_variable("D12RT_HKLM", HIVE_SOCKET, "cannot open");
+}
+
+/* /dev/zero: endless data; a character device is never read. */
+static void test_registry_dev_zero(void)
+{
+    if (!make_hive_dir())
+        return;
+    char absent[128];
+    snprintf(absent, sizeof absent, "%s/absent.reg", hive_dir);
+    setenv("D12RT_HKCU", "/dev/zero", 1);
+    setenv("D12RT_HKLM", absent, 1);
+    check_device_creation_unblocked("/dev/zero", "not a regular file");
+}
+
 /* ======== dispatch ======== */
 
 typedef struct {
@@ -152,6 +289,12 @@ typedef struct {
 static const test_case cases[] = {
     {"null_riid_every_interface", test_null_riid_every_interface},
     {"null_riid_create", test_null_riid_create},
+    {"registry_fifo_hkcu", test_registry_fifo_hkcu},
+    {"registry_fifo_hklm", test_registry_fifo_hklm},
+    {"registry_fifo_default_user", test_registry_fifo_default_user},
+    {"registry_directory", test_registry_directory},
+    {"registry_socket", test_registry_socket},
+    {"registry_dev_zero", test_registry_dev_zero},
 };
 
 int main(int argc, char **argv)
