@@ -36,6 +36,7 @@ extern "C" {
 #define D12_MESSAGE_ID_COMMAND_LIST_RECORDING_ERROR ((D3D12_MESSAGE_ID)0x10011)
 #define D12_MESSAGE_ID_FENCE_INVALID_EVENT ((D3D12_MESSAGE_ID)0x10012)
 #define D12_MESSAGE_ID_DRIVER_FENCE_OPERATION_MISMATCH ((D3D12_MESSAGE_ID)0x10013)
+#define D12_MESSAGE_ID_CREATERESOURCE_INVALID_INITIAL_STATE ((D3D12_MESSAGE_ID)0x10400)
 
 typedef enum d12_msg {
     D12_MSG_METHOD_NOT_IMPLEMENTED,
@@ -81,6 +82,11 @@ typedef enum d12_msg {
     D12_MSG_RESOURCE_UNMAP_NOTMAPPED,
     D12_MSG_FENCE_INVALID_EVENT,
     D12_MSG_DRIVER_FENCE_OPERATION_MISMATCH,
+    D12_MSG_CREATERESOURCE_INVALIDALIGNMENT,
+    D12_MSG_CREATERESOURCE_INVALIDMISCFLAGS,
+    D12_MSG_CREATERESOURCEANDHEAP_INVALIDHEAPMISCFLAGS,
+    D12_MSG_CREATERESOURCE_INVALID_INITIAL_STATE,
+    D12_MSG_CREATERESOURCE_STATE_IGNORED,
     D12_MSG_COUNT
 } d12_msg;
 
@@ -315,6 +321,31 @@ static inline void d12__msg_fence_invalid_event(d12_info_queue *queue, long long
 static inline void d12__msg_driver_fence_operation_mismatch(d12_info_queue *queue, const char *driver, const char *operation, unsigned long long value)
 {
     d12__info_queue_report(queue, D12_MSG_DRIVER_FENCE_OPERATION_MISMATCH, driver, operation, value);
+}
+
+static inline void d12__msg_createresource_invalidalignment(d12_info_queue *queue, unsigned long long alignment)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATERESOURCE_INVALIDALIGNMENT, alignment);
+}
+
+static inline void d12__msg_createresource_invalidmiscflags(d12_info_queue *queue, unsigned int flags, unsigned int unknown)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATERESOURCE_INVALIDMISCFLAGS, flags, unknown);
+}
+
+static inline void d12__msg_createresourceandheap_invalidheapmiscflags(d12_info_queue *queue, unsigned int flags, unsigned int unknown)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATERESOURCEANDHEAP_INVALIDHEAPMISCFLAGS, flags, unknown);
+}
+
+static inline void d12__msg_createresource_invalid_initial_state(d12_info_queue *queue, unsigned int state, unsigned int unknown)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATERESOURCE_INVALID_INITIAL_STATE, state, unknown);
+}
+
+static inline void d12__msg_createresource_state_ignored(d12_info_queue *queue, const char *state)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATERESOURCE_STATE_IGNORED, state);
 }
 
 #ifdef __cplusplus

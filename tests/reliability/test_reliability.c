@@ -279,6 +279,119 @@ static void test_registry_dev_zero(void)
     check_device_creation_unblocked("/dev/zero", "not a regular file");
 }
 
+/* ======== committed-buffer description bits ======== */
+
+static HRESULT try_buffer(ID3D12Device *device, D3D12_HEAP_TYPE type, D3D12_HEAP_FLAGS heap_flags, UINT64 alignment,
+                          D3D12_RESOURCE_FLAGS flags, D3D12_RESOURCE_STATES state)
+{
+    D3D12_HEAP_PROPERTIES heap = {.Type = type};
+    D3D12_RESOURCE_DESC desc = buffer_desc(4096);
+    desc.Alignment = alignment;
+    desc.Flags = flags;
+    ID3D12Resource *resource = (ID3D12Resource *)1;
+    HRESULT hr = ID3D12Device_CreateCommittedResource(device, &heap, heap_flags, &desc, state, NULL,
+                                                      &IID_ID3D12Resource, (void **)&resource);
+    if (SUCCEEDED(hr)) {
+        D3D12_RESOURCE_DESC got = ID3D12Resource_GetDesc(resource);
+        CHECK_EQ_INT(got.Alignment, alignment);
+        CHECK_EQ_INT(got.Flags, flags);
+        RELEASE_LAST(resource);
+    } else {
+        CHECK(resource == NULL);
+    }
+    return hr;
+}
+
+/* A rejected description: E_INVALIDARG and exactly one message `id`. */
+#define CHECK_REJECTED(device, queue, id, ...)                                                                        \
+    do {                                                                                                              \
+        ID3D12InfoQueue_ClearStoredMessages(queue);                                                                   \
+        CHECK_HR(try_buffer(device, __VA_ARGS__), E_INVALIDARG);                                                      \
+        check_one_message(queue, id, NULL, __FILE__, __LINE__, #id);                                                  \
+    } while (0)
+
+static void test_buffer_alignment(void)
+{
+    ID3D12Device *device = create_device(true);
+    ID3D12InfoQueue *queue = device ? info_queue_of(device) : NULL;
+    if (!queue)
+        return;
+    CHECK_HR(try_buffer(device, D3D12_HEAP_TYPE_UPLOAD, 0, 0, 0, D3D12_RESOURCE_STATE_GENERIC_READ), S_OK);
+    CHECK_HR(try_buffer(device, D3D12_HEAP_TYPE_UPLOAD, 0, 65536, 0, D3D12_RESOURCE_STATE_GENERIC_READ), S_OK);
+    const UINT64 bad[] = {1, 256, 4096, 65535, 131072, 4194304, UINT64_MAX};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        CHECK_REJECTED(device, queue, D3D12_MESSAGE_ID_CREATERESOURCE_INVALIDALIGNMENT, D3D12_HEAP_TYPE_UPLOAD, 0,
+                       bad[i], 0, D3D12_RESOURCE_STATE_GENERIC_READ);
+    ID3D12InfoQueue_Release(queue);
+    RELEASE_LAST(device);
+}
+
+static void test_buffer_flags(void)
+{
+    ID3D12Device *device = create_device(true);
+    ID3D12InfoQueue *queue = device ? info_queue_of(device) : NULL;
+    if (!queue)
+        return;
+    /* Known flags stay accepted. */
+    CHECK_HR(try_buffer(device, D3D12_HEAP_TYPE_DEFAULT, 0, 0, D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS,
+                        D3D12_RESOURCE_STATE_COMMON), S_OK);
+    CHECK_HR(try_buffer(device, D3D12_HEAP_TYPE_DEFAULT, D3D12_HEAP_FLAG_CREATE_NOT_ZEROED, 0,
+                        D3D12_RESOURCE_FLAG_DENY_SHADER_RESOURCE, D3D12_RESOURCE_STATE_COMMON), S_OK);
+    const UINT bad_resource[] = {0x200, 0x400, 0x80000000u};
+    for (size_t i = 0; i < sizeof bad_resource / sizeof bad_resource[0]; i++)
+        CHECK_REJECTED(device, queue, D3D12_MESSAGE_ID_CREATERESOURCE_INVALIDMISCFLAGS, D3D12_HEAP_TYPE_DEFAULT, 0, 0,
+                       (D3D12_RESOURCE_FLAGS)bad_resource[i], D3D12_RESOURCE_STATE_COMMON);
+    const UINT bad_heap[] = {0x2, 0x10, 0x4000, 0x80000000u};
+    for (size_t i = 0; i < sizeof bad_heap / sizeof bad_heap[0]; i++)
+        CHECK_REJECTED(device, queue, D3D12_MESSAGE_ID_CREATERESOURCEANDHEAP_INVALIDHEAPMISCFLAGS,
+                       D3D12_HEAP_TYPE_DEFAULT, (D3D12_HEAP_FLAGS)bad_heap[i], 0, 0, D3D12_RESOURCE_STATE_COMMON);
+    ID3D12InfoQueue_Release(queue);
+    RELEASE_LAST(device);
+}
+
+#define MSG_STATE_IGNORED D3D12_MESSAGE_ID_CREATERESOURCE_STATE_IGNORED
+
+static void test_buffer_initial_state(void)
+{
+    ID3D12Device *device = create_device(true);
+    ID3D12InfoQueue *queue = device ? info_queue_of(device) : NULL;
+    if (!queue)
+        return;
+    /* Bits that are no state: refused (project message 0x10400), on every heap type. */
+    const UINT bad[] = {0x4000, 0x8000, 0x100000, 0x2000000, 0x80000000u};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CHECK_REJECTED(device, queue, (D3D12_MESSAGE_ID)0x10400, D3D12_HEAP_TYPE_DEFAULT, 0, 0, 0,
+                       (D3D12_RESOURCE_STATES)bad[i]);
+        CHECK_REJECTED(device, queue, (D3D12_MESSAGE_ID)0x10400, D3D12_HEAP_TYPE_DEFAULT, 0, 0, 0,
+                       (D3D12_RESOURCE_STATES)(bad[i] | D3D12_RESOURCE_STATE_COPY_DEST));
+    }
+    /* DEFAULT: COMMON quietly; any other valid state accepted, ignored, with warning #1328 naming it. */
+    ID3D12InfoQueue_ClearStoredMessages(queue);
+    CHECK_HR(try_buffer(device, D3D12_HEAP_TYPE_DEFAULT, 0, 0, 0, D3D12_RESOURCE_STATE_COMMON), S_OK);
+    CHECK_EQ_INT(count_id(queue, MSG_STATE_IGNORED, NULL, NULL), 0);
+    message_info info = {0};
+    CHECK_HR(try_buffer(device, D3D12_HEAP_TYPE_DEFAULT, 0, 0, 0, D3D12_RESOURCE_STATE_COPY_DEST), S_OK);
+    CHECK_EQ_INT(count_id(queue, MSG_STATE_IGNORED,
+                          "Ignoring InitialState D3D12_RESOURCE_STATE_COPY_DEST. Buffers are effectively created in "
+                          "state D3D12_RESOURCE_STATE_COMMON.", &info), 1);
+    CHECK_EQ_INT(info.severity, D3D12_MESSAGE_SEVERITY_WARNING);
+    CHECK_EQ_INT(info.category, D3D12_MESSAGE_CATEGORY_STATE_CREATION);
+    CHECK_HR(try_buffer(device, D3D12_HEAP_TYPE_DEFAULT, 0, 0, 0, D3D12_RESOURCE_STATE_GENERIC_READ), S_OK);
+    CHECK_EQ_INT(count_id(queue, MSG_STATE_IGNORED, "InitialState D3D12_RESOURCE_STATE_GENERIC_READ.", NULL), 1);
+    CHECK_HR(try_buffer(device, D3D12_HEAP_TYPE_DEFAULT, 0, 0, 0,
+                        D3D12_RESOURCE_STATE_COPY_DEST | D3D12_RESOURCE_STATE_UNORDERED_ACCESS), S_OK);
+    CHECK_EQ_INT(count_id(queue, MSG_STATE_IGNORED, "InitialState 0x408.", NULL), 1);
+    /* UPLOAD and READBACK keep their required states, without the warning. */
+    ID3D12InfoQueue_ClearStoredMessages(queue);
+    CHECK_HR(try_buffer(device, D3D12_HEAP_TYPE_UPLOAD, 0, 0, 0, D3D12_RESOURCE_STATE_GENERIC_READ), S_OK);
+    CHECK_HR(try_buffer(device, D3D12_HEAP_TYPE_READBACK, 0, 0, 0, D3D12_RESOURCE_STATE_COPY_DEST), S_OK);
+    CHECK_EQ_INT(count_id(queue, MSG_STATE_IGNORED, NULL, NULL), 0);
+    CHECK_HR(try_buffer(device, D3D12_HEAP_TYPE_UPLOAD, 0, 0, 0, D3D12_RESOURCE_STATE_COPY_DEST), E_INVALIDARG);
+    CHECK_HR(try_buffer(device, D3D12_HEAP_TYPE_READBACK, 0, 0, 0, D3D12_RESOURCE_STATE_GENERIC_READ), E_INVALIDARG);
+    ID3D12InfoQueue_Release(queue);
+    RELEASE_LAST(device);
+}
+
 /* ======== dispatch ======== */
 
 typedef struct {
@@ -295,6 +408,9 @@ static const test_case cases[] = {
     {"registry_directory", test_registry_directory},
     {"registry_socket", test_registry_socket},
     {"registry_dev_zero", test_registry_dev_zero},
+    {"buffer_alignment", test_buffer_alignment},
+    {"buffer_flags", test_buffer_flags},
+    {"buffer_initial_state", test_buffer_initial_state},
 };
 
 int main(int argc, char **argv)
