@@ -392,6 +392,103 @@ static void test_buffer_initial_state(void)
     RELEASE_LAST(device);
 }
 
+/* ======== what each method answers after removal (docs/device.md "Removal") ======== */
+
+/* Removes the device the way the debug layer does: EnableDebugLayer while it is alive (DXGI_ERROR_INVALID_CALL). */
+static bool remove_device(ID3D12Device *device)
+{
+    ID3D12Debug *debug = NULL;
+    if (!CHECK_HR(D3D12GetDebugInterface(&IID_ID3D12Debug, (void **)&debug), S_OK))
+        return false;
+    ID3D12Debug_EnableDebugLayer(debug);
+    ID3D12Debug_Release(debug);
+    return CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), DXGI_ERROR_INVALID_CALL);
+}
+
+static void test_removal_returns(void)
+{
+    ID3D12Device *device = create_device(true);
+    gpu_context ctx;
+    if (!device || !make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &ctx))
+        return;
+    ID3D12Resource *upload = make_buffer(device, D3D12_HEAP_TYPE_UPLOAD, 256);
+    ID3D12Resource *mapped = make_buffer(device, D3D12_HEAP_TYPE_READBACK, 256);
+    ID3D12CommandAllocator *allocator2 = NULL;
+    ID3D12GraphicsCommandList *closed = NULL;
+    CHECK_HR(ID3D12Device_CreateCommandAllocator(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &IID_ID3D12CommandAllocator,
+                                                 (void **)&allocator2), S_OK);
+    CHECK_HR(ID3D12Device_CreateCommandList(device, 0, D3D12_COMMAND_LIST_TYPE_DIRECT, allocator2, NULL,
+                                            &IID_ID3D12GraphicsCommandList, (void **)&closed), S_OK);
+    if (!upload || !mapped || !closed)
+        return;
+    CHECK_HR(ID3D12GraphicsCommandList_Close(closed), S_OK);
+    void *data = NULL;
+    CHECK_HR(ID3D12Resource_Map(mapped, 0, NULL, &data), S_OK);
+    if (!remove_device(device))
+        return;
+
+    /* Methods that can fail say DXGI_ERROR_DEVICE_REMOVED. */
+    data = (void *)1;
+    CHECK_HR(ID3D12Resource_Map(upload, 0, NULL, &data), DXGI_ERROR_DEVICE_REMOVED);
+    CHECK(data == NULL);
+    CHECK_HR(ID3D12Resource_Map(upload, 0, NULL, NULL), DXGI_ERROR_DEVICE_REMOVED);
+    CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), DXGI_ERROR_DEVICE_REMOVED);
+    CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), E_FAIL); /* closed all the same */
+    CHECK_HR(ID3D12CommandAllocator_Reset(ctx.allocator), DXGI_ERROR_DEVICE_REMOVED);
+    CHECK_HR(ID3D12GraphicsCommandList_Reset(closed, allocator2, NULL), DXGI_ERROR_DEVICE_REMOVED);
+    CHECK_HR(ID3D12GraphicsCommandList_Close(closed), E_FAIL); /* the failed Reset left it closed */
+    CHECK_HR(ID3D12CommandQueue_Signal(ctx.queue, ctx.fence, 1), DXGI_ERROR_DEVICE_REMOVED);
+    CHECK_HR(ID3D12CommandQueue_Wait(ctx.queue, ctx.fence, 1), DXGI_ERROR_DEVICE_REMOVED);
+    void *object = (void *)1;
+    D3D12_COMMAND_QUEUE_DESC qdesc = {D3D12_COMMAND_LIST_TYPE_DIRECT, 0, D3D12_COMMAND_QUEUE_FLAG_NONE, 0};
+    CHECK_HR(ID3D12Device_CreateCommandQueue(device, &qdesc, &IID_ID3D12CommandQueue, &object),
+             DXGI_ERROR_DEVICE_REMOVED);
+    CHECK(object == NULL);
+    CHECK_HR(ID3D12Device_CreateFence(device, 0, D3D12_FENCE_FLAG_NONE, &IID_ID3D12Fence, &object),
+             DXGI_ERROR_DEVICE_REMOVED);
+    CHECK_HR(create_buffer(device, D3D12_HEAP_TYPE_UPLOAD, 256, (ID3D12Resource **)&object), DXGI_ERROR_DEVICE_REMOVED);
+    D3D12_FEATURE_DATA_D3D12_OPTIONS options;
+    CHECK_HR(ID3D12Device_CheckFeatureSupport(device, D3D12_FEATURE_D3D12_OPTIONS, &options, sizeof options),
+             DXGI_ERROR_DEVICE_REMOVED);
+
+    /* What touches no GPU state keeps working: names and private data (DRED users name objects after removal),
+     * QueryInterface, GetDevice, Unmap of a buffer mapped before. */
+    CHECK_HR(ID3D12Resource_SetName(upload, L"after removal"), S_OK);
+    CHECK_HR(ID3D12GraphicsCommandList_SetName(ctx.list, L"after removal"), S_OK);
+    CHECK_HR(ID3D12CommandAllocator_SetName(ctx.allocator, L"after removal"), S_OK);
+    CHECK_HR(ID3D12CommandQueue_SetName(ctx.queue, L"after removal"), S_OK);
+    CHECK_HR(ID3D12Fence_SetName(ctx.fence, L"after removal"), S_OK);
+    CHECK_HR(ID3D12Device_SetName(device, L"after removal"), S_OK);
+    static const GUID key = {0x7d1f, 0x1, 0x2, {1, 2, 3, 4, 5, 6, 7, 8}};
+    CHECK_HR(ID3D12Resource_SetPrivateData(upload, &key, 4, "abc"), S_OK);
+    ID3D12Device *got = NULL;
+    CHECK_HR(ID3D12Resource_GetDevice(upload, &IID_ID3D12Device, (void **)&got), S_OK);
+    if (got)
+        ID3D12Device_Release(got);
+    ID3D12Resource *again = NULL;
+    CHECK_HR(ID3D12Resource_QueryInterface(upload, &IID_ID3D12Resource, (void **)&again), S_OK);
+    if (again)
+        ID3D12Resource_Release(again);
+    ID3D12Resource_Unmap(mapped, 0, NULL);
+
+    /* Fences: every one reads UINT64_MAX; SetEventOnCompletion(UINT64_MAX) is the documented way to hear of a
+     * removal, so it succeeds and fires. */
+    CHECK_EQ_INT(ID3D12Fence_GetCompletedValue(ctx.fence), (long long)UINT64_MAX);
+    int fd = new_event();
+    CHECK_HR(ID3D12Fence_SetEventOnCompletion(ctx.fence, UINT64_MAX, as_handle(fd)), S_OK);
+    CHECK(fired(fd, WAIT_MS, NULL));
+    close(fd);
+    CHECK_HR(ID3D12Fence_Signal(ctx.fence, 5), S_OK);
+    CHECK_EQ_INT(ID3D12Fence_GetCompletedValue(ctx.fence), (long long)UINT64_MAX);
+
+    RELEASE_LAST(closed);
+    RELEASE_LAST(allocator2);
+    RELEASE_LAST(upload);
+    RELEASE_LAST(mapped);
+    release_context(&ctx);
+    RELEASE_LAST(device);
+}
+
 /* ======== dispatch ======== */
 
 typedef struct {
@@ -411,6 +508,7 @@ static const test_case cases[] = {
     {"buffer_alignment", test_buffer_alignment},
     {"buffer_flags", test_buffer_flags},
     {"buffer_initial_state", test_buffer_initial_state},
+    {"removal_returns", test_removal_returns},
 };
 
 int main(int argc, char **argv)
