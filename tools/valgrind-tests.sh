@@ -18,7 +18,7 @@ exec /usr/bin/python3 - "$build" "$logs" <<'PY'
 import json, os, subprocess, sys
 from concurrent.futures import ThreadPoolExecutor
 
-build, logs = sys.argv[1], sys.argv[2]
+build, logs = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 tests = json.load(open(os.path.join(logs, "tests.json")))["tests"]
 jobs = int(os.environ.get("JOBS", "2"))
 timeout = int(os.environ.get("VALGRIND_TIMEOUT", "900"))
@@ -48,7 +48,13 @@ def run(test):
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
     except subprocess.TimeoutExpired:
         return name, "timeout", f"over {timeout} s"
-    return name, "ERRORS" if rc == 99 else "clean", f"exit {rc}, log {log}"
+    try:
+        summary = [l for l in open(log, errors="replace") if "ERROR SUMMARY" in l]
+    except OSError:
+        summary = []
+    if not summary:
+        return name, "not-run", f"valgrind did not run it (exit {rc}, no summary in {log})"
+    return name, "ERRORS" if rc == 99 else "clean", f"exit {rc}, {summary[-1].split('== ')[-1].strip()}, log {log}"
 
 with ThreadPoolExecutor(jobs) as pool:
     results = list(pool.map(run, tests))
@@ -58,5 +64,5 @@ for name, verdict, detail in results:
     if verdict != "clean":
         print(f"{verdict:8} {name}: {detail}")
 print(", ".join(f"{n} {v}" for v, n in sorted(counts.items())))
-sys.exit(1 if counts.get("ERRORS") or counts.get("timeout") else 0)
+sys.exit(1 if counts.get("ERRORS") or counts.get("timeout") or counts.get("not-run") else 0)
 PY
