@@ -45,6 +45,7 @@ typedef struct iq_stack {
 /* A stored message; message.pDescription points at text. `next` links evicted messages waiting to be freed. */
 typedef struct iq_stored {
     struct iq_stored *next;
+    size_t capacity; /* bytes `text` can hold: a node evicted from the store is reused for a later message */
     D3D12_MESSAGE message;
     char text[];
 } iq_stored;
@@ -87,6 +88,8 @@ struct d12_info_queue {
     uint64_t ring_slots, first, end;
     uint64_t stored_count, limit; /* stored_count == end - first */
     iq_stored *evicted;           /* evicted messages, freed by iq_unlock_and_reap with no lock held */
+    iq_stored *spare;             /* one evicted node kept for the next verbatim report (no malloc or free per
+                                     message in steady state; docs/performance.md "Report path") */
 
     /* Guarded by lock: what retrieval-filtered reads remember, valid while retrieval_gen is unchanged. The cursor
      * says stored message `cursor_number` is retrievable message `cursor_index`: sequential reads resume there.
@@ -481,11 +484,29 @@ static void iq_free_chain(iq_stored *node)
     }
 }
 
-/* Unlocks, then frees what was evicted meanwhile (by this thread or another), so no free() runs under the lock. */
+/* A new node for a message of `bytes` text bytes (NUL included). Sized up to 128 text bytes, so that once it is
+ * evicted it can hold most later messages as the spare. */
+static iq_stored *iq_node_new(size_t bytes)
+{
+    size_t capacity = bytes < 128 ? 128 : bytes;
+    if (capacity > SIZE_MAX - sizeof(iq_stored))
+        return NULL;
+    iq_stored *node = malloc(sizeof(iq_stored) + capacity);
+    if (node)
+        node->capacity = capacity;
+    return node;
+}
+
+/* Unlocks, then frees what was evicted meanwhile (by this thread or another), so no free() runs under the lock;
+ * the first evicted node becomes the spare when there is none. */
 static void iq_unlock_and_reap(d12_info_queue *queue)
 {
     iq_stored *evicted = queue->evicted;
     queue->evicted = NULL;
+    if (evicted && !queue->spare) {
+        queue->spare = evicted;
+        evicted = evicted->next;
+    }
     iq_unlock(queue);
     iq_free_chain(evicted);
 }
@@ -576,6 +597,7 @@ void d12__info_queue_destroy(d12_info_queue *queue)
         return;
     assert(!queue->delivering && "destroyed while a callback runs");
     iq_free_messages(queue);
+    free(queue->spare);
     while (queue->pending_head) {
         iq_pending *next = queue->pending_head->next;
         free(queue->pending_head);
@@ -766,24 +788,34 @@ static size_t iq_source_format(const iq_source *source, char *buf, size_t size)
     return source->fn(buf, size, source->context);
 }
 
-/* Formats with no lock held into a block of `header` bytes followed by the text; *length includes the NUL. */
-static void *iq_format(const iq_source *source, size_t header, size_t *length)
+/* Formats with no lock held into a node (iq_node_new); *length receives the text's bytes, NUL included. Verbatim
+ * text is measured once and copied once. */
+static iq_stored *iq_format(const iq_source *source, size_t *length)
 {
     iq_assert_unlocked();
+    if (source->text) {
+        size_t bytes = strlen(source->text) + 1;
+        iq_stored *node = iq_node_new(bytes);
+        if (!node)
+            return NULL;
+        memcpy(node->text, source->text, bytes);
+        *length = bytes;
+        return node;
+    }
     char small[256];
     size_t needed = iq_source_format(source, small, sizeof(small));
-    if (needed == SIZE_MAX || header + needed + 1 < needed)
+    if (needed == SIZE_MAX)
         return NULL;
-    unsigned char *block = malloc(header + needed + 1);
-    if (!block)
+    iq_stored *node = iq_node_new(needed + 1);
+    if (!node)
         return NULL;
     if (needed < sizeof(small))
-        memcpy(block + header, small, needed + 1);
+        memcpy(node->text, small, needed + 1);
     else
-        iq_source_format(source, (char *)block + header, needed + 1);
-    block[header + needed] = '\0'; /* a formatter that wrote less still leaves a terminated string */
-    *length = strlen((char *)block + header) + 1;
-    return block;
+        iq_source_format(source, node->text, needed + 1);
+    node->text[needed] = '\0'; /* a formatter that wrote less still leaves a terminated string */
+    *length = strlen(node->text) + 1;
+    return node;
 }
 
 /* First critical section: counts what needs no text and says who needs it. */
@@ -849,7 +881,7 @@ static void iq_format_and_commit(d12_info_queue *queue, const iq_decision *d, D3
                                  D3D12_MESSAGE_SEVERITY severity, D3D12_MESSAGE_ID id, const iq_source *source)
 {
     size_t length = 0;
-    iq_stored *node = iq_format(source, sizeof(iq_stored), &length);
+    iq_stored *node = iq_format(source, &length);
     iq_pending *pending = NULL;
     if (node) {
         node->message = (D3D12_MESSAGE){category, severity, id, node->text, length};
@@ -863,6 +895,23 @@ static void iq_format_and_commit(d12_info_queue *queue, const iq_decision *d, D3
     iq_unlock_and_reap(queue);
 }
 
+/* The common case in the first critical section: verbatim text, stored, with nothing to deliver (muted, no
+ * callback) goes into the spare node (a copy of a short string, no allocation, no formatting code) and is
+ * committed under the same lock. False when there is no spare big enough: the caller takes the two-step path. */
+static bool iq_store_verbatim_locked(d12_info_queue *queue, const iq_decision *d, D3D12_MESSAGE_CATEGORY category,
+                                     D3D12_MESSAGE_SEVERITY severity, D3D12_MESSAGE_ID id, const char *text)
+{
+    iq_stored *node = queue->spare;
+    size_t bytes = strlen(text) + 1;
+    if (!node || node->capacity < bytes)
+        return false;
+    queue->spare = NULL;
+    memcpy(node->text, text, bytes);
+    node->message = (D3D12_MESSAGE){category, severity, id, node->text, bytes};
+    iq_commit(queue, d, node, NULL);
+    return true;
+}
+
 static void iq_report(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category, D3D12_MESSAGE_SEVERITY severity,
                       D3D12_MESSAGE_ID id, const iq_source *source)
 {
@@ -870,9 +919,14 @@ static void iq_report(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category, D3
         return;
     iq_lock(queue);
     iq_decision d = iq_decide(queue, category, severity, id);
-    iq_unlock(queue);
-    if (d.store || d.deliver)
-        iq_format_and_commit(queue, &d, category, severity, id, source);
+    if (d.store && !d.deliver && source->text &&
+        iq_store_verbatim_locked(queue, &d, category, severity, id, source->text)) {
+        iq_unlock_and_reap(queue);
+    } else {
+        iq_unlock(queue);
+        if (d.store || d.deliver)
+            iq_format_and_commit(queue, &d, category, severity, id, source);
+    }
     if (d.brk)
         iq_break(queue, category, severity, id);
 }
