@@ -328,6 +328,16 @@ static void test_new_feature(void)
     CHECK_EQ_INT(d12_caps_check_query(D3D12_FEATURE_FUTURE_WIDGETS, full, resolved(RETAIL, 621)), D12_CAPS_BAD_SIZE);
     CHECK_EQ_INT(d12_caps_check_query(D3D12_FEATURE_FUTURE_WIDGETS, 16, resolved(RETAIL, 622)), D12_CAPS_BAD_SIZE);
     CHECK_EQ_INT(d12_caps_check_query(9999, 4, resolved(RETAIL, 622)), D12_CAPS_UNKNOWN_FEATURE);
+    /* Legacy CheckFeatureSupport refuses a feature newer than its pin (docs/clamping.md 5): the feature is not
+     * present at the pinned level, and present from its first version on. */
+    const d12_caps_feature *widgets = d12_caps_find_feature(D3D12_FEATURE_FUTURE_WIDGETS);
+    CHECK(!d12_caps_feature_present(widgets, d12_caps_legacy_version(RETAIL)));
+    CHECK(!d12_caps_feature_present(widgets, d12_caps_legacy_version(PREVIEW)));
+    CHECK(!d12_caps_feature_present(widgets, resolved(RETAIL, 620)));
+    CHECK(d12_caps_feature_present(widgets, resolved(RETAIL, 621)));
+    CHECK(d12_caps_feature_present(widgets, resolved(PREVIEW, 722)));
+    CHECK(d12_caps_feature_present(d12_caps_find_feature(D3D12_FEATURE_D3D12_OPTIONS5), d12_caps_legacy_version(RETAIL)));
+    CHECK(!d12_caps_feature_present(NULL, resolved(RETAIL, 622)));
 
     /* At 621 GadgetTier had no value yet: whatever the driver reports reads as 0. Only 8 bytes are written. */
     report_log log = {0};
