@@ -19,25 +19,17 @@ static bool is_input(d12_caps_field_kind kind)
            kind == D12_CAPS_FIELD_ROOT_SIGNATURE_VERSION;
 }
 
-static const d12_caps_field *field_named(const d12_caps_layout *layout, const char *name)
-{
-    for (uint32_t i = 0; i < layout->field_count; i++) {
-        if (strcmp(layout->fields[i].name, name) == 0)
-            return &layout->fields[i];
-    }
-    return NULL;
-}
-
-/* Copy the fields both layouts have, inputs or outputs, from one struct to the other. */
+/* Copy the fields both layouts (of one feature) have, inputs or outputs, from one struct to the other: a walk
+ * over the generated field map between the two (d12_caps_layout_map), no name compares. */
 static void copy_fields(const d12_caps_layout *to_layout, void *to, const d12_caps_layout *from_layout,
                         const void *from, bool inputs)
 {
-    for (uint32_t i = 0; i < to_layout->field_count; i++) {
-        const d12_caps_field *to_field = &to_layout->fields[i];
-        const d12_caps_field *from_field = field_named(from_layout, to_field->name);
-        bool wanted = inputs ? is_input(to_field->kind) : to_field->kind != D12_CAPS_FIELD_INPUT;
-        if (from_field != NULL && wanted && from_field->size == to_field->size)
-            memcpy((char *)to + to_field->offset, (const char *)from + from_field->offset, to_field->size);
+    const d12_caps_layout_map *map = &to_layout->from[from_layout->index];
+    for (uint32_t i = 0; i < map->count; i++) {
+        const d12_caps_field_map *field = &map->fields[i];
+        bool wanted = inputs ? is_input(field->kind) : field->kind != D12_CAPS_FIELD_INPUT;
+        if (wanted)
+            memcpy((char *)to + field->to_offset, (const char *)from + field->from_offset, field->size);
     }
 }
 
@@ -82,8 +74,11 @@ static HRESULT apply_in_out_rules(const d12_caps_layout *layout, void *data, con
 /* The reference adapter has one node: a NodeIndex input must be 0. */
 static bool node_indices_valid(const d12_caps_layout *layout, const void *data)
 {
-    const d12_caps_field *node = field_named(layout, "NodeIndex");
-    return node == NULL || node->kind != D12_CAPS_FIELD_INPUT || read_i32(data, node) == 0;
+    int32_t node;
+    if (layout->node_index_offset == D12_CAPS_NO_FIELD)
+        return true;
+    memcpy(&node, (const char *)data + layout->node_index_offset, sizeof node);
+    return node == 0;
 }
 
 struct clamp_context {
@@ -225,16 +220,11 @@ static HRESULT format_support_result(UINT feature, const void *data, HRESULT hr)
 }
 
 /* Whether the answer in the caller's `layout` is a function of the key alone (feature_cache.h): no field is an
- * input, and every field is one the driver's layout has, with its size (so copy_fields writes each of them). */
+ * input (d12__feature_cacheable), and every field is one the driver's layout has with its size, so copy_fields
+ * wrote each of them. */
 static bool answer_is_fixed(const d12_caps_layout *layout, const d12_caps_layout *newest)
 {
-    for (uint32_t i = 0; i < layout->field_count; i++) {
-        const d12_caps_field *field = &layout->fields[i];
-        const d12_caps_field *driver = field_named(newest, field->name); /* once per key: the answer is cached */
-        if (driver == NULL || driver->size != field->size)
-            return false;
-    }
-    return true;
+    return layout->from[newest->index].count == layout->field_count;
 }
 
 /* Ask the driver in the newest layout, answer in the caller's, then clamp the caller's copy. An answer that
