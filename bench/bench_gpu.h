@@ -12,6 +12,9 @@ int bench_add_timed_row(const char *group, const char *name, const char *what, b
                         int baseline);
 void bench_fail_setup(const char *what);
 
+/* d12bench --scaling: also add the cost per draw against recording size (call before bench_gpu_setup). */
+void bench_gpu_scaling(bool on);
+
 /* Start the worker processes and add the GPU-work rows; stop the workers. */
 void bench_gpu_setup(void);
 void bench_gpu_teardown(void);

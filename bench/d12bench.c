@@ -699,7 +699,7 @@ static void print_table(int reps, bool quick, const char *cpu, long cpus)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: d12bench [--quick] [--json] [--reps N] [--ms N] [--peer | --check-budget] [--row NAME N]\n");
+    fprintf(stderr, "usage: d12bench [--quick] [--json] [--reps N] [--ms N] [--scaling] [--peer | --check-budget] [--row NAME N]\n");
 }
 
 /* ---- Budgets (issue 11 item 2; docs/performance.md "Budgets") ----
@@ -830,6 +830,8 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[i], "--row") == 0 && i + 2 < argc) {
             only_row = argv[++i];
             only_iterations = strtoull(argv[++i], NULL, 10);
+        } else if (strcmp(argv[i], "--scaling") == 0) {
+            bench_gpu_scaling(true);
         } else if (strcmp(argv[i], "--peer") == 0) {
             peer_only = true;
         } else if (strcmp(argv[i], "--check-budget") == 0) {
