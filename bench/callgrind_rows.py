@@ -15,9 +15,11 @@ import subprocess
 import sys
 import tempfile
 
-# The conversion rate: 2 instructions per nanosecond (IPC 1 at 2 GHz, below what this code reaches on the
-# machines measured, so a budget met at this rate is met with margin). Stated in docs/performance.md.
-INSTRUCTIONS_PER_NS = 2.0
+# The conversion rate for the budgets stated in nanoseconds: IPC 2 at the machine's nominal 2.3 GHz ("cpu MHz"
+# of /proc/cpuinfo on the machine measured) = 4.6 instructions per nanosecond. The rows' own minimum timings on
+# that machine correspond to 7-16 instructions/ns, so a budget met at this rate is met with margin; one missed
+# at it may still be met by the minimum timing, and docs/performance.md says which. Stated, not measured.
+INSTRUCTIONS_PER_NS = 4.6
 
 # (row name, function to collect, d12bench mode flag or None)
 ROWS = [
@@ -78,6 +80,9 @@ def main():
     ir = {}
     for name, function, mode in ROWS:
         ir[name] = instructions(build, name, function, mode, iterations)
+        if ir[name] <= 0:
+            print(f"callgrind_rows.py: no instructions counted for '{name}' ({function})", file=sys.stderr)
+            return 2
         if "--json" not in args:
             print(f"  {name:58s} {ir[name]:10.1f} instructions/op  (~{ir[name] / INSTRUCTIONS_PER_NS:8.1f} ns)")
     rate = INSTRUCTIONS_PER_NS

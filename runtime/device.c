@@ -341,9 +341,9 @@ static HRESULT gpu_wait(void *context, D3D12DDI_HRTCOMMANDQUEUE queue, const D3D
     return d12__queue_wait_reached(context, queue, op);
 }
 
-static void gpu_list_error(void *context, D3D12DDI_HRTCOMMANDLIST list, HRESULT hr)
+static bool gpu_list_error(void *context, D3D12DDI_HRTCOMMANDLIST list, HRESULT hr)
 {
-    d12__command_list_driver_error(context, list, hr);
+    return d12__command_list_driver_error(context, list, hr);
 }
 
 static void gpu_fault(void *context, const D3D12DDICB_DEVICEFAULT_0127 *fault)
