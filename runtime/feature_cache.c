@@ -11,10 +11,7 @@ typedef struct d12_feature_range {
 } d12_feature_range;
 
 struct d12_feature_answer {
-    UINT size;
-    UINT version_number;
-    d12_caps_line line;
-    bool legacy;
+    uint64_t key; /* answer_key: size, version number, line and entry point in one word, compared at once */
     HRESULT hr;
     uint32_t range_count;
     d12_feature_range ranges[8];
@@ -37,10 +34,10 @@ bool d12__feature_cacheable(UINT feature, const d12_caps_layout *layout)
     return true;
 }
 
-static bool same_key(const struct d12_feature_answer *answer, UINT size, d12_caps_version version, bool legacy)
+static uint64_t answer_key(UINT size, d12_caps_version version, bool legacy)
 {
-    return answer->size == size && answer->version_number == version.number && answer->line == version.line &&
-           answer->legacy == legacy;
+    return (uint64_t)version.number << 32 | (uint64_t)(size & 0x3FFFFFFFu) << 2 | (uint64_t)(version.line & 1) << 1 |
+           (legacy ? 1u : 0u);
 }
 
 bool d12__feature_cache_lookup(d12_feature_cache *cache, UINT feature, UINT size, d12_caps_version version,
@@ -48,12 +45,15 @@ bool d12__feature_cache_lookup(d12_feature_cache *cache, UINT feature, UINT size
 {
     if (feature >= D12_FEATURE_CACHE_FEATURES)
         return false;
+    if (size > 0x3FFFFFFFu)
+        return false; /* never a feature struct's size: the full path refuses it */
+    uint64_t key = answer_key(size, version, legacy);
     for (int k = 0; k < D12_FEATURE_CACHE_KEYS; k++) {
         const struct d12_feature_answer *answer =
             atomic_load_explicit(&cache->answers[feature][k], memory_order_acquire);
         if (answer == NULL)
             return false;
-        if (!same_key(answer, size, version, legacy))
+        if (answer->key != key)
             continue;
         for (uint32_t r = 0; r < answer->range_count; r++)
             memcpy((char *)data + answer->ranges[r].offset, answer->bytes + answer->ranges[r].offset,
@@ -86,12 +86,12 @@ static bool output_ranges(const d12_caps_layout *layout, struct d12_feature_answ
 void d12__feature_cache_store(d12_feature_cache *cache, UINT feature, const d12_caps_layout *layout, UINT size,
                               d12_caps_version version, bool legacy, const void *data, HRESULT hr)
 {
-    if (!d12__feature_cacheable(feature, layout))
+    if (!d12__feature_cacheable(feature, layout) || size > 0x3FFFFFFFu)
         return;
     struct d12_feature_answer *answer = malloc(sizeof *answer + size);
     if (answer == NULL)
         return;
-    *answer = (struct d12_feature_answer){size, version.number, version.line, legacy, hr, 0, {{0, 0}}};
+    *answer = (struct d12_feature_answer){answer_key(size, version, legacy), hr, 0, {{0, 0}}};
     memcpy(answer->bytes, data, size);
     if (!output_ranges(layout, answer)) {
         free(answer);
@@ -102,7 +102,7 @@ void d12__feature_cache_store(d12_feature_cache *cache, UINT feature, const d12_
         if (atomic_compare_exchange_strong_explicit(&cache->answers[feature][k], &expected, answer,
                                                     memory_order_acq_rel, memory_order_acquire))
             return;
-        if (same_key(expected, size, version, legacy))
+        if (expected->key == answer->key)
             break; /* another thread stored the same answer first */
     }
     free(answer);
