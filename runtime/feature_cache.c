@@ -11,7 +11,7 @@ typedef struct d12_feature_range {
 } d12_feature_range;
 
 struct d12_feature_answer {
-    uint64_t key; /* answer_key: size, version number, line and entry point in one word, compared at once */
+    uint64_t key; /* answer_key: size, requested version and entry point in one word, compared at once */
     HRESULT hr;
     uint32_t range_count;
     d12_feature_range ranges[8];
@@ -34,10 +34,11 @@ bool d12__feature_cacheable(UINT feature, const d12_caps_layout *layout)
     return true;
 }
 
+/* The requested SDK version stands for the clamp version: on a device (one flavor) the resolved number and line are
+ * a function of it, so a CheckFeatureSupport1 caller can look its answer up before resolving (features.c). */
 static uint64_t answer_key(UINT size, d12_caps_version version, bool legacy)
 {
-    return (uint64_t)version.number << 32 | (uint64_t)(size & 0x3FFFFFFFu) << 2 | (uint64_t)(version.line & 1) << 1 |
-           (legacy ? 1u : 0u);
+    return (uint64_t)version.requested << 32 | (uint64_t)(size & 0x3FFFFFFFu) << 2 | (legacy ? 1u : 0u);
 }
 
 bool d12__feature_cache_lookup(d12_feature_cache *cache, UINT feature, UINT size, d12_caps_version version,

@@ -3,7 +3,8 @@
  * A driver's capabilities are fixed for its device ("the driver's answer cannot change": D3D12 reads the caps
  * once, at device creation). For a feature whose struct has no input field, the whole answer — the caller's
  * bytes after the driver answered, the layouts were converted and the struct was clamped, and the HRESULT — is
- * a function of (feature, caller's layout, clamp version, entry point) alone. The first query of such a key
+ * a function of (feature, caller's layout, clamp version, entry point) alone; the clamp version is keyed by the
+ * SDKVersion the caller passed (on one device it resolves to one version). The first query of such a key
  * takes the full path and, when it emitted no message (nothing was clamped), stores the answer; later queries
  * copy it. docs/performance.md ("CheckFeatureSupport") says why this is exact. Lock-free: entries are
  * immutable once published and freed with the device. */

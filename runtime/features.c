@@ -270,6 +270,14 @@ static HRESULT query(struct d12_device *device, const char *method, UINT feature
 HRESULT d12_device_CheckFeatureSupport1(struct d12_device *self, D3D12_FEATURE Feature, void *pFeatureSupportData,
                                         UINT FeatureSupportDataSize, UINT SDKVersion)
 {
+    /* A cached answer is keyed by the requested version (feature_cache.h), and only a version that resolved was
+     * ever stored: looked up before resolving. A removed device takes the full path (which surfaces it). */
+    HRESULT cached;
+    d12_caps_version requested = {SDKVersion, SDKVersion, D12_CAPS_LINE_RETAIL};
+    if (pFeatureSupportData != NULL && !d12__device_is_removed(self) &&
+        d12__feature_cache_lookup(&self->feature_cache, (UINT)Feature, FeatureSupportDataSize, requested, false,
+                                  pFeatureSupportData, &cached))
+        return cached;
     d12_caps_version version;
     if (d12_caps_resolve_version(self->flavor, SDKVersion, &version) != D12_CAPS_OK) {
         /* "A version greater than the runtime's version causes CheckFeatureSupport1 to return E_INVALIDARG

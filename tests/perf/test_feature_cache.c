@@ -91,6 +91,11 @@ static void repeat(void)
                                                          sizeof options5 - 4, D12RT_SDK_VERSION), E_INVALIDARG);
     CHECK_EQ_INT(ID3D12Device17_CheckFeatureSupport1(device, D3D12_FEATURE_D3D12_OPTIONS5, NULL, sizeof options5,
                                                      D12RT_SDK_VERSION), E_INVALIDARG);
+    /* A version above the runtime's is refused (looked up before it is resolved, it finds nothing cached). */
+    memset(&options5, 0x5A, sizeof options5);
+    CHECK_EQ_INT(ID3D12Device17_CheckFeatureSupport1(device, D3D12_FEATURE_D3D12_OPTIONS5, &options5, sizeof options5,
+                                                     D12RT_SDK_VERSION + 1), E_INVALIDARG);
+    CHECK_EQ_INT(options5.RaytracingTier, 0x5A5A5A5A); /* "without ... modifying pFeatureSupportData" */
     CHECK_EQ_INT(ID3D12Device17_Release(device), 0);
 }
 
