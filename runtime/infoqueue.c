@@ -131,18 +131,24 @@ struct d12_info_queue {
 /* ---- The lock: a leaf. Debug builds assert that no InfoQueue lock is held when one is taken, or when
  * formatting, debug output or a callback runs (so none of them can deadlock on it). ---- */
 
+#ifndef NDEBUG
 static _Thread_local unsigned iq_locks_held;
+#endif
 
 static void iq_lock(d12_info_queue *queue)
 {
     assert(iq_locks_held == 0 && "the InfoQueue lock is a leaf");
     pthread_mutex_lock(&queue->lock);
+#ifndef NDEBUG /* the count only feeds the assertions: a thread-local access per lock otherwise (the report path) */
     iq_locks_held++;
+#endif
 }
 
 static void iq_unlock(d12_info_queue *queue)
 {
+#ifndef NDEBUG
     iq_locks_held--;
+#endif
     pthread_mutex_unlock(&queue->lock);
 }
 
@@ -732,7 +738,7 @@ static void iq_deliver_one(d12_info_queue *queue, const iq_pending *message)
  * further up the stack inside a callback) already does; then that thread delivers it, in order. */
 static void iq_deliver(d12_info_queue *queue)
 {
-    if (queue->delivering)
+    if (queue->delivering || !queue->pending_head) /* nothing to deliver: the common, muted case */
         return;
     queue->delivering = true;
     queue->deliverer = pthread_self();
@@ -865,7 +871,7 @@ static void iq_commit(d12_info_queue *queue, const iq_decision *d, iq_stored *no
         queue->allowed++;
     if (pending && (d->print || queue->ignore_filter_callbacks > 0 || (d->passed && queue->callback_count > 0)))
         iq_enqueue(queue, pending);
-    else
+    else if (pending)
         free(pending);
     queue->next_seq++;
     if (!d->store || !iq_store(queue, node)) {
