@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "iq_test.h"
 
@@ -388,6 +389,10 @@ void iqt_getmessage_concurrent_poll(void)
         pthread_create(&reporters[i], NULL, iqt_poll_reporter, &s);
     for (int i = 0; i < 2; i++)
         pthread_join(reporters[i], NULL);
+    /* The reporters may finish before the reader was ever scheduled (a report is a few tens of nanoseconds): let it
+     * read what is stored, for up to 5 s, before stopping it. */
+    for (int waited = 0; s.reads == 0 && waited < 5000; waited++)
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
     s.done = 1;
     pthread_join(reader, NULL);
     pthread_join(limiter, NULL);
