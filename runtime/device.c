@@ -92,7 +92,7 @@ static void removal_reason_text(HRESULT reason, char *name, size_t size, const c
 
 static void report_removal(struct d12_device *device, HRESULT reason, const char *why)
 {
-    char name[32];
+    char name[48];
     const char *text;
     removal_reason_text(reason, name, sizeof name, &text);
     d12__msg_device_removal_process_at_fault(device->info_queue, name, text);
@@ -391,7 +391,8 @@ static HRESULT device_create(d12_driver_adapter *adapter, struct d12_device **ou
     d12__objtable_init(&device->objects);
     pthread_mutex_init(&device->children_lock, NULL);
     d12__flush_init(&device->flush);
-    device->gpu_hooks = (d12_driver_gpu_hooks){gpu_signal, gpu_wait, gpu_list_error, gpu_fault, gpu_progress, device};
+    device->gpu_hooks = (d12_driver_gpu_hooks){.fault = gpu_fault, .progress = gpu_progress, .signal = gpu_signal,
+                                               .wait = gpu_wait, .list_error = gpu_list_error, .context = device};
     d12_dred_enabled dred = d12__dred_resolve(&device->settings);
     hr = d12__dred_create(device, &dred);
     if (SUCCEEDED(hr) && device->settings.debug_layer)

@@ -689,9 +689,13 @@ HRESULT d12__driver_create_device(d12_driver_adapter *adapter, const d12_driver_
         .p12UMCallbacks_0126 = &device->callbacks,
         .Flags = desc->flags,
     };
+    /* Published before the call: a hook the driver calls from inside pfnCreateDevice (pfnSetErrorCb removing the
+     * device, and DRED's freeze with it) finds the runtime's device already holding its driver device. */
+    *out = device;
     if (FAILED(hr = adapter->funcs.pfnCreateDevice(adapter->handle, &args))) {
         fprintf(stderr, "d12rt: driver %s: pfnCreateDevice failed (0x%08X)\n", d12__driver_adapter_name(adapter),
                 (unsigned)hr);
+        *out = NULL;
         free(device->handle.pDrvPrivate);
         free(device);
         return hr;

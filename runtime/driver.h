@@ -55,14 +55,14 @@ typedef struct d12_driver_message_hooks {
  * timeline thread, usually), with no runtime lock held. The handles are passed as the driver gave them; checking
  * them is the hooks' business. */
 typedef struct d12_driver_gpu_hooks {
+    /* DDI build 0127 (pfnDeviceFaultCb, pfnReportGpuProgressCb); never called for a driver of an older build. */
+    void (*fault)(void *context, const D3D12DDICB_DEVICEFAULT_0127 *fault);
+    HRESULT (*progress)(void *context, D3D12DDI_HRTCOMMANDQUEUE queue, const D3D12DDICB_GPUPROGRESS_0127 *progress);
     HRESULT (*signal)(void *context, D3D12DDI_HRTCOMMANDQUEUE queue, const D3D12DDIARG_FENCE_OPERATION_0126 *operation);
     HRESULT (*wait)(void *context, D3D12DDI_HRTCOMMANDQUEUE queue, const D3D12DDIARG_FENCE_OPERATION_0126 *operation);
     /* pfnSetCommandListErrorCb names no device: asked of each live device in turn, it answers whether `list` is
      * one of the device's live command lists (and only then acts on hr). */
     bool (*list_error)(void *context, D3D12DDI_HRTCOMMANDLIST list, HRESULT hr);
-    /* DDI build 0127 (pfnDeviceFaultCb, pfnReportGpuProgressCb); never called for a driver of an older build. */
-    void (*fault)(void *context, const D3D12DDICB_DEVICEFAULT_0127 *fault);
-    HRESULT (*progress)(void *context, D3D12DDI_HRTCOMMANDQUEUE queue, const D3D12DDICB_GPUPROGRESS_0127 *progress);
     void *context;
 } d12_driver_gpu_hooks;
 
@@ -147,7 +147,8 @@ bool d12__driver_adapter_has_message_callbacks(const d12_driver_adapter *adapter
 /* Create a driver device: pfnCalcPrivateDeviceSize (0 or above D12_DRIVER_MAX_PRIVATE_SIZE is a broken
  * driver), allocate that much (zeroed, 64-byte aligned), pfnCreateDevice with the negotiated version and the
  * runtime's callbacks (D3D12DDI_CORELAYER_DEVICECALLBACKS_0126 from build 0126 on), whose pfnSetErrorCb calls
- * desc->on_error and whose message callbacks call desc->messages. The hooks may run before this returns. */
+ * desc->on_error and whose message callbacks call desc->messages. The hooks may run before this returns: *out
+ * holds the device from just before pfnCreateDevice is called (NULL again if it fails). */
 HRESULT d12__driver_create_device(d12_driver_adapter *adapter, const d12_driver_device_desc *desc,
                                   d12_driver_device **out);
 

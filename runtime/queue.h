@@ -27,6 +27,7 @@ struct d12_command_queue {
     const d12_driver_gpu_funcs *gpu;
     D3D12DDI_HCOMMANDQUEUE handle;      /* the driver's queue (runtime-allocated memory) */
     struct d12_command_queue *next;     /* the device's queue list (device->children_lock) */
+    d12_tdr_queue tdr;                  /* what the timeline last reported (build 0127; tdr.h): atomics */
 
     pthread_mutex_t lock;
     uint64_t submitted;                 /* lock: ExecuteCommandLists calls handed to the driver so far (serials) */
@@ -38,11 +39,7 @@ struct d12_command_queue {
 
     _Atomic uint64_t completed;         /* the serial the last executed Signal covers (the completion mark) */
     atomic_bool destroying;             /* the final Release began: waits on the timeline are abandoned */
-    d12_tdr_queue tdr;                  /* what the timeline last reported (build 0127; tdr.h) */
 };
-
-/* The device's queue behind a runtime handle a driver passed back, or NULL when it names none. */
-struct d12_command_queue *d12__queue_find(struct d12_device *device, D3D12DDI_HRTCOMMANDQUEUE handle);
 
 /* Flush-engine helpers over every queue of the device (called with no lock held). When a retiring flush begins,
  * number it (d12__flush_pass_begin) and mark with its number the submissions each queue had completed and no earlier
@@ -52,6 +49,9 @@ struct d12_command_queue *d12__queue_find(struct d12_device *device, D3D12DDI_HR
 struct d12_flush_pass;
 void d12__queues_mark_retirement(struct d12_device *device, struct d12_flush_pass *pass);
 void d12__queues_retire(struct d12_device *device, struct d12_flush_pass *pass);
+
+/* The device's queue behind a runtime handle a driver passed back, or NULL when it names none. */
+struct d12_command_queue *d12__queue_find(struct d12_device *device, D3D12DDI_HRTCOMMANDQUEUE handle);
 
 /* The GPU hooks' work (d12_driver_gpu_hooks): a signal or wait the driver's timeline reached on `queue`. */
 HRESULT d12__queue_signal_reached(struct d12_device *device, D3D12DDI_HRTCOMMANDQUEUE queue,

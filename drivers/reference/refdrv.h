@@ -17,6 +17,8 @@
  *   D12RT_REFDRV_EXEC_DELAY_MS=N  test hook (read at OpenAdapter12): every queue's timeline sleeps N milliseconds
  *                                 before executing each ExecuteCommandLists submission, so a test can have work
  *                                 genuinely in flight (docs/refdrv.md)
+ *   D12RT_REFDRV_PS_PER_VERTEX, D12RT_REFDRV_PS_PER_GROUP, D12RT_REFDRV_PS_PER_BYTE, D12RT_REFDRV_NS_PER_COMMAND
+ *                                 the GPU time of commands (read at OpenAdapter12; docs/refdrv.md, "GPU time")
  */
 #ifndef D12_REFDRV_H
 #define D12_REFDRV_H

@@ -147,9 +147,8 @@ static void check_index_buffer(execution *x, const bindings *b, const d12__refdr
 }
 
 /* The copy's effect, after its checks and its GPU time. */
-static void execute_copy(execution *x, const d12__refdrv_command *copy, d12__refdrv_buffer *src, d12__refdrv_buffer *dst)
+static void execute_copy(const d12__refdrv_command *copy, d12__refdrv_buffer *src, d12__refdrv_buffer *dst)
 {
-    (void)x;
     if (src && dst) /* memmove: a region copy within one buffer may overlap */
         memmove(d12__refdrv_buffer_memory(dst) + (copy->u.copy.dst - dst->va),
                 d12__refdrv_buffer_memory(src) + (copy->u.copy.src - src->va),
@@ -338,7 +337,7 @@ static bool execute_command(execution *x, const bindings *b, const d12__refdrv_c
     }
     bool completed = spend_gpu_time(x->timeline, command);
     if (completed && command->type == D12_REFDRV_CMD_COPY)
-        execute_copy(x, command, src, dst);
+        execute_copy(command, src, dst);
     if (completed && command->type == D12_REFDRV_CMD_WRITE_IMMEDIATE && dst)
         execute_write(command, dst);
     release_buffers(src, dst);

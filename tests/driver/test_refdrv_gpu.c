@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "harness.h"
-#include "refdrv.h"
+#include "refdrv_gpu.h" /* the driver's internals: its command records and GPU cost */
 
 /* ---- The fake runtime ---- */
 
@@ -1033,6 +1033,266 @@ static void write_immediate_table_0126(void)
     close_gpu(&g);
 }
 
+/* The DRED pattern the runtime records (BRIEF section 2): a DEFAULT write of 0 to the counter at the start, then
+ * after op k a MARKER_OUT write of k + 1. */
+static void breadcrumb(gpu *g, D3D12DDI_HCOMMANDLIST list, const buffer *counter, UINT32 value, bool start)
+{
+    D3D12DDI_WRITEBUFFERIMMEDIATE_PARAMETER_0127 write = {counter->va, value};
+    D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_0127 mode =
+        start ? D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_DEFAULT : D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_MARKER_OUT;
+    g->cl7.pfnWriteBufferImmediate(list, 1, &write, &mode);
+}
+
+static unsigned signals(void)
+{
+    pthread_mutex_lock(&g_lock);
+    unsigned count = g_signal_count;
+    pthread_mutex_unlock(&g_lock);
+    return count;
+}
+
+/* Build 0127: a copy from a destroyed buffer faults. pfnDeviceFaultCb gets ERROR_DMAPAGEFAULT, the address, a read, the
+ * queue, the list and the op index of the faulting copy (1: the MARKER_OUT after it has value 2); the CORRUPTION
+ * finding is pending before the callback; the faulting copy's breadcrumb is never written and nothing after it runs:
+ * the next copy, its breadcrumb, the signal behind the submission, a later submission. */
+static void fault_0127(void)
+{
+    gpu g;
+    open_gpu_build(&g, true, true, D3D12DDI_BUILD_VERSION_0127);
+    buffer up, gone, a, b, c, counter;
+    create_buffer(&g, &up, D3D12DDI_HEAP_TYPE_UPLOAD, 256, "Up");
+    create_buffer(&g, &gone, D3D12DDI_HEAP_TYPE_UPLOAD, 256, "Gone");
+    create_buffer(&g, &a, D3D12DDI_HEAP_TYPE_READBACK, 256, "A");
+    create_buffer(&g, &b, D3D12DDI_HEAP_TYPE_READBACK, 256, "B");
+    create_buffer(&g, &c, D3D12DDI_HEAP_TYPE_READBACK, 256, "C");
+    create_buffer(&g, &counter, D3D12DDI_HEAP_TYPE_READBACK, 256, "Counter");
+    memset(up.data, 0x22, 256);
+    D3D12DDI_HCOMMANDLIST list = create_list(&g);
+    breadcrumb(&g, list, &counter, 0, true);
+    g.cl.pfnCopyBufferRegion(list, a.h, 0, up.h, 0, 64); /* op 0 */
+    breadcrumb(&g, list, &counter, 1, false);
+    g.drm.pfnSetCommandListStateIndex(list, 41);
+    g.cl.pfnCopyBufferRegion(list, b.h, 0, gone.h, 0, 64); /* op 1: faults */
+    breadcrumb(&g, list, &counter, 2, false);
+    g.cl.pfnCopyBufferRegion(list, c.h, 0, up.h, 0, 64); /* op 2: never runs */
+    breadcrumb(&g, list, &counter, 3, false);
+    g.cl.pfnCloseCommandList(list);
+    UINT64 gone_va = gone.va;
+    destroy_buffer(&g, &gone);
+    memset(counter.data, 0xEE, 4);
+    g.q.pfnExecuteCommandLists(g.queue, 1, &list);
+    fake_fence fence = {0};
+    D3D12DDIARG_FENCE_OPERATION_0126 op = {{&fence}, 1};
+    g.q.pfnSignalFence(g.queue, &op);
+    g.q.pfnExecuteCommandLists(g.queue, 1, &list); /* queued after the fault: dropped */
+    D3D12DDIARG_FENCE_OPERATION_0126 op2 = {{&fence}, 2};
+    g.q.pfnSignalFence(g.queue, &op2);
+    destroy_queue(&g); /* joins the timeline: everything it did is done */
+    CHECK_EQ_INT(g_fault_count, 1);
+    CHECK_EQ_INT(g_faults[0].ExecutionState, D3D12DDI_DEVICE_EXECUTION_STATE_ERROR_DMAPAGEFAULT);
+    CHECK(g_faults[0].FaultedVirtualAddress == gone_va);
+    CHECK_EQ_INT(g_faults[0].PageFaultFlags, D3D12DDI_PAGE_FAULT_FLAG_NONE);
+    CHECK(g_faults[0].hRTCommandQueue.handle == (void *)2);
+    CHECK(g_faults[0].hRTCommandList.handle == (void *)3);
+    CHECK_EQ_INT(g_faults[0].OpIndex, 1);
+    CHECK_EQ_INT(word_at(&counter, 0), 1); /* op 0 completed; op 1 never did */
+    CHECK_EQ_INT(a.data[0], 0x22);
+    CHECK_EQ_INT(b.data[0], 0);
+    CHECK_EQ_INT(c.data[0], 0);
+    CHECK_EQ_INT(signals(), 0); /* the signals behind it were dropped */
+    g.drm.pfnFlushDriverReportedMessages(g.device);
+    CHECK_EQ_INT(reports(), 1);
+    char va[96];
+    snprintf(va, sizeof va, "copy source reads GPU virtual address 0x%016llX", (unsigned long long)gone_va);
+    check_report(0, D12_REFDRV_MSG_PAGE_FAULT, CORRUPTION, 41, va);
+    destroy_list(&g, list);
+    destroy_buffer(&g, &up);
+    destroy_buffer(&g, &a);
+    destroy_buffer(&g, &b);
+    destroy_buffer(&g, &c);
+    destroy_buffer(&g, &counter);
+    close_gpu(&g);
+}
+
+/* A write-immediate to an address no buffer ever had: a page fault with PageFaultFlags WRITE at that address; the
+ * gap right after a buffer (past its 64 KiB allocation) faults too; inside the allocation past Width is the ERROR. */
+static void fault_write_0127(void)
+{
+    gpu g;
+    open_gpu_build(&g, true, true, D3D12DDI_BUILD_VERSION_0127);
+    buffer small;
+    create_buffer(&g, &small, D3D12DDI_HEAP_TYPE_READBACK, 256, "Small");
+    D3D12DDI_HCOMMANDLIST list = create_list(&g);
+    g.drm.pfnSetCommandListStateIndex(list, 7);
+    const D3D12DDI_WRITEBUFFERIMMEDIATE_PARAMETER_0127 inside = {small.va + 1024, 5}; /* past Width, in the allocation */
+    g.cl7.pfnWriteBufferImmediate(list, 1, &inside, NULL);
+    const D3D12DDI_WRITEBUFFERIMMEDIATE_PARAMETER_0127 gap = {small.va + 0x10000, 6};
+    g.cl7.pfnWriteBufferImmediate(list, 1, &gap, NULL);
+    g.cl.pfnCloseCommandList(list);
+    g.q.pfnExecuteCommandLists(g.queue, 1, &list);
+    destroy_queue(&g);
+    CHECK_EQ_INT(g_fault_count, 1);
+    CHECK(g_faults[0].FaultedVirtualAddress == small.va + 0x10000);
+    CHECK_EQ_INT(g_faults[0].PageFaultFlags, D3D12DDI_PAGE_FAULT_FLAG_WRITE);
+    CHECK_EQ_INT(g_faults[0].OpIndex, D3D12DDI_OP_INDEX_UNKNOWN); /* no MARKER_OUT write follows it */
+    g.drm.pfnFlushDriverReportedMessages(g.device);
+    CHECK_EQ_INT(reports(), 2);
+    check_report(0, D12_REFDRV_MSG_WRITE_PAST_END, ERROR_, 7, "covers 4 bytes from offset 1024");
+    check_report(1, D12_REFDRV_MSG_PAGE_FAULT, CORRUPTION, 7, "write-immediate destination writes GPU virtual address");
+    destroy_list(&g, list);
+    destroy_buffer(&g, &small);
+    close_gpu(&g);
+}
+
+/* Before build 0127 there is no fault callback: the faulting copy is skipped and the rest runs, as it always did. */
+static void fault_0126(void)
+{
+    gpu g;
+    open_gpu(&g, true, true);
+    buffer up, gone, a, c;
+    create_buffer(&g, &up, D3D12DDI_HEAP_TYPE_UPLOAD, 256, "Up");
+    create_buffer(&g, &gone, D3D12DDI_HEAP_TYPE_UPLOAD, 256, "Gone");
+    create_buffer(&g, &a, D3D12DDI_HEAP_TYPE_READBACK, 256, "A");
+    create_buffer(&g, &c, D3D12DDI_HEAP_TYPE_READBACK, 256, "C");
+    memset(up.data, 0x22, 256);
+    D3D12DDI_HCOMMANDLIST list = create_list(&g);
+    g.cl.pfnCopyBufferRegion(list, a.h, 0, gone.h, 0, 64);
+    g.cl.pfnCopyBufferRegion(list, c.h, 0, up.h, 0, 64);
+    g.cl.pfnCloseCommandList(list);
+    destroy_buffer(&g, &gone);
+    fake_fence fence = {0};
+    execute_and_wait(&g, list, &fence, 1);
+    CHECK_EQ_INT(g_fault_count, 0);
+    CHECK_EQ_INT(a.data[0], 0);
+    CHECK_EQ_INT(c.data[0], 0x22);
+    destroy_list(&g, list);
+    destroy_buffer(&g, &up);
+    destroy_buffer(&g, &a);
+    destroy_buffer(&g, &c);
+    close_gpu(&g);
+}
+
+static void wait_progress(unsigned kind, unsigned at_least)
+{
+    pthread_mutex_lock(&g_lock);
+    while (g_progress_count[kind] < at_least)
+        pthread_cond_wait(&g_cond, &g_lock);
+    pthread_mutex_unlock(&g_lock);
+}
+
+/* A long draw (3 x 10^9 vertex instances at 1 ns: 3 s) reports OP_BEGIN with its list and op index, then a slice
+ * at most every 10 ms; once progress answers D3DDDIERR_DEVICEREMOVED the draw is abandoned within a slice (its
+ * breadcrumb never lands) and the signal behind it is dropped. */
+static void hang_abandon(void)
+{
+    gpu g;
+    open_gpu_build(&g, true, true, D3D12DDI_BUILD_VERSION_0127);
+    buffer counter;
+    create_buffer(&g, &counter, D3D12DDI_HEAP_TYPE_READBACK, 256, "Counter");
+    D3D12DDI_HCOMMANDLIST list = create_list(&g);
+    breadcrumb(&g, list, &counter, 0, true);
+    g.cl.pfnDrawInstanced(list, 3, 1000000000u, 0, 0);
+    breadcrumb(&g, list, &counter, 1, false);
+    g.cl.pfnCloseCommandList(list);
+    memset(counter.data, 0xEE, 4);
+    double start = now_ms();
+    g.q.pfnExecuteCommandLists(g.queue, 1, &list);
+    fake_fence fence = {0};
+    D3D12DDIARG_FENCE_OPERATION_0126 op = {{&fence}, 1};
+    g.q.pfnSignalFence(g.queue, &op);
+    wait_progress(D3D12DDI_GPU_PROGRESS_0127_OP_SLICE, 3);
+    pthread_mutex_lock(&g_lock);
+    CHECK(g_last_begin.hRTCommandList.handle == (void *)3);
+    CHECK_EQ_INT(g_last_begin.OpIndex, 0);
+    g_progress_answer = D3DDDIERR_DEVICEREMOVED; /* the watchdog fired */
+    pthread_mutex_unlock(&g_lock);
+    double reset = now_ms();
+    destroy_queue(&g);
+    double stopped = now_ms();
+    CHECK(reset - start >= 25);            /* three slices of 10 ms passed */
+    CHECK(stopped - reset < 1000);         /* abandoned within a slice (10 ms; margin for a loaded machine), not 3 s */
+    CHECK_EQ_INT(word_at(&counter, 0), 0); /* the DEFAULT write landed; the draw's MARKER_OUT never did */
+    CHECK_EQ_INT(signals(), 0);
+    CHECK_EQ_INT(g_progress_count[D3D12DDI_GPU_PROGRESS_0127_IDLE], 0); /* reset: no more reports */
+    destroy_list(&g, list);
+    destroy_buffer(&g, &counter);
+    close_gpu(&g);
+}
+
+/* Every GPU command reports OP_BEGIN; the timeline reports IDLE after a submission and before each fence operation;
+ * binding commands report nothing. */
+static void progress_reports(void)
+{
+    gpu g;
+    open_gpu_build(&g, false, true, D3D12DDI_BUILD_VERSION_0127);
+    buffer up, back;
+    create_buffer(&g, &up, D3D12DDI_HEAP_TYPE_UPLOAD, 256, "Up");
+    create_buffer(&g, &back, D3D12DDI_HEAP_TYPE_READBACK, 256, "Back");
+    D3D12DDI_HCOMMANDLIST list = create_list(&g);
+    D3D12DDI_VERTEX_BUFFER_VIEW view = {up.va, 48, 16};
+    g.cl.pfnIaSetVertexBuffers(list, 0, 1, &view);
+    g.cl.pfnDrawInstanced(list, 3, 1, 0, 0);
+    g.cl.pfnDispatch(list, 1, 1, 1);
+    g.cl.pfnCopyBufferRegion(list, back.h, 0, up.h, 0, 16);
+    D3D12DDIARG_RESOURCE_BARRIER_0126 barrier = {D3D12DDI_RESOURCE_BARRIER_TYPE_UAV, {NULL}, 0, 0};
+    g.cl.pfnResourceBarrier(list, 1, &barrier);
+    g.cl.pfnCloseCommandList(list);
+    fake_fence fence = {0};
+    execute_and_wait(&g, list, &fence, 1);
+    destroy_queue(&g);
+    CHECK_EQ_INT(g_progress_count[D3D12DDI_GPU_PROGRESS_0127_OP_BEGIN], 4);
+    CHECK_EQ_INT(g_progress_count[D3D12DDI_GPU_PROGRESS_0127_OP_SLICE], 0); /* all cheap: nothing slept */
+    CHECK_EQ_INT(g_progress_count[D3D12DDI_GPU_PROGRESS_0127_IDLE], 2);     /* after the submission, before the signal */
+    CHECK_EQ_INT(g_fault_count, 0);
+    destroy_list(&g, list);
+    destroy_buffer(&g, &up);
+    destroy_buffer(&g, &back);
+    close_gpu(&g);
+}
+
+/* GPU time per command, saturating; the rates from D12RT_REFDRV_PS_PER_* (a bad value keeps the default). */
+static void gpu_cost(void)
+{
+    d12__refdrv_rates rates = {1000, 10000, 100, 100};
+    d12__refdrv_command draw = {.type = D12_REFDRV_CMD_DRAW};
+    draw.u.draw.count = 3;
+    draw.u.draw.instances = 1000;
+    CHECK_EQ_INT(d12__refdrv_command_cost_ns(&rates, &draw), 3000 + 100);
+    draw.u.draw.count = 0xFFFFFFFFu;
+    draw.u.draw.instances = 0xFFFFFFFFu;
+    rates.ps_per_vertex = 1000000000000ull;
+    CHECK(d12__refdrv_command_cost_ns(&rates, &draw) == UINT64_MAX / 1000 + 100); /* the product saturated */
+    rates.ns_per_command = UINT64_MAX;
+    CHECK(d12__refdrv_command_cost_ns(&rates, &draw) == UINT64_MAX); /* and so does the sum */
+    rates = (d12__refdrv_rates){1000, 10000, 100, 100};
+    d12__refdrv_command dispatch = {.type = D12_REFDRV_CMD_DISPATCH};
+    dispatch.u.draw.count = 4;
+    dispatch.u.draw.instances = 5;
+    dispatch.u.draw.start = 6;
+    CHECK_EQ_INT(d12__refdrv_command_cost_ns(&rates, &dispatch), 120 * 10 + 100);
+    d12__refdrv_command copy = {.type = D12_REFDRV_CMD_COPY};
+    copy.u.copy.size = 1000000;
+    CHECK_EQ_INT(d12__refdrv_command_cost_ns(&rates, &copy), 100000 + 100);
+    d12__refdrv_command barrier = {.type = D12_REFDRV_CMD_BARRIER};
+    CHECK_EQ_INT(d12__refdrv_command_cost_ns(&rates, &barrier), 100);
+    d12__refdrv_command write = {.type = D12_REFDRV_CMD_WRITE_IMMEDIATE};
+    CHECK_EQ_INT(d12__refdrv_command_cost_ns(&rates, &write), 100);
+    /* The environment, read at OpenAdapter12. */
+    setenv("D12RT_REFDRV_PS_PER_VERTEX", "250", 1);
+    setenv("D12RT_REFDRV_PS_PER_GROUP", "12x", 1);
+    setenv("D12RT_REFDRV_PS_PER_BYTE", "-1", 1);
+    setenv("D12RT_REFDRV_NS_PER_COMMAND", "1000000000001", 1);
+    D3D12DDI_ADAPTERFUNCS af;
+    D3D12DDIARG_OPENADAPTER open = {{NULL}, {NULL}, NULL, &af};
+    CHECK_EQ_INT(d12_refdrv_OpenAdapter12(&open), S_OK);
+    const d12__refdrv_adapter *adapter = open.hAdapter.pDrvPrivate;
+    CHECK_EQ_INT(adapter->rates.ps_per_vertex, 250);
+    CHECK_EQ_INT(adapter->rates.ps_per_group, D12_REFDRV_DEFAULT_PS_PER_GROUP);
+    CHECK_EQ_INT(adapter->rates.ps_per_byte, D12_REFDRV_DEFAULT_PS_PER_BYTE);
+    CHECK_EQ_INT(adapter->rates.ns_per_command, D12_REFDRV_DEFAULT_NS_PER_COMMAND);
+    af.pfnCloseAdapter(open.hAdapter);
+}
+
 static const struct {
     const char *name;
     void (*run)(void);
@@ -1056,6 +1316,12 @@ static const struct {
     {"queue_without_kt", queue_without_kt},
     {"write_immediate", write_immediate},
     {"write_immediate_table_0126", write_immediate_table_0126},
+    {"fault_0127", fault_0127},
+    {"fault_write_0127", fault_write_0127},
+    {"fault_0126", fault_0126},
+    {"hang_abandon", hang_abandon},
+    {"progress_reports", progress_reports},
+    {"gpu_cost", gpu_cost},
 };
 
 int main(int argc, char **argv)

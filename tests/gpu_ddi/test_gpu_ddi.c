@@ -318,6 +318,61 @@ static void test_good(void)
     RELEASE_LAST(device);
 }
 
+/* ======== pre_0127: a driver built against the 0126 header (the shim lists versions up to 0126) ======== */
+
+/* It loads and works without build 0127's additions: a copy from a released buffer is skipped and the device lives
+ * (the driver has no pfnDeviceFaultCb to report it through); a 90 ms draw under D12RT_TDR_DELAY_MS=50 (CMake) is no
+ * hang, since such a driver reports no progress and the watchdog does not watch it (docs/dred-gpu.md). */
+static void test_pre_0127(void)
+{
+    ID3D12Device *device = create_device(true);
+    if (!device)
+        return;
+    ID3D12InfoQueue *iq = info_queue_of(device);
+    gpu_context ctx;
+    ID3D12Resource *upload = make_buffer(device, D3D12_HEAP_TYPE_UPLOAD, COPY_SIZE);
+    ID3D12Resource *doomed = make_buffer(device, D3D12_HEAP_TYPE_UPLOAD, COPY_SIZE);
+    ID3D12Resource *skipped = make_buffer(device, D3D12_HEAP_TYPE_READBACK, COPY_SIZE);
+    ID3D12Resource *landed = make_buffer(device, D3D12_HEAP_TYPE_READBACK, COPY_SIZE);
+    if (!make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &ctx) || !upload || !doomed || !skipped || !landed)
+        return;
+    unsigned char *data = NULL;
+    CHECK_HR(ID3D12Resource_Map(upload, 0, NULL, (void **)&data), S_OK);
+    if (data)
+        memset(data, 0x42, COPY_SIZE);
+    ID3D12Resource_Unmap(upload, 0, NULL);
+    ID3D12GraphicsCommandList_CopyBufferRegion(ctx.list, skipped, 0, doomed, 0, 16);
+    RELEASE_LAST(doomed);
+    ID3D12GraphicsCommandList_DrawInstanced(ctx.list, 3, 30000000u, 0, 0); /* 90 ms at 1 ns a vertex instance */
+    ID3D12GraphicsCommandList_CopyBufferRegion(ctx.list, landed, 0, upload, 0, 16);
+    CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
+    struct timespec start, end;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    execute(ctx.queue, ctx.list);
+    finish_exact(&ctx);
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    CHECK((end.tv_sec - start.tv_sec) * 1000 + (end.tv_nsec - start.tv_nsec) / 1000000 >= 85);
+    CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), S_OK);
+    unsigned char got[2] = {0, 0};
+    CHECK_HR(ID3D12Resource_Map(skipped, 0, NULL, (void **)&data), S_OK);
+    if (data)
+        got[0] = data[0];
+    ID3D12Resource_Unmap(skipped, 0, NULL);
+    CHECK_HR(ID3D12Resource_Map(landed, 0, NULL, (void **)&data), S_OK);
+    if (data)
+        got[1] = data[0];
+    ID3D12Resource_Unmap(landed, 0, NULL);
+    CHECK_EQ_INT(got[0], 0);
+    CHECK_EQ_INT(got[1], 0x42);
+    CHECK_EQ_INT(count_id(iq, D3D12_MESSAGE_ID_DEVICE_REMOVAL_PROCESS_AT_FAULT, NULL, NULL), 0);
+    RELEASE_LAST(upload);
+    RELEASE_LAST(skipped);
+    RELEASE_LAST(landed);
+    release_context(&ctx);
+    ID3D12InfoQueue_Release(iq);
+    RELEASE_LAST(device);
+}
+
 /* ======== no_gpu: a driver without the GPU-work tables ======== */
 
 static void expect_unsupported(ID3D12InfoQueue *iq, const char *method)
@@ -912,6 +967,7 @@ static const struct {
     void (*run)(void);
 } cases[] = {
     {"good", test_good},
+    {"pre_0127", test_pre_0127},
     {"no_gpu", test_no_gpu},
     {"partial_gpu", test_partial_gpu},
     {"gpu_null_slot", test_gpu_null_slot},

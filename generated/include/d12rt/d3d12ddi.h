@@ -134,7 +134,8 @@ typedef enum D3D12DDICAPS_TYPE {
 typedef enum D3D12DDI_TABLE_TYPE {
     /* D3D12DDI_DEVICE_FUNCS_CORE_0126, filled once per adapter when offered */
     D3D12DDI_TABLE_TYPE_DEVICE_CORE = 0,
-    /* D3D12DDI_COMMAND_LIST_FUNCS_3D_0126, filled once per adapter when offered */
+    /* D3D12DDI_COMMAND_LIST_FUNCS_3D_0126 (_0127 from build 0127: tableSize says which), filled once per
+     * adapter when offered */
     D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D = 1,
     /* D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126, filled once per adapter when offered */
     D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D = 2,
@@ -424,7 +425,8 @@ typedef HRESULT(APIENTRY* PFND3D12DDI_CREATECOMMANDQUEUE_0126)(
     D3D12DDI_HRTCOMMANDQUEUE hRTCommandQueue);
 
 /* Destruct a queue in place. Work already submitted is finished first (its messages are then held for the
- * next flush, which the runtime issues right after); no fence callback for this queue follows the return. */
+ * next flush, which the runtime issues right after), except once the engine was reset (build 0127: the device
+ * is removed), when nothing more runs; no fence callback for this queue follows the return. */
 typedef VOID(APIENTRY* PFND3D12DDI_DESTROYCOMMANDQUEUE)(
     D3D12DDI_HDEVICE hDevice,
     D3D12DDI_HCOMMANDQUEUE hDrvCommandQueue);
