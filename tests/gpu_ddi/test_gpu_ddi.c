@@ -373,6 +373,80 @@ static void test_pre_0127(void)
     RELEASE_LAST(device);
 }
 
+/* ======== build 0127: a driver misusing pfnDeviceFaultCb and pfnReportGpuProgressCb ======== */
+
+/* Submit one empty list: the shim's pfnExecuteCommandLists calls the runtime's 0127 callbacks (its mode says how). */
+static bool submit_one(ID3D12Device *device, gpu_context *ctx)
+{
+    if (!make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, ctx))
+        return false;
+    CHECK_HR(ID3D12GraphicsCommandList_Close(ctx->list), S_OK);
+    execute(ctx->queue, ctx->list);
+    return true;
+}
+
+static void expect_removed(ID3D12Device *device, ID3D12InfoQueue *iq, HRESULT reason, const char *name,
+                           const char *why)
+{
+    CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), reason);
+    char text[256];
+    snprintf(text, sizeof text, "Device removal has been triggered for the following reason (%s: ", name);
+    CHECK_EQ_INT(count_id(iq, D3D12_MESSAGE_ID_DEVICE_REMOVAL_PROCESS_AT_FAULT, text, NULL), 1);
+    if (!CHECK_EQ_INT_RET(count_id(iq, MSG_DEVICE_REMOVED, why, NULL), 1))
+        dump_messages(iq);
+}
+
+/* An execution state that is no fault (ERROR_OUTOFMEMORY) is a broken driver: DXGI_ERROR_DRIVER_INTERNAL_ERROR. */
+static void test_fault_bogus_state(void)
+{
+    ID3D12Device *device = create_device(true);
+    ID3D12InfoQueue *iq = device ? info_queue_of(device) : NULL;
+    gpu_context ctx;
+    if (!iq || !submit_one(device, &ctx))
+        return;
+    CHECK_LOG("fault state=5", 1);
+    expect_removed(device, iq, DXGI_ERROR_DRIVER_INTERNAL_ERROR, "DXGI_ERROR_DRIVER_INTERNAL_ERROR",
+                   "an execution state that is no fault");
+    release_context(&ctx);
+    ID3D12InfoQueue_Release(iq);
+    RELEASE_LAST(device);
+}
+
+/* The positive: a page fault naming a queue and a list that are not the device's still removes it with
+ * DXGI_ERROR_DEVICE_HUNG (the handles are looked up, never followed). */
+static void test_fault_bogus_handles(void)
+{
+    ID3D12Device *device = create_device(true);
+    ID3D12InfoQueue *iq = device ? info_queue_of(device) : NULL;
+    gpu_context ctx;
+    if (!iq || !submit_one(device, &ctx))
+        return;
+    CHECK_LOG("fault state=7", 1);
+    expect_removed(device, iq, DXGI_ERROR_DEVICE_HUNG, "DXGI_ERROR_DEVICE_HUNG", "the GPU page-faulted");
+    release_context(&ctx);
+    ID3D12InfoQueue_Release(iq);
+    RELEASE_LAST(device);
+}
+
+/* A queue that is none of the device's, or a Progress that is none of the three: E_INVALIDARG, nothing removed; a
+ * valid report: S_OK. */
+static void test_progress_bogus(void)
+{
+    ID3D12Device *device = create_device(true);
+    ID3D12InfoQueue *iq = device ? info_queue_of(device) : NULL;
+    gpu_context ctx;
+    if (!iq || !submit_one(device, &ctx))
+        return;
+    CHECK_LOG("progress case=unknown_queue hr=0x80070057", 1);
+    CHECK_LOG("progress case=unknown_progress hr=0x80070057", 1);
+    CHECK_LOG("progress case=valid hr=0x00000000", 1);
+    finish_exact(&ctx);
+    CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), S_OK);
+    release_context(&ctx);
+    ID3D12InfoQueue_Release(iq);
+    RELEASE_LAST(device);
+}
+
 /* ======== no_gpu: a driver without the GPU-work tables ======== */
 
 static void expect_unsupported(ID3D12InfoQueue *iq, const char *method)
@@ -968,6 +1042,9 @@ static const struct {
 } cases[] = {
     {"good", test_good},
     {"pre_0127", test_pre_0127},
+    {"fault_bogus_state", test_fault_bogus_state},
+    {"fault_bogus_handles", test_fault_bogus_handles},
+    {"progress_bogus", test_progress_bogus},
     {"no_gpu", test_no_gpu},
     {"partial_gpu", test_partial_gpu},
     {"gpu_null_slot", test_gpu_null_slot},
