@@ -14,6 +14,7 @@
 #define _GNU_SOURCE
 #define COBJMACROS
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +59,7 @@ typedef struct bench_row {
 } bench_row;
 
 #define MAX_ROWS 64
+const struct bench_row *row_named(const char *name);
 static bench_row rows[MAX_ROWS];
 static int row_count;
 static bool setup_failed;
@@ -322,8 +324,16 @@ typedef struct report_case {
     const char *text;
 } report_case;
 
-static d12_info_queue *queue_stored, *queue_denied;
-static report_case report_stored, report_denied;
+static d12_info_queue *queue_stored, *queue_denied, *queue_callback;
+static report_case report_stored, report_denied, report_callback;
+static uint64_t callback_calls;
+
+static void STDMETHODCALLTYPE count_message(D3D12_MESSAGE_CATEGORY category, D3D12_MESSAGE_SEVERITY severity,
+                                            D3D12_MESSAGE_ID id, LPCSTR description, void *context)
+{
+    (void)category, (void)severity, (void)id, (void)description;
+    (*(uint64_t *)context)++;
+}
 
 static void run_report_text(void *context, uint64_t iterations)
 {
@@ -342,14 +352,76 @@ static void run_report_f(void *context, uint64_t iterations)
                                  (unsigned)i, (void *)c);
 }
 
+/* Reporting threads: `count` threads, started once, each making its share of the reports into one queue; the
+ * row's time is the wall time from the start barrier to the end barrier, per report over all threads. */
+#define MAX_REPORT_THREADS 8
+typedef struct report_threads {
+    int count;
+    report_case *report;
+    pthread_t ids[MAX_REPORT_THREADS];
+    pthread_barrier_t start, done;
+    uint64_t share;
+    bool started, quit;
+} report_threads;
+
+static report_threads scaling[4] = {{.count = 1}, {.count = 2}, {.count = 4}, {.count = 8}};
+
+static void *report_thread(void *argument)
+{
+    report_threads *t = argument;
+    for (;;) {
+        pthread_barrier_wait(&t->start);
+        if (t->quit)
+            return NULL;
+        run_report_text(t->report, t->share);
+        pthread_barrier_wait(&t->done);
+    }
+}
+
+static double time_report_threads(void *context, uint64_t iterations)
+{
+    report_threads *t = context;
+    if (!t->started) {
+        pthread_barrier_init(&t->start, NULL, (unsigned)t->count + 1);
+        pthread_barrier_init(&t->done, NULL, (unsigned)t->count + 1);
+        for (int i = 0; i < t->count; i++)
+            pthread_create(&t->ids[i], NULL, report_thread, t);
+        t->started = true;
+    }
+    t->share = (iterations + (uint64_t)t->count - 1) / (uint64_t)t->count;
+    double start = now_ns();
+    pthread_barrier_wait(&t->start);
+    pthread_barrier_wait(&t->done);
+    return (now_ns() - start) * (double)iterations / (double)(t->share * (uint64_t)t->count);
+}
+
+static void stop_report_threads(void)
+{
+    for (size_t s = 0; s < sizeof scaling / sizeof scaling[0]; s++) {
+        report_threads *t = &scaling[s];
+        if (!t->started)
+            continue;
+        t->quit = true;
+        pthread_barrier_wait(&t->start);
+        for (int i = 0; i < t->count; i++)
+            pthread_join(t->ids[i], NULL);
+    }
+}
+
 static void setup_info_queue(void)
 {
-    if (FAILED(d12__info_queue_create(&queue_stored)) || FAILED(d12__info_queue_create(&queue_denied))) {
+    if (FAILED(d12__info_queue_create(&queue_stored)) || FAILED(d12__info_queue_create(&queue_denied)) ||
+        FAILED(d12__info_queue_create(&queue_callback))) {
         fail_setup("d12__info_queue_create");
         return;
     }
     d12_info_queue_SetMuteDebugOutput(queue_stored, TRUE);
     d12_info_queue_SetMuteDebugOutput(queue_denied, TRUE);
+    d12_info_queue_SetMuteDebugOutput(queue_callback, TRUE);
+    DWORD cookie;
+    if (FAILED(d12_info_queue_RegisterMessageCallback(queue_callback, count_message, D3D12_MESSAGE_CALLBACK_FLAG_NONE,
+                                                      &callback_calls, &cookie)))
+        fail_setup("RegisterMessageCallback");
     D3D12_MESSAGE_SEVERITY all[] = {D3D12_MESSAGE_SEVERITY_CORRUPTION, D3D12_MESSAGE_SEVERITY_ERROR,
                                     D3D12_MESSAGE_SEVERITY_WARNING, D3D12_MESSAGE_SEVERITY_INFO,
                                     D3D12_MESSAGE_SEVERITY_MESSAGE};
@@ -362,6 +434,7 @@ static void setup_info_queue(void)
     static const char text[] = "Driver validation: vertex buffer slot 0 is not bound";
     report_stored = (report_case){queue_stored, text};
     report_denied = (report_case){queue_denied, text};
+    report_callback = (report_case){queue_callback, text};
 
     int stored = add_row("infoqueue", "report_text stored", "muted, no callback, default limit (1024, evicting)",
                          run_report_text, &report_stored, -1, true);
@@ -371,6 +444,20 @@ static void setup_info_queue(void)
             &report_stored, stored, true);
     add_row("infoqueue", "report_f denied by storage filter", "every severity denied: never formatted",
             run_report_f, &report_denied, stored, true);
+    add_row("infoqueue", "report_text stored, callback", "muted, a counting message callback registered",
+            run_report_text, &report_callback, stored, true);
+    static const char *const thread_rows[] = {"report_text stored, 1 thread", "report_text stored, 2 threads",
+                                              "report_text stored, 4 threads", "report_text stored, 8 threads"};
+    int one = -1;
+    for (int s = 0; s < 4; s++) {
+        scaling[s].report = &report_stored;
+        int index = bench_add_timed_row("infoqueue", thread_rows[s],
+                                        "N threads reporting into one queue: wall time per report, all threads",
+                                        time_report_threads, &scaling[s], one);
+        rows[index].throughput = true;
+        if (s == 0)
+            one = index;
+    }
 }
 
 static void check_info_queue(void)
@@ -382,6 +469,8 @@ static void check_info_queue(void)
     if (d12_info_queue_GetNumStoredMessages(queue_denied) != 0 ||
         d12_info_queue_GetNumMessagesDeniedByStorageFilter(queue_denied) == 0)
         fail_setup("the denied-report rows were not denied");
+    if (d12_info_queue_GetNumStoredMessages(queue_callback) == 0 || callback_calls == 0)
+        fail_setup("the callback row stored nothing or never called its callback");
 }
 
 /* ---- CheckFeatureSupport through libd12rt ---- */
@@ -543,6 +632,9 @@ static void json_string(const char *text)
     putchar('"');
 }
 
+static bool print_budgets(bool json);
+static bool check_budget_mode;
+
 static void print_json(int reps, bool quick, const char *cpu, long cpus)
 {
     printf("{\"tool\":\"d12bench\",\"quick\":%s,\"repetitions\":%d,\"cpus\":%ld,\"cpu\":", quick ? "true" : "false",
@@ -566,9 +658,16 @@ static void print_json(int reps, bool quick, const char *cpu, long cpus)
         }
         if (row->throughput)
             printf(",\"ops_per_second\":%.0f", row->median > 0 ? 1e9 / row->median : 0.0);
+        printf(",\"statistic\":\"min over interleaved repetitions (budgets), median (ns_per_op)\"");
         printf("}%s\n", r + 1 < row_count ? "," : "");
     }
-    printf("]}\n");
+    printf("]");
+    if (check_budget_mode) {
+        printf(",");
+        bool met = print_budgets(true);
+        printf(",\"all_budgets_met\":%s", met ? "true" : "false");
+    }
+    printf("}\n");
 }
 
 static void print_table(int reps, bool quick, const char *cpu, long cpus)
@@ -580,14 +679,14 @@ static void print_table(int reps, bool quick, const char *cpu, long cpus)
         const bench_row *row = &rows[r];
         if (strcmp(group, row->group) != 0) {
             group = row->group;
-            printf("\n%-46s %10s %10s %10s %10s  %s\n", group, "ns/op", "min", "max", "ratio", "vs baseline");
+            printf("\n%-58s %10s %10s %10s %10s  %s\n", group, "ns/op", "min", "max", "ratio", "vs baseline");
         }
         char ratio[32];
         if (row->baseline >= 0)
-            snprintf(ratio, sizeof(ratio), "%.2fx", ratio_of(row));
+            snprintf(ratio, sizeof(ratio), "%.3gx", ratio_of(row));
         else
             snprintf(ratio, sizeof(ratio), "(base)");
-        printf("  %-44s %10.2f %10.2f %10.2f %10s  %s", row->name, row->median, row->min, row->max, ratio,
+        printf("  %-56s %10.2f %10.2f %10.2f %10s  %s", row->name, row->median, row->min, row->max, ratio,
                row->baseline >= 0 ? rows[row->baseline].name : "");
         if (row->throughput)
             printf("  [%.2f M msg/s]", row->median > 0 ? 1e3 / row->median : 0.0);
@@ -595,17 +694,128 @@ static void print_table(int reps, bool quick, const char *cpu, long cpus)
     }
     printf("\nrows:\n");
     for (int r = 0; r < row_count; r++)
-        printf("  %-44s %s\n", rows[r].name, rows[r].what);
+        printf("  %-56s %s\n", rows[r].name, rows[r].what);
 }
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: d12bench [--quick] [--json] [--reps N] [--ms N]\n");
+    fprintf(stderr, "usage: d12bench [--quick] [--json] [--reps N] [--ms N] [--scaling] [--peer | --check-budget] [--row NAME N]\n");
+}
+
+/* ---- Budgets (issue 11 item 2; docs/performance.md "Budgets") ----
+ *
+ * Each budget is judged on the minimum over the interleaved repetitions: on a shared machine other work only ever
+ * adds time to a repetition, so the fastest one is the closest to the operation's own cost, and a row and its
+ * comparison are measured in the same repetitions. */
+
+const bench_row *row_named(const char *name)
+{
+    for (int r = 0; r < row_count; r++)
+        if (strcmp(rows[r].name, name) == 0)
+            return &rows[r];
+    return NULL;
+}
+
+typedef struct budget_result {
+    const char *name;
+    const char *rule;
+    double value, limit; /* judged: value <= limit (or >= for throughput) */
+    const char *unit;
+    bool at_least;
+    bool judged, met;
+} budget_result;
+
+static budget_result budgets[8];
+static int budget_count;
+
+static void judge(const char *name, const char *rule, double value, double limit, const char *unit, bool at_least,
+                  bool judged)
+{
+    budget_result *b = &budgets[budget_count++];
+    *b = (budget_result){name, rule, value, limit, unit, at_least, judged, false};
+    b->met = judged && (at_least ? value >= limit : value <= limit);
+}
+
+/* Both rows present, else the budget cannot be judged. */
+static bool have(const bench_row *a, const bench_row *b)
+{
+    return a != NULL && b != NULL;
+}
+
+static void judge_budgets(void)
+{
+    char peer_d12rt[96], peer_vkd3d[96], buffer_d12rt[96], buffer_vkd3d[96];
+    snprintf(peer_d12rt, sizeof peer_d12rt, "d12rt: %s", peer_row_names[PEER_CHECK_FEATURE_SUPPORT]);
+    snprintf(peer_vkd3d, sizeof peer_vkd3d, "vkd3d: %s", peer_row_names[PEER_CHECK_FEATURE_SUPPORT]);
+    snprintf(buffer_d12rt, sizeof buffer_d12rt, "d12rt: %s", peer_row_names[PEER_COMMITTED_BUFFER]);
+    snprintf(buffer_vkd3d, sizeof buffer_vkd3d, "vkd3d: %s", peer_row_names[PEER_COMMITTED_BUFFER]);
+    const bench_row *cfs_d12rt = row_named(peer_d12rt), *cfs_vkd3d = row_named(peer_vkd3d);
+    judge("CheckFeatureSupport(OPTIONS5) vs vkd3d", "d12rt min <= 2 x vkd3d min",
+          have(cfs_d12rt, cfs_vkd3d) ? cfs_d12rt->min : 0, have(cfs_d12rt, cfs_vkd3d) ? 2 * cfs_vkd3d->min : 0,
+          "ns", false, have(cfs_d12rt, cfs_vkd3d));
+    const bench_row *cfs = row_named("CheckFeatureSupport OPTIONS5");
+    const char *cfs1_names[] = {"CheckFeatureSupport1 OPTIONS5 (SDK 620)", "CheckFeatureSupport1 OPTIONS5 (SDK 606)"};
+    for (int i = 0; i < 2; i++) {
+        const bench_row *cfs1 = row_named(cfs1_names[i]);
+        judge(cfs1_names[i], "min <= 1.2 x CheckFeatureSupport OPTIONS5 min", have(cfs, cfs1) ? cfs1->min : 0,
+              have(cfs, cfs1) ? 1.2 * cfs->min : 0, "ns", false, have(cfs, cfs1));
+    }
+    const bench_row *draw_off = row_named("DrawInstanced (feature off)"),
+                    *draw_on = row_named("DrawInstanced (feature on: correlation)"),
+                    *empty = row_named("empty indirect call");
+    bool draws = have(draw_off, draw_on) && empty != NULL;
+    judge("correlation per draw", "min(on) - min(off) <= min(empty indirect call) + 1 ns",
+          draws ? draw_on->min - draw_off->min : 0, draws ? empty->min + 1.0 : 0, "ns", false, draws);
+    const bench_row *ecl_off = row_named("ExecuteCommandLists (feature off)"),
+                    *ecl_on = row_named("ExecuteCommandLists (feature on, nothing to flush)");
+    judge("ExecuteCommandLists, feature on, nothing to flush", "min(on) - min(off) <= 30 ns",
+          have(ecl_off, ecl_on) ? ecl_on->min - ecl_off->min : 0, 30.0, "ns", false, have(ecl_off, ecl_on));
+    const bench_row *buf_d12rt = row_named(buffer_d12rt), *buf_vkd3d = row_named(buffer_vkd3d);
+    judge("committed 64 KiB buffer create + release", "d12rt min <= vkd3d min",
+          have(buf_d12rt, buf_vkd3d) ? buf_d12rt->min : 0, have(buf_d12rt, buf_vkd3d) ? buf_vkd3d->min : 0, "ns",
+          false, have(buf_d12rt, buf_vkd3d));
+    const bench_row *stored = row_named("report_text stored"), *callback = row_named("report_text stored, callback");
+    judge("report path, muted, no callback", ">= 20 M stored msgs/s (1e3 / min ns)",
+          stored && stored->min > 0 ? 1e3 / stored->min : 0, 20.0, "M/s", true, stored != NULL);
+    judge("report path, muted, callback", ">= 5 M stored msgs/s (1e3 / min ns)",
+          callback && callback->min > 0 ? 1e3 / callback->min : 0, 5.0, "M/s", true, callback != NULL);
+}
+
+static bool print_budgets(bool json)
+{
+    bool all_met = true;
+    if (json)
+        printf("\"budgets\":[\n");
+    else
+        printf("\nbudgets (issue 11 item 2), judged on the minimum over interleaved repetitions\n");
+    for (int i = 0; i < budget_count; i++) {
+        const budget_result *b = &budgets[i];
+        all_met = all_met && b->met;
+        if (json) {
+            printf("  {\"name\":");
+            json_string(b->name);
+            printf(",\"rule\":");
+            json_string(b->rule);
+            printf(",\"value\":%.3f,\"limit\":%.3f,\"unit\":\"%s\",\"judged\":%s,\"met\":%s}%s\n", b->value,
+                   b->limit, b->unit, b->judged ? "true" : "false", b->met ? "true" : "false",
+                   i + 1 < budget_count ? "," : "");
+        } else if (!b->judged) {
+            printf("  %-52s NOT JUDGED (a row is missing)  %s\n", b->name, b->rule);
+        } else {
+            printf("  %-52s %-4s %9.2f %s %s %9.2f %s   %s\n", b->name, b->met ? "met" : "OUT", b->value, b->unit,
+                   b->at_least ? ">=" : "<=", b->limit, b->unit, b->rule);
+        }
+    }
+    if (json)
+        printf("]");
+    return all_met;
 }
 
 int main(int argc, char **argv)
 {
-    bool quick = false, json = false;
+    bool quick = false, json = false, peer_only = false;
+    const char *only_row = NULL; /* --row NAME N: run that row N times, once (for callgrind; bench/callgrind.sh) */
+    unsigned long long only_iterations = 0;
     int reps = 9;
     double ms = 20.0;
     for (int i = 1; i < argc; i++) {
@@ -617,6 +827,15 @@ int main(int argc, char **argv)
             reps = atoi(argv[++i]);
         } else if (strcmp(argv[i], "--ms") == 0 && i + 1 < argc) {
             ms = atof(argv[++i]);
+        } else if (strcmp(argv[i], "--row") == 0 && i + 2 < argc) {
+            only_row = argv[++i];
+            only_iterations = strtoull(argv[++i], NULL, 10);
+        } else if (strcmp(argv[i], "--scaling") == 0) {
+            bench_gpu_scaling(true);
+        } else if (strcmp(argv[i], "--peer") == 0) {
+            peer_only = true;
+        } else if (strcmp(argv[i], "--check-budget") == 0) {
+            check_budget_mode = true;
         } else {
             usage();
             return 2;
@@ -629,26 +848,61 @@ int main(int argc, char **argv)
         return 2;
     }
 
-    setup_caps();
-    setup_info_queue();
-    bench_gpu_setup(); /* forks its worker processes: before this process makes a device or a thread */
-    setup_device();
-    if (!setup_failed)
+    if (peer_only && check_budget_mode) {
+        usage();
+        return 2;
+    }
+    bool peer_vkd3d = false;
+    if (!peer_only) {
+        setup_caps();
+        setup_info_queue();
+        bench_gpu_setup(); /* forks its worker processes: before this process makes a device or a thread */
+    }
+    if (peer_only || check_budget_mode)
+        peer_vkd3d = bench_peer_setup(); /* fork + exec: before this process makes a device */
+    if (!peer_only)
+        setup_device();
+    if (only_row != NULL && !setup_failed) {
+        const bench_row *row = row_named(only_row);
+        if (row == NULL || only_iterations == 0) {
+            fprintf(stderr, "d12bench: --row: no row named '%s' (or N is 0)\n", only_row);
+            setup_failed = true;
+        } else {
+            double ns = time_row((bench_row *)row, only_iterations);
+            printf("%s: %.3f ns/op over %llu\n", row->name, ns / (double)only_iterations, only_iterations);
+        }
+    } else if (!setup_failed) {
         measure(reps, ms * 1e6, quick);
-    check_info_queue();
-    check_device();
+    }
+    stop_report_threads();
+    if (only_row == NULL) { /* the checks need every row to have run */
+        check_info_queue();
+        check_device();
+    }
 
     int status = 0;
     if (setup_failed) {
         status = 1;
-    } else {
+    } else if (only_row == NULL) {
         char cpu[128];
         cpu_model(cpu, sizeof(cpu));
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        if (json)
+        if (check_budget_mode)
+            judge_budgets();
+        if (json) {
             print_json(reps, quick, cpu, cpus);
-        else
+        } else {
             print_table(reps, quick, cpu, cpus);
+            if (check_budget_mode && !print_budgets(false))
+                printf("d12bench --check-budget: a budget is out or was not judged\n");
+        }
+        if (check_budget_mode) {
+            for (int i = 0; i < budget_count; i++)
+                if (!budgets[i].met)
+                    status = 1;
+        }
+        if (peer_only && !peer_vkd3d)
+            fprintf(stderr, "d12bench --peer: no vkd3d rows (see above)\n");
     }
 
     for (int r = 0; r < row_count; r++)
@@ -656,9 +910,12 @@ int main(int argc, char **argv)
     if (device != NULL)
         ID3D12Device17_Release(device);
     bench_gpu_teardown();
+    bench_peer_teardown();
     if (queue_stored != NULL)
         d12__info_queue_destroy(queue_stored);
     if (queue_denied != NULL)
         d12__info_queue_destroy(queue_denied);
+    if (queue_callback != NULL)
+        d12__info_queue_destroy(queue_callback);
     return status;
 }

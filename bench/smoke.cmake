@@ -1,5 +1,7 @@
-# bench.smoke: `d12bench --quick` and `d12bench --quick --json` run, exit 0 and print every row below.
-# Only presence is checked, never a figure.
+# bench.smoke: `d12bench --quick` and `d12bench --quick --json` run, exit 0 and print every row below;
+# `d12bench --peer --quick` prints the d12rt side of every peer row (and the vkd3d side when it was built);
+# `d12bench --check-budget --quick --json` exits 0 or 1 (a budget out: the figures of --quick mean nothing) and
+# judges every budget. Only presence is checked, never a figure.
 set(rows
   "memcpy OPTIONS5"
   "clamp OPTIONS5 (nothing clamped)"
@@ -18,6 +20,11 @@ set(rows
   "report_text denied by storage filter"
   "report_f stored (formatted)"
   "report_f denied by storage filter"
+  "report_text stored, callback"
+  "report_text stored, 1 thread"
+  "report_text stored, 2 threads"
+  "report_text stored, 4 threads"
+  "report_text stored, 8 threads"
   "DrawInstanced (feature off)"
   "DrawInstanced (feature on: correlation)"
   "ExecuteCommandLists (feature off)"
@@ -62,3 +69,34 @@ foreach(row IN LISTS rows)
   endif()
 endforeach()
 message(STATUS "d12bench: ${count} rows in the table and in --json")
+
+set(peer_rows
+  "CheckFeatureSupport(OPTIONS5)"
+  "CreateCommittedResource 64 KiB buffer + Release"
+  "record CopyBufferRegion"
+  "ExecuteCommandLists + Signal + spin (small copy)"
+  "CPU Fence Signal + GetCompletedValue"
+  "fence wait with an event (CPU Signal)"
+  "record 10 000 draws (Reset..Close)"
+  "record CopyBufferRegion, 4 threads at once")
+execute_process(COMMAND ${D12BENCH} --peer --quick RESULT_VARIABLE rc OUTPUT_VARIABLE table ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "d12bench --peer --quick exited with ${rc}\n${table}${err}")
+endif()
+foreach(row IN LISTS peer_rows)
+  string(FIND "${table}" "  d12rt: ${row} " at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "d12bench --peer --quick did not print the row 'd12rt: ${row}'\n${table}")
+  endif()
+endforeach()
+
+execute_process(COMMAND ${D12BENCH} --check-budget --quick --json RESULT_VARIABLE rc OUTPUT_VARIABLE json
+                ERROR_VARIABLE err)
+if(NOT (rc EQUAL 0 OR rc EQUAL 1))
+  message(FATAL_ERROR "d12bench --check-budget --quick --json exited with ${rc}\n${json}${err}")
+endif()
+string(JSON budgets ERROR_VARIABLE json_error LENGTH "${json}" budgets)
+if(json_error OR NOT budgets EQUAL 8)
+  message(FATAL_ERROR "d12bench --check-budget --json: expected 8 budgets (${json_error})\n${json}")
+endif()
+message(STATUS "d12bench: --peer and --check-budget run; ${budgets} budgets judged")

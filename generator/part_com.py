@@ -19,6 +19,7 @@ OUTPUTS = (
     ("d3d12_ext.h.j2", "generated/include/d12rt/d3d12_ext.h", "c"),
     ("com_objects.h.j2", "generated/runtime/d12_com.h", "c"),
     ("com_objects.c.j2", "generated/runtime/d12_com.c", "c"),
+    ("com_interfaces_table.h.j2", "generated/tests/com_interfaces.h", "c"),
 )
 
 IID_TEXT = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")

@@ -38,8 +38,11 @@ d12_debug_settings d12__debug_settings(void)
 HRESULT d12__debug_get_interface(const IID *riid, void **object)
 {
     pthread_once(&objects_once, init_objects);
-    if (riid == NULL)
+    if (riid == NULL) {
+        if (object != NULL)
+            *object = NULL; /* as every other failure here: no stale pointer for the caller */
         return E_INVALIDARG;
+    }
     void *found = NULL;
     HRESULT hr = d12__debug_QueryInterface(&debug_object, riid, &found); /* IUnknown: the debug object */
     if (hr == E_NOINTERFACE)

@@ -218,6 +218,7 @@ static void device_destroy(struct d12_device *device)
     pthread_mutex_destroy(&device->children_lock);
     if (device->info_queue != NULL)
         d12__info_queue_destroy(device->info_queue);
+    d12__feature_cache_destroy(&device->feature_cache);
     d12__object_data_destroy(&device->object);
     free(device);
 }

@@ -13,6 +13,7 @@
 #include "debug.h"
 #include "driver.h"
 #include "drm.h"
+#include "feature_cache.h"
 #include "flush.h"
 #include "infoqueue.h"
 #include "object.h"
@@ -52,6 +53,7 @@ struct d12_device {
     _Atomic(struct d12_tdr *) tdr;    /* the TDR watchdog (runtime/tdr.c); NULL until the first queue of a 0127 driver */
     uint32_t tdr_delay_ms;            /* fixed: D12RT_TDR_DELAY_MS latched at D3D12CreateDevice */
     atomic_bool legacy_query_warned; /* the CheckFeatureSupport deprecation warning, once per device */
+    d12_feature_cache feature_cache; /* CheckFeatureSupport answers that cannot change (feature_cache.h) */
 
     struct d12_dred *dred;            /* fixed: DRED state and output (runtime/dred/dred.h); never NULL after creation */
 };

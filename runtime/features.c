@@ -8,6 +8,7 @@
 #include "d12_formats.h"
 #include "d12_messages.h"
 #include "device.h"
+#include "feature_cache.h"
 
 /* The largest feature struct (D3D12_FEATURE_DATA_SHADERCACHE_ABI_SUPPORT, 544 bytes here) fits. */
 #define FEATURE_BUFFER_SIZE 1024
@@ -18,25 +19,17 @@ static bool is_input(d12_caps_field_kind kind)
            kind == D12_CAPS_FIELD_ROOT_SIGNATURE_VERSION;
 }
 
-static const d12_caps_field *field_named(const d12_caps_layout *layout, const char *name)
-{
-    for (uint32_t i = 0; i < layout->field_count; i++) {
-        if (strcmp(layout->fields[i].name, name) == 0)
-            return &layout->fields[i];
-    }
-    return NULL;
-}
-
-/* Copy the fields both layouts have, inputs or outputs, from one struct to the other. */
+/* Copy the fields both layouts (of one feature) have, inputs or outputs, from one struct to the other: a walk
+ * over the generated field map between the two (d12_caps_layout_map), no name compares. */
 static void copy_fields(const d12_caps_layout *to_layout, void *to, const d12_caps_layout *from_layout,
                         const void *from, bool inputs)
 {
-    for (uint32_t i = 0; i < to_layout->field_count; i++) {
-        const d12_caps_field *to_field = &to_layout->fields[i];
-        const d12_caps_field *from_field = field_named(from_layout, to_field->name);
-        bool wanted = inputs ? is_input(to_field->kind) : to_field->kind != D12_CAPS_FIELD_INPUT;
-        if (from_field != NULL && wanted && from_field->size == to_field->size)
-            memcpy((char *)to + to_field->offset, (const char *)from + from_field->offset, to_field->size);
+    const d12_caps_layout_map *map = &to_layout->from[from_layout->index];
+    for (uint32_t i = 0; i < map->count; i++) {
+        const d12_caps_field_map *field = &map->fields[i];
+        bool wanted = inputs ? is_input(field->kind) : field->kind != D12_CAPS_FIELD_INPUT;
+        if (wanted)
+            memcpy((char *)to + field->to_offset, (const char *)from + field->from_offset, field->size);
     }
 }
 
@@ -81,18 +74,23 @@ static HRESULT apply_in_out_rules(const d12_caps_layout *layout, void *data, con
 /* The reference adapter has one node: a NodeIndex input must be 0. */
 static bool node_indices_valid(const d12_caps_layout *layout, const void *data)
 {
-    const d12_caps_field *node = field_named(layout, "NodeIndex");
-    return node == NULL || node->kind != D12_CAPS_FIELD_INPUT || read_i32(data, node) == 0;
+    int32_t node;
+    if (layout->node_index_offset == D12_CAPS_NO_FIELD)
+        return true;
+    memcpy(&node, (const char *)data + layout->node_index_offset, sizeof node);
+    return node == 0;
 }
 
 struct clamp_context {
     struct d12_device *device;
     bool legacy; /* ID3D12Device::CheckFeatureSupport: report->version is the pinned level */
+    bool warned; /* a field was clamped (and a warning emitted): the answer is not cached */
 };
 
 static void warn_clamped(void *context, const d12_caps_clamp_report *report)
 {
     struct clamp_context *clamp = context;
+    clamp->warned = true;
     /* "the debug layer emits a warning identifying the affected field, the requested SDKVersion, and the value
      * it was clamped from and to". A legacy caller requested no SDKVersion: its warning names the entry point it
      * called and the level it is pinned to (issue 8 item 9). */
@@ -221,12 +219,25 @@ static HRESULT format_support_result(UINT feature, const void *data, HRESULT hr)
                                                                                                            : hr;
 }
 
-/* Ask the driver in the newest layout, answer in the caller's, then clamp the caller's copy. */
+/* Whether the answer in the caller's `layout` is a function of the key alone (feature_cache.h): no field is an
+ * input (d12__feature_cacheable), and every field is one the driver's layout has with its size, so copy_fields
+ * wrote each of them. */
+static bool answer_is_fixed(const d12_caps_layout *layout, const d12_caps_layout *newest)
+{
+    return layout->from[newest->index].count == layout->field_count;
+}
+
+/* Ask the driver in the newest layout, answer in the caller's, then clamp the caller's copy. An answer that
+ * cannot change comes from the device's cache (feature_cache.h), after the same argument checks. */
 static HRESULT query(struct d12_device *device, const char *method, UINT feature, void *data, UINT size,
                      d12_caps_version version, bool legacy)
 {
     if (d12__device_removed(device) != S_OK)
         return DXGI_ERROR_DEVICE_REMOVED;
+    HRESULT cached;
+    if (data != NULL && d12__feature_cache_lookup(&device->feature_cache, feature, size, version, legacy, data,
+                                                  &cached))
+        return cached;
     const d12_caps_layout *layout;
     HRESULT hr = check_arguments(device, method, feature, data, size, version, legacy, &layout);
     if (FAILED(hr))
@@ -249,14 +260,24 @@ static HRESULT query(struct d12_device *device, const char *method, UINT feature
     memcpy(caller_in, data, size);
     copy_fields(layout, data, newest, truth, false);
     hr = format_support_result(feature, data, apply_in_out_rules(layout, data, caller_in));
-    struct clamp_context context = {device, legacy};
+    struct clamp_context context = {device, legacy, false};
     d12_caps_clamp(feature, data, size, version, warn_clamped, &context);
+    if (!context.warned && answer_is_fixed(layout, newest))
+        d12__feature_cache_store(&device->feature_cache, feature, layout, size, version, legacy, data, hr);
     return hr;
 }
 
 HRESULT d12_device_CheckFeatureSupport1(struct d12_device *self, D3D12_FEATURE Feature, void *pFeatureSupportData,
                                         UINT FeatureSupportDataSize, UINT SDKVersion)
 {
+    /* A cached answer is keyed by the requested version (feature_cache.h), and only a version that resolved was
+     * ever stored: looked up before resolving. A removed device takes the full path (which surfaces it). */
+    HRESULT cached;
+    d12_caps_version requested = {SDKVersion, SDKVersion, D12_CAPS_LINE_RETAIL};
+    if (pFeatureSupportData != NULL && !d12__device_is_removed(self) &&
+        d12__feature_cache_lookup(&self->feature_cache, (UINT)Feature, FeatureSupportDataSize, requested, false,
+                                  pFeatureSupportData, &cached))
+        return cached;
     d12_caps_version version;
     if (d12_caps_resolve_version(self->flavor, SDKVersion, &version) != D12_CAPS_OK) {
         /* "A version greater than the runtime's version causes CheckFeatureSupport1 to return E_INVALIDARG
@@ -275,7 +296,8 @@ HRESULT d12_device_CheckFeatureSupport(struct d12_device *self, D3D12_FEATURE Fe
 {
     d12_caps_version pinned = d12_caps_legacy_version(self->flavor);
     /* "The deprecated CheckFeatureSupport entry point also emits a warning" — once per device (docs/device.md). */
-    if (!atomic_exchange(&self->legacy_query_warned, true))
+    if (!atomic_load_explicit(&self->legacy_query_warned, memory_order_relaxed) &&
+        !atomic_exchange(&self->legacy_query_warned, true))
         d12__msg_checkfeaturesupport_deprecated(self->info_queue, pinned.number);
     /* Pinned for sizes as for values: a feature or struct size that did not exist at the pinned level is
      * E_INVALIDARG, the answer of the runtime of that level (docs/clamping.md section 5, issue 8 item 3). */

@@ -42,12 +42,16 @@ typedef struct iq_stack {
     iq_filter *filters; /* [depth - 1] is the top */
 } iq_stack;
 
-/* A stored message; message.pDescription points at text. */
+/* A stored message; message.pDescription points at text. `next` links evicted messages waiting to be freed. */
 typedef struct iq_stored {
     struct iq_stored *next;
+    size_t capacity; /* bytes `text` can hold: a node evicted from the store is reused for a later message */
     D3D12_MESSAGE message;
     char text[];
 } iq_stored;
+
+/* Messages per block of the store (docs/infoqueue.md "Storage and retrieval"). */
+#define IQ_BLOCK 1024u
 
 /* A message waiting for debug output and callbacks. */
 typedef struct iq_pending {
@@ -76,9 +80,25 @@ struct d12_info_queue {
     pthread_mutex_t lock;          /* the InfoQueue lock: a leaf (docs/locking.md) */
     pthread_cond_t callback_done;  /* broadcast, under lock, whenever a callback returns */
 
-    /* Guarded by lock: the stored messages (oldest first) and the count limit. */
-    iq_stored *head, *tail;
-    uint64_t stored_count, limit;
+    /* Guarded by lock: the store and the count limit. Every stored message has a number, the count of messages
+     * stored before it; the store holds numbers [first, end), in blocks of IQ_BLOCK pointers, block b
+     * (= number / IQ_BLOCK) in slot b % ring_slots of `ring`. Exactly the blocks that hold a number of
+     * [first, end) are allocated. So message i is one lookup away and no message ever moves. */
+    iq_stored ***ring;
+    uint64_t ring_slots, first, end;
+    uint64_t stored_count, limit; /* stored_count == end - first */
+    iq_stored *evicted;           /* evicted messages, freed by iq_unlock_and_reap with no lock held */
+    iq_stored *spare;             /* one evicted node kept for the next verbatim report (no malloc or free per
+                                     message in steady state; docs/performance.md "Report path") */
+
+    /* Guarded by lock: what retrieval-filtered reads remember, valid while retrieval_gen is unchanged. The cursor
+     * says stored message `cursor_number` is retrievable message `cursor_index`: sequential reads resume there.
+     * `retrievable` counts the retrievable stored messages. Evictions keep both exact. */
+    uint64_t retrieval_gen;
+    bool cursor_valid, retrievable_valid;
+    uint64_t cursor_gen, cursor_index, cursor_number;
+    uint64_t retrievable_gen, retrievable;
+    uint64_t visits; /* stored messages examined by retrieval (d12__info_queue_test_visits) */
 
     /* Guarded by lock: cumulative counters (never reset; docs/infoqueue.md "Counters"). */
     uint64_t allowed, denied, discarded;
@@ -111,18 +131,24 @@ struct d12_info_queue {
 /* ---- The lock: a leaf. Debug builds assert that no InfoQueue lock is held when one is taken, or when
  * formatting, debug output or a callback runs (so none of them can deadlock on it). ---- */
 
+#ifndef NDEBUG
 static _Thread_local unsigned iq_locks_held;
+#endif
 
 static void iq_lock(d12_info_queue *queue)
 {
     assert(iq_locks_held == 0 && "the InfoQueue lock is a leaf");
     pthread_mutex_lock(&queue->lock);
+#ifndef NDEBUG /* the count only feeds the assertions: a thread-local access per lock otherwise (the report path) */
     iq_locks_held++;
+#endif
 }
 
 static void iq_unlock(d12_info_queue *queue)
 {
+#ifndef NDEBUG
     iq_locks_held--;
+#endif
     pthread_mutex_unlock(&queue->lock);
 }
 
@@ -334,15 +360,98 @@ static void iq_filter_emit(const iq_filter *filter, D3D12_INFO_QUEUE_FILTER *out
 
 /* ---- Stored messages (caller holds the lock) ---- */
 
+static iq_stored **iq_block(const d12_info_queue *queue, uint64_t number)
+{
+    return queue->ring[(number / IQ_BLOCK) % queue->ring_slots];
+}
+
+static iq_stored *iq_at(const d12_info_queue *queue, uint64_t number)
+{
+    return iq_block(queue, number)[number % IQ_BLOCK];
+}
+
+static bool iq_retrievable(const d12_info_queue *queue, const iq_stored *node)
+{
+    const D3D12_MESSAGE *m = &node->message;
+    return iq_stack_passes(&queue->retrieval, m->Category, m->Severity, m->ID);
+}
+
+/* Whether the retrieval filter passes everything (no filter, or an empty one): then index i is message first + i. */
+static bool iq_retrieval_unfiltered(const d12_info_queue *queue)
+{
+    if (queue->retrieval.depth == 0)
+        return true;
+    const iq_filter *top = &queue->retrieval.filters[queue->retrieval.depth - 1];
+    for (int d = 0; d < IQ_DIMS; d++)
+        if (top->allow[d].count || top->deny[d].count)
+            return false;
+    return true;
+}
+
+static bool iq_cursor_current(const d12_info_queue *queue)
+{
+    return queue->cursor_valid && queue->cursor_gen == queue->retrieval_gen;
+}
+
+static bool iq_count_current(const d12_info_queue *queue)
+{
+    return queue->retrievable_valid && queue->retrievable_gen == queue->retrieval_gen;
+}
+
+/* Moves the blocks of [first, end) into a ring of `slots` slots (slots >= the blocks in use). */
+static bool iq_ring_resize(d12_info_queue *queue, uint64_t slots)
+{
+    iq_stored ***ring = calloc(slots, sizeof(*ring));
+    if (!ring)
+        return false;
+    if (queue->end > queue->first)
+        for (uint64_t b = queue->first / IQ_BLOCK; b <= (queue->end - 1) / IQ_BLOCK; b++)
+            ring[b % slots] = queue->ring[b % queue->ring_slots];
+    free(queue->ring);
+    queue->ring = ring;
+    queue->ring_slots = slots;
+    return true;
+}
+
+/* Makes room for message number `end`: a new block when it starts one (or the store is empty). */
+static bool iq_reserve_next(d12_info_queue *queue)
+{
+    uint64_t number = queue->end;
+    if (queue->stored_count != 0 && number % IQ_BLOCK != 0)
+        return true;
+    uint64_t in_use = queue->stored_count ? number / IQ_BLOCK - queue->first / IQ_BLOCK + 1 : 1;
+    if (in_use > queue->ring_slots && !iq_ring_resize(queue, queue->ring_slots ? queue->ring_slots * 2 : 4))
+        return false;
+    iq_stored **block = malloc(IQ_BLOCK * sizeof(*block));
+    if (!block)
+        return false;
+    queue->ring[(number / IQ_BLOCK) % queue->ring_slots] = block;
+    return true;
+}
+
+/* The oldest message leaves the store (counted discarded) and waits in `evicted` to be freed with no lock held;
+ * the retrieval cursor and count stay exact. */
 static void iq_evict_oldest(d12_info_queue *queue)
 {
-    iq_stored *oldest = queue->head;
-    queue->head = oldest->next;
-    if (!queue->head)
-        queue->tail = NULL;
+    uint64_t number = queue->first;
+    iq_stored *oldest = iq_at(queue, number);
+    bool cursor = iq_cursor_current(queue), count = iq_count_current(queue);
+    bool retrievable = (cursor || count) && iq_retrievable(queue, oldest);
+    if (cursor && number == queue->cursor_number)
+        queue->cursor_valid = false;
+    else if (cursor && retrievable)
+        queue->cursor_index--;
+    if (count && retrievable)
+        queue->retrievable--;
+    queue->first++;
     queue->stored_count--;
+    if (queue->first == queue->end || queue->first % IQ_BLOCK == 0) {
+        free(iq_block(queue, number));
+        queue->ring[(number / IQ_BLOCK) % queue->ring_slots] = NULL;
+    }
+    oldest->next = queue->evicted;
+    queue->evicted = oldest;
     queue->discarded++;
-    free(oldest);
 }
 
 static void iq_enforce_limit(d12_info_queue *queue)
@@ -351,22 +460,61 @@ static void iq_enforce_limit(d12_info_queue *queue)
         iq_evict_oldest(queue);
 }
 
-static void iq_store(d12_info_queue *queue, iq_stored *node)
+/* Appends a message (then enforces the limit); false when the store cannot grow: the caller still owns `node`. */
+static bool iq_store(d12_info_queue *queue, iq_stored *node)
 {
-    node->next = NULL;
-    if (queue->tail)
-        queue->tail->next = node;
-    else
-        queue->head = node;
-    queue->tail = node;
+    if (!iq_reserve_next(queue))
+        return false;
+    iq_block(queue, queue->end)[queue->end % IQ_BLOCK] = node;
+    queue->end++;
     queue->stored_count++;
+    if (iq_count_current(queue) && iq_retrievable(queue, node))
+        queue->retrievable++;
     iq_enforce_limit(queue);
+    return true;
 }
 
-static bool iq_retrievable(const d12_info_queue *queue, const iq_stored *node)
+/* A retrieval filter changed: what filtered reads remember is stale. */
+static void iq_filter_changed(d12_info_queue *queue, const iq_stack *stack)
 {
-    const D3D12_MESSAGE *m = &node->message;
-    return iq_stack_passes(&queue->retrieval, m->Category, m->Severity, m->ID);
+    if (stack == &queue->retrieval)
+        queue->retrieval_gen++;
+}
+
+static void iq_free_chain(iq_stored *node)
+{
+    while (node) {
+        iq_stored *next = node->next;
+        free(node);
+        node = next;
+    }
+}
+
+/* A new node for a message of `bytes` text bytes (NUL included). Sized up to 128 text bytes, so that once it is
+ * evicted it can hold most later messages as the spare. */
+static iq_stored *iq_node_new(size_t bytes)
+{
+    size_t capacity = bytes < 128 ? 128 : bytes;
+    if (capacity > SIZE_MAX - sizeof(iq_stored))
+        return NULL;
+    iq_stored *node = malloc(sizeof(iq_stored) + capacity);
+    if (node)
+        node->capacity = capacity;
+    return node;
+}
+
+/* Unlocks, then frees what was evicted meanwhile (by this thread or another), so no free() runs under the lock;
+ * the first evicted node becomes the spare when there is none. */
+static void iq_unlock_and_reap(d12_info_queue *queue)
+{
+    iq_stored *evicted = queue->evicted;
+    queue->evicted = NULL;
+    if (evicted && !queue->spare) {
+        queue->spare = evicted;
+        evicted = evicted->next;
+    }
+    iq_unlock(queue);
+    iq_free_chain(evicted);
 }
 
 /* ---- Lifetime ---- */
@@ -410,15 +558,43 @@ HRESULT d12__info_queue_create(d12_info_queue **out)
     return S_OK;
 }
 
+/* A detached store: what ClearStoredMessages takes out under the lock and frees with no lock held. */
+typedef struct iq_detached {
+    iq_stored ***ring;
+    uint64_t ring_slots, first, end;
+} iq_detached;
+
+/* Empties the store in O(1) (caller holds the lock); the messages go to the caller. */
+static iq_detached iq_detach_messages(d12_info_queue *queue)
+{
+    iq_detached detached = {queue->ring, queue->ring_slots, queue->first, queue->end};
+    queue->ring = NULL;
+    queue->ring_slots = 0;
+    queue->first = queue->end;
+    queue->stored_count = 0;
+    queue->cursor_valid = false;
+    queue->retrievable_valid = true;
+    queue->retrievable_gen = queue->retrieval_gen;
+    queue->retrievable = 0;
+    return detached;
+}
+
+static void iq_free_detached(iq_detached *d)
+{
+    for (uint64_t n = d->first; n < d->end; n++)
+        free(d->ring[(n / IQ_BLOCK) % d->ring_slots][n % IQ_BLOCK]);
+    if (d->end > d->first)
+        for (uint64_t b = d->first / IQ_BLOCK; b <= (d->end - 1) / IQ_BLOCK; b++)
+            free(d->ring[b % d->ring_slots]);
+    free(d->ring);
+}
+
 static void iq_free_messages(d12_info_queue *queue)
 {
-    while (queue->head) {
-        iq_stored *next = queue->head->next;
-        free(queue->head);
-        queue->head = next;
-    }
-    queue->tail = NULL;
-    queue->stored_count = 0;
+    iq_detached detached = iq_detach_messages(queue);
+    iq_free_detached(&detached);
+    iq_free_chain(queue->evicted);
+    queue->evicted = NULL;
 }
 
 void d12__info_queue_destroy(d12_info_queue *queue)
@@ -427,6 +603,7 @@ void d12__info_queue_destroy(d12_info_queue *queue)
         return;
     assert(!queue->delivering && "destroyed while a callback runs");
     iq_free_messages(queue);
+    free(queue->spare);
     while (queue->pending_head) {
         iq_pending *next = queue->pending_head->next;
         free(queue->pending_head);
@@ -561,7 +738,7 @@ static void iq_deliver_one(d12_info_queue *queue, const iq_pending *message)
  * further up the stack inside a callback) already does; then that thread delivers it, in order. */
 static void iq_deliver(d12_info_queue *queue)
 {
-    if (queue->delivering)
+    if (queue->delivering || !queue->pending_head) /* nothing to deliver: the common, muted case */
         return;
     queue->delivering = true;
     queue->deliverer = pthread_self();
@@ -617,24 +794,34 @@ static size_t iq_source_format(const iq_source *source, char *buf, size_t size)
     return source->fn(buf, size, source->context);
 }
 
-/* Formats with no lock held into a block of `header` bytes followed by the text; *length includes the NUL. */
-static void *iq_format(const iq_source *source, size_t header, size_t *length)
+/* Formats with no lock held into a node (iq_node_new); *length receives the text's bytes, NUL included. Verbatim
+ * text is measured once and copied once. */
+static iq_stored *iq_format(const iq_source *source, size_t *length)
 {
     iq_assert_unlocked();
+    if (source->text) {
+        size_t bytes = strlen(source->text) + 1;
+        iq_stored *node = iq_node_new(bytes);
+        if (!node)
+            return NULL;
+        memcpy(node->text, source->text, bytes);
+        *length = bytes;
+        return node;
+    }
     char small[256];
     size_t needed = iq_source_format(source, small, sizeof(small));
-    if (needed == SIZE_MAX || header + needed + 1 < needed)
+    if (needed == SIZE_MAX)
         return NULL;
-    unsigned char *block = malloc(header + needed + 1);
-    if (!block)
+    iq_stored *node = iq_node_new(needed + 1);
+    if (!node)
         return NULL;
     if (needed < sizeof(small))
-        memcpy(block + header, small, needed + 1);
+        memcpy(node->text, small, needed + 1);
     else
-        iq_source_format(source, (char *)block + header, needed + 1);
-    block[header + needed] = '\0'; /* a formatter that wrote less still leaves a terminated string */
-    *length = strlen((char *)block + header) + 1;
-    return block;
+        iq_source_format(source, node->text, needed + 1);
+    node->text[needed] = '\0'; /* a formatter that wrote less still leaves a terminated string */
+    *length = strlen(node->text) + 1;
+    return node;
 }
 
 /* First critical section: counts what needs no text and says who needs it. */
@@ -684,14 +871,12 @@ static void iq_commit(d12_info_queue *queue, const iq_decision *d, iq_stored *no
         queue->allowed++;
     if (pending && (d->print || queue->ignore_filter_callbacks > 0 || (d->passed && queue->callback_count > 0)))
         iq_enqueue(queue, pending);
-    else
+    else if (pending)
         free(pending);
     queue->next_seq++;
-    if (d->store)
-        iq_store(queue, node);
-    else {
+    if (!d->store || !iq_store(queue, node)) {
         if (d->passed)
-            queue->discarded++;
+            queue->discarded++; /* limit 0, or no memory to grow the store */
         free(node);
     }
     iq_deliver(queue);
@@ -702,7 +887,7 @@ static void iq_format_and_commit(d12_info_queue *queue, const iq_decision *d, D3
                                  D3D12_MESSAGE_SEVERITY severity, D3D12_MESSAGE_ID id, const iq_source *source)
 {
     size_t length = 0;
-    iq_stored *node = iq_format(source, sizeof(iq_stored), &length);
+    iq_stored *node = iq_format(source, &length);
     iq_pending *pending = NULL;
     if (node) {
         node->message = (D3D12_MESSAGE){category, severity, id, node->text, length};
@@ -713,7 +898,24 @@ static void iq_format_and_commit(d12_info_queue *queue, const iq_decision *d, D3
         iq_commit(queue, d, node, pending);
     else if (d->passed)
         queue->allowed++, queue->discarded++;
-    iq_unlock(queue);
+    iq_unlock_and_reap(queue);
+}
+
+/* The common case in the first critical section: verbatim text, stored, with nothing to deliver (muted, no
+ * callback) goes into the spare node (a copy of a short string, no allocation, no formatting code) and is
+ * committed under the same lock. False when there is no spare big enough: the caller takes the two-step path. */
+static bool iq_store_verbatim_locked(d12_info_queue *queue, const iq_decision *d, D3D12_MESSAGE_CATEGORY category,
+                                     D3D12_MESSAGE_SEVERITY severity, D3D12_MESSAGE_ID id, const char *text)
+{
+    iq_stored *node = queue->spare;
+    size_t bytes = strlen(text) + 1;
+    if (!node || node->capacity < bytes)
+        return false;
+    queue->spare = NULL;
+    memcpy(node->text, text, bytes);
+    node->message = (D3D12_MESSAGE){category, severity, id, node->text, bytes};
+    iq_commit(queue, d, node, NULL);
+    return true;
 }
 
 static void iq_report(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category, D3D12_MESSAGE_SEVERITY severity,
@@ -723,9 +925,14 @@ static void iq_report(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category, D3
         return;
     iq_lock(queue);
     iq_decision d = iq_decide(queue, category, severity, id);
-    iq_unlock(queue);
-    if (d.store || d.deliver)
-        iq_format_and_commit(queue, &d, category, severity, id, source);
+    if (d.store && !d.deliver && source->text &&
+        iq_store_verbatim_locked(queue, &d, category, severity, id, source->text)) {
+        iq_unlock_and_reap(queue);
+    } else {
+        iq_unlock(queue);
+        if (d.store || d.deliver)
+            iq_format_and_commit(queue, &d, category, severity, id, source);
+    }
     if (d.brk)
         iq_break(queue, category, severity, id);
 }
@@ -792,22 +999,47 @@ HRESULT d12_info_queue_SetMessageCountLimit(d12_info_queue *queue, UINT64 Messag
     iq_lock(queue);
     queue->limit = MessageCountLimit;
     iq_enforce_limit(queue); /* lowering the limit evicts the oldest now, counted as discarded */
-    iq_unlock(queue);
+    iq_unlock_and_reap(queue);
     return S_OK;
 }
 
 void d12_info_queue_ClearStoredMessages(d12_info_queue *queue)
 {
     iq_lock(queue);
-    iq_free_messages(queue);
-    iq_unlock(queue);
+    iq_detached detached = iq_detach_messages(queue);
+    iq_unlock_and_reap(queue);
+    iq_free_detached(&detached);
 }
 
-static const iq_stored *iq_find_retrievable(const d12_info_queue *queue, UINT64 index)
+/* Retrievable message `index`: O(1) unfiltered; filtered, a forward scan from the cursor when it is at or before
+ * `index` (sequential reads: amortised O(1)), else from the oldest. */
+static const iq_stored *iq_find_retrievable(d12_info_queue *queue, UINT64 index)
 {
-    for (const iq_stored *node = queue->head; node; node = node->next)
-        if (iq_retrievable(queue, node) && index-- == 0)
+    if (iq_retrieval_unfiltered(queue)) {
+        if (index >= queue->stored_count)
+            return NULL;
+        queue->visits++;
+        return iq_at(queue, queue->first + index);
+    }
+    uint64_t number = queue->first, k = 0; /* message `number`, if retrievable, is retrievable message k */
+    if (iq_cursor_current(queue) && queue->cursor_index <= index) {
+        number = queue->cursor_number;
+        k = queue->cursor_index;
+    }
+    for (; number < queue->end; number++) {
+        const iq_stored *node = iq_at(queue, number);
+        queue->visits++;
+        if (!iq_retrievable(queue, node))
+            continue;
+        if (k == index) {
+            queue->cursor_valid = true;
+            queue->cursor_gen = queue->retrieval_gen;
+            queue->cursor_index = index;
+            queue->cursor_number = number;
             return node;
+        }
+        k++;
+    }
     return NULL;
 }
 
@@ -868,10 +1100,21 @@ UINT64 d12_info_queue_GetNumStoredMessages(d12_info_queue *queue)
 
 UINT64 d12_info_queue_GetNumStoredMessagesAllowedByRetrievalFilter(d12_info_queue *queue)
 {
-    UINT64 count = 0;
     iq_lock(queue);
-    for (const iq_stored *node = queue->head; node; node = node->next)
-        count += iq_retrievable(queue, node);
+    if (iq_retrieval_unfiltered(queue)) {
+        UINT64 count = queue->stored_count;
+        iq_unlock(queue);
+        return count;
+    }
+    if (!iq_count_current(queue)) { /* once per retrieval-filter change; stores and evictions keep it exact */
+        uint64_t count = 0;
+        for (uint64_t number = queue->first; number < queue->end; number++, queue->visits++)
+            count += iq_retrievable(queue, iq_at(queue, number));
+        queue->retrievable = count;
+        queue->retrievable_gen = queue->retrieval_gen;
+        queue->retrievable_valid = true;
+    }
+    UINT64 count = queue->retrievable;
     iq_unlock(queue);
     return count;
 }
@@ -901,6 +1144,7 @@ static HRESULT iq_add_entries(d12_info_queue *queue, iq_stack *stack, const D3D1
         hr = iq_filter_add(&stack->filters[stack->depth - 1], filter);
     if (FAILED(hr) && pushed && stack->depth)
         iq_filter_free(&stack->filters[--stack->depth]);
+    iq_filter_changed(queue, stack);
     iq_unlock(queue);
     return hr;
 }
@@ -930,6 +1174,7 @@ static void iq_clear_filter(d12_info_queue *queue, iq_stack *stack)
     iq_lock(queue);
     if (stack->depth)
         iq_filter_free(&stack->filters[stack->depth - 1]);
+    iq_filter_changed(queue, stack);
     iq_unlock(queue);
 }
 
@@ -937,6 +1182,7 @@ static HRESULT iq_push_empty(d12_info_queue *queue, iq_stack *stack)
 {
     iq_lock(queue);
     HRESULT hr = iq_stack_push(stack) ? S_OK : E_OUTOFMEMORY;
+    iq_filter_changed(queue, stack);
     iq_unlock(queue);
     return hr;
 }
@@ -954,6 +1200,7 @@ static HRESULT iq_push_copy(d12_info_queue *queue, iq_stack *stack)
         if (FAILED(hr))
             iq_filter_free(&stack->filters[--stack->depth]);
     }
+    iq_filter_changed(queue, stack);
     iq_unlock(queue);
     return hr;
 }
@@ -968,6 +1215,7 @@ static HRESULT iq_push_filter(d12_info_queue *queue, iq_stack *stack, const D3D1
         hr = E_OUTOFMEMORY;
     else if (FAILED(hr = iq_filter_add(&stack->filters[stack->depth - 1], filter)))
         iq_filter_free(&stack->filters[--stack->depth]);
+    iq_filter_changed(queue, stack);
     iq_unlock(queue);
     return hr;
 }
@@ -977,6 +1225,7 @@ static void iq_pop(d12_info_queue *queue, iq_stack *stack)
     iq_lock(queue);
     if (stack->depth)
         iq_filter_free(&stack->filters[--stack->depth]);
+    iq_filter_changed(queue, stack);
     iq_unlock(queue);
 }
 
@@ -1216,9 +1465,12 @@ HRESULT d12_info_queue_RegisterMessageCallback(d12_info_queue *queue, D3D12Messa
     if (!iq_callbacks_reserve(queue)) {
         hr = E_OUTOFMEMORY;
     } else {
+        /* The cookie is chosen before the new slot counts as in use: iq_new_cookie scans the live slots, and the
+         * new one is not initialised yet. */
+        DWORD cookie = iq_new_cookie(queue);
         iq_callback *callback = &queue->callbacks[queue->callback_count++];
-        *callback = (iq_callback){++queue->next_order, iq_new_cookie(queue), queue->next_seq, CallbackFunc,
-                                  CallbackFilterFlags, pContext};
+        *callback = (iq_callback){++queue->next_order, cookie, queue->next_seq, CallbackFunc, CallbackFilterFlags,
+                                  pContext};
         queue->ignore_filter_callbacks += (CallbackFilterFlags & D3D12_MESSAGE_CALLBACK_IGNORE_FILTERS) != 0;
         *pCallbackCookie = callback->cookie;
     }
@@ -1252,4 +1504,18 @@ HRESULT d12_info_queue_UnregisterMessageCallback(d12_info_queue *queue, DWORD Ca
         pthread_cond_wait(&queue->callback_done, &queue->lock);
     iq_unlock(queue);
     return S_OK;
+}
+
+/* ---- Test hooks (tests/infoqueue) ---- */
+
+uint64_t d12__info_queue_test_visits(d12_info_queue *queue)
+{
+    return iq_read_counter(queue, &queue->visits);
+}
+
+void d12__info_queue_test_set_next_cookie(d12_info_queue *queue, DWORD cookie)
+{
+    iq_lock(queue);
+    queue->next_cookie = cookie;
+    iq_unlock(queue);
 }

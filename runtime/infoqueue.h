@@ -129,6 +129,12 @@ HRESULT d12_info_queue_UnregisterMessageCallback(d12_info_queue *queue, DWORD Ca
 }
 #endif
 
+/* Test hooks. Stored messages examined by GetMessage / GetNumStoredMessagesAllowedByRetrievalFilter so far (the
+ * retrieval cost, counted); and the next cookie RegisterMessageCallback tries (to reach cookie reuse without 2^32
+ * registrations). */
+uint64_t d12__info_queue_test_visits(d12_info_queue *queue);
+void d12__info_queue_test_set_next_cookie(d12_info_queue *queue, DWORD cookie);
+
 /* Whether the calling thread is inside an application's message callback (ID3D12InfoQueue1::
  * RegisterMessageCallback): the flush engine makes no flush from there (docs/locking.md). */
 bool d12__info_queue_in_callback(void);

@@ -60,6 +60,10 @@ static void unclaim_allocator(struct d12_command_allocator *allocator, struct d1
 
 HRESULT d12_command_allocator_Reset(struct d12_command_allocator *self)
 {
+    /* After removal: DXGI_ERROR_DEVICE_REMOVED, the allocator untouched (docs/device.md "Removal", per method). */
+    HRESULT removed = d12__device_removed(self->device_child.device);
+    if (FAILED(removed))
+        return removed;
     d12__lock(&self->lock, D12_RANK_ALLOCATOR);
     bool recording = self->recording != NULL;
     d12__unlock(&self->lock, D12_RANK_ALLOCATOR);
@@ -316,6 +320,11 @@ HRESULT d12_command_list_Close(struct d12_command_list *self)
         d12__recorder_close(&self->recorder);
     d12__dred_list_close(self);
     end_recording(self);
+    /* After removal the list is closed all the same (it can be released or reset like any closed list) and Close
+     * says DXGI_ERROR_DEVICE_REMOVED (docs/device.md "Removal", per method). */
+    HRESULT removed = d12__device_removed(self->device_child.device);
+    if (FAILED(removed))
+        return removed;
     HRESULT error = atomic_load(&self->error);
     if (FAILED(error))
         d12__msg_command_list_recording_error(self->device_child.device->info_queue, (unsigned)error);
@@ -331,6 +340,10 @@ HRESULT d12_command_list_Reset(struct d12_command_list *self, ID3D12CommandAlloc
         d12__msg_command_list_open(device->info_queue);
         return E_FAIL;
     }
+    /* After removal: DXGI_ERROR_DEVICE_REMOVED, the list stays closed (docs/device.md "Removal", per method). */
+    HRESULT removed = d12__device_removed(device);
+    if (FAILED(removed))
+        return removed;
     struct d12_command_allocator *allocator = d12__command_allocator_unwrap(pAllocator);
     if (!allocator) {
         d12__msg_createcommandlist_null_commandallocator(device->info_queue, "ID3D12GraphicsCommandList::Reset");

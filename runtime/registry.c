@@ -582,7 +582,10 @@ static unsigned char *read_all(int fd, size_t *size, int *err)
 int d12__registry_load(const char *path, FILE *warnings, d12_reg_file *out)
 {
     memset(out, 0, sizeof *out);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* Nothing the path names may block device creation: O_NONBLOCK makes opening a FIFO return at once (a
+     * blocking open waits for a writer for ever), O_NOCTTY keeps a terminal from becoming ours; only a regular
+     * file is then read, and at most 16 MiB + 1 of it (read_all), so /dev/zero or a FIFO is never read. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0 && errno == ENOENT) {
         out->text = calloc(1, 1);
         return out->text ? 0 : -1;
@@ -590,7 +593,12 @@ int d12__registry_load(const char *path, FILE *warnings, d12_reg_file *out)
     if (fd < 0)
         return load_warn(warnings, path, "cannot open", errno, out);
     struct stat st;
-    if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (fstat(fd, &st) != 0) {
+        int err = errno;
+        close(fd);
+        return load_warn(warnings, path, "cannot read", err, out);
+    }
+    if (!S_ISREG(st.st_mode)) {
         close(fd);
         return load_warn(warnings, path, "not a regular file", 0, out);
     }

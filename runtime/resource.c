@@ -1,4 +1,5 @@
 /* ID3D12Resource (resource.h). */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "d12_messages.h"
@@ -15,6 +16,12 @@ HRESULT d12_resource_Map(struct d12_resource *self, UINT Subresource, const D3D1
 {
     d12_info_queue *info = self->device_child.device->info_queue;
     (void)pReadRange; /* a hint for cache maintenance, which a CPU-coherent software GPU does not need */
+    if (ppData)
+        *ppData = NULL;
+    /* After removal: DXGI_ERROR_DEVICE_REMOVED, nothing mapped (docs/device.md "Removal", per method). */
+    HRESULT removed = d12__device_removed(self->device_child.device);
+    if (FAILED(removed))
+        return removed;
     if (Subresource != 0) {
         d12__msg_map_invalidsubresource(info, "Map", Subresource);
         return E_INVALIDARG;
@@ -141,6 +148,85 @@ static const char *check_buffer(const D3D12_HEAP_PROPERTIES *heap, D3D12_HEAP_FL
     return NULL;
 }
 
+/* Every bit the installed headers name, per flag type: a bit outside is no flag or state at all. */
+static const UINT known_heap_flags =
+    D3D12_HEAP_FLAG_SHARED | D3D12_HEAP_FLAG_DENY_BUFFERS | D3D12_HEAP_FLAG_ALLOW_DISPLAY |
+    D3D12_HEAP_FLAG_SHARED_CROSS_ADAPTER | D3D12_HEAP_FLAG_DENY_RT_DS_TEXTURES | D3D12_HEAP_FLAG_DENY_NON_RT_DS_TEXTURES |
+    D3D12_HEAP_FLAG_HARDWARE_PROTECTED | D3D12_HEAP_FLAG_ALLOW_WRITE_WATCH | D3D12_HEAP_FLAG_ALLOW_SHADER_ATOMICS |
+    D3D12_HEAP_FLAG_CREATE_NOT_RESIDENT | D3D12_HEAP_FLAG_CREATE_NOT_ZEROED;
+static const UINT known_resource_flags =
+    D3D12_RESOURCE_FLAG_ALLOW_RENDER_TARGET | D3D12_RESOURCE_FLAG_ALLOW_DEPTH_STENCIL |
+    D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS | D3D12_RESOURCE_FLAG_DENY_SHADER_RESOURCE |
+    D3D12_RESOURCE_FLAG_ALLOW_CROSS_ADAPTER | D3D12_RESOURCE_FLAG_ALLOW_SIMULTANEOUS_ACCESS |
+    D3D12_RESOURCE_FLAG_VIDEO_DECODE_REFERENCE_ONLY | D3D12_RESOURCE_FLAG_VIDEO_ENCODE_REFERENCE_ONLY |
+    D3D12_RESOURCE_FLAG_RAYTRACING_ACCELERATION_STRUCTURE;
+
+static const struct state_name {
+    D3D12_RESOURCE_STATES state;
+    const char *name;
+} state_names[] = {
+#define STATE(s) {D3D12_RESOURCE_STATE_##s, "D3D12_RESOURCE_STATE_" #s}
+    STATE(VERTEX_AND_CONSTANT_BUFFER), STATE(INDEX_BUFFER), STATE(RENDER_TARGET), STATE(UNORDERED_ACCESS),
+    STATE(DEPTH_WRITE), STATE(DEPTH_READ), STATE(NON_PIXEL_SHADER_RESOURCE), STATE(PIXEL_SHADER_RESOURCE),
+    STATE(STREAM_OUT), STATE(INDIRECT_ARGUMENT), STATE(COPY_DEST), STATE(COPY_SOURCE), STATE(RESOLVE_DEST),
+    STATE(RESOLVE_SOURCE), STATE(RAYTRACING_ACCELERATION_STRUCTURE), STATE(SHADING_RATE_SOURCE), STATE(GENERIC_READ),
+    STATE(ALL_SHADER_RESOURCE), STATE(VIDEO_DECODE_READ), STATE(VIDEO_DECODE_WRITE), STATE(VIDEO_PROCESS_READ),
+    STATE(VIDEO_PROCESS_WRITE), STATE(VIDEO_ENCODE_READ), STATE(VIDEO_ENCODE_WRITE),
+#undef STATE
+};
+
+static UINT known_states(void)
+{
+    UINT mask = 0;
+    for (size_t i = 0; i < sizeof state_names / sizeof state_names[0]; i++)
+        mask |= (UINT)state_names[i].state;
+    return mask;
+}
+
+/* A state's name as the debug layer prints it: one enumerator's name, or the bits in hex. */
+static const char *state_text(D3D12_RESOURCE_STATES state, char *buffer, size_t size)
+{
+    for (size_t i = 0; i < sizeof state_names / sizeof state_names[0]; i++)
+        if (state_names[i].state == state)
+            return state_names[i].name;
+    snprintf(buffer, size, "0x%X", (unsigned)state);
+    return buffer;
+}
+
+/* The description bits D3D12 refuses with E_INVALIDARG, each with its own debug-layer message (issue 12): an
+ * Alignment other than 0 or 64 KiB ("Buffers: 64KB, or 0, which is effectively 64KB", D3D12_RESOURCE_DESC's
+ * documentation), and flags or states with bits no enumerator names. */
+static bool buffer_bits_valid(d12_info_queue *info, D3D12_HEAP_FLAGS heap_flags, const D3D12_RESOURCE_DESC *desc,
+                              D3D12_RESOURCE_STATES state)
+{
+    if ((UINT)heap_flags & ~known_heap_flags) {
+        d12__msg_createresourceandheap_invalidheapmiscflags(info, (UINT)heap_flags, (UINT)heap_flags & ~known_heap_flags);
+        return false;
+    }
+    if (desc->Alignment != 0 && desc->Alignment != D3D12_DEFAULT_RESOURCE_PLACEMENT_ALIGNMENT) {
+        d12__msg_createresource_invalidalignment(info, desc->Alignment);
+        return false;
+    }
+    if ((UINT)desc->Flags & ~known_resource_flags) {
+        d12__msg_createresource_invalidmiscflags(info, (UINT)desc->Flags, (UINT)desc->Flags & ~known_resource_flags);
+        return false;
+    }
+    if ((UINT)state & ~known_states()) {
+        d12__msg_createresource_invalid_initial_state(info, (UINT)state, (UINT)state & ~known_states());
+        return false;
+    }
+    return true;
+}
+
+/* Windows: a buffer in a DEFAULT heap starts in COMMON whatever InitialResourceState says, with warning #1328. */
+static void warn_state_ignored(d12_info_queue *info, const D3D12_HEAP_PROPERTIES *heap, D3D12_RESOURCE_STATES state)
+{
+    if (heap->Type != D3D12_HEAP_TYPE_DEFAULT || state == D3D12_RESOURCE_STATE_COMMON)
+        return;
+    char buffer[16];
+    d12__msg_createresource_state_ignored(info, state_text(state, buffer, sizeof buffer));
+}
+
 static HRESULT create_driver_resource(struct d12_device *device, struct d12_resource *resource)
 {
     D3D12DDIARG_CREATERESOURCE_0126 args = {(D3D12DDI_HEAP_TYPE)resource->heap.Type, resource->desc.Width};
@@ -181,6 +267,8 @@ HRESULT d12_device_CreateCommittedResource(struct d12_device *self, const D3D12_
         d12__msg_create_invalid_argument(self->info_queue, method, problem);
         return E_INVALIDARG;
     }
+    if (!buffer_bits_valid(self->info_queue, HeapFlags, pDesc, InitialResourceState))
+        return E_INVALIDARG;
     if (riidResource == NULL)
         return E_INVALIDARG;
     if (ppvResource == NULL)
@@ -202,6 +290,7 @@ HRESULT d12_device_CreateCommittedResource(struct d12_device *self, const D3D12_
     }
     d12__device_child_register(&resource->device_child, resource, D3D12DDI_HT_0012_RESOURCE);
     d12__dred_resource_created(resource);
+    warn_state_ignored(self->info_queue, pHeapProperties, InitialResourceState);
     hr = d12__resource_QueryInterface(resource, riidResource, ppvResource);
     d12_resource_Release(resource);
     return hr;

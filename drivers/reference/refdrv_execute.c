@@ -150,7 +150,8 @@ static void check_index_buffer(execution *x, const bindings *b, const d12__refdr
 static void execute_copy(const d12__refdrv_command *copy, d12__refdrv_buffer *src, d12__refdrv_buffer *dst)
 {
     if (src && dst) /* memmove: a region copy within one buffer may overlap */
-        memmove(dst->memory + (copy->u.copy.dst - dst->va), src->memory + (copy->u.copy.src - src->va),
+        memmove(d12__refdrv_buffer_memory(dst) + (copy->u.copy.dst - dst->va),
+                d12__refdrv_buffer_memory(src) + (copy->u.copy.src - src->va),
                 copy->u.copy.size);
 }
 
@@ -159,7 +160,7 @@ static void execute_copy(const d12__refdrv_command *copy, d12__refdrv_buffer *sr
  * DEFAULT, MARKER_IN and MARKER_OUT all hold ("MARKER_OUT: after every preceding command of the queue completed"). */
 static void execute_write(const d12__refdrv_command *write, d12__refdrv_buffer *dst)
 {
-    _Atomic UINT32 *word = (_Atomic UINT32 *)(void *)(dst->memory + (write->u.write.dest - dst->va));
+    _Atomic UINT32 *word = (_Atomic UINT32 *)(void *)(d12__refdrv_buffer_memory(dst) + (write->u.write.dest - dst->va));
     atomic_store_explicit(word, write->u.write.value, memory_order_release);
 }
 

@@ -30,10 +30,15 @@ typedef struct d12__refdrv_va_space {
 typedef struct d12__refdrv_buffer {
     atomic_uint refs; /* the resource object's one, plus one per execution-time use */
     UINT64 va, size;
-    unsigned char *memory; /* 256-byte aligned, zero-filled */
+    unsigned char *memory; /* 256-byte aligned; zero-filled at first use: read it through d12__refdrv_buffer_memory */
+    atomic_int zeroing;    /* 0: not zeroed yet, 1: being zeroed, 2: zeroed (d12__refdrv_buffer_memory) */
     D3D12DDI_HRTRESOURCE rt_resource;
     D3D12DDI_HEAP_TYPE heap_type;
 } d12__refdrv_buffer;
+
+/* The buffer's memory, zero-filled the first time anyone (Map, a GPU copy or write) asks for it: a committed
+ * resource reads as zero, and one created and released untouched never pays for zeroing (docs/performance.md). */
+unsigned char *d12__refdrv_buffer_memory(d12__refdrv_buffer *buffer);
 
 /* The driver's resource object, in runtime-allocated memory. */
 typedef struct d12__refdrv_resource {

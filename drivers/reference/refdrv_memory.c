@@ -4,6 +4,7 @@
  * bytes. The timelines resolve addresses through the sorted registry under its read lock. */
 #define _POSIX_C_SOURCE 200809L
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,23 @@ d12__refdrv_buffer *d12__refdrv_buffer_acquire(d12__refdrv_device *device, UINT6
     }
     pthread_rwlock_unlock(&device->va->lock);
     return found;
+}
+
+unsigned char *d12__refdrv_buffer_memory(d12__refdrv_buffer *buffer)
+{
+    if (atomic_load_explicit(&buffer->zeroing, memory_order_acquire) == 2)
+        return buffer->memory;
+    int expected = 0;
+    if (atomic_compare_exchange_strong_explicit(&buffer->zeroing, &expected, 1, memory_order_acquire,
+                                                memory_order_acquire)) {
+        size_t bytes = ((size_t)buffer->size + MEMORY_ALIGNMENT - 1) & ~(size_t)(MEMORY_ALIGNMENT - 1);
+        memset(buffer->memory, 0, bytes);
+        atomic_store_explicit(&buffer->zeroing, 2, memory_order_release);
+        return buffer->memory;
+    }
+    while (atomic_load_explicit(&buffer->zeroing, memory_order_acquire) != 2)
+        sched_yield(); /* another thread is zeroing it: a memset of the buffer's size */
+    return buffer->memory;
 }
 
 void d12__refdrv_buffer_release(d12__refdrv_buffer *buffer)
@@ -152,7 +170,7 @@ static d12__refdrv_buffer *new_buffer(const D3D12DDIARG_CREATERESOURCE_0126 *arg
         free(buffer);
         return NULL;
     }
-    memset(buffer->memory, 0, bytes);
+    atomic_init(&buffer->zeroing, 0); /* zeroed at first use (d12__refdrv_buffer_memory) */
     atomic_init(&buffer->refs, 1);
     buffer->size = args->Width;
     buffer->rt_resource = rt;
@@ -189,10 +207,10 @@ VOID APIENTRY d12__refdrv_destroy_resource(D3D12DDI_HDEVICE handle, D3D12DDI_HRE
 HRESULT APIENTRY d12__refdrv_map_resource(D3D12DDI_HDEVICE device, D3D12DDI_HRESOURCE resource, void **data)
 {
     (void)device;
-    const d12__refdrv_buffer *buffer = resource_of(resource)->buffer;
+    d12__refdrv_buffer *buffer = resource_of(resource)->buffer;
     if (!data || buffer->heap_type == D3D12DDI_HEAP_TYPE_DEFAULT)
         return E_INVALIDARG;
-    *data = buffer->memory;
+    *data = d12__refdrv_buffer_memory(buffer);
     return S_OK;
 }
 

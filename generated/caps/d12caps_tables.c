@@ -394,8 +394,31 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_D3D12_OPTIONS_0[] = {
     {"VPAndRTArrayIndexFromAnyShaderFeedingRasterizerSupportedWithoutGSEmulation", 52, 4, D12_CAPS_FIELD_BOOL, NULL},
     {"ResourceHeapTier", 56, 4, D12_CAPS_FIELD_TIER, &d12__caps_enum_table[9]},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_D3D12_OPTIONS_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_BOOL},
+    {4, 4, 4, D12_CAPS_FIELD_BOOL},
+    {8, 8, 4, D12_CAPS_FIELD_FLAGS},
+    {12, 12, 4, D12_CAPS_FIELD_TIER},
+    {16, 16, 4, D12_CAPS_FIELD_TIER},
+    {20, 20, 4, D12_CAPS_FIELD_BOOL},
+    {24, 24, 4, D12_CAPS_FIELD_BOOL},
+    {28, 28, 4, D12_CAPS_FIELD_BOOL},
+    {32, 32, 4, D12_CAPS_FIELD_TIER},
+    {36, 36, 4, D12_CAPS_FIELD_INTEGER},
+    {40, 40, 4, D12_CAPS_FIELD_BOOL},
+    {44, 44, 4, D12_CAPS_FIELD_TIER},
+    {48, 48, 4, D12_CAPS_FIELD_BOOL},
+    {52, 52, 4, D12_CAPS_FIELD_BOOL},
+    {56, 56, 4, D12_CAPS_FIELD_TIER},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_D3D12_OPTIONS_0[] = {
+    {d12__map_D3D12_FEATURE_D3D12_OPTIONS_0_0, 15},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_D3D12_OPTIONS[] = {
-    {{4, 700}, 60, d12__fields_D3D12_FEATURE_D3D12_OPTIONS_0, 15},
+    {{4, 700}, 60, d12__fields_D3D12_FEATURE_D3D12_OPTIONS_0, 15, d12__maps_D3D12_FEATURE_D3D12_OPTIONS_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_D3D12_OPTIONS must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_D3D12_OPTIONS) == 60, "D3D12_FEATURE_DATA_D3D12_OPTIONS size");
@@ -421,8 +444,20 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_ARCHITECTURE_0[] = {
     {"UMA", 8, 4, D12_CAPS_FIELD_BOOL, NULL},
     {"CacheCoherentUMA", 12, 4, D12_CAPS_FIELD_BOOL, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_ARCHITECTURE_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_INPUT},
+    {4, 4, 4, D12_CAPS_FIELD_BOOL},
+    {8, 8, 4, D12_CAPS_FIELD_BOOL},
+    {12, 12, 4, D12_CAPS_FIELD_BOOL},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_ARCHITECTURE_0[] = {
+    {d12__map_D3D12_FEATURE_ARCHITECTURE_0_0, 4},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_ARCHITECTURE[] = {
-    {{4, 700}, 16, d12__fields_D3D12_FEATURE_ARCHITECTURE_0, 4},
+    {{4, 700}, 16, d12__fields_D3D12_FEATURE_ARCHITECTURE_0, 4, d12__maps_D3D12_FEATURE_ARCHITECTURE_0, 0, 0},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_ARCHITECTURE must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_ARCHITECTURE) == 16, "D3D12_FEATURE_DATA_ARCHITECTURE size");
@@ -436,8 +471,19 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_FEATURE_LEVELS_0[] = {
     {"pFeatureLevelsRequested", 8, 8, D12_CAPS_FIELD_INPUT, NULL},
     {"MaxSupportedFeatureLevel", 16, 4, D12_CAPS_FIELD_FEATURE_LEVEL, &d12__caps_enum_table[1]},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_FEATURE_LEVELS_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_INPUT},
+    {8, 8, 8, D12_CAPS_FIELD_INPUT},
+    {16, 16, 4, D12_CAPS_FIELD_FEATURE_LEVEL},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_FEATURE_LEVELS_0[] = {
+    {d12__map_D3D12_FEATURE_FEATURE_LEVELS_0_0, 3},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_FEATURE_LEVELS[] = {
-    {{4, 700}, 24, d12__fields_D3D12_FEATURE_FEATURE_LEVELS_0, 3},
+    {{4, 700}, 24, d12__fields_D3D12_FEATURE_FEATURE_LEVELS_0, 3, d12__maps_D3D12_FEATURE_FEATURE_LEVELS_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_FEATURE_LEVELS must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_FEATURE_LEVELS) == 24, "D3D12_FEATURE_DATA_FEATURE_LEVELS size");
@@ -450,8 +496,19 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_FORMAT_SUPPORT_0[] = {
     {"Support1", 4, 4, D12_CAPS_FIELD_FLAGS, &d12__caps_enum_table[35]},
     {"Support2", 8, 4, D12_CAPS_FIELD_FLAGS, &d12__caps_enum_table[36]},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_FORMAT_SUPPORT_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_INPUT},
+    {4, 4, 4, D12_CAPS_FIELD_FLAGS},
+    {8, 8, 4, D12_CAPS_FIELD_FLAGS},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_FORMAT_SUPPORT_0[] = {
+    {d12__map_D3D12_FEATURE_FORMAT_SUPPORT_0_0, 3},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_FORMAT_SUPPORT[] = {
-    {{4, 700}, 12, d12__fields_D3D12_FEATURE_FORMAT_SUPPORT_0, 3},
+    {{4, 700}, 12, d12__fields_D3D12_FEATURE_FORMAT_SUPPORT_0, 3, d12__maps_D3D12_FEATURE_FORMAT_SUPPORT_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_FORMAT_SUPPORT must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_FORMAT_SUPPORT) == 12, "D3D12_FEATURE_DATA_FORMAT_SUPPORT size");
@@ -465,8 +522,20 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_MULTISAMPLE_QUALITY_LEVELS
     {"Flags", 8, 4, D12_CAPS_FIELD_INPUT, NULL},
     {"NumQualityLevels", 12, 4, D12_CAPS_FIELD_INTEGER, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_MULTISAMPLE_QUALITY_LEVELS_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_INPUT},
+    {4, 4, 4, D12_CAPS_FIELD_INPUT},
+    {8, 8, 4, D12_CAPS_FIELD_INPUT},
+    {12, 12, 4, D12_CAPS_FIELD_INTEGER},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_MULTISAMPLE_QUALITY_LEVELS_0[] = {
+    {d12__map_D3D12_FEATURE_MULTISAMPLE_QUALITY_LEVELS_0_0, 4},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_MULTISAMPLE_QUALITY_LEVELS[] = {
-    {{4, 700}, 16, d12__fields_D3D12_FEATURE_MULTISAMPLE_QUALITY_LEVELS_0, 4},
+    {{4, 700}, 16, d12__fields_D3D12_FEATURE_MULTISAMPLE_QUALITY_LEVELS_0, 4, d12__maps_D3D12_FEATURE_MULTISAMPLE_QUALITY_LEVELS_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_MULTISAMPLE_QUALITY_LEVELS must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_MULTISAMPLE_QUALITY_LEVELS) == 16, "D3D12_FEATURE_DATA_MULTISAMPLE_QUALITY_LEVELS size");
@@ -479,8 +548,18 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_FORMAT_INFO_0[] = {
     {"Format", 0, 4, D12_CAPS_FIELD_INPUT, NULL},
     {"PlaneCount", 4, 1, D12_CAPS_FIELD_INTEGER, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_FORMAT_INFO_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_INPUT},
+    {4, 4, 1, D12_CAPS_FIELD_INTEGER},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_FORMAT_INFO_0[] = {
+    {d12__map_D3D12_FEATURE_FORMAT_INFO_0_0, 2},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_FORMAT_INFO[] = {
-    {{4, 700}, 8, d12__fields_D3D12_FEATURE_FORMAT_INFO_0, 2},
+    {{4, 700}, 8, d12__fields_D3D12_FEATURE_FORMAT_INFO_0, 2, d12__maps_D3D12_FEATURE_FORMAT_INFO_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_FORMAT_INFO must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_FORMAT_INFO) == 8, "D3D12_FEATURE_DATA_FORMAT_INFO size");
@@ -491,8 +570,18 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_GPU_VIRTUAL_ADDRESS_SUPPOR
     {"MaxGPUVirtualAddressBitsPerResource", 0, 4, D12_CAPS_FIELD_INTEGER, NULL},
     {"MaxGPUVirtualAddressBitsPerProcess", 4, 4, D12_CAPS_FIELD_INTEGER, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_GPU_VIRTUAL_ADDRESS_SUPPORT_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_INTEGER},
+    {4, 4, 4, D12_CAPS_FIELD_INTEGER},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_GPU_VIRTUAL_ADDRESS_SUPPORT_0[] = {
+    {d12__map_D3D12_FEATURE_GPU_VIRTUAL_ADDRESS_SUPPORT_0_0, 2},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_GPU_VIRTUAL_ADDRESS_SUPPORT[] = {
-    {{4, 700}, 8, d12__fields_D3D12_FEATURE_GPU_VIRTUAL_ADDRESS_SUPPORT_0, 2},
+    {{4, 700}, 8, d12__fields_D3D12_FEATURE_GPU_VIRTUAL_ADDRESS_SUPPORT_0, 2, d12__maps_D3D12_FEATURE_GPU_VIRTUAL_ADDRESS_SUPPORT_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_GPU_VIRTUAL_ADDRESS_SUPPORT must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_GPU_VIRTUAL_ADDRESS_SUPPORT) == 8, "D3D12_FEATURE_DATA_GPU_VIRTUAL_ADDRESS_SUPPORT size");
@@ -502,8 +591,17 @@ _Static_assert(offsetof(D3D12_FEATURE_DATA_GPU_VIRTUAL_ADDRESS_SUPPORT, MaxGPUVi
 static const d12_caps_field d12__fields_D3D12_FEATURE_SHADER_MODEL_0[] = {
     {"HighestShaderModel", 0, 4, D12_CAPS_FIELD_SHADER_MODEL, &d12__caps_enum_table[2]},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_SHADER_MODEL_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_SHADER_MODEL},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_SHADER_MODEL_0[] = {
+    {d12__map_D3D12_FEATURE_SHADER_MODEL_0_0, 1},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_SHADER_MODEL[] = {
-    {{4, 700}, 4, d12__fields_D3D12_FEATURE_SHADER_MODEL_0, 1},
+    {{4, 700}, 4, d12__fields_D3D12_FEATURE_SHADER_MODEL_0, 1, d12__maps_D3D12_FEATURE_SHADER_MODEL_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_SHADER_MODEL must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_SHADER_MODEL) == 4, "D3D12_FEATURE_DATA_SHADER_MODEL size");
@@ -517,8 +615,22 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_D3D12_OPTIONS1_0[] = {
     {"ExpandedComputeResourceStates", 16, 4, D12_CAPS_FIELD_BOOL, NULL},
     {"Int64ShaderOps", 20, 4, D12_CAPS_FIELD_BOOL, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_D3D12_OPTIONS1_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_BOOL},
+    {4, 4, 4, D12_CAPS_FIELD_INTEGER},
+    {8, 8, 4, D12_CAPS_FIELD_INTEGER},
+    {12, 12, 4, D12_CAPS_FIELD_INTEGER},
+    {16, 16, 4, D12_CAPS_FIELD_BOOL},
+    {20, 20, 4, D12_CAPS_FIELD_BOOL},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_D3D12_OPTIONS1_0[] = {
+    {d12__map_D3D12_FEATURE_D3D12_OPTIONS1_0_0, 6},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_D3D12_OPTIONS1[] = {
-    {{4, 700}, 24, d12__fields_D3D12_FEATURE_D3D12_OPTIONS1_0, 6},
+    {{4, 700}, 24, d12__fields_D3D12_FEATURE_D3D12_OPTIONS1_0, 6, d12__maps_D3D12_FEATURE_D3D12_OPTIONS1_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_D3D12_OPTIONS1 must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_D3D12_OPTIONS1) == 24, "D3D12_FEATURE_DATA_D3D12_OPTIONS1 size");
@@ -533,8 +645,18 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_PROTECTED_RESOURCE_SESSION
     {"NodeIndex", 0, 4, D12_CAPS_FIELD_INPUT, NULL},
     {"Support", 4, 4, D12_CAPS_FIELD_FLAGS, &d12__caps_enum_table[34]},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_PROTECTED_RESOURCE_SESSION_SUPPORT_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_INPUT},
+    {4, 4, 4, D12_CAPS_FIELD_FLAGS},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_PROTECTED_RESOURCE_SESSION_SUPPORT_0[] = {
+    {d12__map_D3D12_FEATURE_PROTECTED_RESOURCE_SESSION_SUPPORT_0_0, 2},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_PROTECTED_RESOURCE_SESSION_SUPPORT[] = {
-    {{4, 700}, 8, d12__fields_D3D12_FEATURE_PROTECTED_RESOURCE_SESSION_SUPPORT_0, 2},
+    {{4, 700}, 8, d12__fields_D3D12_FEATURE_PROTECTED_RESOURCE_SESSION_SUPPORT_0, 2, d12__maps_D3D12_FEATURE_PROTECTED_RESOURCE_SESSION_SUPPORT_0, 0, 0},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_PROTECTED_RESOURCE_SESSION_SUPPORT must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_PROTECTED_RESOURCE_SESSION_SUPPORT) == 8, "D3D12_FEATURE_DATA_PROTECTED_RESOURCE_SESSION_SUPPORT size");
@@ -544,8 +666,17 @@ _Static_assert(offsetof(D3D12_FEATURE_DATA_PROTECTED_RESOURCE_SESSION_SUPPORT, S
 static const d12_caps_field d12__fields_D3D12_FEATURE_ROOT_SIGNATURE_0[] = {
     {"HighestVersion", 0, 4, D12_CAPS_FIELD_ROOT_SIGNATURE_VERSION, &d12__caps_enum_table[3]},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_ROOT_SIGNATURE_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_ROOT_SIGNATURE_VERSION},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_ROOT_SIGNATURE_0[] = {
+    {d12__map_D3D12_FEATURE_ROOT_SIGNATURE_0_0, 1},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_ROOT_SIGNATURE[] = {
-    {{4, 700}, 4, d12__fields_D3D12_FEATURE_ROOT_SIGNATURE_0, 1},
+    {{4, 700}, 4, d12__fields_D3D12_FEATURE_ROOT_SIGNATURE_0, 1, d12__maps_D3D12_FEATURE_ROOT_SIGNATURE_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_ROOT_SIGNATURE must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_ROOT_SIGNATURE) == 4, "D3D12_FEATURE_DATA_ROOT_SIGNATURE size");
@@ -558,8 +689,21 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_ARCHITECTURE1_0[] = {
     {"CacheCoherentUMA", 12, 4, D12_CAPS_FIELD_BOOL, NULL},
     {"IsolatedMMU", 16, 4, D12_CAPS_FIELD_BOOL, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_ARCHITECTURE1_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_INPUT},
+    {4, 4, 4, D12_CAPS_FIELD_BOOL},
+    {8, 8, 4, D12_CAPS_FIELD_BOOL},
+    {12, 12, 4, D12_CAPS_FIELD_BOOL},
+    {16, 16, 4, D12_CAPS_FIELD_BOOL},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_ARCHITECTURE1_0[] = {
+    {d12__map_D3D12_FEATURE_ARCHITECTURE1_0_0, 5},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_ARCHITECTURE1[] = {
-    {{4, 700}, 20, d12__fields_D3D12_FEATURE_ARCHITECTURE1_0, 5},
+    {{4, 700}, 20, d12__fields_D3D12_FEATURE_ARCHITECTURE1_0, 5, d12__maps_D3D12_FEATURE_ARCHITECTURE1_0, 0, 0},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_ARCHITECTURE1 must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_ARCHITECTURE1) == 20, "D3D12_FEATURE_DATA_ARCHITECTURE1 size");
@@ -573,8 +717,18 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_D3D12_OPTIONS2_0[] = {
     {"DepthBoundsTestSupported", 0, 4, D12_CAPS_FIELD_BOOL, NULL},
     {"ProgrammableSamplePositionsTier", 4, 4, D12_CAPS_FIELD_TIER, &d12__caps_enum_table[10]},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_D3D12_OPTIONS2_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_BOOL},
+    {4, 4, 4, D12_CAPS_FIELD_TIER},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_D3D12_OPTIONS2_0[] = {
+    {d12__map_D3D12_FEATURE_D3D12_OPTIONS2_0_0, 2},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_D3D12_OPTIONS2[] = {
-    {{4, 700}, 8, d12__fields_D3D12_FEATURE_D3D12_OPTIONS2_0, 2},
+    {{4, 700}, 8, d12__fields_D3D12_FEATURE_D3D12_OPTIONS2_0, 2, d12__maps_D3D12_FEATURE_D3D12_OPTIONS2_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_D3D12_OPTIONS2 must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_D3D12_OPTIONS2) == 8, "D3D12_FEATURE_DATA_D3D12_OPTIONS2 size");
@@ -584,8 +738,17 @@ _Static_assert(offsetof(D3D12_FEATURE_DATA_D3D12_OPTIONS2, ProgrammableSamplePos
 static const d12_caps_field d12__fields_D3D12_FEATURE_SHADER_CACHE_0[] = {
     {"SupportFlags", 0, 4, D12_CAPS_FIELD_FLAGS, &d12__caps_enum_table[11]},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_SHADER_CACHE_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_FLAGS},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_SHADER_CACHE_0[] = {
+    {d12__map_D3D12_FEATURE_SHADER_CACHE_0_0, 1},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_SHADER_CACHE[] = {
-    {{4, 700}, 4, d12__fields_D3D12_FEATURE_SHADER_CACHE_0, 1},
+    {{4, 700}, 4, d12__fields_D3D12_FEATURE_SHADER_CACHE_0, 1, d12__maps_D3D12_FEATURE_SHADER_CACHE_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_SHADER_CACHE must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_SHADER_CACHE) == 4, "D3D12_FEATURE_DATA_SHADER_CACHE size");
@@ -596,8 +759,19 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_COMMAND_QUEUE_PRIORITY_0[]
     {"Priority", 4, 4, D12_CAPS_FIELD_INPUT, NULL},
     {"PriorityForTypeIsSupported", 8, 4, D12_CAPS_FIELD_BOOL, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_COMMAND_QUEUE_PRIORITY_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_INPUT},
+    {4, 4, 4, D12_CAPS_FIELD_INPUT},
+    {8, 8, 4, D12_CAPS_FIELD_BOOL},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_COMMAND_QUEUE_PRIORITY_0[] = {
+    {d12__map_D3D12_FEATURE_COMMAND_QUEUE_PRIORITY_0_0, 3},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_COMMAND_QUEUE_PRIORITY[] = {
-    {{4, 700}, 12, d12__fields_D3D12_FEATURE_COMMAND_QUEUE_PRIORITY_0, 3},
+    {{4, 700}, 12, d12__fields_D3D12_FEATURE_COMMAND_QUEUE_PRIORITY_0, 3, d12__maps_D3D12_FEATURE_COMMAND_QUEUE_PRIORITY_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_COMMAND_QUEUE_PRIORITY must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_COMMAND_QUEUE_PRIORITY) == 12, "D3D12_FEATURE_DATA_COMMAND_QUEUE_PRIORITY size");
@@ -612,8 +786,21 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_D3D12_OPTIONS3_0[] = {
     {"ViewInstancingTier", 12, 4, D12_CAPS_FIELD_TIER, &d12__caps_enum_table[13]},
     {"BarycentricsSupported", 16, 4, D12_CAPS_FIELD_BOOL, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_D3D12_OPTIONS3_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_BOOL},
+    {4, 4, 4, D12_CAPS_FIELD_BOOL},
+    {8, 8, 4, D12_CAPS_FIELD_FLAGS},
+    {12, 12, 4, D12_CAPS_FIELD_TIER},
+    {16, 16, 4, D12_CAPS_FIELD_BOOL},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_D3D12_OPTIONS3_0[] = {
+    {d12__map_D3D12_FEATURE_D3D12_OPTIONS3_0_0, 5},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_D3D12_OPTIONS3[] = {
-    {{4, 700}, 20, d12__fields_D3D12_FEATURE_D3D12_OPTIONS3_0, 5},
+    {{4, 700}, 20, d12__fields_D3D12_FEATURE_D3D12_OPTIONS3_0, 5, d12__maps_D3D12_FEATURE_D3D12_OPTIONS3_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_D3D12_OPTIONS3 must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_D3D12_OPTIONS3) == 20, "D3D12_FEATURE_DATA_D3D12_OPTIONS3 size");
@@ -626,8 +813,17 @@ _Static_assert(offsetof(D3D12_FEATURE_DATA_D3D12_OPTIONS3, BarycentricsSupported
 static const d12_caps_field d12__fields_D3D12_FEATURE_EXISTING_HEAPS_0[] = {
     {"Supported", 0, 4, D12_CAPS_FIELD_BOOL, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_EXISTING_HEAPS_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_BOOL},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_EXISTING_HEAPS_0[] = {
+    {d12__map_D3D12_FEATURE_EXISTING_HEAPS_0_0, 1},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_EXISTING_HEAPS[] = {
-    {{4, 700}, 4, d12__fields_D3D12_FEATURE_EXISTING_HEAPS_0, 1},
+    {{4, 700}, 4, d12__fields_D3D12_FEATURE_EXISTING_HEAPS_0, 1, d12__maps_D3D12_FEATURE_EXISTING_HEAPS_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_EXISTING_HEAPS must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_EXISTING_HEAPS) == 4, "D3D12_FEATURE_DATA_EXISTING_HEAPS size");
@@ -638,8 +834,19 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_D3D12_OPTIONS4_0[] = {
     {"SharedResourceCompatibilityTier", 4, 4, D12_CAPS_FIELD_TIER, &d12__caps_enum_table[14]},
     {"Native16BitShaderOpsSupported", 8, 4, D12_CAPS_FIELD_BOOL, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_D3D12_OPTIONS4_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_BOOL},
+    {4, 4, 4, D12_CAPS_FIELD_TIER},
+    {8, 8, 4, D12_CAPS_FIELD_BOOL},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_D3D12_OPTIONS4_0[] = {
+    {d12__map_D3D12_FEATURE_D3D12_OPTIONS4_0_0, 3},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_D3D12_OPTIONS4[] = {
-    {{4, 700}, 12, d12__fields_D3D12_FEATURE_D3D12_OPTIONS4_0, 3},
+    {{4, 700}, 12, d12__fields_D3D12_FEATURE_D3D12_OPTIONS4_0, 3, d12__maps_D3D12_FEATURE_D3D12_OPTIONS4_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_D3D12_OPTIONS4 must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_D3D12_OPTIONS4) == 12, "D3D12_FEATURE_DATA_D3D12_OPTIONS4 size");
@@ -651,8 +858,18 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_SERIALIZATION_0[] = {
     {"NodeIndex", 0, 4, D12_CAPS_FIELD_INPUT, NULL},
     {"HeapSerializationTier", 4, 4, D12_CAPS_FIELD_TIER, &d12__caps_enum_table[15]},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_SERIALIZATION_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_INPUT},
+    {4, 4, 4, D12_CAPS_FIELD_TIER},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_SERIALIZATION_0[] = {
+    {d12__map_D3D12_FEATURE_SERIALIZATION_0_0, 2},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_SERIALIZATION[] = {
-    {{4, 700}, 8, d12__fields_D3D12_FEATURE_SERIALIZATION_0, 2},
+    {{4, 700}, 8, d12__fields_D3D12_FEATURE_SERIALIZATION_0, 2, d12__maps_D3D12_FEATURE_SERIALIZATION_0, 0, 0},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_SERIALIZATION must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_SERIALIZATION) == 8, "D3D12_FEATURE_DATA_SERIALIZATION size");
@@ -663,8 +880,18 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_CROSS_NODE_0[] = {
     {"SharingTier", 0, 4, D12_CAPS_FIELD_TIER, &d12__caps_enum_table[8]},
     {"AtomicShaderInstructions", 4, 4, D12_CAPS_FIELD_BOOL, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_CROSS_NODE_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_TIER},
+    {4, 4, 4, D12_CAPS_FIELD_BOOL},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_CROSS_NODE_0[] = {
+    {d12__map_D3D12_FEATURE_CROSS_NODE_0_0, 2},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_CROSS_NODE[] = {
-    {{4, 700}, 8, d12__fields_D3D12_FEATURE_CROSS_NODE_0, 2},
+    {{4, 700}, 8, d12__fields_D3D12_FEATURE_CROSS_NODE_0, 2, d12__maps_D3D12_FEATURE_CROSS_NODE_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_CROSS_NODE must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_CROSS_NODE) == 8, "D3D12_FEATURE_DATA_CROSS_NODE size");
@@ -676,8 +903,19 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_D3D12_OPTIONS5_0[] = {
     {"RenderPassesTier", 4, 4, D12_CAPS_FIELD_TIER, &d12__caps_enum_table[16]},
     {"RaytracingTier", 8, 4, D12_CAPS_FIELD_TIER, &d12__caps_enum_table[17]},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_D3D12_OPTIONS5_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_BOOL},
+    {4, 4, 4, D12_CAPS_FIELD_TIER},
+    {8, 8, 4, D12_CAPS_FIELD_TIER},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_D3D12_OPTIONS5_0[] = {
+    {d12__map_D3D12_FEATURE_D3D12_OPTIONS5_0_0, 3},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_D3D12_OPTIONS5[] = {
-    {{4, 700}, 12, d12__fields_D3D12_FEATURE_D3D12_OPTIONS5_0, 3},
+    {{4, 700}, 12, d12__fields_D3D12_FEATURE_D3D12_OPTIONS5_0, 3, d12__maps_D3D12_FEATURE_D3D12_OPTIONS5_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_D3D12_OPTIONS5 must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_D3D12_OPTIONS5) == 12, "D3D12_FEATURE_DATA_D3D12_OPTIONS5 size");
@@ -689,8 +927,18 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_DISPLAYABLE_0[] = {
     {"DisplayableTexture", 0, 4, D12_CAPS_FIELD_BOOL, NULL},
     {"SharedResourceCompatibilityTier", 4, 4, D12_CAPS_FIELD_TIER, &d12__caps_enum_table[14]},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_DISPLAYABLE_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_BOOL},
+    {4, 4, 4, D12_CAPS_FIELD_TIER},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_DISPLAYABLE_0[] = {
+    {d12__map_D3D12_FEATURE_DISPLAYABLE_0_0, 2},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_DISPLAYABLE[] = {
-    {{4, 700}, 8, d12__fields_D3D12_FEATURE_DISPLAYABLE_0, 2},
+    {{4, 700}, 8, d12__fields_D3D12_FEATURE_DISPLAYABLE_0, 2, d12__maps_D3D12_FEATURE_DISPLAYABLE_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_DISPLAYABLE must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_DISPLAYABLE) == 8, "D3D12_FEATURE_DATA_DISPLAYABLE size");
@@ -704,8 +952,21 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_D3D12_OPTIONS6_0[] = {
     {"ShadingRateImageTileSize", 12, 4, D12_CAPS_FIELD_INTEGER, NULL},
     {"BackgroundProcessingSupported", 16, 4, D12_CAPS_FIELD_BOOL, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_D3D12_OPTIONS6_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_BOOL},
+    {4, 4, 4, D12_CAPS_FIELD_BOOL},
+    {8, 8, 4, D12_CAPS_FIELD_TIER},
+    {12, 12, 4, D12_CAPS_FIELD_INTEGER},
+    {16, 16, 4, D12_CAPS_FIELD_BOOL},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_D3D12_OPTIONS6_0[] = {
+    {d12__map_D3D12_FEATURE_D3D12_OPTIONS6_0_0, 5},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_D3D12_OPTIONS6[] = {
-    {{4, 700}, 20, d12__fields_D3D12_FEATURE_D3D12_OPTIONS6_0, 5},
+    {{4, 700}, 20, d12__fields_D3D12_FEATURE_D3D12_OPTIONS6_0, 5, d12__maps_D3D12_FEATURE_D3D12_OPTIONS6_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_D3D12_OPTIONS6 must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_D3D12_OPTIONS6) == 20, "D3D12_FEATURE_DATA_D3D12_OPTIONS6 size");
@@ -723,8 +984,22 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_QUERY_META_COMMAND_0[] = {
     {"pQueryOutputData", 40, 8, D12_CAPS_FIELD_INPUT, NULL},
     {"QueryOutputDataSizeInBytes", 48, 8, D12_CAPS_FIELD_INPUT, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_QUERY_META_COMMAND_0_0[] = {
+    {0, 0, 16, D12_CAPS_FIELD_INPUT},
+    {16, 16, 4, D12_CAPS_FIELD_INPUT},
+    {24, 24, 8, D12_CAPS_FIELD_INPUT},
+    {32, 32, 8, D12_CAPS_FIELD_INPUT},
+    {40, 40, 8, D12_CAPS_FIELD_INPUT},
+    {48, 48, 8, D12_CAPS_FIELD_INPUT},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_QUERY_META_COMMAND_0[] = {
+    {d12__map_D3D12_FEATURE_QUERY_META_COMMAND_0_0, 6},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_QUERY_META_COMMAND[] = {
-    {{4, 700}, 56, d12__fields_D3D12_FEATURE_QUERY_META_COMMAND_0, 6},
+    {{4, 700}, 56, d12__fields_D3D12_FEATURE_QUERY_META_COMMAND_0, 6, d12__maps_D3D12_FEATURE_QUERY_META_COMMAND_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_QUERY_META_COMMAND must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_QUERY_META_COMMAND) == 56, "D3D12_FEATURE_DATA_QUERY_META_COMMAND size");
@@ -739,8 +1014,18 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_D3D12_OPTIONS7_0[] = {
     {"MeshShaderTier", 0, 4, D12_CAPS_FIELD_TIER, &d12__caps_enum_table[19]},
     {"SamplerFeedbackTier", 4, 4, D12_CAPS_FIELD_TIER, &d12__caps_enum_table[20]},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_D3D12_OPTIONS7_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_TIER},
+    {4, 4, 4, D12_CAPS_FIELD_TIER},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_D3D12_OPTIONS7_0[] = {
+    {d12__map_D3D12_FEATURE_D3D12_OPTIONS7_0_0, 2},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_D3D12_OPTIONS7[] = {
-    {{4, 700}, 8, d12__fields_D3D12_FEATURE_D3D12_OPTIONS7_0, 2},
+    {{4, 700}, 8, d12__fields_D3D12_FEATURE_D3D12_OPTIONS7_0, 2, d12__maps_D3D12_FEATURE_D3D12_OPTIONS7_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_D3D12_OPTIONS7 must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_D3D12_OPTIONS7) == 8, "D3D12_FEATURE_DATA_D3D12_OPTIONS7 size");
@@ -751,8 +1036,18 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_PROTECTED_RESOURCE_SESSION
     {"NodeIndex", 0, 4, D12_CAPS_FIELD_INPUT, NULL},
     {"Count", 4, 4, D12_CAPS_FIELD_INTEGER, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_PROTECTED_RESOURCE_SESSION_TYPE_COUNT_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_INPUT},
+    {4, 4, 4, D12_CAPS_FIELD_INTEGER},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_PROTECTED_RESOURCE_SESSION_TYPE_COUNT_0[] = {
+    {d12__map_D3D12_FEATURE_PROTECTED_RESOURCE_SESSION_TYPE_COUNT_0_0, 2},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_PROTECTED_RESOURCE_SESSION_TYPE_COUNT[] = {
-    {{4, 700}, 8, d12__fields_D3D12_FEATURE_PROTECTED_RESOURCE_SESSION_TYPE_COUNT_0, 2},
+    {{4, 700}, 8, d12__fields_D3D12_FEATURE_PROTECTED_RESOURCE_SESSION_TYPE_COUNT_0, 2, d12__maps_D3D12_FEATURE_PROTECTED_RESOURCE_SESSION_TYPE_COUNT_0, 0, 0},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_PROTECTED_RESOURCE_SESSION_TYPE_COUNT must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_PROTECTED_RESOURCE_SESSION_TYPE_COUNT) == 8, "D3D12_FEATURE_DATA_PROTECTED_RESOURCE_SESSION_TYPE_COUNT size");
@@ -764,8 +1059,19 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_PROTECTED_RESOURCE_SESSION
     {"Count", 4, 4, D12_CAPS_FIELD_INPUT, NULL},
     {"pTypes", 8, 8, D12_CAPS_FIELD_INPUT, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_PROTECTED_RESOURCE_SESSION_TYPES_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_INPUT},
+    {4, 4, 4, D12_CAPS_FIELD_INPUT},
+    {8, 8, 8, D12_CAPS_FIELD_INPUT},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_PROTECTED_RESOURCE_SESSION_TYPES_0[] = {
+    {d12__map_D3D12_FEATURE_PROTECTED_RESOURCE_SESSION_TYPES_0_0, 3},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_PROTECTED_RESOURCE_SESSION_TYPES[] = {
-    {{4, 700}, 16, d12__fields_D3D12_FEATURE_PROTECTED_RESOURCE_SESSION_TYPES_0, 3},
+    {{4, 700}, 16, d12__fields_D3D12_FEATURE_PROTECTED_RESOURCE_SESSION_TYPES_0, 3, d12__maps_D3D12_FEATURE_PROTECTED_RESOURCE_SESSION_TYPES_0, 0, 0},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_PROTECTED_RESOURCE_SESSION_TYPES must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_PROTECTED_RESOURCE_SESSION_TYPES) == 16, "D3D12_FEATURE_DATA_PROTECTED_RESOURCE_SESSION_TYPES size");
@@ -776,8 +1082,17 @@ _Static_assert(offsetof(D3D12_FEATURE_DATA_PROTECTED_RESOURCE_SESSION_TYPES, pTy
 static const d12_caps_field d12__fields_D3D12_FEATURE_D3D12_OPTIONS8_0[] = {
     {"UnalignedBlockTexturesSupported", 0, 4, D12_CAPS_FIELD_BOOL, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_D3D12_OPTIONS8_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_BOOL},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_D3D12_OPTIONS8_0[] = {
+    {d12__map_D3D12_FEATURE_D3D12_OPTIONS8_0_0, 1},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_D3D12_OPTIONS8[] = {
-    {{4, 700}, 4, d12__fields_D3D12_FEATURE_D3D12_OPTIONS8_0, 1},
+    {{4, 700}, 4, d12__fields_D3D12_FEATURE_D3D12_OPTIONS8_0, 1, d12__maps_D3D12_FEATURE_D3D12_OPTIONS8_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_D3D12_OPTIONS8 must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_D3D12_OPTIONS8) == 4, "D3D12_FEATURE_DATA_D3D12_OPTIONS8 size");
@@ -791,8 +1106,22 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_D3D12_OPTIONS9_0[] = {
     {"DerivativesInMeshAndAmplificationShadersSupported", 16, 4, D12_CAPS_FIELD_BOOL, NULL},
     {"WaveMMATier", 20, 4, D12_CAPS_FIELD_TIER, &d12__caps_enum_table[21]},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_D3D12_OPTIONS9_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_BOOL},
+    {4, 4, 4, D12_CAPS_FIELD_BOOL},
+    {8, 8, 4, D12_CAPS_FIELD_BOOL},
+    {12, 12, 4, D12_CAPS_FIELD_BOOL},
+    {16, 16, 4, D12_CAPS_FIELD_BOOL},
+    {20, 20, 4, D12_CAPS_FIELD_TIER},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_D3D12_OPTIONS9_0[] = {
+    {d12__map_D3D12_FEATURE_D3D12_OPTIONS9_0_0, 6},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_D3D12_OPTIONS9[] = {
-    {{4, 700}, 24, d12__fields_D3D12_FEATURE_D3D12_OPTIONS9_0, 6},
+    {{4, 700}, 24, d12__fields_D3D12_FEATURE_D3D12_OPTIONS9_0, 6, d12__maps_D3D12_FEATURE_D3D12_OPTIONS9_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_D3D12_OPTIONS9 must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_D3D12_OPTIONS9) == 24, "D3D12_FEATURE_DATA_D3D12_OPTIONS9 size");
@@ -807,8 +1136,18 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_D3D12_OPTIONS10_0[] = {
     {"VariableRateShadingSumCombinerSupported", 0, 4, D12_CAPS_FIELD_BOOL, NULL},
     {"MeshShaderPerPrimitiveShadingRateSupported", 4, 4, D12_CAPS_FIELD_BOOL, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_D3D12_OPTIONS10_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_BOOL},
+    {4, 4, 4, D12_CAPS_FIELD_BOOL},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_D3D12_OPTIONS10_0[] = {
+    {d12__map_D3D12_FEATURE_D3D12_OPTIONS10_0_0, 2},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_D3D12_OPTIONS10[] = {
-    {{4, 700}, 8, d12__fields_D3D12_FEATURE_D3D12_OPTIONS10_0, 2},
+    {{4, 700}, 8, d12__fields_D3D12_FEATURE_D3D12_OPTIONS10_0, 2, d12__maps_D3D12_FEATURE_D3D12_OPTIONS10_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_D3D12_OPTIONS10 must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_D3D12_OPTIONS10) == 8, "D3D12_FEATURE_DATA_D3D12_OPTIONS10 size");
@@ -818,8 +1157,17 @@ _Static_assert(offsetof(D3D12_FEATURE_DATA_D3D12_OPTIONS10, MeshShaderPerPrimiti
 static const d12_caps_field d12__fields_D3D12_FEATURE_D3D12_OPTIONS11_0[] = {
     {"AtomicInt64OnDescriptorHeapResourceSupported", 0, 4, D12_CAPS_FIELD_BOOL, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_D3D12_OPTIONS11_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_BOOL},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_D3D12_OPTIONS11_0[] = {
+    {d12__map_D3D12_FEATURE_D3D12_OPTIONS11_0_0, 1},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_D3D12_OPTIONS11[] = {
-    {{4, 700}, 4, d12__fields_D3D12_FEATURE_D3D12_OPTIONS11_0, 1},
+    {{4, 700}, 4, d12__fields_D3D12_FEATURE_D3D12_OPTIONS11_0, 1, d12__maps_D3D12_FEATURE_D3D12_OPTIONS11_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_D3D12_OPTIONS11 must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_D3D12_OPTIONS11) == 4, "D3D12_FEATURE_DATA_D3D12_OPTIONS11 size");
@@ -834,9 +1182,40 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_D3D12_OPTIONS12_1[] = {
     {"EnhancedBarriersSupported", 4, 4, D12_CAPS_FIELD_BOOL, NULL},
     {"RelaxedFormatCastingSupported", 8, 4, D12_CAPS_FIELD_BOOL, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_D3D12_OPTIONS12_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_TIER},
+    {4, 4, 4, D12_CAPS_FIELD_BOOL},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_field_map d12__map_D3D12_FEATURE_D3D12_OPTIONS12_0_1[] = {
+    {0, 0, 4, D12_CAPS_FIELD_TIER},
+    {4, 4, 4, D12_CAPS_FIELD_BOOL},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_D3D12_OPTIONS12_0[] = {
+    {d12__map_D3D12_FEATURE_D3D12_OPTIONS12_0_0, 2},
+    {d12__map_D3D12_FEATURE_D3D12_OPTIONS12_0_1, 2},
+};
+static const d12_caps_field_map d12__map_D3D12_FEATURE_D3D12_OPTIONS12_1_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_TIER},
+    {4, 4, 4, D12_CAPS_FIELD_BOOL},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_field_map d12__map_D3D12_FEATURE_D3D12_OPTIONS12_1_1[] = {
+    {0, 0, 4, D12_CAPS_FIELD_TIER},
+    {4, 4, 4, D12_CAPS_FIELD_BOOL},
+    {8, 8, 4, D12_CAPS_FIELD_BOOL},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_D3D12_OPTIONS12_1[] = {
+    {d12__map_D3D12_FEATURE_D3D12_OPTIONS12_1_0, 2},
+    {d12__map_D3D12_FEATURE_D3D12_OPTIONS12_1_1, 3},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_D3D12_OPTIONS12[] = {
-    {{D12_CAPS_NEVER, 700}, 8, d12__fields_D3D12_FEATURE_D3D12_OPTIONS12_0, 2},
-    {{600, 710}, 12, d12__fields_D3D12_FEATURE_D3D12_OPTIONS12_1, 3},
+    {{D12_CAPS_NEVER, 700}, 8, d12__fields_D3D12_FEATURE_D3D12_OPTIONS12_0, 2, d12__maps_D3D12_FEATURE_D3D12_OPTIONS12_0, 0, D12_CAPS_NO_FIELD},
+    {{600, 710}, 12, d12__fields_D3D12_FEATURE_D3D12_OPTIONS12_1, 3, d12__maps_D3D12_FEATURE_D3D12_OPTIONS12_1, 1, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_D3D12_OPTIONS12 must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_D3D12_OPTIONS12) == 12, "D3D12_FEATURE_DATA_D3D12_OPTIONS12 size");
@@ -852,8 +1231,22 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_D3D12_OPTIONS13_0[] = {
     {"TextureCopyBetweenDimensionsSupported", 16, 4, D12_CAPS_FIELD_BOOL, NULL},
     {"AlphaBlendFactorSupported", 20, 4, D12_CAPS_FIELD_BOOL, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_D3D12_OPTIONS13_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_BOOL},
+    {4, 4, 4, D12_CAPS_FIELD_BOOL},
+    {8, 8, 4, D12_CAPS_FIELD_BOOL},
+    {12, 12, 4, D12_CAPS_FIELD_BOOL},
+    {16, 16, 4, D12_CAPS_FIELD_BOOL},
+    {20, 20, 4, D12_CAPS_FIELD_BOOL},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_D3D12_OPTIONS13_0[] = {
+    {d12__map_D3D12_FEATURE_D3D12_OPTIONS13_0_0, 6},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_D3D12_OPTIONS13[] = {
-    {{602, 710}, 24, d12__fields_D3D12_FEATURE_D3D12_OPTIONS13_0, 6},
+    {{602, 710}, 24, d12__fields_D3D12_FEATURE_D3D12_OPTIONS13_0, 6, d12__maps_D3D12_FEATURE_D3D12_OPTIONS13_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_D3D12_OPTIONS13 must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_D3D12_OPTIONS13) == 24, "D3D12_FEATURE_DATA_D3D12_OPTIONS13 size");
@@ -869,8 +1262,19 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_D3D12_OPTIONS14_0[] = {
     {"WriteableMSAATexturesSupported", 4, 4, D12_CAPS_FIELD_BOOL, NULL},
     {"IndependentFrontAndBackStencilRefMaskSupported", 8, 4, D12_CAPS_FIELD_BOOL, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_D3D12_OPTIONS14_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_BOOL},
+    {4, 4, 4, D12_CAPS_FIELD_BOOL},
+    {8, 8, 4, D12_CAPS_FIELD_BOOL},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_D3D12_OPTIONS14_0[] = {
+    {d12__map_D3D12_FEATURE_D3D12_OPTIONS14_0_0, 3},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_D3D12_OPTIONS14[] = {
-    {{606, 710}, 12, d12__fields_D3D12_FEATURE_D3D12_OPTIONS14_0, 3},
+    {{606, 710}, 12, d12__fields_D3D12_FEATURE_D3D12_OPTIONS14_0, 3, d12__maps_D3D12_FEATURE_D3D12_OPTIONS14_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_D3D12_OPTIONS14 must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_D3D12_OPTIONS14) == 12, "D3D12_FEATURE_DATA_D3D12_OPTIONS14 size");
@@ -882,8 +1286,18 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_D3D12_OPTIONS15_0[] = {
     {"TriangleFanSupported", 0, 4, D12_CAPS_FIELD_BOOL, NULL},
     {"DynamicIndexBufferStripCutSupported", 4, 4, D12_CAPS_FIELD_BOOL, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_D3D12_OPTIONS15_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_BOOL},
+    {4, 4, 4, D12_CAPS_FIELD_BOOL},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_D3D12_OPTIONS15_0[] = {
+    {d12__map_D3D12_FEATURE_D3D12_OPTIONS15_0_0, 2},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_D3D12_OPTIONS15[] = {
-    {{606, 710}, 8, d12__fields_D3D12_FEATURE_D3D12_OPTIONS15_0, 2},
+    {{606, 710}, 8, d12__fields_D3D12_FEATURE_D3D12_OPTIONS15_0, 2, d12__maps_D3D12_FEATURE_D3D12_OPTIONS15_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_D3D12_OPTIONS15 must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_D3D12_OPTIONS15) == 8, "D3D12_FEATURE_DATA_D3D12_OPTIONS15 size");
@@ -894,8 +1308,18 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_D3D12_OPTIONS16_0[] = {
     {"DynamicDepthBiasSupported", 0, 4, D12_CAPS_FIELD_BOOL, NULL},
     {"GPUUploadHeapSupported", 4, 4, D12_CAPS_FIELD_BOOL, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_D3D12_OPTIONS16_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_BOOL},
+    {4, 4, 4, D12_CAPS_FIELD_BOOL},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_D3D12_OPTIONS16_0[] = {
+    {d12__map_D3D12_FEATURE_D3D12_OPTIONS16_0_0, 2},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_D3D12_OPTIONS16[] = {
-    {{608, 710}, 8, d12__fields_D3D12_FEATURE_D3D12_OPTIONS16_0, 2},
+    {{608, 710}, 8, d12__fields_D3D12_FEATURE_D3D12_OPTIONS16_0, 2, d12__maps_D3D12_FEATURE_D3D12_OPTIONS16_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_D3D12_OPTIONS16 must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_D3D12_OPTIONS16) == 8, "D3D12_FEATURE_DATA_D3D12_OPTIONS16 size");
@@ -906,8 +1330,18 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_D3D12_OPTIONS17_0[] = {
     {"NonNormalizedCoordinateSamplersSupported", 0, 4, D12_CAPS_FIELD_BOOL, NULL},
     {"ManualWriteTrackingResourceSupported", 4, 4, D12_CAPS_FIELD_BOOL, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_D3D12_OPTIONS17_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_BOOL},
+    {4, 4, 4, D12_CAPS_FIELD_BOOL},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_D3D12_OPTIONS17_0[] = {
+    {d12__map_D3D12_FEATURE_D3D12_OPTIONS17_0_0, 2},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_D3D12_OPTIONS17[] = {
-    {{610, 710}, 8, d12__fields_D3D12_FEATURE_D3D12_OPTIONS17_0, 2},
+    {{610, 710}, 8, d12__fields_D3D12_FEATURE_D3D12_OPTIONS17_0, 2, d12__maps_D3D12_FEATURE_D3D12_OPTIONS17_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_D3D12_OPTIONS17 must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_D3D12_OPTIONS17) == 8, "D3D12_FEATURE_DATA_D3D12_OPTIONS17 size");
@@ -917,8 +1351,17 @@ _Static_assert(offsetof(D3D12_FEATURE_DATA_D3D12_OPTIONS17, ManualWriteTrackingR
 static const d12_caps_field d12__fields_D3D12_FEATURE_D3D12_OPTIONS18_0[] = {
     {"RenderPassesValid", 0, 4, D12_CAPS_FIELD_BOOL, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_D3D12_OPTIONS18_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_BOOL},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_D3D12_OPTIONS18_0[] = {
+    {d12__map_D3D12_FEATURE_D3D12_OPTIONS18_0_0, 1},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_D3D12_OPTIONS18[] = {
-    {{610, 710}, 4, d12__fields_D3D12_FEATURE_D3D12_OPTIONS18_0, 1},
+    {{610, 710}, 4, d12__fields_D3D12_FEATURE_D3D12_OPTIONS18_0, 1, d12__maps_D3D12_FEATURE_D3D12_OPTIONS18_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_D3D12_OPTIONS18 must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_D3D12_OPTIONS18) == 4, "D3D12_FEATURE_DATA_D3D12_OPTIONS18 size");
@@ -936,8 +1379,26 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_D3D12_OPTIONS19_0[] = {
     {"MaxViewDescriptorHeapSize", 32, 4, D12_CAPS_FIELD_INTEGER, NULL},
     {"ComputeOnlyCustomHeapSupported", 36, 4, D12_CAPS_FIELD_BOOL, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_D3D12_OPTIONS19_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_BOOL},
+    {4, 4, 4, D12_CAPS_FIELD_INTEGER},
+    {8, 8, 4, D12_CAPS_FIELD_BOOL},
+    {12, 12, 4, D12_CAPS_FIELD_BOOL},
+    {16, 16, 4, D12_CAPS_FIELD_BOOL},
+    {20, 20, 4, D12_CAPS_FIELD_BOOL},
+    {24, 24, 4, D12_CAPS_FIELD_INTEGER},
+    {28, 28, 4, D12_CAPS_FIELD_INTEGER},
+    {32, 32, 4, D12_CAPS_FIELD_INTEGER},
+    {36, 36, 4, D12_CAPS_FIELD_BOOL},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_D3D12_OPTIONS19_0[] = {
+    {d12__map_D3D12_FEATURE_D3D12_OPTIONS19_0_0, 10},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_D3D12_OPTIONS19[] = {
-    {{610, 710}, 40, d12__fields_D3D12_FEATURE_D3D12_OPTIONS19_0, 10},
+    {{610, 710}, 40, d12__fields_D3D12_FEATURE_D3D12_OPTIONS19_0, 10, d12__maps_D3D12_FEATURE_D3D12_OPTIONS19_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_D3D12_OPTIONS19 must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_D3D12_OPTIONS19) == 40, "D3D12_FEATURE_DATA_D3D12_OPTIONS19 size");
@@ -959,9 +1420,36 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_D3D12_OPTIONS20_1[] = {
     {"ComputeOnlyWriteWatchSupported", 0, 4, D12_CAPS_FIELD_BOOL, NULL},
     {"RecreateAtTier", 4, 4, D12_CAPS_FIELD_TIER, &d12__caps_enum_table[23]},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_D3D12_OPTIONS20_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_BOOL},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_field_map d12__map_D3D12_FEATURE_D3D12_OPTIONS20_0_1[] = {
+    {0, 0, 4, D12_CAPS_FIELD_BOOL},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_D3D12_OPTIONS20_0[] = {
+    {d12__map_D3D12_FEATURE_D3D12_OPTIONS20_0_0, 1},
+    {d12__map_D3D12_FEATURE_D3D12_OPTIONS20_0_1, 1},
+};
+static const d12_caps_field_map d12__map_D3D12_FEATURE_D3D12_OPTIONS20_1_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_BOOL},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_field_map d12__map_D3D12_FEATURE_D3D12_OPTIONS20_1_1[] = {
+    {0, 0, 4, D12_CAPS_FIELD_BOOL},
+    {4, 4, 4, D12_CAPS_FIELD_TIER},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_D3D12_OPTIONS20_1[] = {
+    {d12__map_D3D12_FEATURE_D3D12_OPTIONS20_1_0, 1},
+    {d12__map_D3D12_FEATURE_D3D12_OPTIONS20_1_1, 2},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_D3D12_OPTIONS20[] = {
-    {{D12_CAPS_NEVER, 711}, 4, d12__fields_D3D12_FEATURE_D3D12_OPTIONS20_0, 1},
-    {{611, 714}, 8, d12__fields_D3D12_FEATURE_D3D12_OPTIONS20_1, 2},
+    {{D12_CAPS_NEVER, 711}, 4, d12__fields_D3D12_FEATURE_D3D12_OPTIONS20_0, 1, d12__maps_D3D12_FEATURE_D3D12_OPTIONS20_0, 0, D12_CAPS_NO_FIELD},
+    {{611, 714}, 8, d12__fields_D3D12_FEATURE_D3D12_OPTIONS20_1, 2, d12__maps_D3D12_FEATURE_D3D12_OPTIONS20_1, 1, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_D3D12_OPTIONS20 must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_D3D12_OPTIONS20) == 8, "D3D12_FEATURE_DATA_D3D12_OPTIONS20 size");
@@ -971,8 +1459,17 @@ _Static_assert(offsetof(D3D12_FEATURE_DATA_D3D12_OPTIONS20, RecreateAtTier) == 4
 static const d12_caps_field d12__fields_D3D12_FEATURE_PREDICATION_0[] = {
     {"Supported", 0, 4, D12_CAPS_FIELD_BOOL, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_PREDICATION_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_BOOL},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_PREDICATION_0[] = {
+    {d12__map_D3D12_FEATURE_PREDICATION_0_0, 1},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_PREDICATION[] = {
-    {{611, 714}, 4, d12__fields_D3D12_FEATURE_PREDICATION_0, 1},
+    {{611, 714}, 4, d12__fields_D3D12_FEATURE_PREDICATION_0, 1, d12__maps_D3D12_FEATURE_PREDICATION_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_PREDICATION must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_PREDICATION) == 4, "D3D12_FEATURE_DATA_PREDICATION size");
@@ -984,8 +1481,20 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_PLACED_RESOURCE_SUPPORT_IN
     {"DestHeapProperties", 8, 20, D12_CAPS_FIELD_OPAQUE, NULL},
     {"Supported", 28, 4, D12_CAPS_FIELD_BOOL, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_PLACED_RESOURCE_SUPPORT_INFO_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_INPUT},
+    {4, 4, 4, D12_CAPS_FIELD_INPUT},
+    {8, 8, 20, D12_CAPS_FIELD_OPAQUE},
+    {28, 28, 4, D12_CAPS_FIELD_BOOL},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_PLACED_RESOURCE_SUPPORT_INFO_0[] = {
+    {d12__map_D3D12_FEATURE_PLACED_RESOURCE_SUPPORT_INFO_0_0, 4},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_PLACED_RESOURCE_SUPPORT_INFO[] = {
-    {{611, 714}, 32, d12__fields_D3D12_FEATURE_PLACED_RESOURCE_SUPPORT_INFO_0, 4},
+    {{611, 714}, 32, d12__fields_D3D12_FEATURE_PLACED_RESOURCE_SUPPORT_INFO_0, 4, d12__maps_D3D12_FEATURE_PLACED_RESOURCE_SUPPORT_INFO_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_PLACED_RESOURCE_SUPPORT_INFO must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_PLACED_RESOURCE_SUPPORT_INFO) == 32, "D3D12_FEATURE_DATA_PLACED_RESOURCE_SUPPORT_INFO size");
@@ -997,8 +1506,17 @@ _Static_assert(offsetof(D3D12_FEATURE_DATA_PLACED_RESOURCE_SUPPORT_INFO, Support
 static const d12_caps_field d12__fields_D3D12_FEATURE_HARDWARE_COPY_0[] = {
     {"Supported", 0, 4, D12_CAPS_FIELD_BOOL, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_HARDWARE_COPY_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_BOOL},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_HARDWARE_COPY_0[] = {
+    {d12__map_D3D12_FEATURE_HARDWARE_COPY_0_0, 1},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_HARDWARE_COPY[] = {
-    {{611, 714}, 4, d12__fields_D3D12_FEATURE_HARDWARE_COPY_0, 1},
+    {{611, 714}, 4, d12__fields_D3D12_FEATURE_HARDWARE_COPY_0, 1, d12__maps_D3D12_FEATURE_HARDWARE_COPY_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_HARDWARE_COPY must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_HARDWARE_COPY) == 4, "D3D12_FEATURE_DATA_HARDWARE_COPY size");
@@ -1010,8 +1528,20 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_D3D12_OPTIONS21_0[] = {
     {"SampleCmpGradientAndBiasSupported", 8, 4, D12_CAPS_FIELD_BOOL, NULL},
     {"ExtendedCommandInfoSupported", 12, 4, D12_CAPS_FIELD_BOOL, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_D3D12_OPTIONS21_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_TIER},
+    {4, 4, 4, D12_CAPS_FIELD_TIER},
+    {8, 8, 4, D12_CAPS_FIELD_BOOL},
+    {12, 12, 4, D12_CAPS_FIELD_BOOL},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_D3D12_OPTIONS21_0[] = {
+    {d12__map_D3D12_FEATURE_D3D12_OPTIONS21_0_0, 4},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_D3D12_OPTIONS21[] = {
-    {{613, 714}, 16, d12__fields_D3D12_FEATURE_D3D12_OPTIONS21_0, 4},
+    {{613, 714}, 16, d12__fields_D3D12_FEATURE_D3D12_OPTIONS21_0, 4, d12__maps_D3D12_FEATURE_D3D12_OPTIONS21_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_D3D12_OPTIONS21 must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_D3D12_OPTIONS21) == 16, "D3D12_FEATURE_DATA_D3D12_OPTIONS21 size");
@@ -1023,8 +1553,17 @@ _Static_assert(offsetof(D3D12_FEATURE_DATA_D3D12_OPTIONS21, ExtendedCommandInfoS
 static const d12_caps_field d12__fields_D3D12_FEATURE_D3D12_TIGHT_ALIGNMENT_0[] = {
     {"SupportTier", 0, 4, D12_CAPS_FIELD_TIER, &d12__caps_enum_table[26]},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_D3D12_TIGHT_ALIGNMENT_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_TIER},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_D3D12_TIGHT_ALIGNMENT_0[] = {
+    {d12__map_D3D12_FEATURE_D3D12_TIGHT_ALIGNMENT_0_0, 1},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_D3D12_TIGHT_ALIGNMENT[] = {
-    {{618, 716}, 4, d12__fields_D3D12_FEATURE_D3D12_TIGHT_ALIGNMENT_0, 1},
+    {{618, 716}, 4, d12__fields_D3D12_FEATURE_D3D12_TIGHT_ALIGNMENT_0, 1, d12__maps_D3D12_FEATURE_D3D12_TIGHT_ALIGNMENT_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_TIGHT_ALIGNMENT must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_TIGHT_ALIGNMENT) == 4, "D3D12_FEATURE_DATA_TIGHT_ALIGNMENT size");
@@ -1037,8 +1576,21 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_GUID_TEXTURE_LAYOUT_0[] = 
     {"GuidTextureLayoutTier", 16, 4, D12_CAPS_FIELD_TIER, &d12__caps_enum_table[29]},
     {"GuidSupported", 20, 4, D12_CAPS_FIELD_BOOL, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_GUID_TEXTURE_LAYOUT_0_0[] = {
+    {0, 0, 8, D12_CAPS_FIELD_INPUT},
+    {8, 8, 4, D12_CAPS_FIELD_FLAGS},
+    {12, 12, 4, D12_CAPS_FIELD_FLAGS},
+    {16, 16, 4, D12_CAPS_FIELD_TIER},
+    {20, 20, 4, D12_CAPS_FIELD_BOOL},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_GUID_TEXTURE_LAYOUT_0[] = {
+    {d12__map_D3D12_FEATURE_GUID_TEXTURE_LAYOUT_0_0, 5},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_GUID_TEXTURE_LAYOUT[] = {
-    {{D12_CAPS_NEVER, 721}, 24, d12__fields_D3D12_FEATURE_GUID_TEXTURE_LAYOUT_0, 5},
+    {{D12_CAPS_NEVER, 721}, 24, d12__fields_D3D12_FEATURE_GUID_TEXTURE_LAYOUT_0, 5, d12__maps_D3D12_FEATURE_GUID_TEXTURE_LAYOUT_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_GUID_TEXTURE_LAYOUT must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_GUID_TEXTURE_LAYOUT) == 24, "D3D12_FEATURE_DATA_GUID_TEXTURE_LAYOUT size");
@@ -1051,8 +1603,17 @@ _Static_assert(offsetof(D3D12_FEATURE_DATA_GUID_TEXTURE_LAYOUT, GuidSupported) =
 static const d12_caps_field d12__fields_D3D12_FEATURE_APPLICATION_SPECIFIC_DRIVER_STATE_0[] = {
     {"Supported", 0, 4, D12_CAPS_FIELD_BOOL, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_APPLICATION_SPECIFIC_DRIVER_STATE_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_BOOL},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_APPLICATION_SPECIFIC_DRIVER_STATE_0[] = {
+    {d12__map_D3D12_FEATURE_APPLICATION_SPECIFIC_DRIVER_STATE_0_0, 1},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_APPLICATION_SPECIFIC_DRIVER_STATE[] = {
-    {{616, 715}, 4, d12__fields_D3D12_FEATURE_APPLICATION_SPECIFIC_DRIVER_STATE_0, 1},
+    {{616, 715}, 4, d12__fields_D3D12_FEATURE_APPLICATION_SPECIFIC_DRIVER_STATE_0, 1, d12__maps_D3D12_FEATURE_APPLICATION_SPECIFIC_DRIVER_STATE_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_APPLICATION_SPECIFIC_DRIVER_STATE must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_APPLICATION_SPECIFIC_DRIVER_STATE) == 4, "D3D12_FEATURE_DATA_APPLICATION_SPECIFIC_DRIVER_STATE size");
@@ -1061,8 +1622,17 @@ _Static_assert(offsetof(D3D12_FEATURE_DATA_APPLICATION_SPECIFIC_DRIVER_STATE, Su
 static const d12_caps_field d12__fields_D3D12_FEATURE_BYTECODE_BYPASS_HASH_SUPPORTED_0[] = {
     {"Supported", 0, 4, D12_CAPS_FIELD_BOOL, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_BYTECODE_BYPASS_HASH_SUPPORTED_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_BOOL},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_BYTECODE_BYPASS_HASH_SUPPORTED_0[] = {
+    {d12__map_D3D12_FEATURE_BYTECODE_BYPASS_HASH_SUPPORTED_0_0, 1},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_BYTECODE_BYPASS_HASH_SUPPORTED[] = {
-    {{615, 716}, 4, d12__fields_D3D12_FEATURE_BYTECODE_BYPASS_HASH_SUPPORTED_0, 1},
+    {{615, 716}, 4, d12__fields_D3D12_FEATURE_BYTECODE_BYPASS_HASH_SUPPORTED_0, 1, d12__maps_D3D12_FEATURE_BYTECODE_BYPASS_HASH_SUPPORTED_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_BYTECODE_BYPASS_HASH_SUPPORTED must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_BYTECODE_BYPASS_HASH_SUPPORTED) == 4, "D3D12_FEATURE_DATA_BYTECODE_BYPASS_HASH_SUPPORTED size");
@@ -1077,9 +1647,40 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_FENCE_BARRIERS_1[] = {
     {"CommandListType", 4, 4, D12_CAPS_FIELD_INOUT, NULL},
     {"FenceBarriersTier", 8, 4, D12_CAPS_FIELD_TIER, &d12__caps_enum_table[28]},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_FENCE_BARRIERS_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_INOUT},
+    {4, 4, 4, D12_CAPS_FIELD_TIER},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_field_map d12__map_D3D12_FEATURE_FENCE_BARRIERS_0_1[] = {
+    {0, 4, 4, D12_CAPS_FIELD_INOUT},
+    {4, 8, 4, D12_CAPS_FIELD_TIER},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_FENCE_BARRIERS_0[] = {
+    {d12__map_D3D12_FEATURE_FENCE_BARRIERS_0_0, 2},
+    {d12__map_D3D12_FEATURE_FENCE_BARRIERS_0_1, 2},
+};
+static const d12_caps_field_map d12__map_D3D12_FEATURE_FENCE_BARRIERS_1_0[] = {
+    {4, 0, 4, D12_CAPS_FIELD_INOUT},
+    {8, 4, 4, D12_CAPS_FIELD_TIER},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_field_map d12__map_D3D12_FEATURE_FENCE_BARRIERS_1_1[] = {
+    {0, 0, 4, D12_CAPS_FIELD_INPUT},
+    {4, 4, 4, D12_CAPS_FIELD_INOUT},
+    {8, 8, 4, D12_CAPS_FIELD_TIER},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_FENCE_BARRIERS_1[] = {
+    {d12__map_D3D12_FEATURE_FENCE_BARRIERS_1_0, 2},
+    {d12__map_D3D12_FEATURE_FENCE_BARRIERS_1_1, 3},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_FENCE_BARRIERS[] = {
-    {{D12_CAPS_NEVER, 719}, 8, d12__fields_D3D12_FEATURE_FENCE_BARRIERS_0, 2},
-    {{D12_CAPS_NEVER, 720}, 12, d12__fields_D3D12_FEATURE_FENCE_BARRIERS_1, 3},
+    {{D12_CAPS_NEVER, 719}, 8, d12__fields_D3D12_FEATURE_FENCE_BARRIERS_0, 2, d12__maps_D3D12_FEATURE_FENCE_BARRIERS_0, 0, D12_CAPS_NO_FIELD},
+    {{D12_CAPS_NEVER, 720}, 12, d12__fields_D3D12_FEATURE_FENCE_BARRIERS_1, 3, d12__maps_D3D12_FEATURE_FENCE_BARRIERS_1, 1, 0},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_FENCE_BARRIERS must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_FENCE_BARRIERS) == 12, "D3D12_FEATURE_DATA_FENCE_BARRIERS size");
@@ -1090,8 +1691,17 @@ _Static_assert(offsetof(D3D12_FEATURE_DATA_FENCE_BARRIERS, FenceBarriersTier) ==
 static const d12_caps_field d12__fields_D3D12_FEATURE_HARDWARE_SCHEDULING_QUEUE_GROUPINGS_0[] = {
     {"ComputeQueuesPer3DQueue", 0, 4, D12_CAPS_FIELD_INTEGER, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_HARDWARE_SCHEDULING_QUEUE_GROUPINGS_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_INTEGER},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_HARDWARE_SCHEDULING_QUEUE_GROUPINGS_0[] = {
+    {d12__map_D3D12_FEATURE_HARDWARE_SCHEDULING_QUEUE_GROUPINGS_0_0, 1},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_HARDWARE_SCHEDULING_QUEUE_GROUPINGS[] = {
-    {{D12_CAPS_NEVER, 717}, 4, d12__fields_D3D12_FEATURE_HARDWARE_SCHEDULING_QUEUE_GROUPINGS_0, 1},
+    {{D12_CAPS_NEVER, 717}, 4, d12__fields_D3D12_FEATURE_HARDWARE_SCHEDULING_QUEUE_GROUPINGS_0, 1, d12__maps_D3D12_FEATURE_HARDWARE_SCHEDULING_QUEUE_GROUPINGS_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_HARDWARE_SCHEDULING_QUEUE_GROUPINGS must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_HARDWARE_SCHEDULING_QUEUE_GROUPINGS) == 4, "D3D12_FEATURE_DATA_HARDWARE_SCHEDULING_QUEUE_GROUPINGS size");
@@ -1104,8 +1714,21 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_SHADER_CACHE_ABI_SUPPORT_0
     {"CompilerVersion", 528, 8, D12_CAPS_FIELD_OPAQUE, NULL},
     {"ApplicationProfileVersion", 536, 8, D12_CAPS_FIELD_OPAQUE, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_SHADER_CACHE_ABI_SUPPORT_0_0[] = {
+    {0, 0, 512, D12_CAPS_FIELD_OPAQUE},
+    {512, 512, 8, D12_CAPS_FIELD_INTEGER},
+    {520, 520, 8, D12_CAPS_FIELD_INTEGER},
+    {528, 528, 8, D12_CAPS_FIELD_OPAQUE},
+    {536, 536, 8, D12_CAPS_FIELD_OPAQUE},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_SHADER_CACHE_ABI_SUPPORT_0[] = {
+    {d12__map_D3D12_FEATURE_SHADER_CACHE_ABI_SUPPORT_0_0, 5},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_SHADER_CACHE_ABI_SUPPORT[] = {
-    {{618, 719}, 544, d12__fields_D3D12_FEATURE_SHADER_CACHE_ABI_SUPPORT_0, 5},
+    {{618, 719}, 544, d12__fields_D3D12_FEATURE_SHADER_CACHE_ABI_SUPPORT_0, 5, d12__maps_D3D12_FEATURE_SHADER_CACHE_ABI_SUPPORT_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_SHADERCACHE_ABI_SUPPORT must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_SHADERCACHE_ABI_SUPPORT) == 544, "D3D12_FEATURE_DATA_SHADERCACHE_ABI_SUPPORT size");
@@ -1118,8 +1741,17 @@ _Static_assert(offsetof(D3D12_FEATURE_DATA_SHADERCACHE_ABI_SUPPORT, ApplicationP
 static const d12_caps_field d12__fields_D3D12_FEATURE_ASYNC_COMMANDS_0[] = {
     {"Supported", 0, 4, D12_CAPS_FIELD_BOOL, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_ASYNC_COMMANDS_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_BOOL},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_ASYNC_COMMANDS_0[] = {
+    {d12__map_D3D12_FEATURE_ASYNC_COMMANDS_0_0, 1},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_ASYNC_COMMANDS[] = {
-    {{D12_CAPS_NEVER, 720}, 4, d12__fields_D3D12_FEATURE_ASYNC_COMMANDS_0, 1},
+    {{D12_CAPS_NEVER, 720}, 4, d12__fields_D3D12_FEATURE_ASYNC_COMMANDS_0, 1, d12__maps_D3D12_FEATURE_ASYNC_COMMANDS_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_ASYNC_COMMANDS must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_ASYNC_COMMANDS) == 4, "D3D12_FEATURE_DATA_ASYNC_COMMANDS size");
@@ -1130,8 +1762,19 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_BARRIER_LAYOUT_0[] = {
     {"Layout", 4, 4, D12_CAPS_FIELD_INPUT, NULL},
     {"Supported", 8, 4, D12_CAPS_FIELD_BOOL, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_BARRIER_LAYOUT_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_INPUT},
+    {4, 4, 4, D12_CAPS_FIELD_INPUT},
+    {8, 8, 4, D12_CAPS_FIELD_BOOL},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_BARRIER_LAYOUT_0[] = {
+    {d12__map_D3D12_FEATURE_BARRIER_LAYOUT_0_0, 3},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_BARRIER_LAYOUT[] = {
-    {{619, 719}, 12, d12__fields_D3D12_FEATURE_BARRIER_LAYOUT_0, 3},
+    {{619, 719}, 12, d12__fields_D3D12_FEATURE_BARRIER_LAYOUT_0, 3, d12__maps_D3D12_FEATURE_BARRIER_LAYOUT_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_BARRIER_LAYOUT must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_BARRIER_LAYOUT) == 12, "D3D12_FEATURE_DATA_BARRIER_LAYOUT size");
@@ -1145,8 +1788,20 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_D3D12_OPTIONS22_0[] = {
     {"Max1DDispatchSize", 8, 4, D12_CAPS_FIELD_INTEGER, NULL},
     {"Max1DDispatchMeshSize", 12, 4, D12_CAPS_FIELD_INTEGER, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_D3D12_OPTIONS22_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_BOOL},
+    {4, 4, 4, D12_CAPS_FIELD_BOOL},
+    {8, 8, 4, D12_CAPS_FIELD_INTEGER},
+    {12, 12, 4, D12_CAPS_FIELD_INTEGER},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_D3D12_OPTIONS22_0[] = {
+    {d12__map_D3D12_FEATURE_D3D12_OPTIONS22_0_0, 4},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_D3D12_OPTIONS22[] = {
-    {{619, 719}, 16, d12__fields_D3D12_FEATURE_D3D12_OPTIONS22_0, 4},
+    {{619, 719}, 16, d12__fields_D3D12_FEATURE_D3D12_OPTIONS22_0, 4, d12__maps_D3D12_FEATURE_D3D12_OPTIONS22_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_D3D12_OPTIONS22 must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_D3D12_OPTIONS22) == 16, "D3D12_FEATURE_DATA_D3D12_OPTIONS22 size");
@@ -1158,8 +1813,17 @@ _Static_assert(offsetof(D3D12_FEATURE_DATA_D3D12_OPTIONS22, Max1DDispatchMeshSiz
 static const d12_caps_field d12__fields_D3D12_FEATURE_PARTIAL_GRAPHICS_PROGRAMS_0[] = {
     {"PartialGraphicsProgramsTier", 0, 4, D12_CAPS_FIELD_TIER, &d12__caps_enum_table[32]},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_PARTIAL_GRAPHICS_PROGRAMS_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_TIER},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_PARTIAL_GRAPHICS_PROGRAMS_0[] = {
+    {d12__map_D3D12_FEATURE_PARTIAL_GRAPHICS_PROGRAMS_0_0, 1},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_PARTIAL_GRAPHICS_PROGRAMS[] = {
-    {{D12_CAPS_NEVER, 721}, 4, d12__fields_D3D12_FEATURE_PARTIAL_GRAPHICS_PROGRAMS_0, 1},
+    {{D12_CAPS_NEVER, 721}, 4, d12__fields_D3D12_FEATURE_PARTIAL_GRAPHICS_PROGRAMS_0, 1, d12__maps_D3D12_FEATURE_PARTIAL_GRAPHICS_PROGRAMS_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_PARTIAL_GRAPHICS_PROGRAMS must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_PARTIAL_GRAPHICS_PROGRAMS) == 4, "D3D12_FEATURE_DATA_PARTIAL_GRAPHICS_PROGRAMS size");
@@ -1168,8 +1832,17 @@ _Static_assert(offsetof(D3D12_FEATURE_DATA_PARTIAL_GRAPHICS_PROGRAMS, PartialGra
 static const d12_caps_field d12__fields_D3D12_FEATURE_D3D12_OPTIONS_MLIR_0[] = {
     {"MlirProgramsTier", 0, 4, D12_CAPS_FIELD_TIER, &d12__caps_enum_table[31]},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_D3D12_OPTIONS_MLIR_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_TIER},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_D3D12_OPTIONS_MLIR_0[] = {
+    {d12__map_D3D12_FEATURE_D3D12_OPTIONS_MLIR_0_0, 1},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_D3D12_OPTIONS_MLIR[] = {
-    {{D12_CAPS_NEVER, 720}, 4, d12__fields_D3D12_FEATURE_D3D12_OPTIONS_MLIR_0, 1},
+    {{D12_CAPS_NEVER, 720}, 4, d12__fields_D3D12_FEATURE_D3D12_OPTIONS_MLIR_0, 1, d12__maps_D3D12_FEATURE_D3D12_OPTIONS_MLIR_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_D3D12_OPTIONS_MLIR must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_D3D12_OPTIONS_MLIR) == 4, "D3D12_FEATURE_DATA_D3D12_OPTIONS_MLIR size");
@@ -1182,8 +1855,21 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_MLIR_EXCHANGE_0[] = {
     {"pOutputData", 32, 8, D12_CAPS_FIELD_INPUT, NULL},
     {"OutputDataSizeInBytes", 40, 8, D12_CAPS_FIELD_INOUT, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_MLIR_EXCHANGE_0_0[] = {
+    {0, 0, 16, D12_CAPS_FIELD_INPUT},
+    {16, 16, 8, D12_CAPS_FIELD_INPUT},
+    {24, 24, 8, D12_CAPS_FIELD_INPUT},
+    {32, 32, 8, D12_CAPS_FIELD_INPUT},
+    {40, 40, 8, D12_CAPS_FIELD_INOUT},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_MLIR_EXCHANGE_0[] = {
+    {d12__map_D3D12_FEATURE_MLIR_EXCHANGE_0_0, 5},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_MLIR_EXCHANGE[] = {
-    {{D12_CAPS_NEVER, 720}, 48, d12__fields_D3D12_FEATURE_MLIR_EXCHANGE_0, 5},
+    {{D12_CAPS_NEVER, 720}, 48, d12__fields_D3D12_FEATURE_MLIR_EXCHANGE_0, 5, d12__maps_D3D12_FEATURE_MLIR_EXCHANGE_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_MLIR_EXCHANGE must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_MLIR_EXCHANGE) == 48, "D3D12_FEATURE_DATA_MLIR_EXCHANGE size");
@@ -1198,8 +1884,19 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_MLIR_INTERFACE_SUPPORT_0[]
     {"pMlirInterfacesRequested", 8, 8, D12_CAPS_FIELD_INPUT, NULL},
     {"pMlirInterfacesSupported", 16, 8, D12_CAPS_FIELD_INPUT, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_MLIR_INTERFACE_SUPPORT_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_INPUT},
+    {8, 8, 8, D12_CAPS_FIELD_INPUT},
+    {16, 16, 8, D12_CAPS_FIELD_INPUT},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_MLIR_INTERFACE_SUPPORT_0[] = {
+    {d12__map_D3D12_FEATURE_MLIR_INTERFACE_SUPPORT_0_0, 3},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_MLIR_INTERFACE_SUPPORT[] = {
-    {{D12_CAPS_NEVER, 720}, 24, d12__fields_D3D12_FEATURE_MLIR_INTERFACE_SUPPORT_0, 3},
+    {{D12_CAPS_NEVER, 720}, 24, d12__fields_D3D12_FEATURE_MLIR_INTERFACE_SUPPORT_0, 3, d12__maps_D3D12_FEATURE_MLIR_INTERFACE_SUPPORT_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_MLIR_INTERFACE_SUPPORT must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_MLIR_INTERFACE_SUPPORT) == 24, "D3D12_FEATURE_DATA_MLIR_INTERFACE_SUPPORT size");
@@ -1212,8 +1909,19 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_DUMP_FILE_0[] = {
     {"DumpFileDriverTier", 4, 4, D12_CAPS_FIELD_TIER, &d12__caps_enum_table[33]},
     {"DumpFileDriverOptionsMask", 8, 4, D12_CAPS_FIELD_INTEGER, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_DUMP_FILE_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_BOOL},
+    {4, 4, 4, D12_CAPS_FIELD_TIER},
+    {8, 8, 4, D12_CAPS_FIELD_INTEGER},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_DUMP_FILE_0[] = {
+    {d12__map_D3D12_FEATURE_DUMP_FILE_0_0, 3},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_DUMP_FILE[] = {
-    {{D12_CAPS_NEVER, 721}, 12, d12__fields_D3D12_FEATURE_DUMP_FILE_0, 3},
+    {{D12_CAPS_NEVER, 721}, 12, d12__fields_D3D12_FEATURE_DUMP_FILE_0, 3, d12__maps_D3D12_FEATURE_DUMP_FILE_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_DUMP_FILE must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_DUMP_FILE) == 12, "D3D12_FEATURE_DATA_DUMP_FILE size");
@@ -1233,9 +1941,45 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_D3D12_OPTIONS_PREVIEW_1[] 
     {"UAVOfDepthStencilSupported", 12, 4, D12_CAPS_FIELD_BOOL, NULL},
     {"D32S8Interleaved", 16, 4, D12_CAPS_FIELD_BOOL, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_D3D12_OPTIONS_PREVIEW_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_INTEGER},
+    {4, 4, 4, D12_CAPS_FIELD_INTEGER},
+    {8, 8, 4, D12_CAPS_FIELD_INTEGER},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_field_map d12__map_D3D12_FEATURE_D3D12_OPTIONS_PREVIEW_0_1[] = {
+    {0, 0, 4, D12_CAPS_FIELD_INTEGER},
+    {4, 4, 4, D12_CAPS_FIELD_INTEGER},
+    {8, 8, 4, D12_CAPS_FIELD_INTEGER},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_D3D12_OPTIONS_PREVIEW_0[] = {
+    {d12__map_D3D12_FEATURE_D3D12_OPTIONS_PREVIEW_0_0, 3},
+    {d12__map_D3D12_FEATURE_D3D12_OPTIONS_PREVIEW_0_1, 3},
+};
+static const d12_caps_field_map d12__map_D3D12_FEATURE_D3D12_OPTIONS_PREVIEW_1_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_INTEGER},
+    {4, 4, 4, D12_CAPS_FIELD_INTEGER},
+    {8, 8, 4, D12_CAPS_FIELD_INTEGER},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_field_map d12__map_D3D12_FEATURE_D3D12_OPTIONS_PREVIEW_1_1[] = {
+    {0, 0, 4, D12_CAPS_FIELD_INTEGER},
+    {4, 4, 4, D12_CAPS_FIELD_INTEGER},
+    {8, 8, 4, D12_CAPS_FIELD_INTEGER},
+    {12, 12, 4, D12_CAPS_FIELD_BOOL},
+    {16, 16, 4, D12_CAPS_FIELD_BOOL},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_D3D12_OPTIONS_PREVIEW_1[] = {
+    {d12__map_D3D12_FEATURE_D3D12_OPTIONS_PREVIEW_1_0, 3},
+    {d12__map_D3D12_FEATURE_D3D12_OPTIONS_PREVIEW_1_1, 5},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_D3D12_OPTIONS_PREVIEW[] = {
-    {{D12_CAPS_NEVER, 719}, 12, d12__fields_D3D12_FEATURE_D3D12_OPTIONS_PREVIEW_0, 3},
-    {{D12_CAPS_NEVER, 721}, 20, d12__fields_D3D12_FEATURE_D3D12_OPTIONS_PREVIEW_1, 5},
+    {{D12_CAPS_NEVER, 719}, 12, d12__fields_D3D12_FEATURE_D3D12_OPTIONS_PREVIEW_0, 3, d12__maps_D3D12_FEATURE_D3D12_OPTIONS_PREVIEW_0, 0, D12_CAPS_NO_FIELD},
+    {{D12_CAPS_NEVER, 721}, 20, d12__fields_D3D12_FEATURE_D3D12_OPTIONS_PREVIEW_1, 5, d12__maps_D3D12_FEATURE_D3D12_OPTIONS_PREVIEW_1, 1, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_D3D12_OPTIONS_PREVIEW must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_D3D12_OPTIONS_PREVIEW) == 20, "D3D12_FEATURE_DATA_D3D12_OPTIONS_PREVIEW size");
@@ -1248,8 +1992,17 @@ _Static_assert(offsetof(D3D12_FEATURE_DATA_D3D12_OPTIONS_PREVIEW, D32S8Interleav
 static const d12_caps_field d12__fields_D3D12_FEATURE_USER_DEFINED_ANNOTATION_0[] = {
     {"Supported", 0, 4, D12_CAPS_FIELD_BOOL, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_USER_DEFINED_ANNOTATION_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_BOOL},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_USER_DEFINED_ANNOTATION_0[] = {
+    {d12__map_D3D12_FEATURE_USER_DEFINED_ANNOTATION_0_0, 1},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_USER_DEFINED_ANNOTATION[] = {
-    {{D12_CAPS_NEVER, 721}, 4, d12__fields_D3D12_FEATURE_USER_DEFINED_ANNOTATION_0, 1},
+    {{D12_CAPS_NEVER, 721}, 4, d12__fields_D3D12_FEATURE_USER_DEFINED_ANNOTATION_0, 1, d12__maps_D3D12_FEATURE_USER_DEFINED_ANNOTATION_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_USER_DEFINED_ANNOTATION must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_USER_DEFINED_ANNOTATION) == 4, "D3D12_FEATURE_DATA_USER_DEFINED_ANNOTATION size");
@@ -1260,8 +2013,19 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_DEBUG_BREAK_0[] = {
     {"LiveDebuggingSupported", 4, 4, D12_CAPS_FIELD_BOOL, NULL},
     {"CpuSupported", 8, 4, D12_CAPS_FIELD_BOOL, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_DEBUG_BREAK_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_BOOL},
+    {4, 4, 4, D12_CAPS_FIELD_BOOL},
+    {8, 8, 4, D12_CAPS_FIELD_BOOL},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_DEBUG_BREAK_0[] = {
+    {d12__map_D3D12_FEATURE_DEBUG_BREAK_0_0, 3},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_DEBUG_BREAK[] = {
-    {{D12_CAPS_NEVER, 721}, 12, d12__fields_D3D12_FEATURE_DEBUG_BREAK_0, 3},
+    {{D12_CAPS_NEVER, 721}, 12, d12__fields_D3D12_FEATURE_DEBUG_BREAK_0, 3, d12__maps_D3D12_FEATURE_DEBUG_BREAK_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_DEBUG_BREAK must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_DEBUG_BREAK) == 12, "D3D12_FEATURE_DATA_DEBUG_BREAK size");
@@ -1272,8 +2036,17 @@ _Static_assert(offsetof(D3D12_FEATURE_DATA_DEBUG_BREAK, CpuSupported) == 8, "D3D
 static const d12_caps_field d12__fields_D3D12_FEATURE_LINEAR_ALGEBRA_SUPPORT_0[] = {
     {"LinearAlgebraTier", 0, 4, D12_CAPS_FIELD_TIER, &d12__caps_enum_table[30]},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_LINEAR_ALGEBRA_SUPPORT_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_TIER},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_LINEAR_ALGEBRA_SUPPORT_0[] = {
+    {d12__map_D3D12_FEATURE_LINEAR_ALGEBRA_SUPPORT_0_0, 1},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_LINEAR_ALGEBRA_SUPPORT[] = {
-    {{D12_CAPS_NEVER, 720}, 4, d12__fields_D3D12_FEATURE_LINEAR_ALGEBRA_SUPPORT_0, 1},
+    {{D12_CAPS_NEVER, 720}, 4, d12__fields_D3D12_FEATURE_LINEAR_ALGEBRA_SUPPORT_0, 1, d12__maps_D3D12_FEATURE_LINEAR_ALGEBRA_SUPPORT_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_LINEAR_ALGEBRA_SUPPORT must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_LINEAR_ALGEBRA_SUPPORT) == 4, "D3D12_FEATURE_DATA_LINEAR_ALGEBRA_SUPPORT size");
@@ -1283,8 +2056,18 @@ static const d12_caps_field d12__fields_D3D12_FEATURE_LINEAR_ALGEBRA_LINEAR_ALGE
     {"OperationType", 0, 4, D12_CAPS_FIELD_INPUT, NULL},
     {"Support", 4, 44, D12_CAPS_FIELD_OPAQUE, NULL},
 };
+/* Field maps (perf, issue 11): for each pair of layouts (to, from), the fields of `to` that `from` has with the
+ * same size, as {offset in to, offset in from, size, kind}: converting between layouts is a table walk. */
+static const d12_caps_field_map d12__map_D3D12_FEATURE_LINEAR_ALGEBRA_LINEAR_ALGEBRA_MATRIX_OPERATION_SUPPORT_0_0[] = {
+    {0, 0, 4, D12_CAPS_FIELD_INPUT},
+    {4, 4, 44, D12_CAPS_FIELD_OPAQUE},
+    {0, 0, 0, D12_CAPS_FIELD_OPAQUE} /* end (never read: the count says how many) */
+};
+static const d12_caps_layout_map d12__maps_D3D12_FEATURE_LINEAR_ALGEBRA_LINEAR_ALGEBRA_MATRIX_OPERATION_SUPPORT_0[] = {
+    {d12__map_D3D12_FEATURE_LINEAR_ALGEBRA_LINEAR_ALGEBRA_MATRIX_OPERATION_SUPPORT_0_0, 2},
+};
 static const d12_caps_layout d12__layouts_D3D12_FEATURE_LINEAR_ALGEBRA_LINEAR_ALGEBRA_MATRIX_OPERATION_SUPPORT[] = {
-    {{D12_CAPS_NEVER, 720}, 48, d12__fields_D3D12_FEATURE_LINEAR_ALGEBRA_LINEAR_ALGEBRA_MATRIX_OPERATION_SUPPORT_0, 2},
+    {{D12_CAPS_NEVER, 720}, 48, d12__fields_D3D12_FEATURE_LINEAR_ALGEBRA_LINEAR_ALGEBRA_MATRIX_OPERATION_SUPPORT_0, 2, d12__maps_D3D12_FEATURE_LINEAR_ALGEBRA_LINEAR_ALGEBRA_MATRIX_OPERATION_SUPPORT_0, 0, D12_CAPS_NO_FIELD},
 };
 /* The compiler's layout of D3D12_FEATURE_DATA_LINEAR_ALGEBRA_MATRIX_OPERATION_SUPPORT must be the spec's newest one. */
 _Static_assert(sizeof(D3D12_FEATURE_DATA_LINEAR_ALGEBRA_MATRIX_OPERATION_SUPPORT) == 48, "D3D12_FEATURE_DATA_LINEAR_ALGEBRA_MATRIX_OPERATION_SUPPORT size");

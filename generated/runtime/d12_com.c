@@ -196,6 +196,11 @@ HRESULT d12__debug_QueryInterface(struct d12_debug *self, const IID *riid, void 
 {
     if (object == NULL)
         return E_POINTER;
+    *object = NULL;
+    /* A NULL riid is a NULL pointer argument like a NULL out pointer: E_POINTER, never a dereference
+     * (docs/device.md "COM objects"). GetDevice answers through here too. */
+    if (riid == NULL)
+        return E_POINTER;
     void *found = NULL;
     if (iid_equal(riid, &IID_IUnknown))
         found = &self->com.debug;
@@ -291,6 +296,11 @@ struct d12_dred_settings *d12__dred_settings_unwrap(const void *iface)
 HRESULT d12__dred_settings_QueryInterface(struct d12_dred_settings *self, const IID *riid, void **object)
 {
     if (object == NULL)
+        return E_POINTER;
+    *object = NULL;
+    /* A NULL riid is a NULL pointer argument like a NULL out pointer: E_POINTER, never a dereference
+     * (docs/device.md "COM objects"). GetDevice answers through here too. */
+    if (riid == NULL)
         return E_POINTER;
     void *found = NULL;
     if (iid_equal(riid, &IID_IUnknown))
@@ -1583,6 +1593,11 @@ HRESULT d12__device_QueryInterface(struct d12_device *self, const IID *riid, voi
 {
     if (object == NULL)
         return E_POINTER;
+    *object = NULL;
+    /* A NULL riid is a NULL pointer argument like a NULL out pointer: E_POINTER, never a dereference
+     * (docs/device.md "COM objects"). GetDevice answers through here too. */
+    if (riid == NULL)
+        return E_POINTER;
     void *found = NULL;
     if (iid_equal(riid, &IID_IUnknown))
         found = &self->com.device;
@@ -1785,6 +1800,11 @@ HRESULT d12__command_queue_QueryInterface(struct d12_command_queue *self, const 
 {
     if (object == NULL)
         return E_POINTER;
+    *object = NULL;
+    /* A NULL riid is a NULL pointer argument like a NULL out pointer: E_POINTER, never a dereference
+     * (docs/device.md "COM objects"). GetDevice answers through here too. */
+    if (riid == NULL)
+        return E_POINTER;
     void *found = NULL;
     if (iid_equal(riid, &IID_IUnknown))
         found = &self->com.queue;
@@ -1880,6 +1900,11 @@ struct d12_command_allocator *d12__command_allocator_unwrap(const void *iface)
 HRESULT d12__command_allocator_QueryInterface(struct d12_command_allocator *self, const IID *riid, void **object)
 {
     if (object == NULL)
+        return E_POINTER;
+    *object = NULL;
+    /* A NULL riid is a NULL pointer argument like a NULL out pointer: E_POINTER, never a dereference
+     * (docs/device.md "COM objects"). GetDevice answers through here too. */
+    if (riid == NULL)
         return E_POINTER;
     void *found = NULL;
     if (iid_equal(riid, &IID_IUnknown))
@@ -2448,6 +2473,11 @@ HRESULT d12__command_list_QueryInterface(struct d12_command_list *self, const II
 {
     if (object == NULL)
         return E_POINTER;
+    *object = NULL;
+    /* A NULL riid is a NULL pointer argument like a NULL out pointer: E_POINTER, never a dereference
+     * (docs/device.md "COM objects"). GetDevice answers through here too. */
+    if (riid == NULL)
+        return E_POINTER;
     void *found = NULL;
     if (iid_equal(riid, &IID_IUnknown))
         found = &self->com.list;
@@ -2561,6 +2591,11 @@ struct d12_fence *d12__fence_unwrap(const void *iface)
 HRESULT d12__fence_QueryInterface(struct d12_fence *self, const IID *riid, void **object)
 {
     if (object == NULL)
+        return E_POINTER;
+    *object = NULL;
+    /* A NULL riid is a NULL pointer argument like a NULL out pointer: E_POINTER, never a dereference
+     * (docs/device.md "COM objects"). GetDevice answers through here too. */
+    if (riid == NULL)
         return E_POINTER;
     void *found = NULL;
     if (iid_equal(riid, &IID_IUnknown))
@@ -2710,6 +2745,11 @@ struct d12_resource *d12__resource_unwrap(const void *iface)
 HRESULT d12__resource_QueryInterface(struct d12_resource *self, const IID *riid, void **object)
 {
     if (object == NULL)
+        return E_POINTER;
+    *object = NULL;
+    /* A NULL riid is a NULL pointer argument like a NULL out pointer: E_POINTER, never a dereference
+     * (docs/device.md "COM objects"). GetDevice answers through here too. */
+    if (riid == NULL)
         return E_POINTER;
     void *found = NULL;
     if (iid_equal(riid, &IID_IUnknown))

@@ -39,6 +39,7 @@ extern "C" {
 #define D12_MESSAGE_ID_CHECKFEATURESUPPORT_FIELD_CLAMPED ((D3D12_MESSAGE_ID)0x10200)
 #define D12_MESSAGE_ID_CHECKFEATURESUPPORT_FEATURE_AFTER_PIN ((D3D12_MESSAGE_ID)0x10201)
 #define D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGES_BUILD_TOO_OLD ((D3D12_MESSAGE_ID)0x10100)
+#define D12_MESSAGE_ID_CREATERESOURCE_INVALID_INITIAL_STATE ((D3D12_MESSAGE_ID)0x10400)
 
 typedef enum d12_msg {
     D12_MSG_METHOD_NOT_IMPLEMENTED,
@@ -87,6 +88,11 @@ typedef enum d12_msg {
     D12_MSG_CHECKFEATURESUPPORT_FIELD_CLAMPED,
     D12_MSG_CHECKFEATURESUPPORT_FEATURE_AFTER_PIN,
     D12_MSG_DRIVER_REPORTED_MESSAGES_BUILD_TOO_OLD,
+    D12_MSG_CREATERESOURCE_INVALIDALIGNMENT,
+    D12_MSG_CREATERESOURCE_INVALIDMISCFLAGS,
+    D12_MSG_CREATERESOURCEANDHEAP_INVALIDHEAPMISCFLAGS,
+    D12_MSG_CREATERESOURCE_INVALID_INITIAL_STATE,
+    D12_MSG_CREATERESOURCE_STATE_IGNORED,
     D12_MSG_COUNT
 } d12_msg;
 
@@ -336,6 +342,31 @@ static inline void d12__msg_checkfeaturesupport_feature_after_pin(d12_info_queue
 static inline void d12__msg_driver_reported_messages_build_too_old(d12_info_queue *queue, const char *driver, unsigned int build)
 {
     d12__info_queue_report(queue, D12_MSG_DRIVER_REPORTED_MESSAGES_BUILD_TOO_OLD, driver, build);
+}
+
+static inline void d12__msg_createresource_invalidalignment(d12_info_queue *queue, unsigned long long alignment)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATERESOURCE_INVALIDALIGNMENT, alignment);
+}
+
+static inline void d12__msg_createresource_invalidmiscflags(d12_info_queue *queue, unsigned int flags, unsigned int unknown)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATERESOURCE_INVALIDMISCFLAGS, flags, unknown);
+}
+
+static inline void d12__msg_createresourceandheap_invalidheapmiscflags(d12_info_queue *queue, unsigned int flags, unsigned int unknown)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATERESOURCEANDHEAP_INVALIDHEAPMISCFLAGS, flags, unknown);
+}
+
+static inline void d12__msg_createresource_invalid_initial_state(d12_info_queue *queue, unsigned int state, unsigned int unknown)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATERESOURCE_INVALID_INITIAL_STATE, state, unknown);
+}
+
+static inline void d12__msg_createresource_state_ignored(d12_info_queue *queue, const char *state)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATERESOURCE_STATE_IGNORED, state);
 }
 
 #ifdef __cplusplus

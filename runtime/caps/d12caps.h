@@ -104,12 +104,29 @@ typedef struct d12_caps_field {
     const d12_caps_enum *enumeration; /* the values of a clamped kind; NULL otherwise */
 } d12_caps_field;
 
+/* The generated field maps (perf, issue 11): one field `to` and another layout of its feature share, by offset in
+ * each, so converting a struct between two layouts is a walk over a table (no name compares). */
+typedef struct d12_caps_field_map {
+    uint32_t to_offset, from_offset, size;
+    d12_caps_field_kind kind; /* the field's kind in `to` */
+} d12_caps_field_map;
+
+typedef struct d12_caps_layout_map {
+    const d12_caps_field_map *fields;
+    uint32_t count;
+} d12_caps_layout_map;
+
+#define D12_CAPS_NO_FIELD UINT32_MAX
+
 /* One layout of a feature's data struct, available on line L from SDK version first[L] on. */
 typedef struct d12_caps_layout {
     uint32_t first[2];
     uint32_t size;
     const d12_caps_field *fields;
     uint32_t field_count;
+    const d12_caps_layout_map *from; /* [k]: this layout's fields that the feature's layouts[k] has too */
+    uint32_t index;                  /* this layout's index in its feature's layouts */
+    uint32_t node_index_offset;      /* the NodeIndex input's offset, or D12_CAPS_NO_FIELD */
 } d12_caps_layout;
 
 typedef struct d12_caps_feature {

@@ -473,6 +473,50 @@ static void copy(void)
     close_gpu(&g);
 }
 
+/* Buffers are zero-filled at first use, not at creation (docs/performance.md "Committed buffers"): whatever the
+ * memory held before — here the bytes of a destroyed buffer of the same size, which the allocator is likely to hand
+ * back — a new buffer reads as zero through Map, and a DEFAULT one (never mapped) copies zeros to the GPU. */
+static bool all_zero(const unsigned char *data, size_t size)
+{
+    for (size_t i = 0; i < size; i++)
+        if (data[i] != 0)
+            return false;
+    return true;
+}
+
+static void lazy_zero(void)
+{
+    gpu g;
+    open_gpu(&g, true, true);
+    for (int round = 0; round < 4; round++) {
+        buffer dirty, pin, fresh; /* `pin` keeps the freed memory from returning to the system */
+        /* a little larger than the new one, so that its freed memory can serve the new one's aligned allocation */
+        create_buffer(&g, &dirty, D3D12DDI_HEAP_TYPE_UPLOAD, 70000, "Dirty");
+        create_buffer(&g, &pin, D3D12DDI_HEAP_TYPE_UPLOAD, 65536, "Pin");
+        memset(dirty.data, 0xAB, 70000);
+        destroy_buffer(&g, &dirty);
+        create_buffer(&g, &fresh, D3D12DDI_HEAP_TYPE_UPLOAD, 65536, "Fresh");
+        CHECK(all_zero(fresh.data, 65536));
+        memset(fresh.data, 0xCD, 65536);
+        destroy_buffer(&g, &fresh);
+        destroy_buffer(&g, &pin);
+        buffer mid, back;
+        create_buffer(&g, &mid, D3D12DDI_HEAP_TYPE_DEFAULT, 65536, "Mid"); /* not mapped: zeroed by the copy */
+        create_buffer(&g, &back, D3D12DDI_HEAP_TYPE_READBACK, 65536, "Back");
+        memset(back.data, 0xEF, 65536);
+        D3D12DDI_HCOMMANDLIST list = create_list(&g);
+        g.cl.pfnCopyBufferRegion(list, back.h, 0, mid.h, 0, 65536);
+        g.cl.pfnCloseCommandList(list);
+        fake_fence fence = {0};
+        execute_and_wait(&g, list, &fence, 1);
+        CHECK(all_zero(back.data, 65536));
+        destroy_list(&g, list);
+        destroy_buffer(&g, &mid);
+        destroy_buffer(&g, &back);
+    }
+    close_gpu(&g);
+}
+
 /* Submissions execute in order (the last copy into a byte wins); fence operations come back in submission
  * order; a wait holds the timeline until the CPU signals its fence. */
 static void order(void)
@@ -1256,6 +1300,7 @@ static const struct {
     {"tables", tables},
     {"buffers", buffers},
     {"copy", copy},
+    {"lazy_zero", lazy_zero},
     {"order", order},
     {"no_index_buffer", no_index_buffer},
     {"root_null", root_null},

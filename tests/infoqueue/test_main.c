@@ -114,4 +114,5 @@ int main(int argc, char **argv)
 /* The tests are compiled into this translation unit: harness.h keeps its pass/fail counters per translation
  * unit, so checks made in a separately compiled file would never reach the closing line. */
 #include "test_callbacks.c"
+#include "test_retrieval.c"
 #include "test_storage.c"
