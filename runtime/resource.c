@@ -267,6 +267,7 @@ HRESULT d12_device_CreateCommittedResource(struct d12_device *self, const D3D12_
     }
     if (!buffer_bits_valid(self->info_queue, HeapFlags, pDesc, InitialResourceState))
         return E_INVALIDARG;
+    warn_state_ignored(self->info_queue, pHeapProperties, InitialResourceState); /* the description is valid */
     if (riidResource == NULL)
         return E_INVALIDARG;
     if (ppvResource == NULL)
@@ -287,7 +288,6 @@ HRESULT d12_device_CreateCommittedResource(struct d12_device *self, const D3D12_
         return hr;
     }
     d12__device_child_register(&resource->device_child, resource, D3D12DDI_HT_0012_RESOURCE);
-    warn_state_ignored(self->info_queue, pHeapProperties, InitialResourceState);
     hr = d12__resource_QueryInterface(resource, riidResource, ppvResource);
     d12_resource_Release(resource);
     return hr;
