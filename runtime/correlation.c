@@ -83,6 +83,7 @@ const char *d12__work_kind_name(d12_work_kind kind)
         [D12_WORK_DISPATCH] = "Dispatch",
         [D12_WORK_COPY_BUFFER_REGION] = "CopyBufferRegion",
         [D12_WORK_COPY_RESOURCE] = "CopyResource",
+        [D12_WORK_RESOURCE_BARRIER] = "ResourceBarrier",
     };
     return (unsigned)kind < D12_WORK_KIND_COUNT ? names[kind] : NULL;
 }

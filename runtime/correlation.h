@@ -73,6 +73,7 @@ typedef enum d12_work_kind {
     D12_WORK_DISPATCH,           /* Dispatch */
     D12_WORK_COPY_BUFFER_REGION, /* CopyBufferRegion */
     D12_WORK_COPY_RESOURCE,      /* CopyResource */
+    D12_WORK_RESOURCE_BARRIER,   /* ResourceBarrier */
     D12_WORK_KIND_COUNT
 } d12_work_kind;
 

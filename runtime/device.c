@@ -275,9 +275,9 @@ static HRESULT gpu_wait(void *context, D3D12DDI_HRTCOMMANDQUEUE queue, const D3D
     return d12__queue_wait_reached(context, queue, op);
 }
 
-static void gpu_list_error(void *context, D3D12DDI_HRTCOMMANDLIST list, HRESULT hr)
+static bool gpu_list_error(void *context, D3D12DDI_HRTCOMMANDLIST list, HRESULT hr)
 {
-    d12__command_list_driver_error(context, list, hr);
+    return d12__command_list_driver_error(context, list, hr);
 }
 
 /* Make the device nameable by the driver (pfnQueryObjectIdentityCb), then enable driver-reported messages when

@@ -38,6 +38,7 @@ struct d12_driver_adapter {
 };
 
 struct d12_driver_device {
+    struct d12_driver_device *next_live; /* g_live_devices (g_live_devices_lock) */
     d12_driver_adapter *adapter;
     d12_driver_error_hook on_error;
     void *context;
@@ -561,11 +562,43 @@ static HRESULT APIENTRY wait_for_fence_from_gpu_cb(D3D12DDI_HRTDEVICE rt_device,
     return device->gpu->wait(device->gpu->context, queue, operation);
 }
 
-static VOID APIENTRY set_command_list_error_cb(D3D12DDI_HRTDEVICE rt_device, D3D12DDI_HRTCOMMANDLIST list, HRESULT hr)
+/* pfnSetCommandListErrorCb has the WDK's signature (hRTCommandList, hr): it names no device, so the runtime asks
+ * each live device with GPU hooks whether the list is one of its live objects (a lookup of the handle's value in its
+ * live-object table, never a read through it). The lock is held shared across the hook, so a device cannot be
+ * unlinked (destroyed) while its hook runs; devices are linked and unlinked under it exclusively, with no other lock
+ * held, and nothing the hook does creates or destroys a driver device. */
+static pthread_rwlock_t g_live_devices_lock = PTHREAD_RWLOCK_INITIALIZER;
+static d12_driver_device *g_live_devices;
+
+static void link_live_device(d12_driver_device *device)
 {
-    d12_driver_device *device = rt_device.handle;
-    if (device && device->gpu)
-        device->gpu->list_error(device->gpu->context, list, hr);
+    if (!device->gpu)
+        return;
+    pthread_rwlock_wrlock(&g_live_devices_lock);
+    device->next_live = g_live_devices;
+    g_live_devices = device;
+    pthread_rwlock_unlock(&g_live_devices_lock);
+}
+
+static void unlink_live_device(d12_driver_device *device)
+{
+    pthread_rwlock_wrlock(&g_live_devices_lock);
+    for (d12_driver_device **link = &g_live_devices; *link; link = &(*link)->next_live) {
+        if (*link == device) {
+            *link = device->next_live;
+            break;
+        }
+    }
+    pthread_rwlock_unlock(&g_live_devices_lock);
+}
+
+static VOID APIENTRY set_command_list_error_cb(D3D12DDI_HRTCOMMANDLIST list, HRESULT hr)
+{
+    pthread_rwlock_rdlock(&g_live_devices_lock);
+    bool claimed = false;
+    for (d12_driver_device *device = g_live_devices; device && !claimed; device = device->next_live)
+        claimed = device->gpu->list_error(device->gpu->context, list, hr);
+    pthread_rwlock_unlock(&g_live_devices_lock);
 }
 
 bool d12__driver_adapter_has_message_callbacks(const d12_driver_adapter *adapter)
@@ -638,6 +671,7 @@ HRESULT d12__driver_create_device(d12_driver_adapter *adapter, const d12_driver_
         free(device);
         return hr;
     }
+    link_live_device(device);
     *out = device;
     return S_OK;
 }
@@ -646,6 +680,7 @@ void d12__driver_destroy_device(d12_driver_device *device)
 {
     if (!device)
         return;
+    unlink_live_device(device);
     device->adapter->funcs.pfnDestroyDevice(device->handle);
     free(device->handle.pDrvPrivate);
     free(device);

@@ -57,7 +57,9 @@ typedef struct d12_driver_message_hooks {
 typedef struct d12_driver_gpu_hooks {
     HRESULT (*signal)(void *context, D3D12DDI_HRTCOMMANDQUEUE queue, const D3D12DDIARG_FENCE_OPERATION_0126 *operation);
     HRESULT (*wait)(void *context, D3D12DDI_HRTCOMMANDQUEUE queue, const D3D12DDIARG_FENCE_OPERATION_0126 *operation);
-    void (*list_error)(void *context, D3D12DDI_HRTCOMMANDLIST list, HRESULT hr);
+    /* pfnSetCommandListErrorCb names no device: asked of each live device in turn, it answers whether `list` is
+     * one of the device's live command lists (and only then acts on hr). */
+    bool (*list_error)(void *context, D3D12DDI_HRTCOMMANDLIST list, HRESULT hr);
     void *context;
 } d12_driver_gpu_hooks;
 

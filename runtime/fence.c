@@ -1,18 +1,16 @@
 /* ID3D12Fence (fence.h). */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "d12_messages.h"
 #include "device.h"
+#include "event.h"
 #include "fence.h"
 #include "lockrank.h"
 
 struct d12_fence_waiter {
     UINT64 value;
-    int event; /* an eventfd */
+    d12_event *event; /* the runtime's reference to the application's eventfd (event.h) */
     struct d12_fence_waiter *next;
 };
 
@@ -24,28 +22,44 @@ static UINT64 visible_value(struct d12_fence *fence)
     return atomic_load_explicit(&fence->value, memory_order_acquire);
 }
 
-/* "signal = write(fd, 1)" (the WSL convention); a descriptor closed meanwhile is the application's business. */
-static void signal_event(int event)
-{
-    uint64_t one = 1;
-    ssize_t written;
-    do {
-        written = write(event, &one, sizeof one);
-    } while (written < 0 && errno == EINTR);
-}
-
 /* Fire and drop the registrations `reached` now satisfies. Called with the lock held (write() never blocks on an
- * eventfd whose counter is below its maximum). */
+ * eventfd whose counter is below its maximum; releasing an event takes only the events leaf lock). */
 static void fire_waiters(struct d12_fence *fence, UINT64 reached)
 {
     for (struct d12_fence_waiter **link = &fence->waiters; *link;) {
         struct d12_fence_waiter *waiter = *link;
         if (waiter->value <= reached) {
-            signal_event(waiter->event);
+            d12__event_signal(waiter->event);
+            d12__event_release(waiter->event);
             *link = waiter->next;
             free(waiter);
         } else {
             link = &waiter->next;
+        }
+    }
+}
+
+/* Satisfy (and unlink) the pending queue waits `reached` covers; with `all`, every one (the fence's final Release).
+ * Called with the lock held; the caller broadcasts `changed`. */
+static void satisfy_gpu_waits(struct d12_fence *fence, UINT64 reached, bool all)
+{
+    for (d12_fence_gpu_wait **link = &fence->gpu_waits; *link;) {
+        d12_fence_gpu_wait *wait = *link;
+        if (all || wait->value <= reached) {
+            wait->satisfied = true;
+            *link = wait->next;
+        } else {
+            link = &wait->next;
+        }
+    }
+}
+
+static void unlink_gpu_wait(struct d12_fence *fence, d12_fence_gpu_wait *wait)
+{
+    for (d12_fence_gpu_wait **link = &fence->gpu_waits; *link; link = &(*link)->next) {
+        if (*link == wait) {
+            *link = wait->next;
+            return;
         }
     }
 }
@@ -55,6 +69,7 @@ void d12__fence_set(struct d12_fence *fence, UINT64 value)
     d12__lock(&fence->lock, D12_RANK_FENCE);
     atomic_store_explicit(&fence->value, value, memory_order_release);
     fire_waiters(fence, value);
+    satisfy_gpu_waits(fence, value, false); /* before any later Signal can lower the value again */
     pthread_cond_broadcast(&fence->changed);
     d12__unlock(&fence->lock, D12_RANK_FENCE);
 }
@@ -67,15 +82,38 @@ void d12__fence_wake(struct d12_fence *fence)
     d12__unlock(&fence->lock, D12_RANK_FENCE);
 }
 
-bool d12__fence_wait_gpu(struct d12_fence *fence, UINT64 value, const atomic_bool *abandon)
+void d12__fence_gpu_wait_begin(struct d12_fence *fence, d12_fence_gpu_wait *wait, UINT64 value)
+{
+    d12__lock(&fence->lock, D12_RANK_FENCE);
+    wait->value = value;
+    wait->satisfied = atomic_load(&fence->value) >= value;
+    wait->next = NULL;
+    if (!wait->satisfied) {
+        wait->next = fence->gpu_waits;
+        fence->gpu_waits = wait;
+    }
+    d12__unlock(&fence->lock, D12_RANK_FENCE);
+}
+
+bool d12__fence_gpu_wait_end(struct d12_fence *fence, d12_fence_gpu_wait *wait, const atomic_bool *abandon)
 {
     d12__lock(&fence->lock, D12_RANK_FENCE);
     struct d12_device *device = fence->device_child.device;
-    while (atomic_load(&fence->value) < value && !atomic_load(abandon) && !d12__device_is_removed(device))
+    while (!wait->satisfied && !atomic_load(abandon) && !d12__device_is_removed(device))
         pthread_cond_wait(&fence->changed, &fence->lock);
-    bool reached = atomic_load(&fence->value) >= value;
+    bool satisfied = wait->satisfied;
+    if (!satisfied)
+        unlink_gpu_wait(fence, wait);
     d12__unlock(&fence->lock, D12_RANK_FENCE);
-    return reached;
+    return satisfied;
+}
+
+void d12__fence_gpu_wait_cancel(struct d12_fence *fence, d12_fence_gpu_wait *wait)
+{
+    d12__lock(&fence->lock, D12_RANK_FENCE);
+    if (!wait->satisfied)
+        unlink_gpu_wait(fence, wait);
+    d12__unlock(&fence->lock, D12_RANK_FENCE);
 }
 
 D3D12DDI_HRTFENCE d12__fence_rt_handle(struct d12_fence *fence)
@@ -119,15 +157,25 @@ HRESULT d12_fence_SetEventOnCompletion(struct d12_fence *self, UINT64 Value, HAN
         block_until(self, Value);
         return S_OK;
     }
-    intptr_t event = (intptr_t)hEvent;
-    if (event < 0 || event > INT32_MAX || fcntl((int)event, F_GETFD) < 0) {
-        d12__msg_fence_invalid_event(self->device_child.device->info_queue, (long long)event);
+    /* Only an eventfd is an event; the runtime holds its own reference, so the application may close its
+     * descriptor once registered (as closing a handle is safe on Windows). */
+    d12_event *event;
+    d12_event_problem problem;
+    HRESULT hr = d12__event_acquire(hEvent, &event, &problem);
+    if (hr == E_INVALIDARG) {
+        d12__msg_fence_invalid_event(self->device_child.device->info_queue, (long long)(intptr_t)hEvent,
+                                     problem == D12_EVENT_NOT_OPEN ? "is not an open file descriptor"
+                                     : "is not an eventfd (a pipe, a file or a socket is no event)");
         return E_INVALIDARG;
     }
+    if (FAILED(hr))
+        return hr;
     struct d12_fence_waiter *waiter = malloc(sizeof *waiter);
-    if (!waiter)
+    if (!waiter) {
+        d12__event_release(event);
         return E_OUTOFMEMORY;
-    *waiter = (struct d12_fence_waiter){Value, (int)event, NULL};
+    }
+    *waiter = (struct d12_fence_waiter){Value, event, NULL};
     d12__lock(&self->lock, D12_RANK_FENCE);
     waiter->next = self->waiters;
     self->waiters = waiter;
@@ -143,14 +191,19 @@ ULONG d12_fence_AddRef(struct d12_fence *self)
     return (ULONG)atomic_fetch_add(&self->refcount, 1) + 1;
 }
 
-static void free_waiters(struct d12_fence *fence)
+/* The application let go of the fence: its registrations are dropped unfired, and the queue waits still pending on
+ * it complete (nothing could satisfy them any more, and nothing may hang for ever). */
+static void abandon_waiters(struct d12_fence *fence)
 {
     d12__lock(&fence->lock, D12_RANK_FENCE);
     for (struct d12_fence_waiter *waiter = fence->waiters, *next; waiter; waiter = next) {
         next = waiter->next;
-        free(waiter); /* never fired: the application let go of the fence, as on Windows */
+        d12__event_release(waiter->event);
+        free(waiter);
     }
     fence->waiters = NULL;
+    satisfy_gpu_waits(fence, 0, true);
+    pthread_cond_broadcast(&fence->changed);
     d12__unlock(&fence->lock, D12_RANK_FENCE);
 }
 
@@ -174,7 +227,7 @@ void d12__fence_unhold(struct d12_fence *fence)
 static void fence_destroy(struct d12_fence *fence)
 {
     d12__device_child_unregister(&fence->device_child);
-    free_waiters(fence);
+    abandon_waiters(fence);
     d12__fence_unhold(fence);
 }
 

@@ -19,6 +19,15 @@
 
 struct d12_fence_waiter;
 
+/* A queue Wait(fence, value) from its submission until the driver passes it back (queue.c embeds one in each wait
+ * operation). Satisfied once the fence reached `value` at any moment while the wait was pending, whatever the value
+ * does afterwards (a CPU Signal may lower it): docs/gpu-work.md, "GPU waits". */
+typedef struct d12_fence_gpu_wait {
+    UINT64 value;
+    bool satisfied;                   /* fence lock */
+    struct d12_fence_gpu_wait *next;  /* fence lock: the fence's unsatisfied waits */
+} d12_fence_gpu_wait;
+
 struct d12_fence {
     struct d12__fence_com com;
     atomic_ulong refcount;             /* the application's references */
@@ -31,14 +40,22 @@ struct d12_fence {
     pthread_mutex_t lock;
     pthread_cond_t changed;            /* broadcast when the value changes or the device is removed */
     struct d12_fence_waiter *waiters;  /* eventfd registrations not yet fired */
+    d12_fence_gpu_wait *gpu_waits;     /* lock: queue waits pending and not yet satisfied */
 };
 
 /* Set the value (CPU Signal, or a queue's signal reached on the GPU timeline) and fire the waiters it satisfies. */
 void d12__fence_set(struct d12_fence *fence, UINT64 value);
 
-/* A GPU-side wait (pfnWaitForFenceFromGpuCb): blocks until the value reaches `value` (true), or `*abandon` turns
- * true or the device is removed (false). Whoever sets *abandon calls d12__fence_wake afterwards. */
-bool d12__fence_wait_gpu(struct d12_fence *fence, UINT64 value, const atomic_bool *abandon);
+/* A queue's Wait was submitted: from now on the fence reaching `value` satisfies it (at once if it has). */
+void d12__fence_gpu_wait_begin(struct d12_fence *fence, d12_fence_gpu_wait *wait, UINT64 value);
+
+/* The driver's timeline reached the wait (pfnWaitForFenceFromGpuCb): blocks until it is satisfied (true), or
+ * `*abandon` turns true or the device is removed (false); the wait is over either way. Whoever sets *abandon calls
+ * d12__fence_wake afterwards. The application's final Release of the fence satisfies its pending waits. */
+bool d12__fence_gpu_wait_end(struct d12_fence *fence, d12_fence_gpu_wait *wait, const atomic_bool *abandon);
+
+/* A wait the driver will never pass back (its queue is gone): forget it without blocking. */
+void d12__fence_gpu_wait_cancel(struct d12_fence *fence, d12_fence_gpu_wait *wait);
 
 /* Wake every waiter to re-check its condition; after a removal, fire every registration. */
 void d12__fence_wake(struct d12_fence *fence);

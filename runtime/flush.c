@@ -12,6 +12,8 @@ void d12__flush_init(d12_flush *flush)
     atomic_init(&flush->completions, 0);
     atomic_init(&flush->flushed, 0);
     atomic_init(&flush->removal_flushed, false);
+    flush->begun = 0;
+    flush->in_flight = NULL;
 }
 
 void d12__flush_note_completion(struct d12_device *device)
@@ -41,14 +43,41 @@ static void call_driver_flush(struct d12_device *device)
     flushing = false;
 }
 
+void d12__flush_pass_begin(d12_flush *flush, d12_flush_pass *pass)
+{
+    pass->number = ++flush->begun;
+    pass->next = flush->in_flight;
+    flush->in_flight = pass;
+}
+
+uint64_t d12__flush_pass_end(d12_flush *flush, d12_flush_pass *pass, uint64_t *begun_by_now)
+{
+    *begun_by_now = flush->begun;
+    uint64_t oldest = flush->begun + 1;
+    for (d12_flush_pass **link = &flush->in_flight; *link;) {
+        if (*link == pass) {
+            *link = pass->next;
+            continue;
+        }
+        if ((*link)->number < oldest)
+            oldest = (*link)->number;
+        link = &(*link)->next;
+    }
+    return oldest - 1;
+}
+
 /* Flush, then release the submissions every queue had completed when the flush began: "the runtime references the
  * command list's state table at ExecuteCommandLists time and releases it only once that submission's messages have
- * been processed". */
+ * been processed". Flushes may overlap on several application threads, and a driver's flush delivers whatever it
+ * holds when it is called, so any flush begun before this one returned may be delivering a message of a submission
+ * this one marked: such a submission goes once every one of those has returned too (docs/locking.md, "Flush
+ * engine"). */
 static void flush_and_retire(struct d12_device *device)
 {
-    d12__queues_mark_retirement(device);
+    d12_flush_pass pass;
+    d12__queues_mark_retirement(device, &pass);
     call_driver_flush(device);
-    d12__queues_retire(device);
+    d12__queues_retire(device, &pass);
 }
 
 void d12__flush_completed(struct d12_device *device)

@@ -24,7 +24,23 @@ typedef struct d12_flush {
     _Atomic uint64_t completions; /* bumped each time a queue's completion mark moves */
     _Atomic uint64_t flushed;     /* the `completions` value the last completed-work flush was made for */
     atomic_bool removal_flushed;  /* the removal flush was made (or claimed by a thread making it) */
+    /* The device's children lock: the retiring flushes (completed-work and queue-destruction flushes) in progress. */
+    uint64_t begun;                   /* retiring flushes begun so far: the last one's number */
+    struct d12_flush_pass *in_flight; /* those begun and not returned, any order */
 } d12_flush;
+
+/* One retiring flush in progress (on its thread's stack). */
+typedef struct d12_flush_pass {
+    uint64_t number; /* in the order the flushes began (marked) */
+    struct d12_flush_pass *next;
+} d12_flush_pass;
+
+/* With the device's children lock held (queue.c's retirement walk): number `pass` and count it in progress. */
+void d12__flush_pass_begin(d12_flush *flush, d12_flush_pass *pass);
+/* With the same lock held: `pass` returned. Answers the highest number up to which every flush has returned;
+ * *begun_by_now is the number of the last flush begun so far (any of them may be delivering a message of what
+ * `pass` marked). */
+uint64_t d12__flush_pass_end(d12_flush *flush, d12_flush_pass *pass, uint64_t *begun_by_now);
 
 void d12__flush_init(d12_flush *flush);
 

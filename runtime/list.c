@@ -89,11 +89,24 @@ static void allocator_destroy(struct d12_command_allocator *allocator)
     free(allocator);
 }
 
+/* A recording list's hold: internal, as queue operations hold fences, so it never shows in the application's
+ * reference count (Windows' behaviour) and releasing the allocator while its list records is safe. */
+static void allocator_hold(struct d12_command_allocator *allocator)
+{
+    atomic_fetch_add(&allocator->holds, 1);
+}
+
+static void allocator_unhold(struct d12_command_allocator *allocator)
+{
+    if (atomic_fetch_sub(&allocator->holds, 1) == 1)
+        allocator_destroy(allocator);
+}
+
 ULONG d12_command_allocator_Release(struct d12_command_allocator *self)
 {
     ULONG left = (ULONG)atomic_fetch_sub(&self->refcount, 1) - 1;
     if (left == 0)
-        allocator_destroy(self);
+        allocator_unhold(self);
     return left;
 }
 
@@ -143,6 +156,7 @@ HRESULT d12_device_CreateCommandAllocator(struct d12_device *self, D3D12_COMMAND
         return E_OUTOFMEMORY;
     d12__command_allocator_com_init(&allocator->com);
     atomic_init(&allocator->refcount, 1);
+    atomic_init(&allocator->holds, 1);
     d12__device_child_init(&allocator->device_child, self, &allocator->com.allocator, "ID3D12CommandAllocator");
     allocator->type = type;
     allocator->gpu = self->gpu;
@@ -187,7 +201,7 @@ static void end_recording(struct d12_command_list *list)
     atomic_store(&list->open, false);
     if (list->allocator) {
         unclaim_allocator(list->allocator, list);
-        d12_command_allocator_Release(list->allocator);
+        allocator_unhold(list->allocator);
         list->allocator = NULL;
     }
 }
@@ -284,7 +298,7 @@ static HRESULT begin_recording(struct d12_command_list *list, struct d12_command
         d12__msg_command_allocator_contention(device->info_queue, method);
         return E_INVALIDARG;
     }
-    d12_command_allocator_AddRef(allocator);
+    allocator_hold(allocator);
     list->allocator = allocator;
     atomic_store(&list->error, S_OK);
     atomic_store(&list->open, true);
@@ -533,6 +547,7 @@ void d12_command_list_ResourceBarrier(struct d12_command_list *self, UINT NumBar
             d12__msg_resource_barrier_invalid(self->device_child.device->info_queue, i - 1, problem);
             record_error(self, E_INVALIDARG);
         } else {
+            before_work(self, D12_WORK_RESOURCE_BARRIER); /* GPU work like any other: it gets a state index */
             self->ddi->pfnResourceBarrier(self->handle, NumBarriers, barriers);
         }
     }
@@ -623,17 +638,19 @@ HRESULT d12_device_CreateCommandList(struct d12_device *self, UINT nodeMask, D3D
     return hr;
 }
 
-/* pfnSetCommandListErrorCb (d12_driver_gpu_hooks.list_error): the handle is checked against the device's live
- * command lists before it is used, and an error for a list that is not recording is ignored like an unknown
- * handle: no Close would ever return it, and a closed list that executes fine must not be refused. */
-void d12__command_list_driver_error(struct d12_device *device, D3D12DDI_HRTCOMMANDLIST handle, HRESULT hr)
+/* pfnSetCommandListErrorCb (d12_driver_gpu_hooks.list_error): the handle is looked up among the device's live
+ * command lists before it is used (false: not this device's; the callback asks the next device). Any code but a
+ * recording error removes the list's device; a recording error for a list that is not recording is ignored like an
+ * unknown handle: no Close would ever return it, and a closed list that executes fine must not be refused. */
+bool d12__command_list_driver_error(struct d12_device *device, D3D12DDI_HRTCOMMANDLIST handle, HRESULT hr)
 {
-    if (hr != E_OUTOFMEMORY && hr != E_INVALIDARG) {
+    struct d12_command_list *list = handle.handle;
+    if (!d12__objtable_contains(&device->objects, list, D3D12DDI_HT_COMMAND_LIST))
+        return false;
+    if (hr != E_OUTOFMEMORY && hr != E_INVALIDARG)
         d12__device_remove(device, DXGI_ERROR_DRIVER_INTERNAL_ERROR, "the driver reported a command list error "
                            "that is not a recording error");
-        return;
-    }
-    struct d12_command_list *list = handle.handle;
-    if (d12__objtable_contains(&device->objects, list, D3D12DDI_HT_COMMAND_LIST) && atomic_load(&list->open))
+    else if (atomic_load(&list->open))
         record_error(list, hr);
+    return true;
 }

@@ -19,7 +19,8 @@ struct d12_command_list;
 
 struct d12_command_allocator {
     struct d12__command_allocator_com com;
-    atomic_ulong refcount;
+    atomic_ulong refcount;                     /* the application's references */
+    atomic_ulong holds;                        /* 1 while referenced + 1 while a list records: the memory's life */
     d12_device_child device_child;
     D3D12_COMMAND_LIST_TYPE type;              /* fixed */
     const d12_driver_gpu_funcs *gpu;           /* fixed */
@@ -62,6 +63,6 @@ char *d12__command_list_prefix(void *list, int kind, uint32_t ordinal);
 /* pfnSetCommandListErrorCb's work: E_OUTOFMEMORY or E_INVALIDARG becomes the list's recording error (Close
  * returns it; a handle that is not a live command list of the device is ignored); any other code removes the
  * device (the WDK's rule for error callbacks). */
-void d12__command_list_driver_error(struct d12_device *device, D3D12DDI_HRTCOMMANDLIST handle, HRESULT hr);
+bool d12__command_list_driver_error(struct d12_device *device, D3D12DDI_HRTCOMMANDLIST handle, HRESULT hr);
 
 #endif

@@ -14,6 +14,7 @@ typedef enum d12_lock_rank {
     D12_RANK_ALLOCATOR = 2,   /* d12_command_allocator.lock: a leaf */
     D12_RANK_CORRELATION = 3, /* d12_correlation.lock */
     D12_RANK_OBJTABLE = 4,    /* d12_objtable.lock */
+    D12_RANK_EVENTS = 6,      /* event.c's table of held events: a leaf, taken under a fence's lock */
 } d12_lock_rank;
 
 #ifdef NDEBUG

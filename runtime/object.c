@@ -11,7 +11,8 @@
 
 struct d12__private_entry {
     GUID guid;
-    IUnknown *object; /* an interface entry (data == NULL), AddRef'ed while stored */
+    bool is_interface; /* SetPrivateDataInterface's entry (data == NULL) */
+    IUnknown *object;  /* its interface, AddRef'ed while stored; NULL for a NULL interface */
     void *data;
     UINT size;
 };
@@ -70,8 +71,9 @@ HRESULT d12__object_get_private_data(d12_object_data *data, const GUID *guid, UI
         *size = entry->size;
         hr = DXGI_ERROR_MORE_DATA;
     } else {
-        if (entry->object != NULL) {
-            entry->object->lpVtbl->AddRef(entry->object); /* a leaf call: the stored object is not ours */
+        if (entry->is_interface) {
+            if (entry->object != NULL)
+                entry->object->lpVtbl->AddRef(entry->object); /* a leaf call: the stored object is not ours */
             memcpy(out, &entry->object, sizeof(entry->object));
         } else {
             memcpy(out, entry->data, entry->size);
@@ -126,7 +128,7 @@ static void update_name(d12_object_data *data, const GUID *guid, UINT size, cons
 
 HRESULT d12__object_set_private_data(d12_object_data *data, const GUID *guid, UINT size, const void *in)
 {
-    if (guid == NULL || (in == NULL && size != 0))
+    if (guid == NULL)
         return E_INVALIDARG;
     HRESULT hr = S_OK;
     pthread_mutex_lock(&data->lock);
@@ -134,9 +136,11 @@ HRESULT d12__object_set_private_data(d12_object_data *data, const GUID *guid, UI
         struct d12__private_entry *old = find(data, guid);
         if (old != NULL)
             remove_entry(data, old);
+        else
+            hr = S_FALSE; /* nothing to delete */
         update_name(data, guid, 0, NULL);
     } else {
-        struct d12__private_entry entry = {*guid, NULL, malloc(size), size};
+        struct d12__private_entry entry = {*guid, false, NULL, malloc(size), size};
         if (entry.data == NULL) {
             hr = E_OUTOFMEMORY;
         } else {
@@ -155,15 +159,14 @@ HRESULT d12__object_set_private_data_interface(d12_object_data *data, const GUID
 {
     if (guid == NULL)
         return E_INVALIDARG;
-    if (object == NULL)
-        return d12__object_set_private_data(data, guid, 0, NULL);
-    IUnknown *stored = (IUnknown *)object;
-    stored->lpVtbl->AddRef(stored);
-    struct d12__private_entry entry = {*guid, stored, NULL, sizeof(stored)};
+    IUnknown *stored = (IUnknown *)object; /* NULL: a NULL entry, not a deletion */
+    if (stored != NULL)
+        stored->lpVtbl->AddRef(stored);
+    struct d12__private_entry entry = {*guid, true, stored, NULL, sizeof(stored)};
     pthread_mutex_lock(&data->lock);
     HRESULT hr = store(data, &entry);
     pthread_mutex_unlock(&data->lock);
-    if (FAILED(hr))
+    if (FAILED(hr) && stored != NULL)
         stored->lpVtbl->Release(stored);
     return hr;
 }

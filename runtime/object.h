@@ -27,8 +27,9 @@ void d12__object_data_destroy(d12_object_data *data);
 /* ID3D12Object methods, with D3D12's conventions: GetPrivateData with a NULL size pointer is E_INVALIDARG; an
  * unknown GUID sets *size to 0 and returns DXGI_ERROR_NOT_FOUND; a NULL buffer asks for the size (S_OK); a
  * short buffer gets DXGI_ERROR_MORE_DATA with the size needed; an interface entry comes back AddRef'ed.
- * SetPrivateData(guid, 0, NULL) and SetPrivateDataInterface(guid, NULL) remove the entry; a size without data
- * is E_INVALIDARG. */
+ * SetPrivateData(guid, N, NULL) deletes the entry for any N: S_OK when there was one, S_FALSE when there was none
+ * (a size of 0 with data deletes too); SetPrivateDataInterface(guid, NULL) stores a NULL interface entry, which
+ * GetPrivateData returns as S_OK, a NULL pointer and sizeof(IUnknown *) (Windows' behaviour, issue 8 item 8). */
 HRESULT d12__object_get_private_data(d12_object_data *data, const GUID *guid, UINT *size, void *out);
 HRESULT d12__object_set_private_data(d12_object_data *data, const GUID *guid, UINT size, const void *in);
 HRESULT d12__object_set_private_data_interface(d12_object_data *data, const GUID *guid, const IUnknown *object);

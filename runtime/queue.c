@@ -20,11 +20,14 @@ struct d12_queue_operation {
     UINT64 value;
     uint64_t serial; /* ExecuteCommandLists calls before it on this queue */
     struct d12_queue_operation *next;
+    d12_fence_gpu_wait wait; /* OPERATION_WAIT: pending on the fence from submission on */
 };
 
 /* One ExecuteCommandLists call's references on its lists' recordings (only while correlation is on). */
 struct d12_submission {
     uint64_t serial;
+    uint64_t flush;         /* queue lock: the flush that marked it for retirement; 0: none yet */
+    uint64_t release_after; /* queue lock: once that flush returned, the last flush begun by then; 0: not yet */
     struct d12_submission *next;
     UINT count;
     d12_recording *recordings[];
@@ -117,7 +120,7 @@ HRESULT d12__queue_wait_reached(struct d12_device *device, D3D12DDI_HRTCOMMANDQU
     struct d12_queue_operation *operation = reached(device, handle, OPERATION_WAIT, passed, &queue);
     if (!operation)
         return E_INVALIDARG;
-    bool done = d12__fence_wait_gpu(operation->fence, operation->value, &queue->destroying);
+    bool done = d12__fence_gpu_wait_end(operation->fence, &operation->wait, &queue->destroying);
     d12__fence_unhold(operation->fence);
     free(operation);
     return done ? S_OK : E_ABORT;
@@ -142,8 +145,10 @@ static HRESULT submit_operation(struct d12_command_queue *queue, operation_kind 
     struct d12_queue_operation *operation = malloc(sizeof *operation);
     if (!operation)
         return E_OUTOFMEMORY;
-    *operation = (struct d12_queue_operation){kind, fence, value, 0, NULL};
+    *operation = (struct d12_queue_operation){kind, fence, value, 0, NULL, {0}};
     d12__fence_hold(fence);
+    if (kind == OPERATION_WAIT)
+        d12__fence_gpu_wait_begin(fence, &operation->wait, value); /* pending from now, not from when it is reached */
     append_operation(queue, operation);
     D3D12DDIARG_FENCE_OPERATION_0126 args = {d12__fence_rt_handle(fence), value};
     if (kind == OPERATION_SIGNAL)
@@ -208,6 +213,8 @@ static struct d12_submission *retain(UINT count, struct d12_command_list *const 
     if (!submission)
         return NULL;
     submission->next = NULL;
+    submission->flush = 0;
+    submission->release_after = 0;
     submission->count = count;
     for (UINT i = 0; i < count; i++) {
         submission->recordings[i] = d12__recorder_recording(&lists[i]->recorder);
@@ -236,6 +243,8 @@ static void record_submission(struct d12_command_queue *queue, struct d12_submis
         submission->serial = serial;
         *queue->submissions_tail = submission;
         queue->submissions_tail = &submission->next;
+        if (!queue->unmarked)
+            queue->unmarked = submission;
     }
     d12__unlock(&queue->lock, D12_RANK_QUEUE);
 }
@@ -284,43 +293,67 @@ void d12_command_queue_ExecuteCommandLists(struct d12_command_queue *self, UINT 
 
 /* ---- Retention across flushes ---- */
 
-void d12__queues_mark_retirement(struct d12_device *device)
+/* Mark with `flush` the submissions completed so far that no flush marked yet (the list is in serial order). Called
+ * with queue->lock held. */
+static void mark_completed(struct d12_command_queue *queue, uint64_t flush)
+{
+    uint64_t completed = atomic_load(&queue->completed);
+    while (queue->unmarked && queue->unmarked->serial <= completed) {
+        queue->unmarked->flush = flush;
+        queue->unmarked = queue->unmarked->next;
+    }
+}
+
+void d12__queues_mark_retirement(struct d12_device *device, struct d12_flush_pass *pass)
 {
     d12__lock(&device->children_lock, D12_RANK_CHILDREN);
+    d12__flush_pass_begin(&device->flush, pass); /* under the lock: numbers follow the order of the marks */
     for (struct d12_command_queue *queue = device->queues; queue; queue = queue->next) {
         d12__lock(&queue->lock, D12_RANK_QUEUE);
-        uint64_t completed = atomic_load(&queue->completed);
-        if (completed > queue->retire_through)
-            queue->retire_through = completed;
+        mark_completed(queue, pass->number);
         d12__unlock(&queue->lock, D12_RANK_QUEUE);
     }
     d12__unlock(&device->children_lock, D12_RANK_CHILDREN);
 }
 
-/* Detach the submissions up to retire_through (the list is in serial order). Called with queue->lock held. */
-static struct d12_submission *detach_retired(struct d12_command_queue *queue)
+/* Flush `flush` returned when flush `begun` was the last one begun: note that on what it marked (the marked
+ * submissions are the list's head, in the order of their marks). Called with queue->lock held. */
+static void note_returned(struct d12_command_queue *queue, uint64_t flush, uint64_t begun)
 {
-    struct d12_submission *first = queue->submissions, **link = &queue->submissions;
-    while (*link && (*link)->serial <= queue->retire_through)
-        link = &(*link)->next;
-    if (link == &queue->submissions)
-        return NULL;
-    queue->submissions = *link;
-    if (!queue->submissions)
-        queue->submissions_tail = &queue->submissions;
-    *link = NULL;
-    return first;
+    for (struct d12_submission *s = queue->submissions; s && s->flush != 0; s = s->next) {
+        if (s->flush == flush)
+            s->release_after = begun;
+    }
 }
 
-void d12__queues_retire(struct d12_device *device)
+/* Detach, from the head, the submissions whose flush returned and every flush begun by then too (all up to
+ * `returned` have), appending them to *tail. Called with queue->lock held. */
+static struct d12_submission **detach_released(struct d12_command_queue *queue, uint64_t returned,
+                                               struct d12_submission **tail)
+{
+    while (queue->submissions && queue->submissions->release_after != 0 &&
+           queue->submissions->release_after <= returned) {
+        struct d12_submission *submission = queue->submissions;
+        queue->submissions = submission->next;
+        submission->next = NULL;
+        *tail = submission;
+        tail = &submission->next;
+    }
+    if (!queue->submissions)
+        queue->submissions_tail = &queue->submissions;
+    return tail;
+}
+
+void d12__queues_retire(struct d12_device *device, struct d12_flush_pass *pass)
 {
     struct d12_submission *retired = NULL, **tail = &retired;
     d12__lock(&device->children_lock, D12_RANK_CHILDREN);
+    uint64_t begun;
+    uint64_t returned = d12__flush_pass_end(&device->flush, pass, &begun);
     for (struct d12_command_queue *queue = device->queues; queue; queue = queue->next) {
         d12__lock(&queue->lock, D12_RANK_QUEUE);
-        *tail = detach_retired(queue);
-        while (*tail)
-            tail = &(*tail)->next;
+        note_returned(queue, pass->number, begun);
+        tail = detach_released(queue, returned, tail);
         d12__unlock(&queue->lock, D12_RANK_QUEUE);
     }
     d12__unlock(&device->children_lock, D12_RANK_CHILDREN);
@@ -359,6 +392,8 @@ static void drop_pending(struct d12_command_queue *queue)
 {
     for (struct d12_queue_operation *operation = queue->operations, *next; operation; operation = next) {
         next = operation->next;
+        if (operation->kind == OPERATION_WAIT)
+            d12__fence_gpu_wait_cancel(operation->fence, &operation->wait);
         d12__fence_unhold(operation->fence);
         free(operation);
     }
@@ -367,6 +402,7 @@ static void drop_pending(struct d12_command_queue *queue)
     release_submissions(queue->submissions);
     queue->submissions = NULL;
     queue->submissions_tail = &queue->submissions;
+    queue->unmarked = NULL;
 }
 
 /* "The application's final Release of a queue flushes synchronously on its own thread, even with work in flight":

@@ -33,16 +33,20 @@ struct d12_command_queue {
     struct d12_queue_operation **operations_tail; /* lock: where the next operation is linked */
     struct d12_submission *submissions; /* lock: submissions whose command-list state is retained, oldest first */
     struct d12_submission **submissions_tail; /* lock: where the next submission is linked */
-    uint64_t retire_through;            /* lock: a flush began when submissions up to this serial had completed */
+    struct d12_submission *unmarked;    /* lock: the oldest retained submission no flush has marked yet, or NULL */
 
     _Atomic uint64_t completed;         /* the serial the last executed Signal covers (the completion mark) */
     atomic_bool destroying;             /* the final Release began: waits on the timeline are abandoned */
 };
 
-/* Flush-engine helpers over every queue of the device (called with no lock held): note, for each queue, how far
- * its work had completed when a flush begins; after the flush, release the submissions up to that mark. */
-void d12__queues_mark_retirement(struct d12_device *device);
-void d12__queues_retire(struct d12_device *device);
+/* Flush-engine helpers over every queue of the device (called with no lock held). When a retiring flush begins,
+ * number it (d12__flush_pass_begin) and mark with its number the submissions each queue had completed and no earlier
+ * flush marked; once it has returned, note on them the last flush begun by then, and release every submission whose
+ * noted flushes have all returned. A submission thus stays until the flush for it, and every flush that may have
+ * taken its messages from the driver (any begun before that one returned), have returned. */
+struct d12_flush_pass;
+void d12__queues_mark_retirement(struct d12_device *device, struct d12_flush_pass *pass);
+void d12__queues_retire(struct d12_device *device, struct d12_flush_pass *pass);
 
 /* The GPU hooks' work (d12_driver_gpu_hooks): a signal or wait the driver's timeline reached on `queue`. */
 HRESULT d12__queue_signal_reached(struct d12_device *device, D3D12DDI_HRTCOMMANDQUEUE queue,

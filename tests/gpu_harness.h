@@ -215,13 +215,19 @@ static inline bool fired(int fd, int ms, uint64_t *count)
     return true;
 }
 
-/* Wait (up to WAIT_MS) for the fence to reach `value` through an eventfd, as a Linux D3D12 application does. */
-static inline bool wait_fence(ID3D12Fence *fence, UINT64 value)
+/* Whether the fence reaches `value` within `ms`, through an eventfd, as a Linux D3D12 application waits. */
+static inline bool wait_fence_within(ID3D12Fence *fence, UINT64 value, int ms)
 {
     int fd = new_event();
-    bool ok = ID3D12Fence_SetEventOnCompletion(fence, value, as_handle(fd)) == S_OK && fired(fd, WAIT_MS, NULL);
+    bool ok = ID3D12Fence_SetEventOnCompletion(fence, value, as_handle(fd)) == S_OK && fired(fd, ms, NULL);
     close(fd);
     return ok;
+}
+
+/* Wait (up to WAIT_MS) for the fence to reach `value`. */
+static inline bool wait_fence(ID3D12Fence *fence, UINT64 value)
+{
+    return wait_fence_within(fence, value, WAIT_MS);
 }
 
 /* ======== a queue with its allocator, list and fence ======== */

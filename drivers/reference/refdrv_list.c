@@ -47,7 +47,7 @@ void d12__refdrv_recording_release(d12__refdrv_recording *recording)
 static void list_error(d12__refdrv_command_list *list, HRESULT hr)
 {
     if (list->device->callbacks.pfnSetCommandListErrorCb)
-        list->device->callbacks.pfnSetCommandListErrorCb(list->device->rt_device, list->rt_list, hr);
+        list->device->callbacks.pfnSetCommandListErrorCb(list->rt_list, hr);
 }
 
 /* Room for one more command, or NULL (out of memory, reported; the caller drops the command). The chunk is

@@ -313,9 +313,9 @@ static inline void d12__msg_resource_unmap_notmapped(d12_info_queue *queue)
     d12__info_queue_report(queue, D12_MSG_RESOURCE_UNMAP_NOTMAPPED);
 }
 
-static inline void d12__msg_fence_invalid_event(d12_info_queue *queue, long long handle)
+static inline void d12__msg_fence_invalid_event(d12_info_queue *queue, long long handle, const char *problem)
 {
-    d12__info_queue_report(queue, D12_MSG_FENCE_INVALID_EVENT, handle);
+    d12__info_queue_report(queue, D12_MSG_FENCE_INVALID_EVENT, handle, problem);
 }
 
 static inline void d12__msg_driver_fence_operation_mismatch(d12_info_queue *queue, const char *driver, const char *operation, unsigned long long value)

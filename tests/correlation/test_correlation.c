@@ -101,6 +101,7 @@ static void test_kind_names(void)
     CHECK_EQ_STR(d12__work_kind_name(D12_WORK_DISPATCH), "Dispatch");
     CHECK_EQ_STR(d12__work_kind_name(D12_WORK_COPY_BUFFER_REGION), "CopyBufferRegion");
     CHECK_EQ_STR(d12__work_kind_name(D12_WORK_COPY_RESOURCE), "CopyResource");
+    CHECK_EQ_STR(d12__work_kind_name(D12_WORK_RESOURCE_BARRIER), "ResourceBarrier");
     CHECK(d12__work_kind_name(D12_WORK_NONE) == NULL);
     CHECK(d12__work_kind_name(D12_WORK_KIND_COUNT) == NULL);
     CHECK(d12__work_kind_name((d12_work_kind)-1) == NULL);

@@ -89,9 +89,8 @@ static VOID APIENTRY set_error(D3D12DDI_HRTDEVICE device, HRESULT hr)
     CHECK(!"pfnSetErrorCb called");
 }
 
-static VOID APIENTRY set_list_error(D3D12DDI_HRTDEVICE device, D3D12DDI_HRTCOMMANDLIST list, HRESULT hr)
+static VOID APIENTRY set_list_error(D3D12DDI_HRTCOMMANDLIST list, HRESULT hr) /* the WDK's signature */
 {
-    (void)device;
     (void)list;
     g_list_error = hr;
 }

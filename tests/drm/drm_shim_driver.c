@@ -8,13 +8,17 @@
  *     another flush on the same thread (a nested flush); before calling the reference driver's flush it reports
  *     the messages the test STAGED (d12_drmshim_stage), as a driver holding findings would;
  *     pfnSetCommandListStateIndex is counted and logged (driver command list, index), the last index kept;
+ *   - a flush jitter: armed, every flush sleeps a pseudo-random 0..max microseconds before the reference driver's
+ *     own flush reports, so flushes on several application threads overlap in every order;
  *   - a gate on the queue table's pfnExecuteCommandLists: armed, the next call blocks (before the reference driver
  *     sees the submission) until the test opens it, so a test can order another thread's call inside that window. */
+#define _DEFAULT_SOURCE
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "refdrv.h"
 
@@ -53,6 +57,17 @@ typedef struct staged {
 static pthread_mutex_t g_stage_lock = PTHREAD_MUTEX_INITIALIZER;
 static staged *g_staged, **g_staged_tail = &g_staged; /* guarded by g_stage_lock */
 static atomic_uint g_staged_reported, g_staged_failed;
+static atomic_uint g_flush_jitter_us, g_flush_jitter_seed = 1;
+
+/* 0..g_flush_jitter_us microseconds (a shared LCG: the order of the draws is whatever the threads make it). */
+static void flush_jitter(void)
+{
+    unsigned max = atomic_load(&g_flush_jitter_us);
+    if (max == 0)
+        return;
+    unsigned draw = atomic_fetch_add(&g_flush_jitter_seed, 1) * 1103515245u + 12345u;
+    usleep((draw >> 8) % (max + 1));
+}
 
 static VOID APIENTRY shim_flush(D3D12DDI_HDEVICE device)
 {
@@ -75,6 +90,7 @@ static VOID APIENTRY shim_flush(D3D12DDI_HDEVICE device)
         atomic_fetch_add(SUCCEEDED(hr) ? &g_staged_reported : &g_staged_failed, 1);
         free(m);
     }
+    flush_jitter();
     g_inner_drm.pfnFlushDriverReportedMessages(device);
     t_flush_depth--;
 }
@@ -229,6 +245,12 @@ SHIM_EXPORT int d12_drmshim_stage(const D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 *m
     g_staged_tail = &m->next;
     pthread_mutex_unlock(&g_stage_lock);
     return 1;
+}
+
+/* Every flush from now on sleeps 0..max_us microseconds before the reference driver's flush (0: none). */
+SHIM_EXPORT void d12_drmshim_flush_jitter(unsigned max_us)
+{
+    atomic_store(&g_flush_jitter_us, max_us);
 }
 
 /* Staged messages the runtime accepted (S_OK) and refused, so far; and how many still wait for a flush. */

@@ -47,6 +47,7 @@ static struct {
     void (*gate_arm)(void);
     void (*gate_wait_arrived)(void);
     void (*gate_open)(void);
+    void (*flush_jitter)(unsigned max_us);
 } shim;
 
 /* The shim as D12RT_DRIVER loaded it (RTLD_NOLOAD: the same copy, so the same counters). */
@@ -72,10 +73,11 @@ static bool load_shim(void)
     *(void **)&shim.gate_arm = dlsym(library, "d12_drmshim_gate_arm");
     *(void **)&shim.gate_wait_arrived = dlsym(library, "d12_drmshim_gate_wait_arrived");
     *(void **)&shim.gate_open = dlsym(library, "d12_drmshim_gate_open");
+    *(void **)&shim.flush_jitter = dlsym(library, "d12_drmshim_flush_jitter");
     return CHECK(shim.enable_calls && shim.table_fills && shim.report && shim.identity && shim.flush_calls &&
                  shim.nested_flushes && shim.flush_thread && shim.stage && shim.staged_reported &&
                  shim.staged_failed && shim.staged_waiting && shim.index_calls && shim.last_index && shim.index_at &&
-                 shim.gate_arm && shim.gate_wait_arrived && shim.gate_open);
+                 shim.gate_arm && shim.gate_wait_arrived && shim.gate_open && shim.flush_jitter);
 }
 
 /* ---- helpers ---- */
@@ -1035,6 +1037,51 @@ static void test_corr_kinds(void)
     env_close(&e);
 }
 
+/* "before each draw, dispatch, or other GPU-work generating command list API call": ResourceBarrier gets a state
+ * index like the others, resolved as "[ResourceBarrier #N]" with its own ordinals; a barrier the runtime drops (a
+ * NULL resource) gets none. Before the fix ResourceBarrier issued no index. */
+static void test_corr_resource_barrier(void)
+{
+    env e;
+    if (!env_open(&e, true, 1))
+        return;
+    ID3D12Resource *buffer = new_buffer(&e, D3D12_HEAP_TYPE_DEFAULT, 256, D3D12_RESOURCE_STATE_COPY_DEST);
+    ID3D12GraphicsCommandList *list = new_list(&e, L"Barriers");
+    if (!buffer || !list) {
+        env_close(&e);
+        return;
+    }
+    D3D12_RESOURCE_BARRIER barrier = {D3D12_RESOURCE_BARRIER_TYPE_TRANSITION, D3D12_RESOURCE_BARRIER_FLAG_NONE,
+                                      .Transition = {buffer, D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES,
+                                                     D3D12_RESOURCE_STATE_COPY_DEST,
+                                                     D3D12_RESOURCE_STATE_GENERIC_READ}};
+    unsigned calls = shim.index_calls();
+    ID3D12GraphicsCommandList_ResourceBarrier(list, 1, &barrier);
+    CHECK_EQ_INT(shim.index_calls(), calls + 1);
+    UINT32 first = shim.last_index();
+    ID3D12GraphicsCommandList_DrawInstanced(list, 3, 1, 0, 0);
+    UINT32 draw = shim.last_index();
+    barrier.Transition.StateBefore = D3D12_RESOURCE_STATE_GENERIC_READ;
+    barrier.Transition.StateAfter = D3D12_RESOURCE_STATE_COPY_DEST;
+    ID3D12GraphicsCommandList_ResourceBarrier(list, 1, &barrier);
+    CHECK_EQ_INT(shim.index_calls(), calls + 3);
+    UINT32 second = shim.last_index();
+    CHECK(first != 0xFFFFFFFFu && second != first && second != draw);
+    /* Dropped by the runtime (and Close then fails): no index. */
+    barrier.Transition.pResource = NULL;
+    ID3D12GraphicsCommandList_ResourceBarrier(list, 1, &barrier);
+    CHECK_EQ_INT(shim.index_calls(), calls + 3);
+    char prefix[256];
+    prefix_of(prefix, sizeof prefix, list, "Barriers", "ResourceBarrier", 0);
+    expect_report(first, "barrier finding", prefix);
+    prefix_of(prefix, sizeof prefix, list, "Barriers", "ResourceBarrier", 1);
+    expect_report(second, "second barrier finding", prefix);
+    prefix_of(prefix, sizeof prefix, list, "Barriers", "Draw", 0);
+    expect_report(draw, "draw finding", prefix);
+    ID3D12GraphicsCommandList_Release(list);
+    env_close(&e);
+}
+
 /* "Messages whose index is 0xFFFFFFFF, unknown, or no longer resolvable are surfaced unmodified." */
 static void test_corr_bogus_indices(void)
 {
@@ -1570,6 +1617,114 @@ static void test_threads_reporting(void)
     env_close(&e);
 }
 
+/* ---- Overlapping flushes (issue 8 item 2) ---- */
+
+#define OVERLAP_THREADS 8
+#define OVERLAP_ROUNDS 256
+
+typedef struct overlap_args {
+    env *e;
+    pthread_barrier_t *start;
+    ID3D12GraphicsCommandList *list; /* closed: its draw #0 reads 16 bytes past its vertex buffer */
+    ID3D12Fence *fence;
+    ID3D12Resource *vb;
+} overlap_args;
+
+/* Record the bad draw into `list` (open) and close it. */
+static void record_bad_draw(ID3D12GraphicsCommandList *list, ID3D12Resource *vb)
+{
+    D3D12_VERTEX_BUFFER_VIEW bad = {ID3D12Resource_GetGPUVirtualAddress(vb), 64, 16};
+    ID3D12GraphicsCommandList_IASetVertexBuffers(list, 0, 1, &bad);
+    ID3D12GraphicsCommandList_DrawInstanced(list, 3, 1, 0, 0);
+    CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(list), S_OK);
+}
+
+/* Each round: execute the bad draw, signal, Reset the list at once (the submission alone holds the recording now),
+ * wait for the GPU, then execute the idle list: the flush point for that completion, racing the other threads'. */
+static void *overlap_thread(void *argument)
+{
+    overlap_args *args = argument;
+    pthread_barrier_wait(args->start);
+    for (UINT64 k = 1; k <= OVERLAP_ROUNDS; k++) {
+        execute(args->e, args->list);
+        CHECK_EQ_INT(ID3D12CommandQueue_Signal(args->e->queue, args->fence, k), S_OK);
+        reset_list(args->e, args->list);
+        record_bad_draw(args->list, args->vb);
+        wait_fence(args->fence, k, true);
+        execute(args->e, args->e->idle);
+    }
+    return NULL;
+}
+
+/* "the runtime references the command list's state table at ExecuteCommandLists time and releases it only once
+ * that submission's messages have been processed": with 8 application threads submitting and flushing at once
+ * (flushes overlapping in every order, the shim's jitter), every execution-time finding arrives annotated with its
+ * own list's draw. Before the fix a flush that began before a submission completed retired it on return (one shared
+ * mark per queue) while the flush for it was still running on another thread, and its finding arrived bare. */
+static void test_flush_overlap(void)
+{
+    env e;
+    if (!env_open(&e, true, 1))
+        return;
+    shim.flush_jitter(300);
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, OVERLAP_THREADS);
+    overlap_args args[OVERLAP_THREADS];
+    pthread_t threads[OVERLAP_THREADS];
+    wchar_t name[16];
+    for (int i = 0; i < OVERLAP_THREADS; i++) {
+        swprintf(name, 16, L"Overlap%d", i);
+        args[i] = (overlap_args){&e, &start, new_list(&e, name), NULL,
+                                 new_buffer(&e, D3D12_HEAP_TYPE_UPLOAD, 48, D3D12_RESOURCE_STATE_GENERIC_READ)};
+        CHECK_EQ_INT(ID3D12Device_CreateFence(e.device, 0, D3D12_FENCE_FLAG_NONE, &IID_ID3D12Fence,
+                                              (void **)&args[i].fence), S_OK);
+        if (!args[i].list || !args[i].fence || !args[i].vb)
+            return;
+        record_bad_draw(args[i].list, args[i].vb);
+    }
+    for (int i = 0; i < OVERLAP_THREADS; i++)
+        CHECK_EQ_INT(pthread_create(&threads[i], NULL, overlap_thread, &args[i]), 0);
+    for (int i = 0; i < OVERLAP_THREADS; i++)
+        pthread_join(threads[i], NULL);
+    pthread_barrier_destroy(&start);
+    release_queue(&e); /* the last flush: whatever is left arrives now */
+    shim.flush_jitter(0);
+
+    unsigned annotated[OVERLAP_THREADS] = {0}, bare = 0, findings = 0;
+    char prefix[OVERLAP_THREADS][256];
+    for (int i = 0; i < OVERLAP_THREADS; i++) {
+        char utf8[16];
+        snprintf(utf8, sizeof utf8, "Overlap%d", i);
+        prefix_of(prefix[i], sizeof prefix[i], args[i].list, utf8, "Draw", 0);
+    }
+    pthread_mutex_lock(&g_log_lock);
+    for (unsigned m = 0; m < g_log_count; m++) {
+        const char *text = g_log[m].text;
+        if (!strstr(text, VB_TEXT))
+            continue;
+        findings++;
+        bool known = false;
+        for (int i = 0; i < OVERLAP_THREADS && !known; i++) {
+            if (strncmp(text, prefix[i], strlen(prefix[i])) == 0) {
+                annotated[i]++;
+                known = true;
+            }
+        }
+        if (!known && bare++ == 0)
+            fprintf(stderr, "    unannotated: \"%s\"\n", text);
+    }
+    pthread_mutex_unlock(&g_log_lock);
+    CHECK_EQ_INT(findings, OVERLAP_THREADS * OVERLAP_ROUNDS);
+    CHECK_EQ_INT(bare, 0);
+    for (int i = 0; i < OVERLAP_THREADS; i++) {
+        CHECK_EQ_INT(annotated[i], OVERLAP_ROUNDS);
+        CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(args[i].list), E_FAIL); /* closed by record_bad_draw */
+        ID3D12GraphicsCommandList_Release(args[i].list);
+        ID3D12Fence_Release(args[i].fence);
+    }
+    env_close(&e);
+}
+
 /* ---- Re-entrancy ---- */
 
 /* "It reports by calling pfnReportMessageCb one or more times from within the flush ... re-entering the runtime
@@ -1745,12 +1900,14 @@ int main(int argc, char **argv)
         {"flush_nothing_completed", test_flush_nothing_completed},
         {"flush_not_current_submission", test_flush_not_current_submission},
         {"flush_app_thread", test_flush_app_thread}, {"corr_kinds", test_corr_kinds},
+        {"corr_resource_barrier", test_corr_resource_barrier},
         {"corr_bogus_indices", test_corr_bogus_indices}, {"corr_record_time", test_corr_record_time},
         {"corr_root_cbv_dispatch", test_corr_root_cbv_dispatch}, {"retain_unsubmitted", test_retain_unsubmitted},
         {"retain_reset_in_flight", test_retain_reset_in_flight}, {"retain_resubmit", test_retain_resubmit},
         {"retain_limit", test_retain_limit}, {"retain_destroyed_list", test_retain_destroyed_list},
         {"retain_execute_signal_race", test_retain_execute_signal_race},
         {"removal_open_list", test_removal_open_list}, {"threads_reporting", test_threads_reporting},
+        {"flush_overlap", test_flush_overlap},
         {"reentrant_staged", test_reentrant_staged}, {"reentrant_callback", test_reentrant_callback},
         {"off_not_opted_in", test_off_not_opted_in}, {"off_no_debug_layer", test_off_no_debug_layer},
         {"off_driver", test_off_driver},

@@ -29,6 +29,7 @@
  *   list_error_critical   ... with E_FAIL
  *   list_error_bogus_handle ... with E_OUTOFMEMORY and handles that are no live list: NULL, a stack address, the
  *                         device's and the last queue's runtime handles, every list destroyed so far
+ *   list_error_critical_bogus_handle ... the same handles with E_FAIL
  *   list_error_after_close pfnExecuteCommandLists calls pfnSetCommandListErrorCb(list, E_OUTOFMEMORY) for each
  *                         (closed) list it is given, outside any recording
  *   queue_max_size        pfnCalcPrivateCommandQueueSize returns the most the runtime accepts (64 MiB, d3d12ddi.h)
@@ -69,6 +70,7 @@ typedef enum {
     MODE_LIST_ERROR_INVALIDARG,
     MODE_LIST_ERROR_CRITICAL,
     MODE_LIST_ERROR_BOGUS_HANDLE,
+    MODE_LIST_ERROR_CRITICAL_BOGUS_HANDLE,
     MODE_LIST_ERROR_AFTER_CLOSE,
     MODE_QUEUE_MAX_SIZE,
     MODE_QUEUE_OVER_MAX_SIZE,
@@ -99,6 +101,7 @@ static const struct {
     {"list_error_invalidarg", MODE_LIST_ERROR_INVALIDARG},
     {"list_error_critical", MODE_LIST_ERROR_CRITICAL},
     {"list_error_bogus_handle", MODE_LIST_ERROR_BOGUS_HANDLE},
+    {"list_error_critical_bogus_handle", MODE_LIST_ERROR_CRITICAL_BOGUS_HANDLE},
     {"list_error_after_close", MODE_LIST_ERROR_AFTER_CLOSE},
     {"queue_max_size", MODE_QUEUE_MAX_SIZE},
     {"queue_over_max_size", MODE_QUEUE_OVER_MAX_SIZE},
@@ -265,17 +268,17 @@ static void list_error(const char *kind, void *handle, HRESULT hr)
 {
     D3D12DDI_HRTCOMMANDLIST rt_list = {handle};
     shim_log("list_error kind=%s hr=0x%08X", kind, (unsigned)hr);
-    g_callbacks.pfnSetCommandListErrorCb(g_rt_device, rt_list, hr);
+    g_callbacks.pfnSetCommandListErrorCb(rt_list, hr);
 }
 
-static void bogus_list_errors(void *current)
+static void bogus_list_errors(void *current, HRESULT hr)
 {
     int on_stack = 0;
-    list_error("null", NULL, E_OUTOFMEMORY);
-    list_error("stack", &on_stack, E_OUTOFMEMORY);
-    list_error("device", g_rt_device.handle, E_OUTOFMEMORY); /* a live object, not a list */
+    list_error("null", NULL, hr);
+    list_error("stack", &on_stack, hr);
+    list_error("device", g_rt_device.handle, hr); /* a live object, not a list */
     if (g_last_rt_queue)
-        list_error("queue", g_last_rt_queue, E_OUTOFMEMORY); /* likewise */
+        list_error("queue", g_last_rt_queue, hr); /* likewise */
     void *stale[SHIM_MAX_LISTS];
     unsigned count = 0;
     pthread_mutex_lock(&g_lists_lock);
@@ -289,7 +292,7 @@ static void bogus_list_errors(void *current)
     }
     pthread_mutex_unlock(&g_lists_lock);
     for (unsigned i = 0; i < count; i++)
-        list_error("destroyed_list", stale[i], E_OUTOFMEMORY);
+        list_error("destroyed_list", stale[i], hr);
 }
 
 static VOID APIENTRY shim_draw(D3D12DDI_HCOMMANDLIST list, UINT vertices, UINT instances, UINT start_vertex,
@@ -308,7 +311,10 @@ static VOID APIENTRY shim_draw(D3D12DDI_HCOMMANDLIST list, UINT vertices, UINT i
         list_error("list", rt_list, E_FAIL);
         break;
     case MODE_LIST_ERROR_BOGUS_HANDLE:
-        bogus_list_errors(rt_list);
+        bogus_list_errors(rt_list, E_OUTOFMEMORY);
+        break;
+    case MODE_LIST_ERROR_CRITICAL_BOGUS_HANDLE:
+        bogus_list_errors(rt_list, E_FAIL);
         break;
     default:
         break;

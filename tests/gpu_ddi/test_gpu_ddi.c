@@ -791,8 +791,9 @@ static void test_list_error_critical(void)
 }
 
 /* A handle that is no live command list (NULL, a stack address, the device's and a queue's runtime handles, a
- * destroyed list's) with E_OUTOFMEMORY: ignored. */
-static void test_list_error_bogus_handle(void)
+ * destroyed list's) with `hr` (logged as `hr_text`): ignored, whatever hr is. The callback names no device (the
+ * WDK's signature), so an unknown handle has no device to remove. */
+static void bogus_handle_errors(const char *hr_text)
 {
     ID3D12Device *device = create_device(true);
     if (!device)
@@ -814,11 +815,12 @@ static void test_list_error_bogus_handle(void)
     ID3D12InfoQueue_ClearStoredMessages(iq);
 
     ID3D12GraphicsCommandList_DrawInstanced(ctx.list, 3, 1, 0, 0);
-    CHECK_LOG("list_error kind=null hr=0x8007000E", 1);
-    CHECK_LOG("list_error kind=stack hr=0x8007000E", 1);
-    CHECK_LOG("list_error kind=device hr=0x8007000E", 1);
-    CHECK_LOG("list_error kind=queue hr=0x8007000E", 1);
-    CHECK_LOG("list_error kind=destroyed_list hr=0x8007000E", 1);
+    static const char *const kinds[] = {"null", "stack", "device", "queue", "destroyed_list"};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        char line[64];
+        snprintf(line, sizeof line, "list_error kind=%s hr=%s", kinds[i], hr_text);
+        CHECK_LOG(line, 1);
+    }
     CHECK_LOG("list_error kind=list", 0);
     CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
     CHECK_EQ_INT(count_id(iq, MSG_COMMAND_LIST_RECORDING_ERROR, NULL, NULL), 0);
@@ -830,6 +832,49 @@ static void test_list_error_bogus_handle(void)
     release_context(&ctx);
     ID3D12InfoQueue_Release(iq);
     RELEASE_LAST(device);
+}
+
+static void test_list_error_bogus_handle(void)
+{
+    bogus_handle_errors("0x8007000E");
+}
+
+/* Found by this test and fixed: E_FAIL for a handle that is no live list removed the device. */
+static void test_list_error_critical_bogus_handle(void)
+{
+    bogus_handle_errors("0x80004005");
+}
+
+/* Two live devices (D3D12CreateDevice makes a new one once the first is removed): an error reaches the device whose
+ * list it names, not the device created last. E_FAIL for the first (removed) device's list leaves the second alone;
+ * for the second's list it removes the second. Before the WDK's signature, the shim passed the last device created
+ * and the first device's list error removed the second device. */
+static void test_list_error_two_devices(void) /* D12_GPUSHIM_MODE=list_error_critical */
+{
+    ID3D12Device *first = create_device(true);
+    if (!first)
+        return;
+    gpu_context a, b;
+    if (!make_context(first, D3D12_COMMAND_LIST_TYPE_DIRECT, &a))
+        return;
+    execute(a.queue, a.list); /* an open list: the first device is removed */
+    CHECK_HR(ID3D12Device_GetDeviceRemovedReason(first), DXGI_ERROR_INVALID_CALL);
+    ID3D12Device *second = create_device(false); /* the debug layer is still on */
+    if (!second || !CHECK(second != first) || !make_context(second, D3D12_COMMAND_LIST_TYPE_DIRECT, &b))
+        return;
+    ID3D12GraphicsCommandList_DrawInstanced(a.list, 3, 1, 0, 0);
+    CHECK_LOG("list_error kind=list hr=0x80004005", 1);
+    CHECK_HR(ID3D12Device_GetDeviceRemovedReason(second), S_OK);
+    CHECK_HR(ID3D12Device_GetDeviceRemovedReason(first), DXGI_ERROR_INVALID_CALL); /* the first reason stays */
+    ID3D12GraphicsCommandList_DrawInstanced(b.list, 3, 1, 0, 0);
+    CHECK_LOG("list_error kind=list hr=0x80004005", 2);
+    CHECK_HR(ID3D12Device_GetDeviceRemovedReason(second), DXGI_ERROR_DRIVER_INTERNAL_ERROR);
+    ID3D12GraphicsCommandList_Close(a.list); /* whatever they return, the lists can be released */
+    ID3D12GraphicsCommandList_Close(b.list);
+    release_context(&a);
+    release_context(&b);
+    RELEASE_LAST(first);
+    RELEASE_LAST(second);
 }
 
 /* An error reported for a list that is not recording (from pfnExecuteCommandLists, after its Close returned S_OK):
@@ -887,6 +932,8 @@ static const struct {
     {"list_error_invalidarg", test_list_error_invalidarg},
     {"list_error_critical", test_list_error_critical},
     {"list_error_bogus_handle", test_list_error_bogus_handle},
+    {"list_error_critical_bogus_handle", test_list_error_critical_bogus_handle},
+    {"list_error_two_devices", test_list_error_two_devices},
     {"list_error_after_close", test_list_error_after_close},
     {"queue_max_size", test_queue_max_size},
     {"queue_over_max_size", test_queue_over_max_size},

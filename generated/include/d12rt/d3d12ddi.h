@@ -309,11 +309,11 @@ typedef struct D3D12DDI_KERNEL_THUNK_CALLBACKS_0110 {
 } D3D12DDI_KERNEL_THUNK_CALLBACKS_0110;
 
 /* A recording call failed (e.g. out of memory): the list's Close returns hr. Only E_OUTOFMEMORY and
- * E_INVALIDARG are recording errors; any other code removes the device (the WDK's rule for error callbacks).
- * A handle that is not a live command list of the device is ignored. d12rt differs from the WDK: takes
- * hRTDevice first, so the runtime checks hRTCommandList against the device's live objects. */
+ * E_INVALIDARG are recording errors; any other code removes the list's device (the WDK's rule for error
+ * callbacks). The WDK's signature: no device argument; the runtime finds the list by looking its handle up in
+ * the live-object tables of its devices, never reading through it, so a handle that is not a live command
+ * list is ignored (whatever hr is: no device is known to remove). */
 typedef VOID(APIENTRY* PFND3D12DDI_SETCOMMANDLISTERROR_CB)(
-    D3D12DDI_HRTDEVICE hRTDevice,
     D3D12DDI_HRTCOMMANDLIST hRTCommandList,
     HRESULT hr);
 
