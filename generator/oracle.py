@@ -115,9 +115,10 @@ class Oracle:
         version, line = resolved.number, resolved.line
         t = true_value
         if kind in ("tier", "shader_model", "root_signature_version"):
+            # The highest value at or below t that the caller may see (issue 8 item 4: monotonic in t).
             if self._visible(enum, t, version, line):
                 return t
-            lower = [v.value for v in enum.values if v.value <= t and self.exists(enum, v.value, version, line)]
+            lower = [v.value for v in enum.values if v.value <= t and self._visible(enum, v.value, version, line)]
             return max(lower) if lower else 0
         if kind == "flags":
             if t < 0:
@@ -131,7 +132,7 @@ class Oracle:
         if kind == "feature_level":
             if self._visible(enum, t, version, line):
                 return t
-            lower = [r for r in (requested_levels or ()) if r <= t and self.exists(enum, r, version, line)]
+            lower = [r for r in (requested_levels or ()) if r <= t and self._visible(enum, r, version, line)]
             return max(lower) if lower else 0
         return t  # bool, integer, input, inout, opaque: never changed
 
@@ -189,7 +190,9 @@ class Oracle:
             if unknown is not None:
                 values.append(unknown)
             return values
-        return numbers + [max(numbers) + 1]
+        # Every value, a number just above each (never a value: protected) so the rule is probed between the
+        # values too, and one above them all.
+        return sorted(set(numbers) | {n + 1 for n in numbers})
 
     def requested_levels(self):
         """The caller's pFeatureLevelsRequested for FEATURE_LEVEL fields: every value of D3D_FEATURE_LEVEL."""
@@ -217,6 +220,62 @@ class Oracle:
                             expected = self.clamp_value(field.kind, field.enum, t, resolved, levels)
                         yield Case(feature, layout, field, flavor, requested, t, status, resolved.number,
                                    resolved.line, expected)
+
+    # ---- Monotonicity (section 3, issue 8 item 4) ----
+
+    def check_monotonic(self, field, probes, results, where):
+        """A better GPU never reads as less: for ordered kinds the result is non-decreasing in the true value and
+        never above it; for flags a subset of the true bits reads as a subset of what the superset reads as."""
+        pairs = list(zip(probes, results))
+        if field.kind == "flags":
+            for t, r in pairs:
+                if r & ~t:
+                    raise ValueError(f"{where}: flags {t:#x} read as {r:#x}, a bit the GPU lacks")
+            for (a, ra) in pairs:
+                for (b, rb) in pairs:
+                    if a & ~b == 0 and ra & ~rb:
+                        raise ValueError(f"{where}: flags {a:#x} read as {ra:#x}, but more bits {b:#x} as {rb:#x}")
+            return
+        previous = None
+        for t, r in sorted(pairs):
+            if r > t:
+                raise ValueError(f"{where}: true {t} reads as {r}, above itself")
+            if previous is not None and r < previous[1]:
+                raise ValueError(f"{where}: true {previous[0]} reads as {previous[1]} but a better {t} as {r}")
+            previous = (t, r)
+
+    # ---- Legacy CheckFeatureSupport (section 5, issue 8 item 3) ----
+
+    def legacy_status(self, feature, size, flavor):
+        """Legacy CheckFeatureSupport answers as CheckFeatureSupport1 at the pinned level would: a feature or
+        struct size that did not exist there is rejected (E_INVALIDARG), as the runtime of that level rejected a
+        D3D12_FEATURE it did not know."""
+        if feature is None or not feature.supported:
+            return STATUS_UNKNOWN_FEATURE
+        return self.query_status(feature, size, self.legacy_version(flavor))
+
+    def legacy_table(self):
+        """Every D3D12_FEATURE number the spec has ever named (and a few it never did) x every size its layouts
+        have had (and two no layout has) x both flavors: the legacy status and the pinned level."""
+        numbers = set()
+        if self.feature_enum is not None:
+            numbers |= {v.value for v in self.feature_enum.values}
+        numbers |= {f.value for f in self.model.features.values()}
+        numbers |= {max(numbers) + 1, max(numbers) + 100, 0xFFFF}
+        by_value = {f.value: f for f in self.model.features.values()}
+        rows = []
+        for flavor in FLAVORS:
+            pinned = self.legacy_version(flavor)
+            for number in sorted(numbers):
+                feature = by_value.get(number)
+                sizes = sorted({layout.size for layout in feature.layouts}) if feature else []
+                probes = sizes + [0, (max(sizes) + 4) if sizes else 4]
+                for size in probes:
+                    status = self.legacy_status(feature, size, flavor)
+                    rows.append({"flavor": flavor, "feature": number, "size": size, "status": status,
+                                 "pinned": pinned.number,
+                                 "name": feature.name if feature else f"D3D12_FEATURE {number}"})
+        return rows
 
     def exhaustive_table(self):
         """The cases grouped for a compact C table (templates/caps_exhaustive.c.j2).
@@ -255,7 +314,10 @@ class Oracle:
                 row = {"group": group["index"], "version": vi, "status": status, "expected_first": 0}
                 if status == STATUS_OK:
                     row["expected_first"] = len(expected)
-                    expected.extend(self.clamp_value(field.kind, field.enum, t, resolved, levels) for t in probes)
+                    results = [self.clamp_value(field.kind, field.enum, t, resolved, levels) for t in probes]
+                    self.check_monotonic(field, probes, results,
+                                         f"{feature.name}.{field.name} {version['flavor']} SDK {version['requested']}")
+                    expected.extend(results)
                     for other in others:  # the runner's zeroed neighbours must stay zero
                         if self.clamp_value(other.kind, other.enum, 0, resolved, levels) != 0:
                             raise ValueError(f"{feature.name}.{other.name}: 0 does not read as 0 at {resolved}")

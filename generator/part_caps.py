@@ -12,6 +12,7 @@ OUTPUTS = (
     ("caps_spec.h.j2", "generated/caps/d12caps_spec.h", "c"),
     ("caps_tables.c.j2", "generated/caps/d12caps_tables.c", "c"),
     ("caps_exhaustive.c.j2", "generated/tests/caps_exhaustive_cases.c", "c"),
+    ("caps_legacy.c.j2", "generated/tests/caps_legacy_cases.c", "c"),
     ("capabilities.md.j2", "docs/capabilities.md", "md"),
 )
 

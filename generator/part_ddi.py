@@ -24,7 +24,7 @@ OUTPUTS = (
 )
 
 KINDS = ("handle", "enum", "struct", "function", "callback", "define")
-DEFINE_TYPES = {"int": "", "UINT": "u", "UINT32": "u", "UINT64": "ull"}
+DEFINE_TYPES = {"int": "", "UINT": "u", "UINT32": "u", "UINT64": "ull", "HRESULT": ""}
 # A C type as the spec writes it: optional const, one name, then pointers (each optionally const).
 TYPE_RE = re.compile(r"^(const\s+)?([A-Za-z_][A-Za-z0-9_]*)((\s*\*(\s*const)?)*)$")
 WIDTH = 110
@@ -117,6 +117,7 @@ class Declaration:
     params: list = dc_field(default_factory=list)
     value: int = 0
     suffix: str = ""
+    cast: str = ""   # define: "(HRESULT)" for an HRESULT value, so 0x8... is not an unsigned int
     maps_to: str | None = None      # enum: the API enum its values surface as
     mapping: list = dc_field(default_factory=list)  # enum: [(value name, API enumerator)]
 
@@ -300,6 +301,7 @@ def _declaration(decl, path, names, types, api_names):
         result.params = _members(decl["params"], decl["params"], f"{path}.params", types, "parameter")
     else:
         result.value, result.suffix = decl["value"], DEFINE_TYPES[decl["type"]]
+        result.cast = "(HRESULT)" if decl["type"] == "HRESULT" else ""
     types.known.add(decl["name"])
     return result
 

@@ -8,11 +8,13 @@
 #include "correlation.h"
 #include "d12_messages.h"
 #include "device.h"
+#include "dred/dred.h"
 #include "fence.h"
 #include "list.h"
 #include "lockrank.h"
 #include "queue.h"
 #include "registry.h"
+#include "tdr.h"
 
 /* Guards `current_device`: the default adapter's live device. Taken before any device lock; never held while
  * calling the driver or the application. */
@@ -54,20 +56,80 @@ static void detach_from_adapter(struct d12_device *device)
 
 /* ---- Removal ---- */
 
-bool d12__device_remove(struct d12_device *device, HRESULT reason, const char *why)
+/* The DXGI name and description Windows' removal message gives each reason (winerror.h's texts). */
+static void removal_reason_text(HRESULT reason, char *name, size_t size, const char **text)
+{
+    static const struct {
+        HRESULT reason;
+        const char *name, *text;
+    } k_reasons[] = {
+        {DXGI_ERROR_DEVICE_HUNG, "DXGI_ERROR_DEVICE_HUNG",
+         "The Device took an unreasonable amount of time to execute its commands, or the hardware crashed/hung. As a "
+         "result, the TDR mechanism has been triggered."},
+        {DXGI_ERROR_DEVICE_REMOVED, "DXGI_ERROR_DEVICE_REMOVED",
+         "The video card has been physically removed from the system, or a driver upgrade for the video card has "
+         "occurred. The application should destroy and recreate the device."},
+        {DXGI_ERROR_DEVICE_RESET, "DXGI_ERROR_DEVICE_RESET",
+         "The Device failed due to a badly formed command. This is a run-time issue; The application should destroy "
+         "and recreate the device."},
+        {DXGI_ERROR_DRIVER_INTERNAL_ERROR, "DXGI_ERROR_DRIVER_INTERNAL_ERROR",
+         "The driver encountered a problem and was put into the device removed state."},
+        {DXGI_ERROR_INVALID_CALL, "DXGI_ERROR_INVALID_CALL",
+         "The application made a call that is invalid. Either the parameters of the call or the state of some object "
+         "was incorrect."},
+        {E_OUTOFMEMORY, "E_OUTOFMEMORY", "Ran out of memory."},
+    };
+    for (size_t i = 0; i < sizeof k_reasons / sizeof k_reasons[0]; i++) {
+        if (k_reasons[i].reason == reason) {
+            snprintf(name, size, "%s", k_reasons[i].name);
+            *text = k_reasons[i].text;
+            return;
+        }
+    }
+    snprintf(name, size, "0x%08X", (unsigned)reason);
+    *text = "The device was removed.";
+}
+
+static void report_removal(struct d12_device *device, HRESULT reason, const char *why)
+{
+    char name[48];
+    const char *text;
+    removal_reason_text(reason, name, sizeof name, &text);
+    d12__msg_device_removal_process_at_fault(device->info_queue, name, text);
+    d12__msg_device_removed(device->info_queue, reason, why);
+}
+
+bool d12__device_remove_fault(struct d12_device *device, const d12_fault_info *fault, const char *why)
 {
     HRESULT expected = S_OK;
-    if (!atomic_compare_exchange_strong(&device->removed_reason, &expected, reason))
+    if (!atomic_compare_exchange_strong(&device->removal_claim, &expected, fault->reason))
         return false; /* "first reason wins" */
-    d12__msg_device_removed(device->info_queue, reason, why);
+    /* BRIEF section 3: freeze "BEFORE fences are forced to UINT64_MAX and before any waiter is released". */
+    d12__dred_freeze(device, fault);
+    atomic_store_explicit(&device->removed_reason, fault->reason, memory_order_release);
+    report_removal(device, fault->reason, why);
     detach_from_adapter(device); /* the next D3D12CreateDevice makes a new device (docs/device.md) */
     d12__device_wake_fences(device); /* fences now read UINT64_MAX: every waiter is released */
+    if (!d12__drm_enabled(&device->drm))
+        d12__dred_complete(device); /* no removal flush will come: "right after freeze when the channel is off" */
     return true;
+}
+
+bool d12__device_remove(struct d12_device *device, HRESULT reason, const char *why)
+{
+    d12_fault_info fault = {.reason = reason, .state = D3D12_DRED_DEVICE_STATE_UNKNOWN,
+                            .op_index = D12_DRED_OP_INDEX_UNKNOWN};
+    return d12__device_remove_fault(device, &fault, why);
 }
 
 bool d12__device_is_removed(struct d12_device *device)
 {
-    return atomic_load(&device->removed_reason) != S_OK;
+    return atomic_load_explicit(&device->removed_reason, memory_order_acquire) != S_OK;
+}
+
+bool d12__device_removal_claimed(struct d12_device *device)
+{
+    return atomic_load_explicit(&device->removal_claim, memory_order_acquire) != S_OK;
 }
 
 HRESULT d12__device_removed(struct d12_device *device)
@@ -144,6 +206,8 @@ HRESULT d12_device_GetDeviceRemovedReason(struct d12_device *self)
 static void device_destroy(struct d12_device *device)
 {
     detach_from_adapter(device);
+    d12__tdr_stop(device); /* every queue is gone (they hold the device): nothing left to watch */
+    d12__dred_finish(device); /* a removal the application never surfaced still gets its report */
     /* The driver goes first: it may report and query identities until pfnDestroyDevice returns. */
     if (device->driver != NULL)
         d12__driver_destroy_device(device->driver);
@@ -153,6 +217,7 @@ static void device_destroy(struct d12_device *device)
     pthread_mutex_destroy(&device->children_lock);
     if (device->info_queue != NULL)
         d12__info_queue_destroy(device->info_queue);
+    d12__dred_destroy(device);
     d12__object_data_destroy(&device->object);
     free(device);
 }
@@ -280,6 +345,16 @@ static bool gpu_list_error(void *context, D3D12DDI_HRTCOMMANDLIST list, HRESULT 
     return d12__command_list_driver_error(context, list, hr);
 }
 
+static void gpu_fault(void *context, const D3D12DDICB_DEVICEFAULT_0127 *fault)
+{
+    d12__tdr_device_fault(context, fault);
+}
+
+static HRESULT gpu_progress(void *context, D3D12DDI_HRTCOMMANDQUEUE queue, const D3D12DDICB_GPUPROGRESS_0127 *progress)
+{
+    return d12__tdr_progress(context, queue, progress);
+}
+
 /* Make the device nameable by the driver (pfnQueryObjectIdentityCb), then enable driver-reported messages when
  * asked. Before the enable call, so the driver may name the device in its initialization message. */
 static void connect_driver_channel(struct d12_device *device)
@@ -303,6 +378,9 @@ static HRESULT device_create(d12_driver_adapter *adapter, struct d12_device **ou
     d12__device_com_init(&device->com);
     atomic_init(&device->refcount, 1);
     d12__object_data_init(&device->object);
+    atomic_init(&device->removal_claim, S_OK);
+    atomic_init(&device->tdr, NULL);
+    device->tdr_delay_ms = d12__tdr_delay_from_environment(stderr);
     atomic_init(&device->removed_reason, S_OK);
     atomic_init(&device->legacy_query_warned, false);
     device->settings = d12__debug_settings(); /* latched: fixed for the device's life */
@@ -312,8 +390,11 @@ static HRESULT device_create(d12_driver_adapter *adapter, struct d12_device **ou
     d12__objtable_init(&device->objects);
     pthread_mutex_init(&device->children_lock, NULL);
     d12__flush_init(&device->flush);
-    device->gpu_hooks = (d12_driver_gpu_hooks){gpu_signal, gpu_wait, gpu_list_error, device};
-    if (device->settings.debug_layer)
+    device->gpu_hooks = (d12_driver_gpu_hooks){.fault = gpu_fault, .progress = gpu_progress, .signal = gpu_signal,
+                                               .wait = gpu_wait, .list_error = gpu_list_error, .context = device};
+    d12_dred_enabled dred = d12__dred_resolve(&device->settings);
+    hr = d12__dred_create(device, &dred);
+    if (SUCCEEDED(hr) && device->settings.debug_layer)
         hr = d12__info_queue_create(&device->info_queue);
     d12__drm_init(&device->drm, device->info_queue, &device->objects);
     if (SUCCEEDED(hr)) {
@@ -360,13 +441,23 @@ static bool known_feature_level(D3D_FEATURE_LEVEL level)
     return d12_caps_value_name(levels, level, version) != NULL;
 }
 
+/* A minimum feature level D3D12CreateDevice accepts, as Windows has it (issue 8 item 6): a D3D12 level (11_0
+ * and up) or one of the compute-only levels 1_0_CORE / 1_0_GENERIC. 9_1 ... 10_1 are D3D11-only levels, 0 and
+ * numbers that are no feature level are E_INVALIDARG (docs/create-device.md). */
+static bool valid_minimum_feature_level(D3D_FEATURE_LEVEL level)
+{
+    if (!known_feature_level(level))
+        return false;
+    return level >= D3D_FEATURE_LEVEL_11_0 || level == D3D_FEATURE_LEVEL_1_0_CORE || level == D3D_FEATURE_LEVEL_1_0_GENERIC;
+}
+
 HRESULT d12__device_create(IUnknown *adapter_object, D3D_FEATURE_LEVEL minimum, const IID *riid, void **out)
 {
     if (adapter_object != NULL) {
         fprintf(stderr, "d12rt: D3D12CreateDevice: d12rt has no DXGI adapters; pass NULL for the default adapter\n");
         return E_INVALIDARG;
     }
-    if (riid == NULL || !known_feature_level(minimum))
+    if (!valid_minimum_feature_level(minimum))
         return E_INVALIDARG;
     d12_driver_adapter *adapter;
     HRESULT hr = d12__driver_adapter_get(&adapter);
@@ -374,8 +465,12 @@ HRESULT d12__device_create(IUnknown *adapter_object, D3D_FEATURE_LEVEL minimum, 
         return hr;
     if (!supports_feature_level(adapter, minimum))
         return DXGI_ERROR_UNSUPPORTED;
+    /* D3D12's convention: the arguments were checked, no device is made. Windows tests the output pointer
+     * before the interface: a NULL riid with a NULL ppDevice is S_FALSE too. */
     if (out == NULL)
-        return S_FALSE; /* D3D12's convention: the arguments were checked, no device is made */
+        return S_FALSE;
+    if (riid == NULL)
+        return E_INVALIDARG;
     struct d12_device *device = live_device();
     if (device == NULL) {
         if (FAILED(hr = device_create(adapter, &device)))

@@ -43,14 +43,32 @@ struct d12_device {
     d12_flush flush;                  /* the flush engine (flush.h) */
     struct d12_correlation *correlation; /* fixed: command-list state indices; NULL unless the channel is enabled */
 
-    /* Device removal: S_OK until removed; the first reason wins (compare-exchange), never changes after. */
+    /* Device removal in two steps (docs/dred-gpu.md, "Removal"): `removal_claim` is the compare-exchange the first
+     * reason wins (the GPU stops at it: progress reports answer D3DDDIERR_DEVICEREMOVED); `removed_reason` is
+     * published after DRED froze the GPU state, and is what every other reader sees. S_OK until then, never
+     * changes after. */
+    _Atomic HRESULT removal_claim;
     _Atomic HRESULT removed_reason;
+    _Atomic(struct d12_tdr *) tdr;    /* the TDR watchdog (runtime/tdr.c); NULL until the first queue of a 0127 driver */
+    uint32_t tdr_delay_ms;            /* fixed: D12RT_TDR_DELAY_MS latched at D3D12CreateDevice */
     atomic_bool legacy_query_warned; /* the CheckFeatureSupport deprecation warning, once per device */
+
+    struct d12_dred *dred;            /* fixed: DRED state and output (runtime/dred/dred.h); never NULL after creation */
 };
 
 /* Remove the device: the first reason wins; later calls change nothing. Returns true for the call that
- * removed it. The debug layer says why. */
+ * removed it. The debug layer says why. A removal that is no GPU fault: DRED's state UNKNOWN. */
 bool d12__device_remove(struct d12_device *device, HRESULT reason, const char *why);
+
+/* The same for a GPU fault or hang, with what is known of it (dred/dred.h's d12_fault_info; fault->reason is the
+ * removal reason). In order, on the winning thread with no runtime lock held: claim (the GPU stops), DRED freeze,
+ * publish the reason, message 232 and the detail, detach from the adapter, wake every fence and waiter, and when
+ * the driver-reported-messages channel is off, DRED's completion (the removal flush completes it otherwise). */
+struct d12_fault_info;
+bool d12__device_remove_fault(struct d12_device *device, const struct d12_fault_info *fault, const char *why);
+
+/* Whether a removal has been claimed (possibly not yet published): the GPU stops at the claim. */
+bool d12__device_removal_claimed(struct d12_device *device);
 
 /* Whether the device is removed, without surfacing it: for code that reacts to a removal but tells the application
  * nothing (fence waits, the flush engine, ExecuteCommandLists). */

@@ -46,7 +46,7 @@ struct d12_driver_device {
     const d12_driver_gpu_hooks *gpu;
     D3D12DDI_HDEVICE handle;
     D3D12DDI_CORELAYER_DEVICECALLBACKS_0126 callbacks; /* must live as long as the driver's device */
-    D3D12DDI_KERNEL_THUNK_CALLBACKS_0110 kt_callbacks;  /* likewise */
+    D3D12DDI_KERNEL_THUNK_CALLBACKS_0127 kt_callbacks;  /* likewise; an older build's driver reads the 0110 prefix */
 };
 
 static const UINT64 k_runtime_versions[] = D12RT_DDI_SUPPORTED_VERSIONS;
@@ -312,7 +312,7 @@ static HRESULT init_gpu_tables(d12_driver_adapter *adapter, UINT64 offered)
     HRESULT hr;
     if (FAILED(hr = fill_gpu_table(adapter, D3D12DDI_TABLE_TYPE_DEVICE_CORE, "DEVICE_CORE", &gpu->core, sizeof gpu->core)) ||
         FAILED(hr = fill_gpu_table(adapter, D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D, "COMMAND_LIST_3D", &gpu->list,
-                                   sizeof gpu->list)) ||
+                                   d12__driver_adapter_has_0127(adapter) ? sizeof gpu->list_0127 : sizeof gpu->list)) ||
         FAILED(hr = fill_gpu_table(adapter, D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D, "COMMAND_QUEUE_3D", &gpu->queue,
                                    sizeof gpu->queue)))
         return hr;
@@ -606,6 +606,28 @@ bool d12__driver_adapter_has_message_callbacks(const d12_driver_adapter *adapter
     return (D3D12DDI_VERSION_OF_SUPPORTED(adapter->version) >> 16) >= D3D12DDI_BUILD_VERSION_0126;
 }
 
+bool d12__driver_adapter_has_0127(const d12_driver_adapter *adapter)
+{
+    return (D3D12DDI_VERSION_OF_SUPPORTED(adapter->version) >> 16) >= D3D12DDI_BUILD_VERSION_0127;
+}
+
+/* DDI build 0127: a GPU fault, and a timeline's progress for the TDR watchdog. */
+static VOID APIENTRY device_fault_cb(D3D12DDI_HRTDEVICE rt_device, const D3D12DDICB_DEVICEFAULT_0127 *fault)
+{
+    d12_driver_device *device = rt_device.handle;
+    if (device && device->gpu && fault)
+        device->gpu->fault(device->gpu->context, fault);
+}
+
+static HRESULT APIENTRY report_gpu_progress_cb(D3D12DDI_HRTDEVICE rt_device, D3D12DDI_HRTCOMMANDQUEUE queue,
+                                               const D3D12DDICB_GPUPROGRESS_0127 *progress)
+{
+    d12_driver_device *device = rt_device.handle;
+    if (!device || !device->gpu || !progress)
+        return E_INVALIDARG;
+    return device->gpu->progress(device->gpu->context, queue, progress);
+}
+
 static HRESULT private_size(d12_driver_adapter *adapter, D3D12DDI_CREATE_DEVICE_FLAGS flags, SIZE_T *size)
 {
     D3D12DDIARG_CALCPRIVATEDEVICESIZE args = {D3D12DDI_INTERFACE_OF_SUPPORTED(adapter->version),
@@ -640,6 +662,8 @@ static d12_driver_device *allocate_device(d12_driver_adapter *adapter, const d12
     device->callbacks.pfnSetCommandListErrorCb = set_command_list_error_cb;
     device->kt_callbacks.pfnSignalFenceFromGpuCb = signal_fence_from_gpu_cb;
     device->kt_callbacks.pfnWaitForFenceFromGpuCb = wait_for_fence_from_gpu_cb;
+    device->kt_callbacks.pfnDeviceFaultCb = device_fault_cb;
+    device->kt_callbacks.pfnReportGpuProgressCb = report_gpu_progress_cb;
     return device;
 }
 
@@ -658,15 +682,20 @@ HRESULT d12__driver_create_device(d12_driver_adapter *adapter, const d12_driver_
         .hRTDevice = {device},
         .Interface = D3D12DDI_INTERFACE_OF_SUPPORTED(adapter->version),
         .Version = D3D12DDI_VERSION_OF_SUPPORTED(adapter->version),
-        .pKTCallbacks = &device->kt_callbacks,
+        /* One table for every build: _0127 starts with _0110's slots, so an older driver reads a prefix. */
+        .pKTCallbacks_0127 = &device->kt_callbacks,
         .hDrvDevice = device->handle,
         /* One table for every build: _0126 starts with _0003's slot, so an older driver reads a prefix. */
         .p12UMCallbacks_0126 = &device->callbacks,
         .Flags = desc->flags,
     };
+    /* Published before the call: a hook the driver calls from inside pfnCreateDevice (pfnSetErrorCb removing the
+     * device, and DRED's freeze with it) finds the runtime's device already holding its driver device. */
+    *out = device;
     if (FAILED(hr = adapter->funcs.pfnCreateDevice(adapter->handle, &args))) {
         fprintf(stderr, "d12rt: driver %s: pfnCreateDevice failed (0x%08X)\n", d12__driver_adapter_name(adapter),
                 (unsigned)hr);
+        *out = NULL;
         free(device->handle.pDrvPrivate);
         free(device);
         return hr;

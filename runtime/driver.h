@@ -55,6 +55,9 @@ typedef struct d12_driver_message_hooks {
  * timeline thread, usually), with no runtime lock held. The handles are passed as the driver gave them; checking
  * them is the hooks' business. */
 typedef struct d12_driver_gpu_hooks {
+    /* DDI build 0127 (pfnDeviceFaultCb, pfnReportGpuProgressCb); never called for a driver of an older build. */
+    void (*fault)(void *context, const D3D12DDICB_DEVICEFAULT_0127 *fault);
+    HRESULT (*progress)(void *context, D3D12DDI_HRTCOMMANDQUEUE queue, const D3D12DDICB_GPUPROGRESS_0127 *progress);
     HRESULT (*signal)(void *context, D3D12DDI_HRTCOMMANDQUEUE queue, const D3D12DDIARG_FENCE_OPERATION_0126 *operation);
     HRESULT (*wait)(void *context, D3D12DDI_HRTCOMMANDQUEUE queue, const D3D12DDIARG_FENCE_OPERATION_0126 *operation);
     /* pfnSetCommandListErrorCb names no device: asked of each live device in turn, it answers whether `list` is
@@ -63,12 +66,21 @@ typedef struct d12_driver_gpu_hooks {
     void *context;
 } d12_driver_gpu_hooks;
 
-/* The driver's GPU-work tables (filled once per adapter). */
+/* The driver's GPU-work tables (filled once per adapter). The command-list table is filled in the negotiated
+ * build's layout: D3D12DDI_COMMAND_LIST_FUNCS_3D_0127 from build 0127 on, else _0126 (then
+ * list_0127.pfnWriteBufferImmediate is NULL: the driver has no write-immediate, so no DRED breadcrumbs). */
 typedef struct d12_driver_gpu_funcs {
     D3D12DDI_DEVICE_FUNCS_CORE_0126 core;
-    D3D12DDI_COMMAND_LIST_FUNCS_3D_0126 list;
+    union {
+        D3D12DDI_COMMAND_LIST_FUNCS_3D_0126 list;      /* every build */
+        D3D12DDI_COMMAND_LIST_FUNCS_3D_0127 list_0127; /* the same slots, then pfnWriteBufferImmediate */
+    };
     D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126 queue;
 } d12_driver_gpu_funcs;
+
+/* Whether the negotiated build is 0127 or later: the driver has pfnWriteBufferImmediate and was handed
+ * pfnDeviceFaultCb and pfnReportGpuProgressCb (so the TDR watchdog can watch its queues). */
+bool d12__driver_adapter_has_0127(const d12_driver_adapter *adapter);
 
 typedef struct d12_driver_device_desc {
     D3D12DDI_CREATE_DEVICE_FLAGS flags; /* e.g. DEBUGGABLE when the debug layer is on */
@@ -135,7 +147,8 @@ bool d12__driver_adapter_has_message_callbacks(const d12_driver_adapter *adapter
 /* Create a driver device: pfnCalcPrivateDeviceSize (0 or above D12_DRIVER_MAX_PRIVATE_SIZE is a broken
  * driver), allocate that much (zeroed, 64-byte aligned), pfnCreateDevice with the negotiated version and the
  * runtime's callbacks (D3D12DDI_CORELAYER_DEVICECALLBACKS_0126 from build 0126 on), whose pfnSetErrorCb calls
- * desc->on_error and whose message callbacks call desc->messages. The hooks may run before this returns. */
+ * desc->on_error and whose message callbacks call desc->messages. The hooks may run before this returns: *out
+ * holds the device from just before pfnCreateDevice is called (NULL again if it fails). */
 HRESULT d12__driver_create_device(d12_driver_adapter *adapter, const d12_driver_device_desc *desc,
                                   d12_driver_device **out);
 

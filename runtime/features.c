@@ -5,6 +5,7 @@
 #include <stdalign.h>
 #include <string.h>
 
+#include "d12_formats.h"
 #include "d12_messages.h"
 #include "device.h"
 
@@ -86,27 +87,44 @@ static bool node_indices_valid(const d12_caps_layout *layout, const void *data)
 
 struct clamp_context {
     struct d12_device *device;
+    bool legacy; /* ID3D12Device::CheckFeatureSupport: report->version is the pinned level */
 };
 
 static void warn_clamped(void *context, const d12_caps_clamp_report *report)
 {
     struct clamp_context *clamp = context;
     /* "the debug layer emits a warning identifying the affected field, the requested SDKVersion, and the value
-     * it was clamped from and to" */
-    d12__msg_checkfeaturesupport1_field_clamped(clamp->device->info_queue, report->feature->name,
-                                                report->feature->struct_name, report->field->name,
-                                                report->version.requested, (long long)report->before,
-                                                (long long)report->after);
+     * it was clamped from and to". A legacy caller requested no SDKVersion: its warning names the entry point it
+     * called and the level it is pinned to (issue 8 item 9). */
+    if (clamp->legacy)
+        d12__msg_checkfeaturesupport_field_clamped(clamp->device->info_queue, report->feature->name,
+                                                   report->feature->struct_name, report->field->name,
+                                                   report->version.number, (long long)report->before,
+                                                   (long long)report->after);
+    else
+        d12__msg_checkfeaturesupport1_field_clamped(clamp->device->info_queue, report->feature->name,
+                                                    report->feature->struct_name, report->field->name,
+                                                    report->version.requested, (long long)report->before,
+                                                    (long long)report->after);
 }
 
 static HRESULT check_arguments(struct d12_device *device, const char *method, UINT feature, void *data, UINT size,
-                               d12_caps_version size_version, const d12_caps_layout **layout)
+                               d12_caps_version size_version, bool legacy, const d12_caps_layout **layout)
 {
     if (data == NULL) {
         d12__msg_null_pointer_argument(device->info_queue, "ID3D12Device", method, "pFeatureSupportData");
         return E_INVALIDARG;
     }
     const d12_caps_feature *known = d12_caps_find_feature(feature);
+    /* The legacy entry point answers as the runtime of its pinned level did, and that runtime returned
+     * E_INVALIDARG for a D3D12_FEATURE it did not know (docs/clamping.md section 5). The message is for a feature
+     * this runtime has (CheckFeatureSupport1 answers it); any other takes the ordinary path below. */
+    UINT own = d12_caps_runtime_version(device->flavor);
+    d12_caps_version own_version = {own, own, d12_caps_line_of(own)};
+    if (legacy && d12_caps_feature_present(known, own_version) && !d12_caps_feature_present(known, size_version)) {
+        d12__msg_checkfeaturesupport_feature_after_pin(device->info_queue, known->name, size_version.number);
+        return E_INVALIDARG;
+    }
     switch (d12_caps_check_query(feature, size, size_version)) {
     case D12_CAPS_OK:
         break;
@@ -128,15 +146,92 @@ static HRESULT check_arguments(struct d12_device *device, const char *method, UI
     return S_OK;
 }
 
+/* ---- Format queries (docs/formats.md) ----
+ * The runtime answers what is a property of the format (FORMAT_INFO's plane count, from the DXGI_FORMAT table of
+ * spec/formats.yaml) and applies the rules that do not depend on the adapter, as the D3D12 runtime does before
+ * its driver is asked; the driver answers what the adapter supports (FORMAT_SUPPORT's flags, the quality levels
+ * of a sample count), as its pfnGetCaps does for every other feature. */
+
+static bool defined_sample_count(UINT count)
+{
+    return count == 1 || count == 2 || count == 4 || count == 8 || count == 16 || count == 32;
+}
+
+/* The answer the runtime gives without the driver, or false when the driver must be asked. The struct sizes were
+ * checked (check_arguments): the caller's struct is the one layout these features have had. */
+static bool answer_format_query(struct d12_device *device, const char *method, UINT feature, void *data,
+                                HRESULT *hr)
+{
+    if (feature == D3D12_FEATURE_FORMAT_INFO) {
+        D3D12_FEATURE_DATA_FORMAT_INFO info;
+        memcpy(&info, data, sizeof info);
+        const d12_format_info *format = d12_format_find((UINT)info.Format);
+        if (format == NULL || format->planes == 0) { /* no DXGI format, or none D3D12 has (R1_UNORM) */
+            d12__msg_invalid_argument(device->info_queue, "ID3D12Device", method, "pFeatureSupportData",
+                                      "Format is not a format of D3D12");
+            *hr = E_INVALIDARG;
+            return true;
+        }
+        info.PlaneCount = format->planes;
+        memcpy(data, &info, sizeof info);
+        *hr = S_OK;
+        return true;
+    }
+    if (feature == D3D12_FEATURE_FORMAT_SUPPORT) {
+        D3D12_FEATURE_DATA_FORMAT_SUPPORT support;
+        memcpy(&support, data, sizeof support);
+        if (d12_format_find((UINT)support.Format) != NULL)
+            return false;
+        support.Support1 = D3D12_FORMAT_SUPPORT1_NONE; /* no DXGI format: the device does not support it */
+        support.Support2 = D3D12_FORMAT_SUPPORT2_NONE;
+        memcpy(data, &support, sizeof support);
+        *hr = E_FAIL;
+        return true;
+    }
+    if (feature == D3D12_FEATURE_MULTISAMPLE_QUALITY_LEVELS) {
+        D3D12_FEATURE_DATA_MULTISAMPLE_QUALITY_LEVELS levels; /* Flags is an input: left as the caller set it */
+        memcpy(&levels, data, sizeof levels);
+        if (levels.SampleCount == 0) {
+            *hr = E_FAIL;
+            levels.NumQualityLevels = 0;
+        } else if (levels.SampleCount == 1) {
+            *hr = S_OK; /* one sample is one quality level, for every format, UNKNOWN included */
+            levels.NumQualityLevels = 1;
+        } else if (!defined_sample_count(levels.SampleCount) || levels.Format == DXGI_FORMAT_UNKNOWN ||
+                   d12_format_find((UINT)levels.Format) == NULL) {
+            *hr = S_OK;
+            levels.NumQualityLevels = 0;
+        } else {
+            return false;
+        }
+        memcpy(data, &levels, sizeof levels);
+        return true;
+    }
+    return false;
+}
+
+/* The driver answered FORMAT_SUPPORT: a format it supports in no way is E_FAIL for the application. */
+static HRESULT format_support_result(UINT feature, const void *data, HRESULT hr)
+{
+    if (feature != D3D12_FEATURE_FORMAT_SUPPORT || FAILED(hr))
+        return hr;
+    D3D12_FEATURE_DATA_FORMAT_SUPPORT support;
+    memcpy(&support, data, sizeof support);
+    return support.Support1 == D3D12_FORMAT_SUPPORT1_NONE && support.Support2 == D3D12_FORMAT_SUPPORT2_NONE ? E_FAIL
+                                                                                                           : hr;
+}
+
 /* Ask the driver in the newest layout, answer in the caller's, then clamp the caller's copy. */
 static HRESULT query(struct d12_device *device, const char *method, UINT feature, void *data, UINT size,
-                     d12_caps_version size_version, d12_caps_version clamp_version)
+                     d12_caps_version version, bool legacy)
 {
     if (d12__device_removed(device) != S_OK)
         return DXGI_ERROR_DEVICE_REMOVED;
     const d12_caps_layout *layout;
-    HRESULT hr = check_arguments(device, method, feature, data, size, size_version, &layout);
+    HRESULT hr = check_arguments(device, method, feature, data, size, version, legacy, &layout);
     if (FAILED(hr))
+        return hr;
+    if (answer_format_query(device, method, feature, data, &hr))
         return hr;
     d12_driver_adapter *adapter = d12__driver_device_adapter(device->driver);
     UINT own = d12_caps_runtime_version(device->flavor);
@@ -153,9 +248,9 @@ static HRESULT query(struct d12_device *device, const char *method, UINT feature
     alignas(16) unsigned char caller_in[FEATURE_BUFFER_SIZE];
     memcpy(caller_in, data, size);
     copy_fields(layout, data, newest, truth, false);
-    hr = apply_in_out_rules(layout, data, caller_in);
-    struct clamp_context context = {device};
-    d12_caps_clamp(feature, data, size, clamp_version, warn_clamped, &context);
+    hr = format_support_result(feature, data, apply_in_out_rules(layout, data, caller_in));
+    struct clamp_context context = {device, legacy};
+    d12_caps_clamp(feature, data, size, version, warn_clamped, &context);
     return hr;
 }
 
@@ -172,7 +267,7 @@ HRESULT d12_device_CheckFeatureSupport1(struct d12_device *self, D3D12_FEATURE F
                                                            d12_caps_runtime_version(self->flavor));
         return E_INVALIDARG;
     }
-    return query(self, "CheckFeatureSupport1", Feature, pFeatureSupportData, FeatureSupportDataSize, version, version);
+    return query(self, "CheckFeatureSupport1", Feature, pFeatureSupportData, FeatureSupportDataSize, version, false);
 }
 
 HRESULT d12_device_CheckFeatureSupport(struct d12_device *self, D3D12_FEATURE Feature, void *pFeatureSupportData,
@@ -182,8 +277,7 @@ HRESULT d12_device_CheckFeatureSupport(struct d12_device *self, D3D12_FEATURE Fe
     /* "The deprecated CheckFeatureSupport entry point also emits a warning" — once per device (docs/device.md). */
     if (!atomic_exchange(&self->legacy_query_warned, true))
         d12__msg_checkfeaturesupport_deprecated(self->info_queue, pinned.number);
-    UINT own = d12_caps_runtime_version(self->flavor);
-    d12_caps_version own_version = {own, own, d12_caps_line_of(own)}; /* a legacy caller states no SDK version */
-    return query(self, "CheckFeatureSupport", Feature, pFeatureSupportData, FeatureSupportDataSize, own_version,
-                 pinned);
+    /* Pinned for sizes as for values: a feature or struct size that did not exist at the pinned level is
+     * E_INVALIDARG, the answer of the runtime of that level (docs/clamping.md section 5, issue 8 item 3). */
+    return query(self, "CheckFeatureSupport", Feature, pFeatureSupportData, FeatureSupportDataSize, pinned, true);
 }

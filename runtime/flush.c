@@ -1,5 +1,6 @@
 /* The flush engine (flush.h). */
 #include "device.h"
+#include "dred/dred.h"
 #include "flush.h"
 #include "queue.h"
 
@@ -107,4 +108,5 @@ void d12__flush_on_removal(struct d12_device *device)
     if (atomic_exchange(&device->flush.removal_flushed, true))
         return;
     call_driver_flush(device);
+    d12__dred_complete(device); /* BRIEF section 3: "once the driver-reported-messages removal flush has returned" */
 }

@@ -5,6 +5,7 @@
 #include "correlation.h"
 #include "d12_messages.h"
 #include "device.h"
+#include "dred/dred.h"
 #include "fence.h"
 #include "flush.h"
 #include "list.h"
@@ -69,7 +70,7 @@ static struct d12_queue_operation *take_operation(struct d12_command_queue *queu
     return found;
 }
 
-static struct d12_command_queue *find_queue(struct d12_device *device, D3D12DDI_HRTCOMMANDQUEUE handle)
+struct d12_command_queue *d12__queue_find(struct d12_device *device, D3D12DDI_HRTCOMMANDQUEUE handle)
 {
     d12__lock(&device->children_lock, D12_RANK_CHILDREN);
     struct d12_command_queue *queue = device->queues;
@@ -83,7 +84,7 @@ static struct d12_queue_operation *reached(struct d12_device *device, D3D12DDI_H
                                            operation_kind kind, const D3D12DDIARG_FENCE_OPERATION_0126 *passed,
                                            struct d12_command_queue **queue)
 {
-    *queue = find_queue(device, handle);
+    *queue = d12__queue_find(device, handle);
     struct d12_queue_operation *operation = *queue ? take_operation(*queue, kind, passed) : NULL;
     if (!operation) {
         d12__msg_driver_fence_operation_mismatch(device->info_queue, d12__driver_adapter_name(
@@ -420,6 +421,12 @@ static void queue_destroy(struct d12_command_queue *queue)
     unlink_queue(device, queue);
     if (queue->handle.pDrvPrivate)
         d12__flush_now(device);
+    if (d12__device_is_removed(device)) {
+        /* Issue 8 item 5: "queue destruction on a removed device makes the one removal flush if it has not happened
+         * yet"; then DRED's report is completed if the application never surfaced the removal (dred.h). */
+        d12__flush_on_removal(device);
+        d12__dred_finish(device);
+    }
     drop_pending(queue);
     free(queue->handle.pDrvPrivate);
     pthread_mutex_destroy(&queue->lock);
@@ -516,6 +523,8 @@ HRESULT d12_device_CreateCommandQueue(struct d12_device *self, const D3D12_COMMA
     queue->submissions_tail = &queue->submissions;
     atomic_init(&queue->completed, 0);
     atomic_init(&queue->destroying, false);
+    d12__tdr_queue_init(&queue->tdr);
+    d12__tdr_start(self); /* the device's watchdog, with its first queue (once) */
     link_queue(self, queue); /* before the driver can pass anything back */
     if (FAILED(hr = create_driver_queue(self, queue))) {
         queue_destroy(queue);

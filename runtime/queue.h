@@ -13,6 +13,7 @@
 #include "child.h"
 #include "d12_com.h"
 #include "driver.h"
+#include "tdr.h"
 
 struct d12_queue_operation;
 struct d12_submission;
@@ -26,6 +27,7 @@ struct d12_command_queue {
     const d12_driver_gpu_funcs *gpu;
     D3D12DDI_HCOMMANDQUEUE handle;      /* the driver's queue (runtime-allocated memory) */
     struct d12_command_queue *next;     /* the device's queue list (device->children_lock) */
+    d12_tdr_queue tdr;                  /* what the timeline last reported (build 0127; tdr.h): atomics */
 
     pthread_mutex_t lock;
     uint64_t submitted;                 /* lock: ExecuteCommandLists calls handed to the driver so far (serials) */
@@ -47,6 +49,9 @@ struct d12_command_queue {
 struct d12_flush_pass;
 void d12__queues_mark_retirement(struct d12_device *device, struct d12_flush_pass *pass);
 void d12__queues_retire(struct d12_device *device, struct d12_flush_pass *pass);
+
+/* The device's queue behind a runtime handle a driver passed back, or NULL when it names none. */
+struct d12_command_queue *d12__queue_find(struct d12_device *device, D3D12DDI_HRTCOMMANDQUEUE handle);
 
 /* The GPU hooks' work (d12_driver_gpu_hooks): a signal or wait the driver's timeline reached on `queue`. */
 HRESULT d12__queue_signal_reached(struct d12_device *device, D3D12DDI_HRTCOMMANDQUEUE queue,

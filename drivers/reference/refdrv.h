@@ -17,6 +17,8 @@
  *   D12RT_REFDRV_EXEC_DELAY_MS=N  test hook (read at OpenAdapter12): every queue's timeline sleeps N milliseconds
  *                                 before executing each ExecuteCommandLists submission, so a test can have work
  *                                 genuinely in flight (docs/refdrv.md)
+ *   D12RT_REFDRV_PS_PER_VERTEX, D12RT_REFDRV_PS_PER_GROUP, D12RT_REFDRV_PS_PER_BYTE, D12RT_REFDRV_NS_PER_COMMAND
+ *                                 the GPU time of commands (read at OpenAdapter12; docs/refdrv.md, "GPU time")
  */
 #ifndef D12_REFDRV_H
 #define D12_REFDRV_H
@@ -62,10 +64,28 @@ typedef enum d12__refdrv_drm_mode {
 #define D12_REFDRV_MSG_ROOT_DESCRIPTOR_PAST_END 0x0D12000000000203ull /* ERROR: root range past its buffer */
 #define D12_REFDRV_MSG_INDEX_READ_PAST_VIEW 0x0D12000000000204ull   /* ERROR: indices read past the IB view */
 #define D12_REFDRV_MSG_COPY_PAST_END 0x0D12000000000205ull          /* ERROR: a copy range past its buffer */
+#define D12_REFDRV_MSG_WRITE_PAST_END 0x0D12000000000206ull         /* ERROR: a write-immediate past its buffer */
 #define D12_REFDRV_MSG_PAGE_FAULT 0x0D12000000000301ull             /* CORRUPTION: address in no live buffer */
+
+/* GPU time per command (docs/refdrv.md, "GPU time"): settable with D12RT_REFDRV_PS_PER_VERTEX, _PS_PER_GROUP,
+ * _PS_PER_BYTE and _NS_PER_COMMAND, read at OpenAdapter12. */
+typedef struct d12__refdrv_rates {
+    UINT64 ps_per_vertex;  /* draws: vertices (or indices) x instances, picoseconds each */
+    UINT64 ps_per_group;   /* dispatches: thread groups */
+    UINT64 ps_per_byte;    /* copies: bytes */
+    UINT64 ns_per_command; /* every command: its fixed cost (barriers and writes have only it) */
+} d12__refdrv_rates;
+
+#define D12_REFDRV_DEFAULT_PS_PER_VERTEX 1000ull   /* 1 ns */
+#define D12_REFDRV_DEFAULT_PS_PER_GROUP 10000ull   /* 10 ns */
+#define D12_REFDRV_DEFAULT_PS_PER_BYTE 100ull      /* 10 GB/s */
+#define D12_REFDRV_DEFAULT_NS_PER_COMMAND 100ull
+#define D12_REFDRV_SLICE_NS 10000000ull            /* a long command sleeps in slices of at most 10 ms */
+#define D12_REFDRV_MIN_SLEEP_NS 1000000ull         /* cheaper work is summed until it reaches 1 ms */
 
 typedef struct d12__refdrv_adapter {
     D3D12DDI_HRTADAPTER rt_adapter;
+    d12__refdrv_rates rates;
     d12__refdrv_profile profile;
     d12__refdrv_drm_mode drm_mode;
     unsigned exec_delay_ms; /* D12RT_REFDRV_EXEC_DELAY_MS */
@@ -89,10 +109,12 @@ typedef struct d12__refdrv_device {
     UINT interface_version;
     UINT version;
     bool drm_enabled; /* the runtime enabled driver-reported messages: only then may the device report */
-    /* A copy of pKTCallbacks; without it (a harness older than GPU work) no queue can be created. */
-    D3D12DDI_KERNEL_THUNK_CALLBACKS_0110 kt;
-    bool has_kt;
+    /* A copy of pKTCallbacks; without it (a harness older than GPU work) no queue can be created. From build
+     * 0127 on it is the _0127 table (has_0127); before, pfnDeviceFaultCb and pfnReportGpuProgressCb are NULL. */
+    D3D12DDI_KERNEL_THUNK_CALLBACKS_0127 kt;
+    bool has_kt, has_0127;
     unsigned exec_delay_ms;
+    d12__refdrv_rates rates;
     struct d12__refdrv_va_space *va; /* refdrv_gpu.h */
     /* Timeline findings waiting for a flush, oldest first. Reported with this lock released (the spec forbids
      * calling pfnReportMessageCb under a driver lock). */
@@ -110,7 +132,7 @@ HRESULT APIENTRY d12__refdrv_enable_extended_feature(D3D12DDI_HDEVICE device, D3
 extern const D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 d12__refdrv_drm_funcs;
 /* The GPU-work tables (D3D12DDI_TABLE_TYPE_DEVICE_CORE, _COMMAND_LIST_3D, _COMMAND_QUEUE_3D). */
 extern const D3D12DDI_DEVICE_FUNCS_CORE_0126 d12__refdrv_device_core_funcs;
-extern const D3D12DDI_COMMAND_LIST_FUNCS_3D_0126 d12__refdrv_command_list_funcs;
+extern const D3D12DDI_COMMAND_LIST_FUNCS_3D_0127 d12__refdrv_command_list_funcs; /* the 0126 table is its prefix */
 extern const D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126 d12__refdrv_command_queue_funcs;
 
 #ifdef __cplusplus

@@ -131,8 +131,11 @@ static HRESULT APIENTRY fill_ddi_table(D3D12DDI_HADAPTER adapter, D3D12DDI_TABLE
     }
     if (type == D3D12DDI_TABLE_TYPE_DEVICE_CORE)
         return copy_table(table, size, &d12__refdrv_device_core_funcs, sizeof d12__refdrv_device_core_funcs);
-    if (type == D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D)
+    /* The layout the runtime asks for: _0127 (with pfnWriteBufferImmediate) or its _0126 prefix. */
+    if (type == D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D && size >= sizeof d12__refdrv_command_list_funcs)
         return copy_table(table, size, &d12__refdrv_command_list_funcs, sizeof d12__refdrv_command_list_funcs);
+    if (type == D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D)
+        return copy_table(table, size, &d12__refdrv_command_list_funcs, sizeof(D3D12DDI_COMMAND_LIST_FUNCS_3D_0126));
     if (type == D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D)
         return copy_table(table, size, &d12__refdrv_command_queue_funcs, sizeof d12__refdrv_command_queue_funcs);
     if (type == D3D12DDI_TABLE_TYPE_0126_DRIVER_REPORTED_MESSAGES && size >= sizeof d12__refdrv_drm_funcs &&
@@ -180,6 +183,36 @@ static unsigned exec_delay_from_environment(void)
     return (unsigned)value;
 }
 
+/* One GPU-time rate (refdrv.h): decimal digits only, at most 10^12; anything else is reported and the default
+ * kept, so a typo cannot make every command take hours. */
+static UINT64 rate_from_environment(const char *name, UINT64 fallback)
+{
+    const char *text = getenv(name);
+    if (!text || !*text)
+        return fallback;
+    UINT64 value = 0;
+    const char *c = text;
+    for (; *c >= '0' && *c <= '9' && value <= 1000000000000ull; c++)
+        value = value * 10 + (UINT64)(*c - '0');
+    if (*c || value > 1000000000000ull) {
+        fprintf(stderr, "d12rt reference driver: %s=%s is not a whole number from 0 to 1000000000000; using %llu\n",
+                name, text, (unsigned long long)fallback);
+        return fallback;
+    }
+    return value;
+}
+
+static d12__refdrv_rates rates_from_environment(void)
+{
+    d12__refdrv_rates rates = {
+        rate_from_environment("D12RT_REFDRV_PS_PER_VERTEX", D12_REFDRV_DEFAULT_PS_PER_VERTEX),
+        rate_from_environment("D12RT_REFDRV_PS_PER_GROUP", D12_REFDRV_DEFAULT_PS_PER_GROUP),
+        rate_from_environment("D12RT_REFDRV_PS_PER_BYTE", D12_REFDRV_DEFAULT_PS_PER_BYTE),
+        rate_from_environment("D12RT_REFDRV_NS_PER_COMMAND", D12_REFDRV_DEFAULT_NS_PER_COMMAND),
+    };
+    return rates;
+}
+
 HRESULT APIENTRY d12_refdrv_OpenAdapter12(D3D12DDIARG_OPENADAPTER *args)
 {
     if (!args || !args->pAdapterFuncs)
@@ -196,6 +229,7 @@ HRESULT APIENTRY d12_refdrv_OpenAdapter12(D3D12DDIARG_OPENADAPTER *args)
     adapter->rt_adapter = args->hRTAdapter;
     adapter->drm_mode = drm_mode_from_environment();
     adapter->exec_delay_ms = exec_delay_from_environment();
+    adapter->rates = rates_from_environment();
     const D3D12DDI_ADAPTERFUNCS funcs = {
         d12__refdrv_calc_private_device_size, d12__refdrv_create_device, close_adapter, get_supported_versions,
         get_caps, get_optional_ddi_tables, fill_ddi_table, d12__refdrv_destroy_device};

@@ -58,9 +58,16 @@ HRESULT APIENTRY d12__refdrv_create_device(D3D12DDI_HADAPTER adapter, const D3D1
     device->version = args->Version;
     device->has_kt = args->pKTCallbacks && args->pKTCallbacks->pfnSignalFenceFromGpuCb &&
                      args->pKTCallbacks->pfnWaitForFenceFromGpuCb;
-    if (device->has_kt)
-        device->kt = *args->pKTCallbacks;
+    /* The kernel-thunk table's layout follows the negotiated build too (_0127 adds the fault and progress ones). */
+    if (device->has_kt && (args->Version >> 16) >= D3D12DDI_BUILD_VERSION_0127) {
+        device->kt = *args->pKTCallbacks_0127;
+        device->has_0127 = device->kt.pfnDeviceFaultCb && device->kt.pfnReportGpuProgressCb;
+    } else if (device->has_kt) {
+        device->kt.pfnSignalFenceFromGpuCb = args->pKTCallbacks->pfnSignalFenceFromGpuCb;
+        device->kt.pfnWaitForFenceFromGpuCb = args->pKTCallbacks->pfnWaitForFenceFromGpuCb;
+    }
     device->exec_delay_ms = device->adapter->exec_delay_ms;
+    device->rates = device->adapter->rates;
     device->pending_tail = &device->pending;
     if (pthread_mutex_init(&device->pending_lock, NULL) != 0)
         return E_OUTOFMEMORY;

@@ -49,6 +49,7 @@ typedef enum d12__refdrv_command_type {
     D12_REFDRV_CMD_DISPATCH,
     D12_REFDRV_CMD_COPY,
     D12_REFDRV_CMD_BARRIER,
+    D12_REFDRV_CMD_WRITE_IMMEDIATE, /* pfnWriteBufferImmediate (build 0127): one record per write */
 } d12__refdrv_command_type;
 
 typedef enum d12__refdrv_root_kind {
@@ -62,8 +63,11 @@ typedef struct d12__refdrv_command {
     uint8_t type;       /* d12__refdrv_command_type */
     uint8_t slot;       /* vertex buffer slot; root parameter index */
     uint8_t root_kind;  /* d12__refdrv_root_kind */
-    uint8_t compute;    /* SET_ROOT: the compute root signature's table */
+    uint8_t compute;    /* SET_ROOT: the compute root signature's table; WRITE_IMMEDIATE: the mode */
     UINT32 state_index; /* draws, dispatches and copies: the index cached when recorded */
+    /* GPU work: the DRED op index (d3d12ddi.h, D3D12DDICB_DEVICEFAULT_0127): the Value - 1 of the MARKER_OUT
+     * write recorded directly after this command, else D3D12DDI_OP_INDEX_UNKNOWN */
+    UINT32 op_index;
     union {
         struct {
             UINT64 address; /* 0: unbound */
@@ -76,6 +80,10 @@ typedef struct d12__refdrv_command {
         struct {
             UINT64 dst, src, size; /* GPU virtual addresses: resolved at execution */
         } copy;
+        struct {
+            UINT64 dest; /* GPU virtual address, 4-byte aligned: resolved at execution */
+            UINT32 value;
+        } write;
     } u;
 } d12__refdrv_command;
 
@@ -92,6 +100,7 @@ typedef struct d12__refdrv_chunk {
 typedef struct d12__refdrv_recording {
     atomic_uint refs;
     d12__refdrv_chunk *head, *tail;
+    D3D12DDI_HRTCOMMANDLIST rt_list; /* the list that recorded it: named in fault and progress reports */
 } d12__refdrv_recording;
 
 /* Record-time view of the bindings, enough for the record-time findings. */
@@ -119,8 +128,11 @@ typedef struct d12__refdrv_command_allocator {
 /* The device's address space (malloc'ed), NULL out of memory. */
 d12__refdrv_va_space *d12__refdrv_va_create(void);
 void d12__refdrv_va_destroy(d12__refdrv_va_space *va);
-/* The live buffer containing `address`, with a reference taken; NULL: the address is in no live buffer. */
+/* The live buffer whose allocation (its 64 KiB-granular span from its VA) contains `address`, with a reference
+ * taken; NULL: the address is on a page mapped to no live allocation (a page fault). */
 d12__refdrv_buffer *d12__refdrv_buffer_acquire(d12__refdrv_device *device, UINT64 address);
+/* The bytes of the buffer's allocation: Width rounded up to 64 KiB (the unmapped gap of 64 KiB follows it). */
+UINT64 d12__refdrv_allocation_span(const d12__refdrv_buffer *buffer);
 void d12__refdrv_buffer_release(d12__refdrv_buffer *buffer);
 /* The buffer's identity from pfnQueryObjectIdentityCb, else "GPU VA 0x..." (malloc'ed; NULL out of memory). */
 char *d12__refdrv_buffer_name(d12__refdrv_device *device, const d12__refdrv_buffer *buffer);
@@ -163,8 +175,24 @@ HRESULT APIENTRY d12__refdrv_create_queue(D3D12DDI_HDEVICE device, const D3D12DD
 VOID APIENTRY d12__refdrv_destroy_queue(D3D12DDI_HDEVICE device, D3D12DDI_HCOMMANDQUEUE queue);
 
 /* ---- refdrv_execute.c ---- */
-/* Execute one recording on a timeline: copies, and the execution-time findings queued on the device. */
-void d12__refdrv_execute(d12__refdrv_device *device, const d12__refdrv_recording *recording);
+/* One queue's timeline as execution sees it. */
+typedef struct d12__refdrv_timeline {
+    d12__refdrv_device *device;
+    D3D12DDI_HRTCOMMANDQUEUE rt_queue;
+    UINT64 debt_ns; /* GPU time of cheap commands not slept yet (paid once it reaches 1 ms) */
+} d12__refdrv_timeline;
+
+/* Execute one recording on a timeline: copies, writes, GPU time, and the execution-time findings queued on the
+ * device. false: the engine was reset (a fault, or pfnReportGpuProgressCb answered that the device is removed):
+ * the command in flight never completed and the timeline must drop everything queued after it. */
+bool d12__refdrv_execute(d12__refdrv_timeline *timeline, const d12__refdrv_recording *recording);
+
+/* pfnReportGpuProgressCb (build 0127; S_OK before it): false when the device is removed. */
+bool d12__refdrv_progress(d12__refdrv_timeline *timeline, D3D12DDI_GPU_PROGRESS_0127 progress,
+                          D3D12DDI_HRTCOMMANDLIST list, UINT32 op_index);
+
+/* The GPU cost of a command in nanoseconds, saturating (docs/refdrv.md, "GPU time"). */
+UINT64 d12__refdrv_command_cost_ns(const d12__refdrv_rates *rates, const d12__refdrv_command *command);
 
 /* ---- refdrv_device.c ---- */
 /* Report a finding now, from the recording call (no driver lock is held there). Nothing when drm is off. */

@@ -5,6 +5,7 @@
  * with no index buffer, a root descriptor at address 0) are reported at once, from the recording call. */
 #define _POSIX_C_SOURCE 200809L
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,6 +77,7 @@ static d12__refdrv_command *append(d12__refdrv_command_list *list, d12__refdrv_c
     d12__refdrv_command *command = &recording->tail->commands[recording->tail->count++];
     command->type = (uint8_t)type;
     command->state_index = list->state_index;
+    command->op_index = D3D12DDI_OP_INDEX_UNKNOWN;
     return command;
 }
 
@@ -137,6 +139,8 @@ static HRESULT start_recording(d12__refdrv_command_list *list)
 {
     d12__refdrv_recording_release(list->recording);
     list->recording = new_recording();
+    if (list->recording)
+        list->recording->rt_list = list->rt_list;
     list->closed = false;
     list->index_buffer_bound = false;
     memset(&list->graphics, 0, sizeof list->graphics);
@@ -333,9 +337,67 @@ static VOID APIENTRY resource_barrier(D3D12DDI_HCOMMANDLIST handle, UINT count,
         command->u.draw.count = count;
 }
 
-const D3D12DDI_COMMAND_LIST_FUNCS_3D_0126 d12__refdrv_command_list_funcs = {
+/* ---- Write-immediate (DDI build 0127) ---- */
+
+static bool is_gpu_work(const d12__refdrv_command *command)
+{
+    switch ((d12__refdrv_command_type)command->type) {
+    case D12_REFDRV_CMD_DRAW:
+    case D12_REFDRV_CMD_DRAW_INDEXED:
+    case D12_REFDRV_CMD_DISPATCH:
+    case D12_REFDRV_CMD_COPY:
+    case D12_REFDRV_CMD_BARRIER:
+        return true;
+    case D12_REFDRV_CMD_WRITE_IMMEDIATE: /* a MARKER_OUT write is a breadcrumb, not an op of its own */
+        return command->compute != D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_MARKER_OUT;
+    default:
+        return false;
+    }
+}
+
+/* d3d12ddi.h, D3D12DDICB_DEVICEFAULT_0127: a command's OpIndex is "(Value of the MARKER_OUT write recorded directly
+ * after that command) - 1". Called before the MARKER_OUT write is appended, so the tail is the command before it. */
+static void name_previous_op(d12__refdrv_command_list *list, UINT32 value)
+{
+    d12__refdrv_chunk *tail = list->recording ? list->recording->tail : NULL;
+    if (!tail || !tail->count || value == 0)
+        return;
+    d12__refdrv_command *previous = &tail->commands[tail->count - 1];
+    if (is_gpu_work(previous) && previous->op_index == D3D12DDI_OP_INDEX_UNKNOWN)
+        previous->op_index = value - 1;
+}
+
+/* One command per write, so each is a step of the timeline like any other command. A misaligned Dest or an
+ * unknown mode is a recording error (the runtime's Close fails) and that write is dropped. */
+static VOID APIENTRY write_buffer_immediate(D3D12DDI_HCOMMANDLIST handle, UINT count,
+                                            const D3D12DDI_WRITEBUFFERIMMEDIATE_PARAMETER_0127 *params,
+                                            const D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_0127 *modes)
+{
+    d12__refdrv_command_list *list = list_of(handle);
+    if (count && !params) {
+        list_error(list, E_INVALIDARG);
+        return;
+    }
+    for (UINT i = 0; i < count; i++) {
+        D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_0127 mode = modes ? modes[i] : D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_DEFAULT;
+        if ((params[i].Dest & 3) || (unsigned)mode > D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_MARKER_OUT) {
+            list_error(list, E_INVALIDARG);
+            continue;
+        }
+        if (mode == D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_MARKER_OUT && !list->closed)
+            name_previous_op(list, params[i].Value);
+        d12__refdrv_command *command = append(list, D12_REFDRV_CMD_WRITE_IMMEDIATE);
+        if (!command)
+            return;
+        command->compute = (uint8_t)mode;
+        command->u.write.dest = params[i].Dest;
+        command->u.write.value = params[i].Value;
+    }
+}
+
+const D3D12DDI_COMMAND_LIST_FUNCS_3D_0127 d12__refdrv_command_list_funcs = {
     close_list,         reset_list,         set_vertex_buffers,    set_index_buffer,      set_graphics_root_cbv,
     set_graphics_root_srv, set_graphics_root_uav, set_compute_root_cbv, set_compute_root_srv, set_compute_root_uav,
     draw,               draw_indexed,       dispatch,              copy_buffer_region,    copy_resource,
-    resource_barrier,
+    resource_barrier,   write_buffer_immediate,
 };

@@ -47,12 +47,19 @@ static size_t find_below(const d12__refdrv_va_space *va, UINT64 address)
     return low ? low - 1 : va->count;
 }
 
+UINT64 d12__refdrv_allocation_span(const d12__refdrv_buffer *buffer)
+{
+    return (buffer->size + D12_REFDRV_VA_ALIGNMENT - 1) & ~(D12_REFDRV_VA_ALIGNMENT - 1);
+}
+
 d12__refdrv_buffer *d12__refdrv_buffer_acquire(d12__refdrv_device *device, UINT64 address)
 {
     d12__refdrv_buffer *found = NULL;
     pthread_rwlock_rdlock(&device->va->lock);
     size_t i = find_below(device->va, address);
-    if (i < device->va->count && address - device->va->live[i]->va < device->va->live[i]->size) {
+    /* The buffer's whole 64 KiB-granular allocation is mapped: an address past Width but inside it is the
+     * buffer's (an overrun, not a page fault). */
+    if (i < device->va->count && address - device->va->live[i]->va < d12__refdrv_allocation_span(device->va->live[i])) {
         found = device->va->live[i];
         atomic_fetch_add_explicit(&found->refs, 1, memory_order_relaxed);
     }
@@ -102,7 +109,7 @@ static bool register_buffer(d12__refdrv_va_space *va, d12__refdrv_buffer *buffer
         }
     }
     if (ok) {
-        UINT64 span = (buffer->size + D12_REFDRV_VA_ALIGNMENT - 1) & ~(D12_REFDRV_VA_ALIGNMENT - 1);
+        UINT64 span = d12__refdrv_allocation_span(buffer);
         buffer->va = va->next;
         va->next += span + D12_REFDRV_VA_ALIGNMENT; /* the unmapped gap */
         va->live[va->count++] = buffer;

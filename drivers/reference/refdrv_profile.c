@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "d12_formats.h"
 #include "refdrv_profile.h"
 
 /* Plausible documented integers (D3D12 limits and what a software adapter such as WARP reports); an integer
@@ -21,8 +22,6 @@ typedef struct integer_default {
 
 static const integer_default k_integer_defaults[] = {
     {"D3D12_FEATURE_D3D12_OPTIONS", "MaxGPUVirtualAddressBitsPerResource", 40},
-    {"D3D12_FEATURE_MULTISAMPLE_QUALITY_LEVELS", "NumQualityLevels", 1},
-    {"D3D12_FEATURE_FORMAT_INFO", "PlaneCount", 1},
     {"D3D12_FEATURE_GPU_VIRTUAL_ADDRESS_SUPPORT", "MaxGPUVirtualAddressBitsPerResource", 40},
     {"D3D12_FEATURE_GPU_VIRTUAL_ADDRESS_SUPPORT", "MaxGPUVirtualAddressBitsPerProcess", 47},
     {"D3D12_FEATURE_D3D12_OPTIONS1", "WaveLaneCountMin", 4},
@@ -43,6 +42,14 @@ static const integer_default k_integer_defaults[] = {
     {"D3D12_FEATURE_D3D12_OPTIONS_PREVIEW", "MaxGroupSharedMemoryPerGroupAS", 32768},
     {"D3D12_FEATURE_D3D12_OPTIONS_PREVIEW", "MaxGroupSharedMemoryPerGroupMS", 32768},
 };
+
+/* The three format features are answered per format, from the DXGI_FORMAT table of spec/formats.yaml (what WARP
+ * reports; docs/formats.md), not from the profile: a profile line cannot set them (settable()). */
+static bool is_format_feature(UINT feature)
+{
+    return feature == D3D12_FEATURE_FORMAT_SUPPORT || feature == D3D12_FEATURE_FORMAT_INFO ||
+           feature == D3D12_FEATURE_MULTISAMPLE_QUALITY_LEVELS;
+}
 
 /* ---- Defaults ---- */
 
@@ -278,8 +285,10 @@ static bool fits(const d12_caps_field *field, int64_t value)
     return true;
 }
 
-static bool settable(parser *p, const char *what, const d12_caps_field *field)
+static bool settable(parser *p, const char *what, const d12_caps_feature *feature, const d12_caps_field *field)
 {
+    if (is_format_feature(feature->value))
+        return complain(p, "%s is answered per format from spec/formats.yaml, not from a profile", what);
     if (field->kind == D12_CAPS_FIELD_INPUT || field->kind == D12_CAPS_FIELD_INOUT)
         return complain(p, "%s is an input of the query; a profile sets capabilities", what);
     if (field->kind == D12_CAPS_FIELD_OPAQUE || field->size > sizeof(int64_t))
@@ -317,7 +326,7 @@ static void apply_line(parser *p, char *text)
     char what[256];
     snprintf(what, sizeof what, "%s.%s", feature_name, field_name);
     int64_t value;
-    if (!settable(p, what, field) || !parse_value(p, what, field, value_text, &value))
+    if (!settable(p, what, entry->feature, field) || !parse_value(p, what, field, value_text, &value))
         return;
     if (!fits(field, value)) {
         complain(p, "value '%s' does not fit %s", value_text, what);
@@ -375,6 +384,39 @@ HRESULT d12__refdrv_profile_load(d12__refdrv_profile *profile, FILE *errors)
 
 /* ---- Queries ---- */
 
+static HRESULT fill_format_query(UINT feature, void *data, UINT size)
+{
+    if (feature == D3D12_FEATURE_FORMAT_SUPPORT && size == sizeof(D3D12_FEATURE_DATA_FORMAT_SUPPORT)) {
+        D3D12_FEATURE_DATA_FORMAT_SUPPORT support;
+        memcpy(&support, data, sizeof support);
+        const d12_format_info *format = d12_format_find((UINT)support.Format);
+        support.Support1 = format ? (D3D12_FORMAT_SUPPORT1)format->support1 : D3D12_FORMAT_SUPPORT1_NONE;
+        support.Support2 = format ? (D3D12_FORMAT_SUPPORT2)format->support2 : D3D12_FORMAT_SUPPORT2_NONE;
+        memcpy(data, &support, sizeof support);
+        return S_OK;
+    }
+    if (feature == D3D12_FEATURE_FORMAT_INFO && size == sizeof(D3D12_FEATURE_DATA_FORMAT_INFO)) {
+        D3D12_FEATURE_DATA_FORMAT_INFO info;
+        memcpy(&info, data, sizeof info);
+        const d12_format_info *format = d12_format_find((UINT)info.Format);
+        if (!format || !format->planes)
+            return E_INVALIDARG;
+        info.PlaneCount = format->planes;
+        memcpy(data, &info, sizeof info);
+        return S_OK;
+    }
+    if (feature == D3D12_FEATURE_MULTISAMPLE_QUALITY_LEVELS &&
+        size == sizeof(D3D12_FEATURE_DATA_MULTISAMPLE_QUALITY_LEVELS)) {
+        D3D12_FEATURE_DATA_MULTISAMPLE_QUALITY_LEVELS levels;
+        memcpy(&levels, data, sizeof levels);
+        const d12_format_info *format = d12_format_find((UINT)levels.Format);
+        levels.NumQualityLevels = levels.SampleCount == 1 ? 1 : d12_format_adapter_quality_levels(format, levels.SampleCount);
+        memcpy(data, &levels, sizeof levels);
+        return S_OK;
+    }
+    return E_INVALIDARG;
+}
+
 HRESULT d12__refdrv_profile_fill(const d12__refdrv_profile *profile, UINT feature, void *data, UINT size)
 {
     uint32_t count;
@@ -382,6 +424,8 @@ HRESULT d12__refdrv_profile_fill(const d12__refdrv_profile *profile, UINT featur
     const d12_caps_feature *found = d12_caps_find_feature(feature);
     if (!found || !data)
         return E_INVALIDARG;
+    if (is_format_feature(feature))
+        return fill_format_query(feature, data, size);
     const d12__refdrv_feature_data *entry = &profile->entries[found - features];
     /* Only sizes the driver itself knows: a layout newer than its profile's would have fields it cannot fill. */
     const d12_caps_layout *layout = d12_caps_layout_for_size(found, size, profile->version);

@@ -6,7 +6,9 @@
  * BOOLs are TRUE; integers have plausible documented values; input and opaque fields are left alone.
  * D12RT_REFDRV_PROFILE=file overrides fields, one per line:
  *     D3D12_FEATURE_D3D12_OPTIONS5.RaytracingTier = D3D12_RAYTRACING_TIER_1_2   # names or numbers
- * flags may be written A | B; `#` starts a comment; blank lines are ignored. Any unknown feature, field or value
+ * flags may be written A | B; `#` starts a comment; blank lines are ignored. The three format features
+ * (FORMAT_SUPPORT, FORMAT_INFO, MULTISAMPLE_QUALITY_LEVELS) are answered per format from spec/formats.yaml
+ * (docs/formats.md) and cannot be set. Any unknown feature, field or value
  * name, or a malformed line, is reported as `file:line: message` on stderr and the profile fails to load. */
 #ifndef D12_REFDRV_PROFILE_H
 #define D12_REFDRV_PROFILE_H

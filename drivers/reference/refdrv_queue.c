@@ -33,6 +33,9 @@ typedef struct d12__refdrv_queue {
     pthread_cond_t wake;
     queue_op *head, **tail; /* guarded by lock */
     bool stopping;          /* guarded by lock: drain what is queued, then end */
+    /* The timeline thread's own (no lock): */
+    d12__refdrv_timeline timeline;
+    bool reset; /* the engine was reset (a fault, or the device is removed): every later operation is dropped */
 } d12__refdrv_queue;
 
 static d12__refdrv_queue *queue_of(D3D12DDI_HCOMMANDQUEUE handle)
@@ -47,25 +50,48 @@ static void sleep_ms(unsigned ms)
     }
 }
 
-/* No driver lock is held while calling back: the runtime's callbacks may block (a wait) or re-enter. */
+static void release_recordings(queue_op *op)
+{
+    for (UINT i = 0; i < op->count; i++)
+        d12__refdrv_recording_release(op->recordings[i]);
+}
+
+/* The engine stops executing commands: OP_BEGIN of the next command, or IDLE before a fence operation or after a
+ * submission, tells the runtime's watchdog (build 0127); false once the device is removed. */
+static bool still_running(d12__refdrv_queue *queue)
+{
+    D3D12DDI_HRTCOMMANDLIST none = {NULL};
+    if (!queue->reset && !d12__refdrv_progress(&queue->timeline, D3D12DDI_GPU_PROGRESS_0127_IDLE, none,
+                                               D3D12DDI_OP_INDEX_UNKNOWN))
+        queue->reset = true;
+    return !queue->reset;
+}
+
+/* No driver lock is held while calling back: the runtime's callbacks may block (a wait) or re-enter. Once the
+ * engine was reset (pfnDeviceFaultCb, or pfnReportGpuProgressCb answering that the device is removed) every
+ * operation is dropped unrun, fence operations included: "drops all work queued after it" (d3d12ddi.h). */
 static void run(d12__refdrv_queue *queue, queue_op *op)
 {
     d12__refdrv_device *device = queue->device;
     switch (op->type) {
     case OP_EXECUTE:
-        if (device->exec_delay_ms)
+        if (!queue->reset && device->exec_delay_ms)
             sleep_ms(device->exec_delay_ms);
-        for (UINT i = 0; i < op->count; i++) {
-            d12__refdrv_execute(device, op->recordings[i]);
-            d12__refdrv_recording_release(op->recordings[i]);
+        for (UINT i = 0; i < op->count && !queue->reset; i++) {
+            if (!d12__refdrv_execute(&queue->timeline, op->recordings[i]))
+                queue->reset = true;
         }
+        release_recordings(op);
+        still_running(queue);
         break;
     case OP_SIGNAL:
-        device->kt.pfnSignalFenceFromGpuCb(device->rt_device, queue->rt_queue, &op->fence);
+        if (still_running(queue))
+            device->kt.pfnSignalFenceFromGpuCb(device->rt_device, queue->rt_queue, &op->fence);
         break;
     case OP_WAIT:
         /* S_OK: satisfied; E_ABORT: the runtime abandoned the wait (queue destruction, removal): carry on. */
-        device->kt.pfnWaitForFenceFromGpuCb(device->rt_device, queue->rt_queue, &op->fence);
+        if (still_running(queue))
+            device->kt.pfnWaitForFenceFromGpuCb(device->rt_device, queue->rt_queue, &op->fence);
         break;
     }
     free(op);
@@ -169,6 +195,8 @@ HRESULT APIENTRY d12__refdrv_create_queue(D3D12DDI_HDEVICE handle, const D3D12DD
     memset(queue, 0, sizeof *queue);
     queue->device = device;
     queue->rt_queue = rt_queue;
+    queue->timeline.device = device;
+    queue->timeline.rt_queue = rt_queue;
     queue->tail = &queue->head;
     if (pthread_mutex_init(&queue->lock, NULL) != 0)
         return E_OUTOFMEMORY;
@@ -184,8 +212,8 @@ HRESULT APIENTRY d12__refdrv_create_queue(D3D12DDI_HDEVICE handle, const D3D12DD
     return S_OK;
 }
 
-/* Everything already submitted runs (its waits may be abandoned by the runtime with E_ABORT); once the thread
- * is joined nothing calls back for this queue. */
+/* Everything already submitted runs (its waits may be abandoned by the runtime with E_ABORT), unless the engine
+ * was reset: on a removed device nothing queued runs; once the thread is joined nothing calls back for this queue. */
 VOID APIENTRY d12__refdrv_destroy_queue(D3D12DDI_HDEVICE device, D3D12DDI_HCOMMANDQUEUE handle)
 {
     (void)device;

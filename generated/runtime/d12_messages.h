@@ -36,6 +36,8 @@ extern "C" {
 #define D12_MESSAGE_ID_COMMAND_LIST_RECORDING_ERROR ((D3D12_MESSAGE_ID)0x10011)
 #define D12_MESSAGE_ID_FENCE_INVALID_EVENT ((D3D12_MESSAGE_ID)0x10012)
 #define D12_MESSAGE_ID_DRIVER_FENCE_OPERATION_MISMATCH ((D3D12_MESSAGE_ID)0x10013)
+#define D12_MESSAGE_ID_CHECKFEATURESUPPORT_FIELD_CLAMPED ((D3D12_MESSAGE_ID)0x10200)
+#define D12_MESSAGE_ID_CHECKFEATURESUPPORT_FEATURE_AFTER_PIN ((D3D12_MESSAGE_ID)0x10201)
 #define D12_MESSAGE_ID_CREATERESOURCE_INVALID_INITIAL_STATE ((D3D12_MESSAGE_ID)0x10400)
 
 typedef enum d12_msg {
@@ -82,6 +84,8 @@ typedef enum d12_msg {
     D12_MSG_RESOURCE_UNMAP_NOTMAPPED,
     D12_MSG_FENCE_INVALID_EVENT,
     D12_MSG_DRIVER_FENCE_OPERATION_MISMATCH,
+    D12_MSG_CHECKFEATURESUPPORT_FIELD_CLAMPED,
+    D12_MSG_CHECKFEATURESUPPORT_FEATURE_AFTER_PIN,
     D12_MSG_CREATERESOURCE_INVALIDALIGNMENT,
     D12_MSG_CREATERESOURCE_INVALIDMISCFLAGS,
     D12_MSG_CREATERESOURCEANDHEAP_INVALIDHEAPMISCFLAGS,
@@ -148,9 +152,9 @@ static inline void d12__msg_device_removed(d12_info_queue *queue, HRESULT reason
     d12__info_queue_report(queue, D12_MSG_DEVICE_REMOVED, (unsigned int)reason, why);
 }
 
-static inline void d12__msg_device_removal_process_at_fault(d12_info_queue *queue, HRESULT reason, const char *why)
+static inline void d12__msg_device_removal_process_at_fault(d12_info_queue *queue, const char *reason_name, const char *reason_text)
 {
-    d12__info_queue_report(queue, D12_MSG_DEVICE_REMOVAL_PROCESS_AT_FAULT, (unsigned int)reason, why);
+    d12__info_queue_report(queue, D12_MSG_DEVICE_REMOVAL_PROCESS_AT_FAULT, reason_name, reason_text);
 }
 
 static inline void d12__msg_driver_load_failed(d12_info_queue *queue, const char *path, const char *detail)
@@ -321,6 +325,16 @@ static inline void d12__msg_fence_invalid_event(d12_info_queue *queue, long long
 static inline void d12__msg_driver_fence_operation_mismatch(d12_info_queue *queue, const char *driver, const char *operation, unsigned long long value)
 {
     d12__info_queue_report(queue, D12_MSG_DRIVER_FENCE_OPERATION_MISMATCH, driver, operation, value);
+}
+
+static inline void d12__msg_checkfeaturesupport_field_clamped(d12_info_queue *queue, const char *feature, const char *struct_name, const char *field, unsigned int pinned_version, long long from, long long to)
+{
+    d12__info_queue_report(queue, D12_MSG_CHECKFEATURESUPPORT_FIELD_CLAMPED, feature, struct_name, field, pinned_version, from, to);
+}
+
+static inline void d12__msg_checkfeaturesupport_feature_after_pin(d12_info_queue *queue, const char *feature, unsigned int pinned_version)
+{
+    d12__info_queue_report(queue, D12_MSG_CHECKFEATURESUPPORT_FEATURE_AFTER_PIN, feature, pinned_version);
 }
 
 static inline void d12__msg_createresource_invalidalignment(d12_info_queue *queue, unsigned long long alignment)

@@ -130,8 +130,10 @@ static bool number_visible(const d12_caps_enum *enumeration, int64_t number, d12
 
 /* ---- The rule per field kind (section 3) ---- */
 
-/* "Tiers are a table, not arithmetic": the highest value of the enum that existed at `version` and does
- * not exceed the true value; 0 where there is none. */
+/* "Tiers are a table, not arithmetic": the highest value of the enum at or below the true value that a caller
+ * at `version` may see (an unprotected value, or a protected one its SDK had); 0 where there is none. Taking
+ * the highest *visible* value, not the highest *present* one, keeps the rule monotonic: a better GPU never reads
+ * as a lower tier (issue 8 item 4; docs/clamping.md 3). */
 static int64_t clamp_tier(const d12_caps_enum *enumeration, int64_t true_value, d12_caps_version version)
 {
     if (number_visible(enumeration, true_value, version))
@@ -140,7 +142,8 @@ static int64_t clamp_tier(const d12_caps_enum *enumeration, int64_t true_value, 
     bool found = false;
     for (uint32_t i = 0; i < enumeration->count; i++) {
         const d12_caps_enum_value *value = &enumeration->values[i];
-        if (value->value <= true_value && d12_caps_value_present(value, version) && (!found || value->value > best)) {
+        if (value->value <= true_value && (!found || value->value > best) &&
+            number_visible(enumeration, value->value, version)) {
             best = value->value;
             found = true;
         }
@@ -159,7 +162,8 @@ static int64_t clamp_flags(const d12_caps_enum *enumeration, int64_t true_value,
     return kept;
 }
 
-/* MaxSupportedFeatureLevel must stay one of the caller's requested levels. */
+/* MaxSupportedFeatureLevel must stay one of the caller's requested levels: the highest one at or below the true
+ * level that the caller may see. */
 static int64_t clamp_feature_level(const d12_caps_enum *enumeration, int64_t true_value, d12_caps_version version,
                                    const D3D_FEATURE_LEVEL *requested, UINT requested_count)
 {
@@ -168,8 +172,8 @@ static int64_t clamp_feature_level(const d12_caps_enum *enumeration, int64_t tru
     int64_t best = 0;
     for (UINT i = 0; requested != NULL && i < requested_count; i++) {
         int64_t level = requested[i];
-        if (level <= true_value && level > best && number_present(enumeration, level, version))
-            best = level;
+        if (level <= true_value && level > best && number_visible(enumeration, level, version))
+            best = level; /* visible: a value of the enum (a number it never had is protected) */
     }
     return best;
 }
@@ -229,6 +233,16 @@ const d12_caps_layout *d12_caps_layout_for_size(const d12_caps_feature *feature,
             return layout;
     }
     return NULL;
+}
+
+bool d12_caps_feature_present(const d12_caps_feature *feature, d12_caps_version version)
+{
+    for (uint32_t i = 0; feature != NULL && feature->struct_name != NULL && i < feature->layout_count; i++) {
+        uint32_t first = feature->layouts[i].first[version.line];
+        if (first != D12_CAPS_NEVER && first <= version.number)
+            return true;
+    }
+    return false;
 }
 
 d12_caps_status d12_caps_check_query(UINT feature, UINT size, d12_caps_version version)

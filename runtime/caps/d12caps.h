@@ -174,6 +174,10 @@ const d12_caps_enum *d12_caps_find_enum(const char *name);
 const d12_caps_layout *d12_caps_layout_for_size(const d12_caps_feature *feature, UINT size,
                                                 d12_caps_version version);
 
+/* Whether `feature` had a data struct (any layout) at `version` on its line. Legacy CheckFeatureSupport answers
+ * E_INVALIDARG for a feature that did not exist at its pinned level (docs/clamping.md section 5). */
+bool d12_caps_feature_present(const d12_caps_feature *feature, d12_caps_version version);
+
 /* Check a query before the driver is asked: the feature is one the runtime answers and `size` is a size its
  * struct had at `version` or before. Reads no data. */
 d12_caps_status d12_caps_check_query(UINT feature, UINT size, d12_caps_version version);

@@ -104,8 +104,10 @@ static void test_tier_lowered(void)
     report_log log = {0};
     CHECK_EQ_INT(raytracing_at(RETAIL, 621, D3D12_RAYTRACING_TIER_1_3, &log), D3D12_RAYTRACING_TIER_1_2);
     CHECK_EQ_INT(raytracing_at(PREVIEW, 722, D3D12_RAYTRACING_TIER_1_3, &log), D3D12_RAYTRACING_TIER_1_2);
-    /* "Tiers are a table, not arithmetic": at 610 1_2 did not exist, so 1_3 reads as 1_1. */
-    CHECK_EQ_INT(raytracing_at(RETAIL, 610, D3D12_RAYTRACING_TIER_1_3, &log), D3D12_RAYTRACING_TIER_1_1);
+    /* "Tiers are a table, not arithmetic", and never lower for a better GPU (issue 8 item 4): at 610 1_2 did not
+     * exist yet, but a true 1_2 stays 1_2 there (unprotected), so a true 1_3 reads as 1_2, not 1_1. */
+    CHECK_EQ_INT(raytracing_at(RETAIL, 610, D3D12_RAYTRACING_TIER_1_3, &log), D3D12_RAYTRACING_TIER_1_2);
+    CHECK_EQ_INT(raytracing_at(RETAIL, 610, D3D12_RAYTRACING_TIER_1_2, &log), D3D12_RAYTRACING_TIER_1_2);
     /* A number the driver reports that no SDK has: the highest tier of the table below it. */
     CHECK_EQ_INT(raytracing_at(RETAIL, 621, (D3D12_RAYTRACING_TIER)14, &log), D3D12_RAYTRACING_TIER_1_2);
 
@@ -221,7 +223,7 @@ static void test_shader_model(void)
     CHECK_EQ_INT(sm.HighestShaderModel, D3D_SHADER_MODEL_6_10);
     sm.HighestShaderModel = D3D_SHADER_MODEL_6_11;
     CHECK_EQ_INT(query(RETAIL, D3D12_FEATURE_SHADER_MODEL, &sm, sizeof sm, 613, &log), D12_CAPS_OK);
-    CHECK_EQ_INT(sm.HighestShaderModel, D3D_SHADER_MODEL_6_9);
+    CHECK_EQ_INT(sm.HighestShaderModel, D3D_SHADER_MODEL_6_10); /* 6_10 (619) is unprotected: visible at 613 */
 
     /* Negative: 6_11 at 622; 6_10 (619, before CheckFeatureSupport1) at 600 passes through. */
     sm.HighestShaderModel = D3D_SHADER_MODEL_6_11;
@@ -302,9 +304,10 @@ static void test_unprotected_pass_through(void)
     CHECK_EQ_INT(raytracing_at(PREVIEW, 5, D3D12_RAYTRACING_TIER_1_2, &log), D3D12_RAYTRACING_TIER_1_2);
     CHECK_EQ_INT(log.count, 0);
 
-    /* Negative: a protected value at the same old versions is lowered. */
-    CHECK_EQ_INT(raytracing_at(RETAIL, 4, D3D12_RAYTRACING_TIER_1_3, &log), D3D12_RAYTRACING_TIER_1_1);
-    CHECK_EQ_INT(raytracing_at(PREVIEW, 700, D3D12_RAYTRACING_TIER_1_3, &log), D3D12_RAYTRACING_TIER_1_1);
+    /* Negative: a protected value at the same old versions is lowered, to the highest value below it that the
+     * caller may see (1_2, unprotected). */
+    CHECK_EQ_INT(raytracing_at(RETAIL, 4, D3D12_RAYTRACING_TIER_1_3, &log), D3D12_RAYTRACING_TIER_1_2);
+    CHECK_EQ_INT(raytracing_at(PREVIEW, 700, D3D12_RAYTRACING_TIER_1_3, &log), D3D12_RAYTRACING_TIER_1_2);
     CHECK_EQ_INT(log.count, 2);
 }
 
@@ -325,6 +328,16 @@ static void test_new_feature(void)
     CHECK_EQ_INT(d12_caps_check_query(D3D12_FEATURE_FUTURE_WIDGETS, full, resolved(RETAIL, 621)), D12_CAPS_BAD_SIZE);
     CHECK_EQ_INT(d12_caps_check_query(D3D12_FEATURE_FUTURE_WIDGETS, 16, resolved(RETAIL, 622)), D12_CAPS_BAD_SIZE);
     CHECK_EQ_INT(d12_caps_check_query(9999, 4, resolved(RETAIL, 622)), D12_CAPS_UNKNOWN_FEATURE);
+    /* Legacy CheckFeatureSupport refuses a feature newer than its pin (docs/clamping.md 5): the feature is not
+     * present at the pinned level, and present from its first version on. */
+    const d12_caps_feature *widgets = d12_caps_find_feature(D3D12_FEATURE_FUTURE_WIDGETS);
+    CHECK(!d12_caps_feature_present(widgets, d12_caps_legacy_version(RETAIL)));
+    CHECK(!d12_caps_feature_present(widgets, d12_caps_legacy_version(PREVIEW)));
+    CHECK(!d12_caps_feature_present(widgets, resolved(RETAIL, 620)));
+    CHECK(d12_caps_feature_present(widgets, resolved(RETAIL, 621)));
+    CHECK(d12_caps_feature_present(widgets, resolved(PREVIEW, 722)));
+    CHECK(d12_caps_feature_present(d12_caps_find_feature(D3D12_FEATURE_D3D12_OPTIONS5), d12_caps_legacy_version(RETAIL)));
+    CHECK(!d12_caps_feature_present(NULL, resolved(RETAIL, 622)));
 
     /* At 621 GadgetTier had no value yet: whatever the driver reports reads as 0. Only 8 bytes are written. */
     report_log log = {0};

@@ -175,6 +175,39 @@ static void run_case(const d12_caps_exhaustive_group *g, const d12_caps_exhausti
     record_case((uint32_t)single == (uint32_t)expected, g, v, true_value, "d12_caps_clamp_value", expected, single);
 }
 
+/* A better GPU never reads as less (docs/clamping.md 3, issue 8 item 4): over one row's probe values, the
+ * library's answers never exceed the true value and never decrease as it grows (ordered kinds: the probes are
+ * increasing), and for flags a subset of the true bits never reads as more than its superset. */
+static void check_row_monotonic(const d12_caps_exhaustive_group *g, const d12_caps_exhaustive_version *v,
+                                d12_caps_version version)
+{
+    const d12_caps_field *field = library_field(g, version);
+    if (!field || !field->enumeration)
+        return; /* run_case reports the missing field */
+    int64_t got[64];
+    uint32_t count = g->value_count < 64 ? g->value_count : 64;
+    const int64_t *probes = &d12_caps_exhaustive_values[g->value_first];
+    for (uint32_t i = 0; i < count; i++)
+        got[i] = d12_caps_clamp_value(field->kind, field->enumeration, probes[i], version, d12_caps_exhaustive_levels,
+                                      d12_caps_exhaustive_level_count);
+    for (uint32_t i = 0; i < count; i++) {
+        if (g->kind == D12_CAPS_FIELD_FLAGS) {
+            record_case((got[i] & ~probes[i]) == 0, g, v, probes[i], "monotonic: no bit the GPU lacks", 0,
+                        got[i] & ~probes[i]);
+            for (uint32_t j = 0; j < count; j++) {
+                if ((probes[i] & ~probes[j]) == 0)
+                    record_case((got[i] & ~got[j]) == 0, g, v, probes[i], "monotonic: subset reads as subset of",
+                                probes[j], got[i]);
+            }
+            continue;
+        }
+        record_case(got[i] <= probes[i], g, v, probes[i], "monotonic: never above the true value", probes[i], got[i]);
+        if (i > 0)
+            record_case(probes[i - 1] < probes[i] && got[i - 1] <= got[i], g, v, probes[i],
+                        "monotonic: not below the answer for a lower true value", got[i - 1], got[i]);
+    }
+}
+
 int main(void)
 {
     uint32_t cases = 0;
@@ -211,6 +244,8 @@ int main(void)
                 resolve_ok = 0;
         }
 
+        if (resolve_ok && query == D12_CAPS_OK && row->status == D12_CAPS_OK)
+            check_row_monotonic(g, v, version);
         for (uint32_t i = 0; i < g->value_count; i++, cases++) {
             int64_t true_value = d12_caps_exhaustive_values[g->value_first + i];
             if (!resolve_ok) {

@@ -63,8 +63,9 @@ def future():
     check(clamp(o, "tier", rt, t13, "retail", 621) == t12, "1_3 at 621 -> 1_2")
     check(clamp(o, "tier", rt, t13, "retail", 622) == t13, "1_3 at 622 stays")
     check(clamp(o, "tier", rt, t13, "retail", 723) == t13, "1_3 at remapped 723 stays")
-    # "a request at 610 turns a true 1_3 into 1_1 (1_2 did not exist at 610), while a true 1_2 stays 1_2"
-    check(clamp(o, "tier", rt, t13, "retail", 610) == t11, "1_3 at 610 -> 1_1")
+    # Monotonic (issue 8 item 4): a true 1_2 stays 1_2 at 610 (unprotected), so a true 1_3 reads as 1_2 there,
+    # never as the 1_1 that a worse GPU would not even read.
+    check(clamp(o, "tier", rt, t13, "retail", 610) == t12, "1_3 at 610 -> 1_2")
     check(clamp(o, "tier", rt, t12, "retail", 610) == t12, "1_2 at 610 stays")
     check(clamp(o, "tier", rt, 14, "preview", 722) == t12, "unknown 14 at 722 -> 1_2")
     flags = "D3D12_SHADER_CACHE_SUPPORT_FLAGS"
@@ -94,9 +95,41 @@ def future():
     legacy = o.legacy_version("retail")
     check(o.clamp_value("tier", o.model.enums[rt], t13, legacy) == t12, "legacy hides 1_3")
     check(o.clamp_value("tier", o.model.enums[rt], t12, legacy) == t12, "legacy keeps 1_2")
+    # Section 5: legacy CheckFeatureSupport refuses a feature (or a size) newer than its pin.
+    check(o.legacy_status(widgets, 8, "retail") == oracle_module.STATUS_BAD_SIZE, "legacy: FUTURE_WIDGETS refused")
+    options5 = o.model.features["D3D12_FEATURE_D3D12_OPTIONS5"]
+    check(o.legacy_status(options5, options5.layouts[-1].size, "retail") == oracle_module.STATUS_OK,
+          "legacy: OPTIONS5 answered")
+    check(o.legacy_status(None, 4, "preview") == oracle_module.STATUS_UNKNOWN_FEATURE, "legacy: unknown number")
+
+
+def monotonic():
+    """The oracle's own monotonicity guard: it must refuse a rule that shows a better GPU less (issue 8 item 4)."""
+    o = oracle_module.Oracle(spec_model.load_model(ROOT / "tests/fixtures/future-spec"))
+
+    class Field:
+        def __init__(self, kind):
+            self.kind = kind
+
+    def refuses(kind, probes, results):
+        try:
+            o.check_monotonic(Field(kind), probes, results, "probe")
+        except ValueError:
+            return True
+        return False
+
+    check(refuses("tier", [11, 12, 13], [11, 12, 11]), "monotonic: 1_3 -> 1_1 beside 1_2 -> 1_2 is refused")
+    check(refuses("tier", [11, 12], [11, 13]), "monotonic: a value above the true one is refused")
+    check(not refuses("tier", [11, 12, 13, 14], [11, 12, 12, 12]), "monotonic: a plateau is fine")
+    check(refuses("flags", [0x1, 0x3], [0x1, 0x2]), "monotonic: a superset losing a bit is refused")
+    check(refuses("flags", [0x1], [0x3]), "monotonic: a bit the GPU lacks is refused")
+    check(not refuses("flags", [0x1, 0x3, 0x80], [0x1, 0x3, 0x0]), "monotonic: clearing an unknown bit is fine")
+    table = o.exhaustive_table()  # raises if any generated case breaks monotonicity
+    check(table["case_count"] > 0, "monotonic: the fixture's exhaustive table passes the guard")
 
 
 production()
 future()
+monotonic()
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed or not passed else 0)

@@ -53,7 +53,7 @@ static int64_t raytracing_tier(d12_driver_adapter *adapter)
 static void check_reference_adapter(d12_driver_adapter *adapter)
 {
     UINT32 count = 99;
-    CHECK_EQ_INT(d12__driver_adapter_version(adapter), D3D12DDI_SUPPORTED_0126);
+    CHECK_EQ_INT(d12__driver_adapter_version(adapter), D3D12DDI_SUPPORTED_0127);
     const D3D12DDI_FEATURE_0020 *features = d12__driver_extended_features(adapter, &count);
     CHECK_EQ_INT(count, 1);
     CHECK(features && features[0] == D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES);
@@ -308,7 +308,7 @@ static const broken_case k_broken[] = {
     {"open_fails", E_OUTOFMEMORY, S_OK, "OpenAdapter12 failed (0x8007000E)"},
     {"null_slot", DRIVER_INTERNAL, S_OK, "OpenAdapter12 left pfnGetCaps NULL"},
     {"no_common", DXGI_ERROR_UNSUPPORTED, S_OK, "no DDI version in common with the runtime (it lists 1; the "
-                                                "runtime implements D3D12DDI_SUPPORTED_0x000C0050007E0000 and older)"},
+                                                "runtime implements D3D12DDI_SUPPORTED_0x000C0050007F0000 and older)"},
     {"huge_count", DRIVER_INTERNAL, S_OK, "pfnGetSupportedVersions reported 1000000 entries (at most 256 accepted)"},
     {"overfill", DRIVER_INTERNAL, S_OK, "pfnGetSupportedVersions wrote 7 entries into room for 2"},
     {"ext_null_slot", DRIVER_INTERNAL, S_OK, "the extended-features table has a NULL slot"},

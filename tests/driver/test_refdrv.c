@@ -303,6 +303,53 @@ static void environment(void)
     remove(path);
 }
 
+/* ---- Format features: answered per format from spec/formats.yaml (docs/formats.md), not from the profile ---- */
+
+static void error_format_feature(void)
+{
+    check_error("D3D12_FEATURE_FORMAT_SUPPORT.Support1 = 1\n",
+                ":1: D3D12_FEATURE_FORMAT_SUPPORT.Support1 is answered per format from spec/formats.yaml, not from a "
+                "profile",
+                RT_TIER " = 11\n");
+    check_error("D3D12_FEATURE_MULTISAMPLE_QUALITY_LEVELS.NumQualityLevels = 4\n",
+                ":1: D3D12_FEATURE_MULTISAMPLE_QUALITY_LEVELS.NumQualityLevels is answered per format from "
+                "spec/formats.yaml, not from a profile",
+                "D3D12_FEATURE_ARCHITECTURE.UMA = FALSE\n");
+}
+
+/* The driver's half: FORMAT_SUPPORT and the quality levels of the format asked about. */
+static void format_answers(void)
+{
+    d12__refdrv_profile profile;
+    char *errors;
+    CHECK_EQ_INT(build(&profile, D12_CAPS_FLAVOR_RETAIL, NULL, &errors, NULL), S_OK);
+    free(errors);
+    D3D12_FEATURE_DATA_FORMAT_SUPPORT rgba = {DXGI_FORMAT_R8G8B8A8_UNORM, 0, 0}, depth = {DXGI_FORMAT_D32_FLOAT, 0, 0};
+    D3D12_FEATURE_DATA_FORMAT_SUPPORT none = {DXGI_FORMAT_P8, 1, 1};
+    CHECK_EQ_INT(d12__refdrv_profile_fill(&profile, D3D12_FEATURE_FORMAT_SUPPORT, &rgba, sizeof rgba), S_OK);
+    CHECK_EQ_INT(d12__refdrv_profile_fill(&profile, D3D12_FEATURE_FORMAT_SUPPORT, &depth, sizeof depth), S_OK);
+    CHECK_EQ_INT(d12__refdrv_profile_fill(&profile, D3D12_FEATURE_FORMAT_SUPPORT, &none, sizeof none), S_OK);
+    CHECK(rgba.Support1 & D3D12_FORMAT_SUPPORT1_RENDER_TARGET);
+    CHECK(!(rgba.Support1 & D3D12_FORMAT_SUPPORT1_DEPTH_STENCIL));
+    CHECK(depth.Support1 & D3D12_FORMAT_SUPPORT1_DEPTH_STENCIL);
+    CHECK(!(depth.Support1 & D3D12_FORMAT_SUPPORT1_RENDER_TARGET));
+    CHECK_EQ_INT(none.Support1, 0); /* the runtime turns "nothing" into E_FAIL */
+    CHECK_EQ_INT(none.Support2, 0);
+    D3D12_FEATURE_DATA_MULTISAMPLE_QUALITY_LEVELS four = {DXGI_FORMAT_R8G8B8A8_UNORM, 4, 0, 0};
+    D3D12_FEATURE_DATA_MULTISAMPLE_QUALITY_LEVELS bc = {DXGI_FORMAT_BC1_UNORM, 4, 0, 7};
+    CHECK_EQ_INT(d12__refdrv_profile_fill(&profile, D3D12_FEATURE_MULTISAMPLE_QUALITY_LEVELS, &four, sizeof four), S_OK);
+    CHECK_EQ_INT(d12__refdrv_profile_fill(&profile, D3D12_FEATURE_MULTISAMPLE_QUALITY_LEVELS, &bc, sizeof bc), S_OK);
+    CHECK_EQ_INT(four.NumQualityLevels, 1);
+    CHECK_EQ_INT(bc.NumQualityLevels, 0);
+    D3D12_FEATURE_DATA_FORMAT_INFO nv12 = {DXGI_FORMAT_NV12, 0}, r1 = {DXGI_FORMAT_R1_UNORM, 0};
+    CHECK_EQ_INT(d12__refdrv_profile_fill(&profile, D3D12_FEATURE_FORMAT_INFO, &nv12, sizeof nv12), S_OK);
+    CHECK_EQ_INT(nv12.PlaneCount, 2);
+    CHECK_EQ_INT(d12__refdrv_profile_fill(&profile, D3D12_FEATURE_FORMAT_INFO, &r1, sizeof r1), E_INVALIDARG);
+    CHECK_EQ_INT(d12__refdrv_profile_fill(&profile, D3D12_FEATURE_FORMAT_SUPPORT, &rgba, sizeof rgba - 1),
+                 E_INVALIDARG);
+    d12__refdrv_profile_free(&profile);
+}
+
 static const struct {
     const char *name;
     void (*run)(void);
@@ -313,6 +360,7 @@ static const struct {
     {"error_unknown_feature", error_unknown_feature}, {"error_unknown_field", error_unknown_field},
     {"error_unknown_value", error_unknown_value}, {"error_malformed", error_malformed},
     {"error_several", error_several}, {"error_unreadable", error_unreadable}, {"environment", environment},
+    {"error_format_feature", error_format_feature}, {"format_answers", format_answers},
 };
 
 int main(int argc, char **argv)

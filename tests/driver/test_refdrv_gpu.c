@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "harness.h"
-#include "refdrv.h"
+#include "refdrv_gpu.h" /* the driver's internals: its command records and GPU cost */
 
 /* ---- The fake runtime ---- */
 
@@ -131,6 +131,43 @@ static const D3D12DDI_CORELAYER_DEVICECALLBACKS_0126 k_callbacks = {set_error, s
                                                                    query_identity};
 static const D3D12DDI_KERNEL_THUNK_CALLBACKS_0110 k_kt = {signal_from_gpu, wait_from_gpu};
 
+/* DDI build 0127: the fault callback records what it got; progress answers g_progress_answer (S_OK, or
+ * D3DDDIERR_DEVICEREMOVED once a test "removes the device") and counts the reports by kind. */
+static D3D12DDICB_DEVICEFAULT_0127 g_faults[MAX_LOG];
+static unsigned g_fault_count, g_progress_count[3];
+static D3D12DDICB_GPUPROGRESS_0127 g_last_begin;
+static HRESULT g_progress_answer = S_OK;
+
+static VOID APIENTRY fault_from_gpu(D3D12DDI_HRTDEVICE device, const D3D12DDICB_DEVICEFAULT_0127 *fault)
+{
+    (void)device;
+    pthread_mutex_lock(&g_lock);
+    if (g_fault_count < MAX_LOG)
+        g_faults[g_fault_count++] = *fault;
+    g_progress_answer = D3DDDIERR_DEVICEREMOVED; /* the runtime removes the device */
+    pthread_cond_broadcast(&g_cond);
+    pthread_mutex_unlock(&g_lock);
+}
+
+static HRESULT APIENTRY progress_from_gpu(D3D12DDI_HRTDEVICE device, D3D12DDI_HRTCOMMANDQUEUE queue,
+                                          const D3D12DDICB_GPUPROGRESS_0127 *progress)
+{
+    (void)device;
+    (void)queue;
+    pthread_mutex_lock(&g_lock);
+    if ((unsigned)progress->Progress < 3)
+        g_progress_count[progress->Progress]++;
+    if (progress->Progress == D3D12DDI_GPU_PROGRESS_0127_OP_BEGIN)
+        g_last_begin = *progress;
+    HRESULT hr = g_progress_answer;
+    pthread_cond_broadcast(&g_cond);
+    pthread_mutex_unlock(&g_lock);
+    return hr;
+}
+
+static const D3D12DDI_KERNEL_THUNK_CALLBACKS_0127 k_kt_0127 = {signal_from_gpu, wait_from_gpu, fault_from_gpu,
+                                                               progress_from_gpu};
+
 /* Set a fence from the CPU (the runtime's ID3D12Fence::Signal). */
 static void cpu_signal(fake_fence *fence, UINT64 value)
 {
@@ -155,7 +192,10 @@ typedef struct gpu {
     D3D12DDI_HADAPTER adapter;
     D3D12DDI_HDEVICE device;
     D3D12DDI_DEVICE_FUNCS_CORE_0126 core;
-    D3D12DDI_COMMAND_LIST_FUNCS_3D_0126 cl;
+    union {
+        D3D12DDI_COMMAND_LIST_FUNCS_3D_0126 cl;
+        D3D12DDI_COMMAND_LIST_FUNCS_3D_0127 cl7; /* build 0127 */
+    };
     D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126 q;
     D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 drm;
     D3D12DDI_HCOMMANDQUEUE queue;
@@ -168,22 +208,27 @@ static void *private_memory(SIZE_T size)
     return calloc(1, size);
 }
 
-static void open_gpu(gpu *g, bool drm, bool kt)
+/* Open the driver as a runtime of DDI build `build` (0126 or 0127) would. */
+static void open_gpu_build(gpu *g, bool drm, bool kt, UINT build)
 {
     memset(g, 0, sizeof *g);
     D3D12DDIARG_OPENADAPTER open = {{NULL}, {NULL}, NULL, &g->af};
     CHECK_EQ_INT(d12_refdrv_OpenAdapter12(&open), S_OK);
     g->adapter = open.hAdapter;
-    D3D12DDIARG_CALCPRIVATEDEVICESIZE calc = {D3D12DDI_INTERFACE_VERSION_R8, D3D12DDI_BUILD_VERSION_0126 << 16, 0};
+    D3D12DDIARG_CALCPRIVATEDEVICESIZE calc = {D3D12DDI_INTERFACE_VERSION_R8, build << 16, 0};
     g->device.pDrvPrivate = private_memory(g->af.pfnCalcPrivateDeviceSize(g->adapter, &calc));
-    D3D12DDIARG_CREATEDEVICE_0003 create = {{(void *)1}, calc.Interface, calc.Version, kt ? &k_kt : NULL,
+    D3D12DDIARG_CREATEDEVICE_0003 create = {{(void *)1}, calc.Interface, calc.Version, {kt ? &k_kt : NULL},
                                             g->device, {.p12UMCallbacks_0126 = &k_callbacks}, 0};
+    if (kt && build >= D3D12DDI_BUILD_VERSION_0127)
+        create.pKTCallbacks_0127 = &k_kt_0127;
+    bool build_0127 = build >= D3D12DDI_BUILD_VERSION_0127;
     CHECK_EQ_INT(g->af.pfnCreateDevice(g->adapter, &create), S_OK);
     g_device = g->device.pDrvPrivate;
     D3D12DDI_HRTTABLE none = {NULL};
     CHECK_EQ_INT(g->af.pfnFillDDITable(g->adapter, D3D12DDI_TABLE_TYPE_DEVICE_CORE, &g->core, sizeof g->core, 0, none),
                  S_OK);
-    CHECK_EQ_INT(g->af.pfnFillDDITable(g->adapter, D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D, &g->cl, sizeof g->cl, 0, none),
+    CHECK_EQ_INT(g->af.pfnFillDDITable(g->adapter, D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D, &g->cl,
+                                       build_0127 ? sizeof g->cl7 : sizeof g->cl, 0, none),
                  S_OK);
     CHECK_EQ_INT(g->af.pfnFillDDITable(g->adapter, D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D, &g->q, sizeof g->q, 0, none),
                  S_OK);
@@ -210,6 +255,11 @@ static void open_gpu(gpu *g, bool drm, bool kt)
     D3D12DDIARG_CREATECOMMANDALLOCATOR_0126 aargs = {D3D12DDI_COMMAND_QUEUE_FLAG_3D};
     g->allocator.pDrvPrivate = private_memory(g->core.pfnCalcPrivateCommandAllocatorSize(g->device, &aargs));
     CHECK_EQ_INT(g->core.pfnCreateCommandAllocator(g->device, &aargs, g->allocator), S_OK);
+}
+
+static void open_gpu(gpu *g, bool drm, bool kt)
+{
+    open_gpu_build(g, drm, kt, D3D12DDI_BUILD_VERSION_0126);
 }
 
 static void destroy_queue(gpu *g)
@@ -644,9 +694,19 @@ static void page_fault(void)
     create_buffer(&g, &gone, D3D12DDI_HEAP_TYPE_UPLOAD, 64, "Gone");
     create_buffer(&g, &dst, D3D12DDI_HEAP_TYPE_READBACK, 64, "Dst");
     memset(gone.data, 0xAB, 64);
-    CHECK_EQ_INT(run_vb_view(&g, vb.va + 4096, 16, 30), 1);
+    /* Past Width but inside the buffer's 64 KiB allocation: the overrun ERROR, not a page fault. */
+    CHECK_EQ_INT(run_vb_view(&g, vb.va + 4096, 16, 29), 1);
+    check_report(0, D12_REFDRV_MSG_VERTEX_BUFFER_PAST_END, ERROR_, 29, "covers 16 bytes from offset 4096 of");
+    check_report(0, D12_REFDRV_MSG_VERTEX_BUFFER_PAST_END, ERROR_, 29, "3856 bytes past its end");
+    /* The unmapped gap after the allocation: a page fault at the first byte of the gap. */
+    g_report_count = 0;
+    CHECK_EQ_INT(run_vb_view(&g, vb.va + 0x10000, 16, 30), 1);
     char va[64];
-    snprintf(va, sizeof va, "0x%016llX", (unsigned long long)(vb.va + 4096));
+    snprintf(va, sizeof va, "reads GPU virtual address 0x%016llX", (unsigned long long)(vb.va + 0x10000));
+    check_report(0, D12_REFDRV_MSG_PAGE_FAULT, CORRUPTION, 30, va);
+    /* A view that starts inside and runs off the allocation faults where the gap begins. */
+    g_report_count = 0;
+    CHECK_EQ_INT(run_vb_view(&g, vb.va + 0xFFF0, 32, 30), 1);
     check_report(0, D12_REFDRV_MSG_PAGE_FAULT, CORRUPTION, 30, va);
     D3D12DDI_HCOMMANDLIST list = create_list(&g);
     g.drm.pfnSetCommandListStateIndex(list, 31);
@@ -836,6 +896,359 @@ static void queue_without_kt(void)
     close_gpu(&g);
 }
 
+
+/* ---- DDI build 0127 ---- */
+
+static UINT32 word_at(const buffer *b, UINT64 offset)
+{
+    UINT32 value;
+    memcpy(&value, b->data + offset, sizeof value);
+    return value;
+}
+
+/* pfnWriteBufferImmediate writes each 32-bit value into the destination buffer's memory on the timeline, in
+ * order with the other commands (the copy before it has landed; the copy after it overwrites it); NULL modes are
+ * all DEFAULT; a misaligned Dest or an unknown mode is a recording error and that write is dropped. */
+static void write_immediate(void)
+{
+    gpu g;
+    open_gpu_build(&g, true, true, D3D12DDI_BUILD_VERSION_0127);
+    CHECK(g.cl7.pfnWriteBufferImmediate != NULL);
+    buffer up, back;
+    create_buffer(&g, &up, D3D12DDI_HEAP_TYPE_UPLOAD, 256, "Up");
+    create_buffer(&g, &back, D3D12DDI_HEAP_TYPE_READBACK, 256, "Back");
+    memset(up.data, 0x11, 256);
+    D3D12DDI_HCOMMANDLIST list = create_list(&g);
+    g.cl.pfnCopyBufferRegion(list, back.h, 0, up.h, 0, 64);
+    const D3D12DDI_WRITEBUFFERIMMEDIATE_PARAMETER_0127 writes[] = {{back.va + 0, 7}, {back.va + 4, 9}};
+    const D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_0127 modes[] = {D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_DEFAULT,
+                                                             D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_MARKER_OUT};
+    g.cl7.pfnWriteBufferImmediate(list, 2, writes, modes);
+    const D3D12DDI_WRITEBUFFERIMMEDIATE_PARAMETER_0127 defaults[] = {{back.va + 8, 0xDEADBEEF}, {back.va + 252, 5}};
+    g.cl7.pfnWriteBufferImmediate(list, 2, defaults, NULL);
+    const D3D12DDI_WRITEBUFFERIMMEDIATE_PARAMETER_0127 in = {back.va + 100, 42};
+    const D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_0127 in_mode = D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_MARKER_IN;
+    g.cl7.pfnWriteBufferImmediate(list, 1, &in, &in_mode);
+    g.cl.pfnCopyBufferRegion(list, back.h, 8, up.h, 0, 4); /* after the write: overwrites it */
+    CHECK_EQ_INT(g_list_error, S_OK);
+    g.cl.pfnCloseCommandList(list);
+    CHECK_EQ_INT(word_at(&back, 0), 0); /* nothing runs before submission */
+    fake_fence fence = {0};
+    execute_and_wait(&g, list, &fence, 1);
+    CHECK_EQ_INT(word_at(&back, 0), 7);
+    CHECK_EQ_INT(word_at(&back, 4), 9);
+    CHECK_EQ_INT(word_at(&back, 8), 0x11111111);
+    CHECK_EQ_INT(word_at(&back, 12), 0x11111111);
+    CHECK_EQ_INT(word_at(&back, 100), 42);
+    CHECK_EQ_INT(word_at(&back, 252), 5);
+    g.drm.pfnFlushDriverReportedMessages(g.device);
+    CHECK_EQ_INT(reports(), 0);
+    CHECK_EQ_INT(g_fault_count, 0);
+    /* Negative: misaligned, and a mode that is none of the three. */
+    D3D12DDI_HCOMMANDLIST bad = create_list(&g);
+    const D3D12DDI_WRITEBUFFERIMMEDIATE_PARAMETER_0127 misaligned = {back.va + 2, 1};
+    g.cl7.pfnWriteBufferImmediate(bad, 1, &misaligned, NULL);
+    CHECK_EQ_INT(g_list_error, E_INVALIDARG);
+    g_list_error = S_OK;
+    const D3D12DDI_WRITEBUFFERIMMEDIATE_PARAMETER_0127 odd_mode = {back.va + 16, 1};
+    const D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_0127 three = (D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_0127)3;
+    g.cl7.pfnWriteBufferImmediate(bad, 1, &odd_mode, &three);
+    CHECK_EQ_INT(g_list_error, E_INVALIDARG);
+    g.cl.pfnCloseCommandList(bad);
+    execute_and_wait(&g, bad, &fence, 2);
+    CHECK_EQ_INT(word_at(&back, 0), 7); /* neither write landed */
+    CHECK_EQ_INT(word_at(&back, 16), 0x11111111);
+    destroy_list(&g, bad);
+    destroy_list(&g, list);
+    destroy_buffer(&g, &up);
+    destroy_buffer(&g, &back);
+    close_gpu(&g);
+}
+
+/* A runtime of build 0126 asks for the 0126 layout: the driver fills exactly that (the slot after it is left
+ * alone), and a table one slot short of it is refused. */
+static void write_immediate_table_0126(void)
+{
+    gpu g;
+    open_gpu(&g, false, false);
+    D3D12DDI_HRTTABLE none = {NULL};
+    D3D12DDI_COMMAND_LIST_FUNCS_3D_0127 table;
+    memset(&table, 0, sizeof table);
+    table.pfnWriteBufferImmediate = (PFND3D12DDI_WRITEBUFFERIMMEDIATE_0127)(uintptr_t)1;
+    CHECK_EQ_INT(g.af.pfnFillDDITable(g.adapter, D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D, &table,
+                                      sizeof(D3D12DDI_COMMAND_LIST_FUNCS_3D_0126), 0, none),
+                 S_OK);
+    CHECK(table.pfnResourceBarrier != NULL);
+    CHECK((uintptr_t)table.pfnWriteBufferImmediate == 1);
+    CHECK_EQ_INT(g.af.pfnFillDDITable(g.adapter, D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D, &table, sizeof table, 0, none),
+                 S_OK);
+    CHECK(table.pfnWriteBufferImmediate != NULL && (uintptr_t)table.pfnWriteBufferImmediate != 1);
+    CHECK_EQ_INT(g.af.pfnFillDDITable(g.adapter, D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D, &table,
+                                      sizeof(D3D12DDI_COMMAND_LIST_FUNCS_3D_0126) - 1, 0, none),
+                 E_INVALIDARG);
+    close_gpu(&g);
+}
+
+/* The DRED pattern the runtime records (BRIEF section 2): a DEFAULT write of 0 to the counter at the start, then
+ * after op k a MARKER_OUT write of k + 1. */
+static void breadcrumb(gpu *g, D3D12DDI_HCOMMANDLIST list, const buffer *counter, UINT32 value, bool start)
+{
+    D3D12DDI_WRITEBUFFERIMMEDIATE_PARAMETER_0127 write = {counter->va, value};
+    D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_0127 mode =
+        start ? D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_DEFAULT : D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_MARKER_OUT;
+    g->cl7.pfnWriteBufferImmediate(list, 1, &write, &mode);
+}
+
+static unsigned signals(void)
+{
+    pthread_mutex_lock(&g_lock);
+    unsigned count = g_signal_count;
+    pthread_mutex_unlock(&g_lock);
+    return count;
+}
+
+/* Build 0127: a copy from a destroyed buffer faults. pfnDeviceFaultCb gets ERROR_DMAPAGEFAULT, the address, a read, the
+ * queue, the list and the op index of the faulting copy (1: the MARKER_OUT after it has value 2); the CORRUPTION
+ * finding is pending before the callback; the faulting copy's breadcrumb is never written and nothing after it runs:
+ * the next copy, its breadcrumb, the signal behind the submission, a later submission. */
+static void fault_0127(void)
+{
+    gpu g;
+    open_gpu_build(&g, true, true, D3D12DDI_BUILD_VERSION_0127);
+    buffer up, gone, a, b, c, counter;
+    create_buffer(&g, &up, D3D12DDI_HEAP_TYPE_UPLOAD, 256, "Up");
+    create_buffer(&g, &gone, D3D12DDI_HEAP_TYPE_UPLOAD, 256, "Gone");
+    create_buffer(&g, &a, D3D12DDI_HEAP_TYPE_READBACK, 256, "A");
+    create_buffer(&g, &b, D3D12DDI_HEAP_TYPE_READBACK, 256, "B");
+    create_buffer(&g, &c, D3D12DDI_HEAP_TYPE_READBACK, 256, "C");
+    create_buffer(&g, &counter, D3D12DDI_HEAP_TYPE_READBACK, 256, "Counter");
+    memset(up.data, 0x22, 256);
+    D3D12DDI_HCOMMANDLIST list = create_list(&g);
+    breadcrumb(&g, list, &counter, 0, true);
+    g.cl.pfnCopyBufferRegion(list, a.h, 0, up.h, 0, 64); /* op 0 */
+    breadcrumb(&g, list, &counter, 1, false);
+    g.drm.pfnSetCommandListStateIndex(list, 41);
+    g.cl.pfnCopyBufferRegion(list, b.h, 0, gone.h, 0, 64); /* op 1: faults */
+    breadcrumb(&g, list, &counter, 2, false);
+    g.cl.pfnCopyBufferRegion(list, c.h, 0, up.h, 0, 64); /* op 2: never runs */
+    breadcrumb(&g, list, &counter, 3, false);
+    g.cl.pfnCloseCommandList(list);
+    UINT64 gone_va = gone.va;
+    destroy_buffer(&g, &gone);
+    memset(counter.data, 0xEE, 4);
+    g.q.pfnExecuteCommandLists(g.queue, 1, &list);
+    fake_fence fence = {0};
+    D3D12DDIARG_FENCE_OPERATION_0126 op = {{&fence}, 1};
+    g.q.pfnSignalFence(g.queue, &op);
+    g.q.pfnExecuteCommandLists(g.queue, 1, &list); /* queued after the fault: dropped */
+    D3D12DDIARG_FENCE_OPERATION_0126 op2 = {{&fence}, 2};
+    g.q.pfnSignalFence(g.queue, &op2);
+    destroy_queue(&g); /* joins the timeline: everything it did is done */
+    CHECK_EQ_INT(g_fault_count, 1);
+    CHECK_EQ_INT(g_faults[0].ExecutionState, D3D12DDI_DEVICE_EXECUTION_STATE_ERROR_DMAPAGEFAULT);
+    CHECK(g_faults[0].FaultedVirtualAddress == gone_va);
+    CHECK_EQ_INT(g_faults[0].PageFaultFlags, D3D12DDI_PAGE_FAULT_FLAG_NONE);
+    CHECK(g_faults[0].hRTCommandQueue.handle == (void *)2);
+    CHECK(g_faults[0].hRTCommandList.handle == (void *)3);
+    CHECK_EQ_INT(g_faults[0].OpIndex, 1);
+    CHECK_EQ_INT(word_at(&counter, 0), 1); /* op 0 completed; op 1 never did */
+    CHECK_EQ_INT(a.data[0], 0x22);
+    CHECK_EQ_INT(b.data[0], 0);
+    CHECK_EQ_INT(c.data[0], 0);
+    CHECK_EQ_INT(signals(), 0); /* the signals behind it were dropped */
+    g.drm.pfnFlushDriverReportedMessages(g.device);
+    CHECK_EQ_INT(reports(), 1);
+    char va[96];
+    snprintf(va, sizeof va, "copy source reads GPU virtual address 0x%016llX", (unsigned long long)gone_va);
+    check_report(0, D12_REFDRV_MSG_PAGE_FAULT, CORRUPTION, 41, va);
+    destroy_list(&g, list);
+    destroy_buffer(&g, &up);
+    destroy_buffer(&g, &a);
+    destroy_buffer(&g, &b);
+    destroy_buffer(&g, &c);
+    destroy_buffer(&g, &counter);
+    close_gpu(&g);
+}
+
+/* A write-immediate to an address no buffer ever had: a page fault with PageFaultFlags WRITE at that address; the
+ * gap right after a buffer (past its 64 KiB allocation) faults too; inside the allocation past Width is the ERROR. */
+static void fault_write_0127(void)
+{
+    gpu g;
+    open_gpu_build(&g, true, true, D3D12DDI_BUILD_VERSION_0127);
+    buffer small;
+    create_buffer(&g, &small, D3D12DDI_HEAP_TYPE_READBACK, 256, "Small");
+    D3D12DDI_HCOMMANDLIST list = create_list(&g);
+    g.drm.pfnSetCommandListStateIndex(list, 7);
+    const D3D12DDI_WRITEBUFFERIMMEDIATE_PARAMETER_0127 inside = {small.va + 1024, 5}; /* past Width, in the allocation */
+    g.cl7.pfnWriteBufferImmediate(list, 1, &inside, NULL);
+    const D3D12DDI_WRITEBUFFERIMMEDIATE_PARAMETER_0127 gap = {small.va + 0x10000, 6};
+    g.cl7.pfnWriteBufferImmediate(list, 1, &gap, NULL);
+    g.cl.pfnCloseCommandList(list);
+    g.q.pfnExecuteCommandLists(g.queue, 1, &list);
+    destroy_queue(&g);
+    CHECK_EQ_INT(g_fault_count, 1);
+    CHECK(g_faults[0].FaultedVirtualAddress == small.va + 0x10000);
+    CHECK_EQ_INT(g_faults[0].PageFaultFlags, D3D12DDI_PAGE_FAULT_FLAG_WRITE);
+    CHECK_EQ_INT(g_faults[0].OpIndex, D3D12DDI_OP_INDEX_UNKNOWN); /* no MARKER_OUT write follows it */
+    g.drm.pfnFlushDriverReportedMessages(g.device);
+    CHECK_EQ_INT(reports(), 2);
+    check_report(0, D12_REFDRV_MSG_WRITE_PAST_END, ERROR_, 7, "covers 4 bytes from offset 1024");
+    check_report(1, D12_REFDRV_MSG_PAGE_FAULT, CORRUPTION, 7, "write-immediate destination writes GPU virtual address");
+    destroy_list(&g, list);
+    destroy_buffer(&g, &small);
+    close_gpu(&g);
+}
+
+/* Before build 0127 there is no fault callback: the faulting copy is skipped and the rest runs, as it always did. */
+static void fault_0126(void)
+{
+    gpu g;
+    open_gpu(&g, true, true);
+    buffer up, gone, a, c;
+    create_buffer(&g, &up, D3D12DDI_HEAP_TYPE_UPLOAD, 256, "Up");
+    create_buffer(&g, &gone, D3D12DDI_HEAP_TYPE_UPLOAD, 256, "Gone");
+    create_buffer(&g, &a, D3D12DDI_HEAP_TYPE_READBACK, 256, "A");
+    create_buffer(&g, &c, D3D12DDI_HEAP_TYPE_READBACK, 256, "C");
+    memset(up.data, 0x22, 256);
+    D3D12DDI_HCOMMANDLIST list = create_list(&g);
+    g.cl.pfnCopyBufferRegion(list, a.h, 0, gone.h, 0, 64);
+    g.cl.pfnCopyBufferRegion(list, c.h, 0, up.h, 0, 64);
+    g.cl.pfnCloseCommandList(list);
+    destroy_buffer(&g, &gone);
+    fake_fence fence = {0};
+    execute_and_wait(&g, list, &fence, 1);
+    CHECK_EQ_INT(g_fault_count, 0);
+    CHECK_EQ_INT(a.data[0], 0);
+    CHECK_EQ_INT(c.data[0], 0x22);
+    destroy_list(&g, list);
+    destroy_buffer(&g, &up);
+    destroy_buffer(&g, &a);
+    destroy_buffer(&g, &c);
+    close_gpu(&g);
+}
+
+static void wait_progress(unsigned kind, unsigned at_least)
+{
+    pthread_mutex_lock(&g_lock);
+    while (g_progress_count[kind] < at_least)
+        pthread_cond_wait(&g_cond, &g_lock);
+    pthread_mutex_unlock(&g_lock);
+}
+
+/* A long draw (3 x 10^9 vertex instances at 1 ns: 3 s) reports OP_BEGIN with its list and op index, then a slice
+ * at most every 10 ms; once progress answers D3DDDIERR_DEVICEREMOVED the draw is abandoned within a slice (its
+ * breadcrumb never lands) and the signal behind it is dropped. */
+static void hang_abandon(void)
+{
+    gpu g;
+    open_gpu_build(&g, true, true, D3D12DDI_BUILD_VERSION_0127);
+    buffer counter;
+    create_buffer(&g, &counter, D3D12DDI_HEAP_TYPE_READBACK, 256, "Counter");
+    D3D12DDI_HCOMMANDLIST list = create_list(&g);
+    breadcrumb(&g, list, &counter, 0, true);
+    g.cl.pfnDrawInstanced(list, 3, 1000000000u, 0, 0);
+    breadcrumb(&g, list, &counter, 1, false);
+    g.cl.pfnCloseCommandList(list);
+    memset(counter.data, 0xEE, 4);
+    double start = now_ms();
+    g.q.pfnExecuteCommandLists(g.queue, 1, &list);
+    fake_fence fence = {0};
+    D3D12DDIARG_FENCE_OPERATION_0126 op = {{&fence}, 1};
+    g.q.pfnSignalFence(g.queue, &op);
+    wait_progress(D3D12DDI_GPU_PROGRESS_0127_OP_SLICE, 3);
+    pthread_mutex_lock(&g_lock);
+    CHECK(g_last_begin.hRTCommandList.handle == (void *)3);
+    CHECK_EQ_INT(g_last_begin.OpIndex, 0);
+    g_progress_answer = D3DDDIERR_DEVICEREMOVED; /* the watchdog fired */
+    pthread_mutex_unlock(&g_lock);
+    double reset = now_ms();
+    destroy_queue(&g);
+    double stopped = now_ms();
+    CHECK(reset - start >= 25);            /* three slices of 10 ms passed */
+    CHECK(stopped - reset < 1000);         /* abandoned within a slice (10 ms; margin for a loaded machine), not 3 s */
+    CHECK_EQ_INT(word_at(&counter, 0), 0); /* the DEFAULT write landed; the draw's MARKER_OUT never did */
+    CHECK_EQ_INT(signals(), 0);
+    CHECK_EQ_INT(g_progress_count[D3D12DDI_GPU_PROGRESS_0127_IDLE], 0); /* reset: no more reports */
+    destroy_list(&g, list);
+    destroy_buffer(&g, &counter);
+    close_gpu(&g);
+}
+
+/* Every GPU command reports OP_BEGIN; the timeline reports IDLE after a submission and before each fence operation;
+ * binding commands report nothing. */
+static void progress_reports(void)
+{
+    gpu g;
+    open_gpu_build(&g, false, true, D3D12DDI_BUILD_VERSION_0127);
+    buffer up, back;
+    create_buffer(&g, &up, D3D12DDI_HEAP_TYPE_UPLOAD, 256, "Up");
+    create_buffer(&g, &back, D3D12DDI_HEAP_TYPE_READBACK, 256, "Back");
+    D3D12DDI_HCOMMANDLIST list = create_list(&g);
+    D3D12DDI_VERTEX_BUFFER_VIEW view = {up.va, 48, 16};
+    g.cl.pfnIaSetVertexBuffers(list, 0, 1, &view);
+    g.cl.pfnDrawInstanced(list, 3, 1, 0, 0);
+    g.cl.pfnDispatch(list, 1, 1, 1);
+    g.cl.pfnCopyBufferRegion(list, back.h, 0, up.h, 0, 16);
+    D3D12DDIARG_RESOURCE_BARRIER_0126 barrier = {D3D12DDI_RESOURCE_BARRIER_TYPE_UAV, {NULL}, 0, 0};
+    g.cl.pfnResourceBarrier(list, 1, &barrier);
+    g.cl.pfnCloseCommandList(list);
+    fake_fence fence = {0};
+    execute_and_wait(&g, list, &fence, 1);
+    destroy_queue(&g);
+    CHECK_EQ_INT(g_progress_count[D3D12DDI_GPU_PROGRESS_0127_OP_BEGIN], 4);
+    CHECK_EQ_INT(g_progress_count[D3D12DDI_GPU_PROGRESS_0127_OP_SLICE], 0); /* all cheap: nothing slept */
+    CHECK_EQ_INT(g_progress_count[D3D12DDI_GPU_PROGRESS_0127_IDLE], 2);     /* after the submission, before the signal */
+    CHECK_EQ_INT(g_fault_count, 0);
+    destroy_list(&g, list);
+    destroy_buffer(&g, &up);
+    destroy_buffer(&g, &back);
+    close_gpu(&g);
+}
+
+/* GPU time per command, saturating; the rates from D12RT_REFDRV_PS_PER_* (a bad value keeps the default). */
+static void gpu_cost(void)
+{
+    d12__refdrv_rates rates = {1000, 10000, 100, 100};
+    d12__refdrv_command draw = {.type = D12_REFDRV_CMD_DRAW};
+    draw.u.draw.count = 3;
+    draw.u.draw.instances = 1000;
+    CHECK_EQ_INT(d12__refdrv_command_cost_ns(&rates, &draw), 3000 + 100);
+    draw.u.draw.count = 0xFFFFFFFFu;
+    draw.u.draw.instances = 0xFFFFFFFFu;
+    rates.ps_per_vertex = 1000000000000ull;
+    CHECK(d12__refdrv_command_cost_ns(&rates, &draw) == UINT64_MAX / 1000 + 100); /* the product saturated */
+    rates.ns_per_command = UINT64_MAX;
+    CHECK(d12__refdrv_command_cost_ns(&rates, &draw) == UINT64_MAX); /* and so does the sum */
+    rates = (d12__refdrv_rates){1000, 10000, 100, 100};
+    d12__refdrv_command dispatch = {.type = D12_REFDRV_CMD_DISPATCH};
+    dispatch.u.draw.count = 4;
+    dispatch.u.draw.instances = 5;
+    dispatch.u.draw.start = 6;
+    CHECK_EQ_INT(d12__refdrv_command_cost_ns(&rates, &dispatch), 120 * 10 + 100);
+    d12__refdrv_command copy = {.type = D12_REFDRV_CMD_COPY};
+    copy.u.copy.size = 1000000;
+    CHECK_EQ_INT(d12__refdrv_command_cost_ns(&rates, &copy), 100000 + 100);
+    d12__refdrv_command barrier = {.type = D12_REFDRV_CMD_BARRIER};
+    CHECK_EQ_INT(d12__refdrv_command_cost_ns(&rates, &barrier), 100);
+    d12__refdrv_command write = {.type = D12_REFDRV_CMD_WRITE_IMMEDIATE};
+    CHECK_EQ_INT(d12__refdrv_command_cost_ns(&rates, &write), 100);
+    /* The environment, read at OpenAdapter12. */
+    setenv("D12RT_REFDRV_PS_PER_VERTEX", "250", 1);
+    setenv("D12RT_REFDRV_PS_PER_GROUP", "12x", 1);
+    setenv("D12RT_REFDRV_PS_PER_BYTE", "-1", 1);
+    setenv("D12RT_REFDRV_NS_PER_COMMAND", "1000000000001", 1);
+    D3D12DDI_ADAPTERFUNCS af;
+    D3D12DDIARG_OPENADAPTER open = {{NULL}, {NULL}, NULL, &af};
+    CHECK_EQ_INT(d12_refdrv_OpenAdapter12(&open), S_OK);
+    const d12__refdrv_adapter *adapter = open.hAdapter.pDrvPrivate;
+    CHECK_EQ_INT(adapter->rates.ps_per_vertex, 250);
+    CHECK_EQ_INT(adapter->rates.ps_per_group, D12_REFDRV_DEFAULT_PS_PER_GROUP);
+    CHECK_EQ_INT(adapter->rates.ps_per_byte, D12_REFDRV_DEFAULT_PS_PER_BYTE);
+    CHECK_EQ_INT(adapter->rates.ns_per_command, D12_REFDRV_DEFAULT_NS_PER_COMMAND);
+    af.pfnCloseAdapter(open.hAdapter);
+}
+
 static const struct {
     const char *name;
     void (*run)(void);
@@ -856,6 +1269,14 @@ static const struct {
     {"exec_delay", exec_delay},
     {"drm_disabled", drm_disabled},
     {"queue_without_kt", queue_without_kt},
+    {"write_immediate", write_immediate},
+    {"write_immediate_table_0126", write_immediate_table_0126},
+    {"fault_0127", fault_0127},
+    {"fault_write_0127", fault_write_0127},
+    {"fault_0126", fault_0126},
+    {"hang_abandon", hang_abandon},
+    {"progress_reports", progress_reports},
+    {"gpu_cost", gpu_cost},
 };
 
 int main(int argc, char **argv)

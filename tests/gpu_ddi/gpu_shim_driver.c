@@ -10,6 +10,9 @@
  *   wait value=%llu hr=0x%08X     likewise pfnWaitForFenceFromGpuCb
  *   list_error kind=%s            pfnSetCommandListErrorCb was called from pfnDrawInstanced
  *
+ * It lists only the versions up to D3D12DDI_SUPPORTED_0126 (a driver built against the 0126 header), except in the
+ * 0127 modes below.
+ *
  * Modes (unset or `pass`: everything passes through, logged):
  *   no_gpu                pfnGetOptionalDDITables leaves out DEVICE_CORE, COMMAND_LIST_3D and COMMAND_QUEUE_3D
  *   partial_gpu           ... leaves out COMMAND_LIST_3D and COMMAND_QUEUE_3D (only DEVICE_CORE offered)
@@ -33,7 +36,13 @@
  *   list_error_after_close pfnExecuteCommandLists calls pfnSetCommandListErrorCb(list, E_OUTOFMEMORY) for each
  *                         (closed) list it is given, outside any recording
  *   queue_max_size        pfnCalcPrivateCommandQueueSize returns the most the runtime accepts (64 MiB, d3d12ddi.h)
- *   queue_over_max_size   ... returns one byte more */
+ *   queue_over_max_size   ... returns one byte more
+ *   fault_bogus_state     a build-0127 driver (versions unfiltered): pfnExecuteCommandLists calls the runtime's
+ *                         pfnDeviceFaultCb with an execution state that is no fault (ERROR_OUTOFMEMORY); logs
+ *                         `fault state=5`
+ *   fault_bogus_handles   ... with ERROR_DMAPAGEFAULT and a queue and list handle that name nothing
+ *   progress_bogus        ... calls pfnReportGpuProgressCb with a queue that is none of the device's, a Progress that
+ *                         is none of the three, then a valid IDLE; logs `progress case=<c> hr=0x%08X` each */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -74,6 +83,9 @@ typedef enum {
     MODE_LIST_ERROR_AFTER_CLOSE,
     MODE_QUEUE_MAX_SIZE,
     MODE_QUEUE_OVER_MAX_SIZE,
+    MODE_FAULT_BOGUS_STATE,
+    MODE_FAULT_BOGUS_HANDLES,
+    MODE_PROGRESS_BOGUS,
 } shim_mode;
 
 static const struct {
@@ -105,15 +117,27 @@ static const struct {
     {"list_error_after_close", MODE_LIST_ERROR_AFTER_CLOSE},
     {"queue_max_size", MODE_QUEUE_MAX_SIZE},
     {"queue_over_max_size", MODE_QUEUE_OVER_MAX_SIZE},
+    {"fault_bogus_state", MODE_FAULT_BOGUS_STATE},
+    {"fault_bogus_handles", MODE_FAULT_BOGUS_HANDLES},
+    {"progress_bogus", MODE_PROGRESS_BOGUS},
 };
 
 static shim_mode g_mode;
+
+/* The modes that play a build-0127 driver: versions pass through unfiltered, pKTCallbacks_0127 goes to the inner
+ * driver unwrapped (the shim keeps a copy to call the fault and progress callbacks itself). */
+static bool is_0127_mode(void)
+{
+    return g_mode == MODE_FAULT_BOGUS_STATE || g_mode == MODE_FAULT_BOGUS_HANDLES || g_mode == MODE_PROGRESS_BOGUS;
+}
+
 static D3D12DDI_ADAPTERFUNCS g_inner;
 
 /* The last device's runtime side (the tests make one device at a time). */
 static D3D12DDI_HRTDEVICE g_rt_device;
 static D3D12DDI_CORELAYER_DEVICECALLBACKS_0126 g_callbacks;
 static D3D12DDI_KERNEL_THUNK_CALLBACKS_0110 g_runtime_kt; /* the runtime's */
+static D3D12DDI_KERNEL_THUNK_CALLBACKS_0127 g_runtime_kt_0127; /* the runtime's, in the 0127 modes */
 static void *g_last_rt_queue;
 
 /* The inner driver's slots the shim wraps. */
@@ -242,9 +266,40 @@ static SIZE_T APIENTRY shim_resource_size(D3D12DDI_HDEVICE device, const D3D12DD
 static void *runtime_list_of(void *driver_list);
 static void list_error(const char *kind, void *handle, HRESULT hr);
 
+/* The 0127 modes: the runtime's fault and progress callbacks called with what a broken driver passes. */
+static void misuse_0127_callbacks(void)
+{
+    int stack_object;
+    if (g_mode == MODE_FAULT_BOGUS_STATE || g_mode == MODE_FAULT_BOGUS_HANDLES) {
+        D3D12DDICB_DEVICEFAULT_0127 fault = {
+            .ExecutionState = g_mode == MODE_FAULT_BOGUS_STATE ? D3D12DDI_DEVICE_EXECUTION_STATE_ERROR_OUTOFMEMORY
+                                                               : D3D12DDI_DEVICE_EXECUTION_STATE_ERROR_DMAPAGEFAULT,
+            .FaultedVirtualAddress = 0x1234,
+            .hRTCommandQueue = {&stack_object}, /* no queue of the device */
+            .hRTCommandList = {&stack_object},  /* no list of the device */
+            .OpIndex = 7,
+        };
+        g_runtime_kt_0127.pfnDeviceFaultCb(g_rt_device, &fault);
+        shim_log("fault state=%u", fault.ExecutionState);
+    }
+    if (g_mode == MODE_PROGRESS_BOGUS) {
+        D3D12DDICB_GPUPROGRESS_0127 idle = {D3D12DDI_GPU_PROGRESS_0127_IDLE, {NULL}, D3D12DDI_OP_INDEX_UNKNOWN};
+        D3D12DDICB_GPUPROGRESS_0127 bogus = {(D3D12DDI_GPU_PROGRESS_0127)7, {NULL}, D3D12DDI_OP_INDEX_UNKNOWN};
+        D3D12DDI_HRTCOMMANDQUEUE real = {g_last_rt_queue}, fake = {&stack_object};
+        shim_log("progress case=unknown_queue hr=0x%08X",
+                 (unsigned)g_runtime_kt_0127.pfnReportGpuProgressCb(g_rt_device, fake, &idle));
+        shim_log("progress case=unknown_progress hr=0x%08X",
+                 (unsigned)g_runtime_kt_0127.pfnReportGpuProgressCb(g_rt_device, real, &bogus));
+        shim_log("progress case=valid hr=0x%08X",
+                 (unsigned)g_runtime_kt_0127.pfnReportGpuProgressCb(g_rt_device, real, &idle));
+    }
+}
+
 static VOID APIENTRY shim_execute(D3D12DDI_HCOMMANDQUEUE queue, UINT count, const D3D12DDI_HCOMMANDLIST *lists)
 {
     shim_log("execute count=%u", count);
+    if (is_0127_mode())
+        misuse_0127_callbacks();
     for (UINT i = 0; g_mode == MODE_LIST_ERROR_AFTER_CLOSE && i < count; i++)
         list_error("closed_list", runtime_list_of(lists[i].pDrvPrivate), E_OUTOFMEMORY);
     g_inner_queue.pfnExecuteCommandLists(queue, count, lists);
@@ -364,6 +419,28 @@ static int gpu_table(D3D12DDI_TABLE_TYPE type)
            type == D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D;
 }
 
+/* The shim is a driver built against the 0126 header (its pKTCallbacks table is the 0110 one): it lists only the
+ * inner driver's versions up to D3D12DDI_SUPPORTED_0126, so the runtime must still load it and run its work. */
+static HRESULT APIENTRY shim_versions(D3D12DDI_HADAPTER adapter, UINT32 *entries, UINT64 *versions)
+{
+    UINT64 inner[64];
+    UINT32 count = 64, kept = 0;
+    HRESULT hr = g_inner.pfnGetSupportedVersions(adapter, &count, inner);
+    if (FAILED(hr) || !entries)
+        return FAILED(hr) ? hr : E_INVALIDARG;
+    for (UINT32 i = 0; i < count; i++) {
+        if (is_0127_mode() || (D3D12DDI_VERSION_OF_SUPPORTED(inner[i]) >> 16) <= D3D12DDI_BUILD_VERSION_0126)
+            inner[kept++] = inner[i];
+    }
+    if (versions) {
+        if (*entries < kept)
+            return (HRESULT)0x8007007AL; /* HRESULT_FROM_WIN32(ERROR_INSUFFICIENT_BUFFER) */
+        memcpy(versions, inner, kept * sizeof inner[0]);
+    }
+    *entries = kept;
+    return S_OK;
+}
+
 static HRESULT APIENTRY shim_optional_tables(D3D12DDI_HADAPTER adapter, UINT32 *entries,
                                              D3D12DDI_TABLE_REQUEST *requests)
 {
@@ -434,7 +511,9 @@ static HRESULT APIENTRY shim_create_device(D3D12DDI_HADAPTER adapter, const D3D1
     g_last_rt_queue = NULL;
     if ((args->Version >> 16) >= D3D12DDI_BUILD_VERSION_0126)
         g_callbacks = *args->p12UMCallbacks_0126;
-    if (args->pKTCallbacks) {
+    if (args->pKTCallbacks && is_0127_mode() && (args->Version >> 16) >= D3D12DDI_BUILD_VERSION_0127) {
+        g_runtime_kt_0127 = *args->pKTCallbacks_0127; /* passed through: the inner driver calls the runtime */
+    } else if (args->pKTCallbacks) {
         g_runtime_kt = *args->pKTCallbacks;
         wrapped.pKTCallbacks = &k_shim_kt; /* the driver's timeline now calls the shim, which calls the runtime */
     }
@@ -460,6 +539,7 @@ SHIM_EXPORT HRESULT APIENTRY OpenAdapter12(D3D12DDIARG_OPENADAPTER *args)
     if (FAILED(hr))
         return hr;
     g_inner = *args->pAdapterFuncs;
+    args->pAdapterFuncs->pfnGetSupportedVersions = shim_versions;
     args->pAdapterFuncs->pfnGetOptionalDDITables = shim_optional_tables;
     args->pAdapterFuncs->pfnFillDDITable = shim_fill;
     args->pAdapterFuncs->pfnCreateDevice = shim_create_device;

@@ -318,6 +318,135 @@ static void test_good(void)
     RELEASE_LAST(device);
 }
 
+/* ======== pre_0127: a driver built against the 0126 header (the shim lists versions up to 0126) ======== */
+
+/* It loads and works without build 0127's additions: a copy from a released buffer is skipped and the device lives
+ * (the driver has no pfnDeviceFaultCb to report it through); a 90 ms draw under D12RT_TDR_DELAY_MS=50 (CMake) is no
+ * hang, since such a driver reports no progress and the watchdog does not watch it (docs/dred-gpu.md). */
+static void test_pre_0127(void)
+{
+    ID3D12Device *device = create_device(true);
+    if (!device)
+        return;
+    ID3D12InfoQueue *iq = info_queue_of(device);
+    gpu_context ctx;
+    ID3D12Resource *upload = make_buffer(device, D3D12_HEAP_TYPE_UPLOAD, COPY_SIZE);
+    ID3D12Resource *doomed = make_buffer(device, D3D12_HEAP_TYPE_UPLOAD, COPY_SIZE);
+    ID3D12Resource *skipped = make_buffer(device, D3D12_HEAP_TYPE_READBACK, COPY_SIZE);
+    ID3D12Resource *landed = make_buffer(device, D3D12_HEAP_TYPE_READBACK, COPY_SIZE);
+    if (!make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &ctx) || !upload || !doomed || !skipped || !landed)
+        return;
+    unsigned char *data = NULL;
+    CHECK_HR(ID3D12Resource_Map(upload, 0, NULL, (void **)&data), S_OK);
+    if (data)
+        memset(data, 0x42, COPY_SIZE);
+    ID3D12Resource_Unmap(upload, 0, NULL);
+    ID3D12GraphicsCommandList_CopyBufferRegion(ctx.list, skipped, 0, doomed, 0, 16);
+    RELEASE_LAST(doomed);
+    ID3D12GraphicsCommandList_DrawInstanced(ctx.list, 3, 30000000u, 0, 0); /* 90 ms at 1 ns a vertex instance */
+    ID3D12GraphicsCommandList_CopyBufferRegion(ctx.list, landed, 0, upload, 0, 16);
+    CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
+    struct timespec start, end;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    execute(ctx.queue, ctx.list);
+    finish_exact(&ctx);
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    CHECK((end.tv_sec - start.tv_sec) * 1000 + (end.tv_nsec - start.tv_nsec) / 1000000 >= 85);
+    CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), S_OK);
+    unsigned char got[2] = {0, 0};
+    CHECK_HR(ID3D12Resource_Map(skipped, 0, NULL, (void **)&data), S_OK);
+    if (data)
+        got[0] = data[0];
+    ID3D12Resource_Unmap(skipped, 0, NULL);
+    CHECK_HR(ID3D12Resource_Map(landed, 0, NULL, (void **)&data), S_OK);
+    if (data)
+        got[1] = data[0];
+    ID3D12Resource_Unmap(landed, 0, NULL);
+    CHECK_EQ_INT(got[0], 0);
+    CHECK_EQ_INT(got[1], 0x42);
+    CHECK_EQ_INT(count_id(iq, D3D12_MESSAGE_ID_DEVICE_REMOVAL_PROCESS_AT_FAULT, NULL, NULL), 0);
+    RELEASE_LAST(upload);
+    RELEASE_LAST(skipped);
+    RELEASE_LAST(landed);
+    release_context(&ctx);
+    ID3D12InfoQueue_Release(iq);
+    RELEASE_LAST(device);
+}
+
+/* ======== build 0127: a driver misusing pfnDeviceFaultCb and pfnReportGpuProgressCb ======== */
+
+/* Submit one empty list: the shim's pfnExecuteCommandLists calls the runtime's 0127 callbacks (its mode says how). */
+static bool submit_one(ID3D12Device *device, gpu_context *ctx)
+{
+    if (!make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, ctx))
+        return false;
+    CHECK_HR(ID3D12GraphicsCommandList_Close(ctx->list), S_OK);
+    execute(ctx->queue, ctx->list);
+    return true;
+}
+
+static void expect_removed(ID3D12Device *device, ID3D12InfoQueue *iq, HRESULT reason, const char *name,
+                           const char *why)
+{
+    CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), reason);
+    char text[256];
+    snprintf(text, sizeof text, "Device removal has been triggered for the following reason (%s: ", name);
+    CHECK_EQ_INT(count_id(iq, D3D12_MESSAGE_ID_DEVICE_REMOVAL_PROCESS_AT_FAULT, text, NULL), 1);
+    if (!CHECK_EQ_INT_RET(count_id(iq, MSG_DEVICE_REMOVED, why, NULL), 1))
+        dump_messages(iq);
+}
+
+/* An execution state that is no fault (ERROR_OUTOFMEMORY) is a broken driver: DXGI_ERROR_DRIVER_INTERNAL_ERROR. */
+static void test_fault_bogus_state(void)
+{
+    ID3D12Device *device = create_device(true);
+    ID3D12InfoQueue *iq = device ? info_queue_of(device) : NULL;
+    gpu_context ctx;
+    if (!iq || !submit_one(device, &ctx))
+        return;
+    CHECK_LOG("fault state=5", 1);
+    expect_removed(device, iq, DXGI_ERROR_DRIVER_INTERNAL_ERROR, "DXGI_ERROR_DRIVER_INTERNAL_ERROR",
+                   "an execution state that is no fault");
+    release_context(&ctx);
+    ID3D12InfoQueue_Release(iq);
+    RELEASE_LAST(device);
+}
+
+/* The positive: a page fault naming a queue and a list that are not the device's still removes it with
+ * DXGI_ERROR_DEVICE_HUNG (the handles are looked up, never followed). */
+static void test_fault_bogus_handles(void)
+{
+    ID3D12Device *device = create_device(true);
+    ID3D12InfoQueue *iq = device ? info_queue_of(device) : NULL;
+    gpu_context ctx;
+    if (!iq || !submit_one(device, &ctx))
+        return;
+    CHECK_LOG("fault state=7", 1);
+    expect_removed(device, iq, DXGI_ERROR_DEVICE_HUNG, "DXGI_ERROR_DEVICE_HUNG", "the GPU page-faulted");
+    release_context(&ctx);
+    ID3D12InfoQueue_Release(iq);
+    RELEASE_LAST(device);
+}
+
+/* A queue that is none of the device's, or a Progress that is none of the three: E_INVALIDARG, nothing removed; a
+ * valid report: S_OK. */
+static void test_progress_bogus(void)
+{
+    ID3D12Device *device = create_device(true);
+    ID3D12InfoQueue *iq = device ? info_queue_of(device) : NULL;
+    gpu_context ctx;
+    if (!iq || !submit_one(device, &ctx))
+        return;
+    CHECK_LOG("progress case=unknown_queue hr=0x80070057", 1);
+    CHECK_LOG("progress case=unknown_progress hr=0x80070057", 1);
+    CHECK_LOG("progress case=valid hr=0x00000000", 1);
+    finish_exact(&ctx);
+    CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), S_OK);
+    release_context(&ctx);
+    ID3D12InfoQueue_Release(iq);
+    RELEASE_LAST(device);
+}
+
 /* ======== no_gpu: a driver without the GPU-work tables ======== */
 
 static void expect_unsupported(ID3D12InfoQueue *iq, const char *method)
@@ -912,6 +1041,10 @@ static const struct {
     void (*run)(void);
 } cases[] = {
     {"good", test_good},
+    {"pre_0127", test_pre_0127},
+    {"fault_bogus_state", test_fault_bogus_state},
+    {"fault_bogus_handles", test_fault_bogus_handles},
+    {"progress_bogus", test_progress_bogus},
     {"no_gpu", test_no_gpu},
     {"partial_gpu", test_partial_gpu},
     {"gpu_null_slot", test_gpu_null_slot},

@@ -92,7 +92,8 @@ static void added(void)
     expect_tier(RETAIL, 622, 13, 13);        /* built against 622: the new tier passes */
     expect_tier(RETAIL, 621, 13, 12);        /* built against 621: 1_3 did not exist, highest below is 1_2 */
     expect_tier(RETAIL, 620, 13, 12);
-    expect_tier(RETAIL, 610, 13, 11);        /* 1_2 came at 616: "tiers are a table, not arithmetic" */
+    expect_tier(RETAIL, 610, 13, 12);        /* 1_2 came at 616 but predates CheckFeatureSupport1: visible, and a
+                                              * better GPU never reads lower than a true 1_2 (clamping.md 3) */
     expect_tier(RETAIL, 610, 12, 12);        /* 1_2 predates CheckFeatureSupport1: never clamped */
     expect_tier(RETAIL, 621, 11, 11);
     expect_tier(RETAIL, 722, 13, 13);        /* the exact current preview version is treated as 622 */
@@ -102,7 +103,8 @@ static void added(void)
     /* Preview runtime 722. */
     expect_tier(PREVIEW, 722, 13, 13);
     expect_tier(PREVIEW, 721, 13, 12);
-    expect_tier(PREVIEW, 716, 13, 11);       /* 1_2 came at preview 717 */
+    expect_tier(PREVIEW, 716, 13, 12);       /* 1_2 came at preview 717: unprotected, so visible */
+    expect_tier(PREVIEW, 716, 12, 12);
     expect_tier(PREVIEW, 622, 13, 13);       /* a retail number: the retail line's history */
     expect_tier(PREVIEW, 621, 13, 12);
     expect_too_new(PREVIEW, 723);
@@ -127,7 +129,7 @@ static void production(void)
     /* A number the enum never had is protected (docs/clamping.md section 2): lowered at every version. */
     expect_tier(RETAIL, 620, 13, 12);
     expect_tier(RETAIL, 721, 13, 12);
-    expect_tier(RETAIL, 610, 13, 11);
+    expect_tier(RETAIL, 610, 13, 12);        /* monotonic: never below what a true 1_2 reads as */
     expect_tier(RETAIL, 610, 12, 12);
     expect_too_new(RETAIL, 621);
     expect_too_new(RETAIL, 622);

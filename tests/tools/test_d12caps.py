@@ -226,8 +226,9 @@ def test_future(tool):
     run = Run(tool, ["compare", "610", "622", "--flavor", "retail"])
     check(run.code == 0, "compare 610 622 exits 0", run.err)
     row = run.line_with("RaytracingTier")
-    check(row is not None and row.split()[2:] == ["1_3", "(13)", "1_1", "(11)*", "1_3", "(13)"],
-          "a true 1_3 reads 1_1 at 610 (1_2 did not exist yet), 1_3 at 622", str(row))
+    check(row is not None and row.split()[2:] == ["1_3", "(13)", "1_2", "(12)*", "1_3", "(13)"],
+          "a true 1_3 reads 1_2 at 610 (1_2 is unprotected, so visible there: never lower than a true 1_2), "
+          "1_3 at 622", str(row))
     data = Run(tool, ["compare", "620", "622", "--flavor", "retail", "--json"]).json()
     if data:
         a, b = data["compare"]

@@ -30,11 +30,17 @@ extern "C" {
  * pfnQueryObjectIdentityCb the feature needs; a driver that negotiates an older build cannot have it enabled */
 #define D3D12DDI_BUILD_VERSION_0126 126
 #define D3D12DDI_SUPPORTED_0126 0x000C0050007E0000ull
+/* build 0126 plus DRED and TDR (docs/dred-gpu.md): D3D12DDI_COMMAND_LIST_FUNCS_3D_0127 (the 0126 table, then
+ * pfnWriteBufferImmediate) and D3D12DDI_KERNEL_THUNK_CALLBACKS_0127 (pKTCallbacks_0127: the 0110 callbacks,
+ * then pfnDeviceFaultCb and pfnReportGpuProgressCb); a driver that lists only 0126 still loads and works,
+ * without them */
+#define D3D12DDI_BUILD_VERSION_0127 127
+#define D3D12DDI_SUPPORTED_0127 0x000C0050007F0000ull
 #define D3D12DDI_INTERFACE_OF_SUPPORTED(token) ((UINT)((UINT64)(token) >> 32))
 #define D3D12DDI_VERSION_OF_SUPPORTED(token) ((UINT)((UINT64)(token) & 0xFFFFFFFFu))
 /* The tokens d12rt's runtime implements, oldest first; it picks the highest one the driver also lists. */
-#define D12RT_DDI_SUPPORTED_VERSION_COUNT 2
-#define D12RT_DDI_SUPPORTED_VERSIONS { D3D12DDI_SUPPORTED_0110, D3D12DDI_SUPPORTED_0126 }
+#define D12RT_DDI_SUPPORTED_VERSION_COUNT 3
+#define D12RT_DDI_SUPPORTED_VERSIONS { D3D12DDI_SUPPORTED_0110, D3D12DDI_SUPPORTED_0126, D3D12DDI_SUPPORTED_0127 }
 
 /* The driver's adapter object, allocated by the driver in OpenAdapter12 and freed in pfnCloseAdapter. */
 typedef struct D3D12DDI_HADAPTER {
@@ -128,7 +134,8 @@ typedef enum D3D12DDICAPS_TYPE {
 typedef enum D3D12DDI_TABLE_TYPE {
     /* D3D12DDI_DEVICE_FUNCS_CORE_0126, filled once per adapter when offered */
     D3D12DDI_TABLE_TYPE_DEVICE_CORE = 0,
-    /* D3D12DDI_COMMAND_LIST_FUNCS_3D_0126, filled once per adapter when offered */
+    /* D3D12DDI_COMMAND_LIST_FUNCS_3D_0126 (_0127 from build 0127: tableSize says which), filled once per
+     * adapter when offered */
     D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D = 1,
     /* D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126, filled once per adapter when offered */
     D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D = 2,
@@ -159,11 +166,9 @@ typedef enum D3D12DDI_FEATURE_0020 {
 
 /* The feature's 'no version' (the runtime never enables it; a driver never lists it). */
 #define D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_NONE 0u
-
 /* The first version of the feature; the runtime negotiates the highest version both sides understand (today
  * this one). */
 #define D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_0 1u
-
 /* One optional table the driver offers (pfnGetOptionalDDITables). */
 typedef struct D3D12DDI_TABLE_REQUEST {
     D3D12DDI_TABLE_TYPE tableType; /* the table */
@@ -308,6 +313,94 @@ typedef struct D3D12DDI_KERNEL_THUNK_CALLBACKS_0110 {
     PFND3D12DDI_WAITFORFENCEFROMGPU_CB_0126 pfnWaitForFenceFromGpuCb; /* a wait reached */
 } D3D12DDI_KERNEL_THUNK_CALLBACKS_0110;
 
+/* A device's execution state as the kernel reports it (the D3DKMT_DEVICEEXECUTION_STATE numbers, which
+ * D3D12_DRED_DEVICE_STATE mirrors). pfnDeviceFaultCb takes HUNG, ERROR_DMAFAULT or ERROR_DMAPAGEFAULT. */
+typedef enum D3D12DDI_DEVICE_EXECUTION_STATE {
+    D3D12DDI_DEVICE_EXECUTION_STATE_ACTIVE = 1, /* executing normally */
+    D3D12DDI_DEVICE_EXECUTION_STATE_RESET = 2, /* reset */
+    D3D12DDI_DEVICE_EXECUTION_STATE_HUNG = 3, /* an engine stopped making progress (a TDR) */
+    D3D12DDI_DEVICE_EXECUTION_STATE_STOPPED = 4, /* stopped */
+    D3D12DDI_DEVICE_EXECUTION_STATE_ERROR_OUTOFMEMORY = 5, /* out of memory */
+    D3D12DDI_DEVICE_EXECUTION_STATE_ERROR_DMAFAULT = 6, /* a command faulted (not an address) */
+    D3D12DDI_DEVICE_EXECUTION_STATE_ERROR_DMAPAGEFAULT = 7, /* a command touched an unmapped GPU VA */
+} D3D12DDI_DEVICE_EXECUTION_STATE;
+
+/* PageFaultFlags of a device fault (the DXGK_PAGE_FAULT_FLAGS bit d12rt uses). */
+typedef enum D3D12DDI_PAGE_FAULT_FLAGS {
+    D3D12DDI_PAGE_FAULT_FLAG_NONE = 0, /* a read */
+    D3D12DDI_PAGE_FAULT_FLAG_WRITE = 1, /* the faulting access was a write */
+} D3D12DDI_PAGE_FAULT_FLAGS;
+
+/* OpIndex of a fault or progress report whose command the driver cannot name. */
+#define D3D12DDI_OP_INDEX_UNKNOWN 0xFFFFFFFFu
+/* What pfnDeviceFaultCb reports (modelled on D3DKMT_DEVICEPAGEFAULT_STATE). OpIndex is the DRED op index of
+ * the faulting command: (Value of the MARKER_OUT write recorded directly after that command) - 1, or
+ * D3D12DDI_OP_INDEX_UNKNOWN when the command is not directly followed by one. */
+typedef struct D3D12DDICB_DEVICEFAULT_0127 {
+    UINT ExecutionState; /* a D3D12DDI_DEVICE_EXECUTION_STATE: HUNG, ERROR_DMAFAULT or ERROR_DMAPAGEFAULT */
+    /* ERROR_DMAPAGEFAULT: the first unmapped byte the command touched; else 0 */
+    UINT64 FaultedVirtualAddress;
+    UINT PageFaultFlags; /* D3D12DDI_PAGE_FAULT_FLAGS (WRITE for a write) */
+    D3D12DDI_HRTCOMMANDQUEUE hRTCommandQueue; /* the queue whose timeline faulted */
+    D3D12DDI_HRTCOMMANDLIST hRTCommandList; /* the runtime's list whose recording faulted; {NULL}: unknown */
+    UINT32 OpIndex; /* the command's DRED op index, or D3D12DDI_OP_INDEX_UNKNOWN */
+} D3D12DDICB_DEVICEFAULT_0127;
+
+/* A command executing on hRTCommandQueue's timeline faulted: the runtime removes the device with
+ * DXGI_ERROR_DEVICE_HUNG (first reason wins). The driver reports its messages about the faulting command
+ * before calling (they are delivered by the removal flush), and after the call never completes the command
+ * and drops everything queued after it, as a reset engine does. Any thread; no driver lock may be held. */
+typedef VOID(APIENTRY* PFND3D12DDI_DEVICEFAULT_CB_0127)(
+    D3D12DDI_HRTDEVICE hRTDevice,
+    const D3D12DDICB_DEVICEFAULT_0127* pFault);
+
+/* What a timeline is doing, for the runtime's TDR watchdog (pfnReportGpuProgressCb). */
+typedef enum D3D12DDI_GPU_PROGRESS_0127 {
+    /* the timeline starts executing a command (a draw, dispatch, copy, barrier or write): the watchdog's
+     * clock for the queue starts; a previous command, if any, has completed */
+    D3D12DDI_GPU_PROGRESS_0127_OP_BEGIN = 0,
+    /* the same command is still executing (between two slices of its work); the clock keeps running */
+    D3D12DDI_GPU_PROGRESS_0127_OP_SLICE = 1,
+    /* the timeline executes no command: it finished a submission, or is about to pass a fence operation back
+     * or to wait for work. The clock stops (a GPU wait on a fence is never a hang) */
+    D3D12DDI_GPU_PROGRESS_0127_IDLE = 2,
+} D3D12DDI_GPU_PROGRESS_0127;
+
+/* One progress report (pfnReportGpuProgressCb). */
+typedef struct D3D12DDICB_GPUPROGRESS_0127 {
+    D3D12DDI_GPU_PROGRESS_0127 Progress; /* what the timeline is doing */
+    D3D12DDI_HRTCOMMANDLIST hRTCommandList; /* OP_BEGIN: the runtime's list of the command; else {NULL} */
+    /* OP_BEGIN: the command's DRED op index (as in D3D12DDICB_DEVICEFAULT_0127), or D3D12DDI_OP_INDEX_UNKNOWN */
+    UINT32 OpIndex;
+} D3D12DDICB_GPUPROGRESS_0127;
+
+/* A queue's timeline reports its progress: at the start of every command, between the slices of a long
+ * command (at most 10 ms apart), and when it stops executing commands. The runtime's watchdog removes the
+ * device with DXGI_ERROR_DEVICE_HUNG when one command has been executing longer than the TDR delay
+ * (D12RT_TDR_DELAY_MS), the model of Windows' rule that a packet must be preemptible within the delay.
+ * Returns S_OK to carry on, or D3DDDIERR_DEVICEREMOVED (0x88760870) once the device is removed for any
+ * reason: the engine was reset, so the driver abandons the command it is in (it never completes: no later
+ * write, no side effect), drops every operation queued on the queue (fence operations too), and runs no work
+ * on that device again. Called from the queue's timeline, with no driver lock held. */
+typedef HRESULT(APIENTRY* PFND3D12DDI_REPORTGPUPROGRESS_CB_0127)(
+    D3D12DDI_HRTDEVICE hRTDevice,
+    D3D12DDI_HRTCOMMANDQUEUE hRTCommandQueue,
+    const D3D12DDICB_GPUPROGRESS_0127* pProgress);
+
+/* MAKE_HRESULT(1, 0x876, 2160), as d3dumddi.h defines it: pfnReportGpuProgressCb's 'the device is removed' */
+#define D3DDDIERR_DEVICEREMOVED ((HRESULT)0x88760870)
+/* The runtime's scheduling callbacks for DDI build 0127 and later (pKTCallbacks_0127): every slot of
+ * D3D12DDI_KERNEL_THUNK_CALLBACKS_0110, in its order, then the fault and progress callbacks. d12rt differs
+ * from the WDK: the WDK's kernel reports faults and hangs itself (D3DKMT_DEVICEPAGEFAULT_STATE, the TDR);
+ * d12rt has no kernel, so the driver tells the runtime, which plays the kernel's part. */
+typedef struct D3D12DDI_KERNEL_THUNK_CALLBACKS_0127 {
+    PFND3D12DDI_SIGNALFENCEFROMGPU_CB_0126 pfnSignalFenceFromGpuCb; /* a signal executed */
+    PFND3D12DDI_WAITFORFENCEFROMGPU_CB_0126 pfnWaitForFenceFromGpuCb; /* a wait reached */
+    PFND3D12DDI_DEVICEFAULT_CB_0127 pfnDeviceFaultCb; /* a command faulted (the device is removed) */
+    /* a timeline's progress (the TDR watchdog) */
+    PFND3D12DDI_REPORTGPUPROGRESS_CB_0127 pfnReportGpuProgressCb;
+} D3D12DDI_KERNEL_THUNK_CALLBACKS_0127;
+
 /* A recording call failed (e.g. out of memory): the list's Close returns hr. Only E_OUTOFMEMORY and
  * E_INVALIDARG are recording errors; any other code removes the list's device (the WDK's rule for error
  * callbacks). The WDK's signature: no device argument; the runtime finds the list by looking its handle up in
@@ -332,7 +425,8 @@ typedef HRESULT(APIENTRY* PFND3D12DDI_CREATECOMMANDQUEUE_0126)(
     D3D12DDI_HRTCOMMANDQUEUE hRTCommandQueue);
 
 /* Destruct a queue in place. Work already submitted is finished first (its messages are then held for the
- * next flush, which the runtime issues right after); no fence callback for this queue follows the return. */
+ * next flush, which the runtime issues right after), except once the engine was reset (build 0127: the device
+ * is removed), when nothing more runs; no fence callback for this queue follows the return. */
 typedef VOID(APIENTRY* PFND3D12DDI_DESTROYCOMMANDQUEUE)(
     D3D12DDI_HDEVICE hDevice,
     D3D12DDI_HCOMMANDQUEUE hDrvCommandQueue);
@@ -546,6 +640,57 @@ typedef struct D3D12DDI_COMMAND_LIST_FUNCS_3D_0126 {
     PFND3D12DDI_RESOURCEBARRIER_0126 pfnResourceBarrier; /* barriers */
 } D3D12DDI_COMMAND_LIST_FUNCS_3D_0126;
 
+/* One 32-bit write of pfnWriteBufferImmediate (the WDK's D3D12DDI_WRITEBUFFERIMMEDIATE_PARAMETER shape). */
+typedef struct D3D12DDI_WRITEBUFFERIMMEDIATE_PARAMETER_0127 {
+    UINT64 Dest; /* GPU virtual address of the 32-bit value, 4-byte aligned, in any live buffer */
+    UINT32 Value; /* the value written */
+} D3D12DDI_WRITEBUFFERIMMEDIATE_PARAMETER_0127;
+
+/* When a write of pfnWriteBufferImmediate happens (the WDK's D3D12DDI_WRITEBUFFERIMMEDIATE_MODE values). */
+typedef enum D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_0127 {
+    D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_DEFAULT = 0, /* in order with the list's other commands */
+    /* once every preceding command has started (a marker of work begun) */
+    D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_MARKER_IN = 1,
+    /* once every preceding command of the queue has completed (a marker of work done: DRED's completed-op
+     * count). Written with release semantics, so a CPU reader that loads it with acquire sees everything the
+     * preceding commands wrote. */
+    D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_MARKER_OUT = 2,
+} D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_0127;
+
+/* Record Count 32-bit writes, executed on the GPU timeline like any other command: each writes Value to the
+ * buffer memory at Dest. A Dest in no live buffer is a page fault when it executes (pfnDeviceFaultCb, flags
+ * D3D12DDI_PAGE_FAULT_FLAG_WRITE); a misaligned Dest is a recording error (pfnSetCommandListErrorCb,
+ * E_INVALIDARG) and is dropped. */
+typedef VOID(APIENTRY* PFND3D12DDI_WRITEBUFFERIMMEDIATE_0127)(
+    D3D12DDI_HCOMMANDLIST hDrvCommandList,
+    UINT Count,
+    const D3D12DDI_WRITEBUFFERIMMEDIATE_PARAMETER_0127* pParams,
+    const D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_0127* pModes);
+
+/* The command list table of DDI build 0127 (D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D with tableSize of this
+ * struct): every slot of D3D12DDI_COMMAND_LIST_FUNCS_3D_0126, in its order, then pfnWriteBufferImmediate. The
+ * runtime asks for it only when the negotiated build is 0127 or later. d12rt differs from the WDK: the WDK
+ * adds pfnWriteBufferImmediate at build 0032; d12rt's table is its own, so it comes at 0127. */
+typedef struct D3D12DDI_COMMAND_LIST_FUNCS_3D_0127 {
+    PFND3D12DDI_CLOSECOMMANDLIST pfnCloseCommandList; /* end recording */
+    PFND3D12DDI_RESETCOMMANDLIST_0126 pfnResetCommandList; /* new recording */
+    PFND3D12DDI_IA_SETVERTEXBUFFERS pfnIaSetVertexBuffers; /* vertex buffers */
+    PFND3D12DDI_IA_SETINDEXBUFFER pfnIaSetIndexBuffer; /* index buffer */
+    PFND3D12DDI_SET_ROOT_BUFFER_VIEW pfnSetGraphicsRootConstantBufferView; /* graphics root CBV */
+    PFND3D12DDI_SET_ROOT_BUFFER_VIEW pfnSetGraphicsRootShaderResourceView; /* graphics root SRV */
+    PFND3D12DDI_SET_ROOT_BUFFER_VIEW pfnSetGraphicsRootUnorderedAccessView; /* graphics root UAV */
+    PFND3D12DDI_SET_ROOT_BUFFER_VIEW pfnSetComputeRootConstantBufferView; /* compute root CBV */
+    PFND3D12DDI_SET_ROOT_BUFFER_VIEW pfnSetComputeRootShaderResourceView; /* compute root SRV */
+    PFND3D12DDI_SET_ROOT_BUFFER_VIEW pfnSetComputeRootUnorderedAccessView; /* compute root UAV */
+    PFND3D12DDI_DRAWINSTANCED pfnDrawInstanced; /* draw */
+    PFND3D12DDI_DRAWINDEXEDINSTANCED pfnDrawIndexedInstanced; /* indexed draw */
+    PFND3D12DDI_DISPATCH pfnDispatch; /* dispatch */
+    PFND3D12DDI_COPYBUFFERREGION_0126 pfnCopyBufferRegion; /* buffer region copy */
+    PFND3D12DDI_RESOURCECOPY pfnCopyResource; /* whole-resource copy */
+    PFND3D12DDI_RESOURCEBARRIER_0126 pfnResourceBarrier; /* barriers */
+    PFND3D12DDI_WRITEBUFFERIMMEDIATE_0127 pfnWriteBufferImmediate; /* 32-bit immediate writes */
+} D3D12DDI_COMMAND_LIST_FUNCS_3D_0127;
+
 /* The type half of D3D12DDI_HANDLE_AND_TYPE (values as in the WDK, which continues D3D11's handle types; 26,
  * 31 and 33 are unused there). d12rt differs from the WDK: the WDK has no handle type for the device itself;
  * d12rt adds D3D12DDI_HT_D12RT_DEVICE so a driver can name the device (hRTDevice) in
@@ -619,7 +764,6 @@ typedef enum D3D12DDI_MESSAGE_CATEGORY_0126 {
 /* CommandListStateIndex of a message the driver cannot attribute to a command list operation ("no correlation
  * available"); the runtime surfaces such a message unmodified. */
 #define D3D12DDI_COMMAND_LIST_STATE_INDEX_NONE_0126 0xFFFFFFFFu
-
 /* Driver-authored message payload passed to pfnReportMessageCb. The runtime copies everything (pDescription
  * included) before the callback returns; the driver keeps ownership of the storage. */
 typedef struct D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 {
@@ -666,8 +810,13 @@ typedef struct D3D12DDIARG_CREATEDEVICE_0003 {
     D3D12DDI_HRTDEVICE hRTDevice; /* first argument of every device callback */
     UINT Interface; /* negotiated interface */
     UINT Version; /* negotiated version */
-    /* the fence callbacks (the WDK's D3DDDI_DEVICECALLBACKS) */
-    const D3D12DDI_KERNEL_THUNK_CALLBACKS_0110* pKTCallbacks;
+    union {
+        /* the fence callbacks (the WDK's D3DDDI_DEVICECALLBACKS) */
+        const D3D12DDI_KERNEL_THUNK_CALLBACKS_0110* pKTCallbacks;
+        /* the same callbacks with the fault and progress ones; read it when the negotiated build is 0127 or
+         * later */
+        const D3D12DDI_KERNEL_THUNK_CALLBACKS_0127* pKTCallbacks_0127;
+    };
     D3D12DDI_HDEVICE hDrvDevice; /* input: runtime-allocated private memory to construct the device in */
     union {
         const D3D12DDI_CORELAYER_DEVICECALLBACKS_0003* p12UMCallbacks; /* the runtime's device callbacks */

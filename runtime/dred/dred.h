@@ -1,0 +1,78 @@
+/* DRED (Device Removed Extended Data): the runtime side. Settings latched at D3D12CreateDevice, auto-breadcrumbs
+ * recorded by the runtime into every command list, the allocation ledger for page faults, and the output built once at
+ * removal (ID3D12DeviceRemovedExtendedData, 1, 2) plus d12rt's own report (runtime/dred/report/).
+ *
+ * The removal hooks below are the contract with the removal path (BRIEF §3): runtime/device.c and the fault, hang and
+ * driver-error paths call them. docs/dred.md documents the behaviour and the decisions. */
+#ifndef D12_DRED_H
+#define D12_DRED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "d12_com.h"
+
+struct d12_device;
+struct d12_command_queue;
+struct d12_command_list;
+
+typedef struct d12_fault_info {
+    HRESULT reason;                /* the removal reason (DXGI_ERROR_DEVICE_HUNG for faults and hangs, ...) */
+    D3D12_DRED_DEVICE_STATE state; /* D3D12_DRED_DEVICE_STATE_HUNG / _PAGEFAULT / _FAULT, or _UNKNOWN for a removal
+                                      that was no GPU fault (driver SetErrorCb, an open list executed, debug layer late) */
+    UINT64 fault_va;               /* page fault: the faulting VA; else 0 */
+    UINT32 fault_flags;            /* D3D12DDI_PAGE_FAULT_FLAG_* */
+    struct d12_command_queue *queue;  /* the queue that faulted or hung, or NULL */
+    struct d12_command_list *list;    /* the runtime command list, or NULL when unknown */
+    UINT32 op_index;               /* breadcrumb op index in that list's recording, or 0xFFFFFFFF */
+} d12_fault_info;
+
+#define D12_DRED_OP_INDEX_UNKNOWN 0xFFFFFFFFu
+
+/* Stage 1: called exactly once per device, by the thread whose removal won (first reason wins), with no runtime lock
+ * held, BEFORE fences are forced to UINT64_MAX and before any waiter is released, so the GPU state it snapshots
+ * (completed breadcrumb counts with acquire loads, fence values, pending waits) is the state at removal. */
+void d12__dred_freeze(struct d12_device *device, const d12_fault_info *fault);
+
+/* Stage 2: called once the driver-reported-messages removal flush has returned (or right after freeze when the
+ * channel is off): attach the driver's correlated messages, complete the report, write D12RT_DRED_DUMP. */
+void d12__dred_complete(struct d12_device *device);
+
+/* Called from queue destruction and from the device's last Release: completes the report if stage 2 never ran
+ * (the application never surfaced the removal). Idempotent. */
+void d12__dred_finish(struct d12_device *device);
+
+/* ---- Per-device state (device->dred) ---- */
+
+/* What DRED does on one device: latched at D3D12CreateDevice from the settings and the registry (never changes). */
+typedef struct d12_dred_enabled {
+    bool auto_breadcrumbs;
+    bool page_fault;
+    bool breadcrumb_context;  /* only with auto_breadcrumbs */
+    bool markers_only;        /* only with auto_breadcrumbs */
+    bool watson_dump;         /* latched and reported; d12rt has no Watson */
+} d12_dred_enabled;
+
+struct d12_dred;
+struct d12_debug_settings;
+
+/* What the latched settings (after the registry overlay) turn on: FORCED_ON on, FORCED_OFF and SYSTEM_CONTROLLED off
+ * (the registry has already replaced SYSTEM_CONTROLLED by its value when it has one). Contexts and markers-only apply
+ * only with auto-breadcrumbs on. */
+d12_dred_enabled d12__dred_resolve(const struct d12_debug_settings *settings);
+
+/* Create the device's DRED state (device->dred), latching `enabled`. E_OUTOFMEMORY leaves device->dred NULL. */
+HRESULT d12__dred_create(struct d12_device *device, const d12_dred_enabled *enabled);
+/* At the device's last Release, after d12__dred_finish. */
+void d12__dred_destroy(struct d12_device *device);
+
+/* The latched enablement (all off for a device without DRED state). */
+d12_dred_enabled d12__dred_enabled(const struct d12_device *device);
+
+/* The device state GetDeviceState answers: UNKNOWN until frozen. */
+D3D12_DRED_DEVICE_STATE d12__dred_device_state(const struct d12_device *device);
+
+/* Whether stage 1 ran. */
+bool d12__dred_frozen(const struct d12_device *device);
+
+#endif
