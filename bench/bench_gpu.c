@@ -13,6 +13,11 @@
  *   DrawInstanced (feature on: correlation)          + a state index and pfnSetCommandListStateIndex per draw
  *   ExecuteCommandLists (feature off)                baseline: one closed list, nothing to flush
  *   ExecuteCommandLists (feature on, nothing to flush)  + the completed-work poll and per-submission retention
+ *   DrawInstanced (DRED auto-breadcrumbs)            + a history slot and pfnWriteBufferImmediate per draw (issue 9:
+ *                                                    at most the write-immediate call + 2 ns; DRED off is the baseline)
+ *   committed buffer create + release (DRED off)     baseline: a 256-byte DEFAULT buffer
+ *   committed buffer create + release (page-fault tracking)  + the allocation ledger (issue 9: ratio <= 1.20)
+ * The DRED workers differ from the baseline worker only by their DRED settings (FORCED_ON).
  */
 #define _GNU_SOURCE
 #define COBJMACROS
@@ -37,22 +42,30 @@
 /* Submissions between two (untimed) GPU catch-ups, so retained submissions stay few. */
 #define SUBMISSIONS_PER_CATCH_UP 1024u
 
-typedef enum { COMMAND_DRAW, COMMAND_EXECUTE, COMMAND_QUIT } worker_command;
+typedef enum { COMMAND_DRAW, COMMAND_EXECUTE, COMMAND_CREATE_RELEASE, COMMAND_QUIT } worker_command;
+
+/* What a worker's device has on, beyond the debug layer. */
+typedef enum { WORKER_BASELINE, WORKER_DRM, WORKER_DRED_BREADCRUMBS, WORKER_DRED_PAGE_FAULT } worker_mode;
 
 typedef struct worker {
-    bool feature_on;
+    worker_mode mode;
     pid_t pid;
     int to_worker, from_worker; /* pipes */
 } worker;
 
-static worker workers[2] = {{false, -1, -1, -1}, {true, -1, -1, -1}};
+#define WORKERS 4
+static worker workers[WORKERS] = {{WORKER_BASELINE, -1, -1, -1}, {WORKER_DRM, -1, -1, -1},
+                                  {WORKER_DRED_BREADCRUMBS, -1, -1, -1}, {WORKER_DRED_PAGE_FAULT, -1, -1, -1}};
+static const char *const worker_names[WORKERS] = {
+    "GPU worker with driver-reported messages off", "GPU worker with driver-reported messages on",
+    "GPU worker with DRED auto-breadcrumbs", "GPU worker with DRED page-fault tracking"};
 
 typedef struct row_context {
     worker *worker;
     worker_command command;
 } row_context;
 
-static row_context rows[4];
+static row_context rows[7];
 
 static double now_ns(void)
 {
@@ -73,7 +86,7 @@ typedef struct gpu {
     unsigned draws, submissions;
 } gpu;
 
-static bool gpu_open(gpu *g, bool feature_on)
+static bool gpu_open(gpu *g, worker_mode mode)
 {
     /* The registry overlay must not change what is measured: an empty HKCU and HKLM. */
     setenv("D12RT_HKCU", "/dev/null", 1);
@@ -82,8 +95,16 @@ static bool gpu_open(gpu *g, bool feature_on)
     if (FAILED(D3D12GetDebugInterface(&IID_ID3D12Debug7, (void **)&debug)))
         return false;
     ID3D12Debug7_EnableDebugLayer(debug);
-    ID3D12Debug7_SetEnableDriverReportedMessages(debug, feature_on);
+    ID3D12Debug7_SetEnableDriverReportedMessages(debug, mode == WORKER_DRM);
     ID3D12Debug7_Release(debug);
+    ID3D12DeviceRemovedExtendedDataSettings *dred;
+    if (FAILED(D3D12GetDebugInterface(&IID_ID3D12DeviceRemovedExtendedDataSettings, (void **)&dred)))
+        return false;
+    ID3D12DeviceRemovedExtendedDataSettings_SetAutoBreadcrumbsEnablement(
+        dred, mode == WORKER_DRED_BREADCRUMBS ? D3D12_DRED_ENABLEMENT_FORCED_ON : D3D12_DRED_ENABLEMENT_FORCED_OFF);
+    ID3D12DeviceRemovedExtendedDataSettings_SetPageFaultEnablement(
+        dred, mode == WORKER_DRED_PAGE_FAULT ? D3D12_DRED_ENABLEMENT_FORCED_ON : D3D12_DRED_ENABLEMENT_FORCED_OFF);
+    ID3D12DeviceRemovedExtendedDataSettings_Release(dred);
     D3D12_COMMAND_QUEUE_DESC desc = {D3D12_COMMAND_LIST_TYPE_DIRECT, 0, D3D12_COMMAND_QUEUE_FLAG_NONE, 0};
     D3D12_COMMAND_LIST_TYPE direct = D3D12_COMMAND_LIST_TYPE_DIRECT;
     return SUCCEEDED(D3D12CreateDevice(NULL, D3D_FEATURE_LEVEL_11_0, &IID_ID3D12Device, (void **)&g->device)) &&
@@ -160,6 +181,23 @@ static double time_executes(gpu *g, uint64_t iterations)
     return total;
 }
 
+/* CreateCommittedResource + Release of a small DEFAULT buffer: what page-fault tracking adds to (its ledger). */
+static double time_create_release(gpu *g, uint64_t iterations)
+{
+    D3D12_HEAP_PROPERTIES heap = {D3D12_HEAP_TYPE_DEFAULT, D3D12_CPU_PAGE_PROPERTY_UNKNOWN, D3D12_MEMORY_POOL_UNKNOWN, 1, 1};
+    D3D12_RESOURCE_DESC desc = {D3D12_RESOURCE_DIMENSION_BUFFER, 0, 256, 1, 1, 1, DXGI_FORMAT_UNKNOWN, {1, 0},
+                                D3D12_TEXTURE_LAYOUT_ROW_MAJOR, D3D12_RESOURCE_FLAG_NONE};
+    double start = now_ns();
+    for (uint64_t i = 0; i < iterations; i++) {
+        ID3D12Resource *resource = NULL;
+        if (SUCCEEDED(ID3D12Device_CreateCommittedResource(g->device, &heap, D3D12_HEAP_FLAG_NONE, &desc,
+                                                           D3D12_RESOURCE_STATE_COPY_DEST, NULL, &IID_ID3D12Resource,
+                                                           (void **)&resource)))
+            ID3D12Resource_Release(resource);
+    }
+    return now_ns() - start;
+}
+
 static void gpu_close(gpu *g)
 {
     catch_up(g);
@@ -181,10 +219,10 @@ static void gpu_close(gpu *g)
 
 /* The worker's loop: a command and an iteration count in, nanoseconds out; a first reply says whether setup
  * worked (1.0) or not (-1.0). */
-static void worker_main(bool feature_on, int in, int out)
+static void worker_main(worker_mode mode, int in, int out)
 {
     gpu g = {0};
-    double ready = gpu_open(&g, feature_on) ? 1.0 : -1.0;
+    double ready = gpu_open(&g, mode) ? 1.0 : -1.0;
     if (write(out, &ready, sizeof ready) != sizeof ready || ready < 0)
         _exit(1);
     struct {
@@ -192,8 +230,9 @@ static void worker_main(bool feature_on, int in, int out)
         uint64_t iterations;
     } request;
     while (read(in, &request, sizeof request) == sizeof request && request.command != COMMAND_QUIT) {
-        double ns = request.command == COMMAND_DRAW ? time_draws(&g, request.iterations)
-                                                    : time_executes(&g, request.iterations);
+        double ns = request.command == COMMAND_DRAW      ? time_draws(&g, request.iterations)
+                    : request.command == COMMAND_EXECUTE ? time_executes(&g, request.iterations)
+                                                         : time_create_release(&g, request.iterations);
         if (write(out, &ns, sizeof ns) != sizeof ns)
             break;
     }
@@ -215,7 +254,7 @@ static bool start_worker(worker *w)
     if (w->pid == 0) {
         close(to[1]);
         close(from[0]);
-        worker_main(w->feature_on, to[0], from[1]);
+        worker_main(w->mode, to[0], from[1]);
     }
     close(to[0]);
     close(from[1]);
@@ -244,10 +283,9 @@ static double run_in_worker(void *context, uint64_t iterations)
 void bench_gpu_setup(void)
 {
     signal(SIGPIPE, SIG_IGN);
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < WORKERS; i++) {
         if (!start_worker(&workers[i])) {
-            bench_fail_setup(workers[i].feature_on ? "GPU worker with driver-reported messages on"
-                                                   : "GPU worker with driver-reported messages off");
+            bench_fail_setup(worker_names[i]);
             return;
         }
     }
@@ -264,11 +302,21 @@ void bench_gpu_setup(void)
                                       run_in_worker, &rows[2], -1);
     bench_add_timed_row("gpu", "ExecuteCommandLists (feature on, nothing to flush)",
                         "+ completed-work poll, retention (target: < 100 ns more)", run_in_worker, &rows[3], execute);
+    rows[4] = (row_context){&workers[2], COMMAND_DRAW};
+    rows[5] = (row_context){&workers[0], COMMAND_CREATE_RELEASE};
+    rows[6] = (row_context){&workers[3], COMMAND_CREATE_RELEASE};
+    bench_add_timed_row("gpu", "DrawInstanced (DRED auto-breadcrumbs)",
+                        "+ history slot, pfnWriteBufferImmediate (target: <= that call + 2 ns)", run_in_worker, &rows[4],
+                        draw);
+    int create = bench_add_timed_row("gpu", "committed buffer create + release (DRED off)",
+                                     "baseline: a 256-byte DEFAULT buffer", run_in_worker, &rows[5], -1);
+    bench_add_timed_row("gpu", "committed buffer create + release (page-fault tracking)",
+                        "+ allocation ledger (target: ratio <= 1.20)", run_in_worker, &rows[6], create);
 }
 
 void bench_gpu_teardown(void)
 {
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < WORKERS; i++) {
         worker *w = &workers[i];
         if (w->pid <= 0)
             continue;

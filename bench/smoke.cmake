@@ -22,6 +22,9 @@ set(rows
   "DrawInstanced (feature on: correlation)"
   "ExecuteCommandLists (feature off)"
   "ExecuteCommandLists (feature on, nothing to flush)"
+  "DrawInstanced (DRED auto-breadcrumbs)"
+  "committed buffer create + release (DRED off)"
+  "committed buffer create + release (page-fault tracking)"
   "CheckFeatureSupport OPTIONS5"
   "CheckFeatureSupport1 OPTIONS5 (SDK 620)"
   "CheckFeatureSupport1 OPTIONS5 (SDK 606)")

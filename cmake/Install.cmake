@@ -8,6 +8,7 @@
 #   PREFIX/lib/pkgconfig/d12rt.pc                                 every path derived from ${pcfiledir}
 #   PREFIX/lib/cmake/d12rt/d12rtConfig.cmake, d12rtConfigVersion.cmake, d12rtTargets*.cmake
 #                                                                 find_package(d12rt) -> target d12rt::d12rt
+#   PREFIX/bin/d12dred                                            the DRED report viewer (installed by tools/)
 # lib/ is CMAKE_INSTALL_LIBDIR (GNUInstallDirs: `lib` unless the configured prefix is /usr on a multiarch system),
 # include/ is CMAKE_INSTALL_INCLUDEDIR; both must be relative for the tree to be relocatable.
 #

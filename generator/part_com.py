@@ -40,6 +40,9 @@ SCHEMA = schema.Map({
                                            {"forward": schema.NAME, "optional": schema.Bool()}), 1),
         "implemented": schema.ListOf(schema.NAME)},
         {"delegate": schema.MapOf(schema.NAME)}), 1),
+}, {
+    # HRESULTs the installed headers (the WSL stubs) may lack: emitted guarded by #ifndef.
+    "hresults": schema.ListOf(schema.Map({"name": schema.NAME, "value": schema.Int()})),
 })
 
 
@@ -104,6 +107,7 @@ class ComModel:
     extensions: list
     constants: list
     objects: list
+    hresults: list
 
 
 def _iid_parts(text):
@@ -209,7 +213,8 @@ def load(spec_dir, spec_display, context):
     interfaces = {name: Interface(name, slots) for name, slots in installed.vtables.items()}
     extensions = _extensions(data, installed.vtables)
     interfaces.update({e.name: e for e in extensions})
-    context["com"] = ComModel(extensions, _constants(data, installed), _objects(data, interfaces))
+    context["com"] = ComModel(extensions, _constants(data, installed), _objects(data, interfaces),
+                              data.get("hresults", []))
     context["implemented_slots"] = implemented_slots
 
 

@@ -208,6 +208,7 @@ static void device_destroy(struct d12_device *device)
     detach_from_adapter(device);
     d12__tdr_stop(device); /* every queue is gone (they hold the device): nothing left to watch */
     d12__dred_finish(device); /* a removal the application never surfaced still gets its report */
+    d12__dred_destroy(device); /* its output, ledger and counter buffers (driver resources): before the driver */
     /* The driver goes first: it may report and query identities until pfnDestroyDevice returns. */
     if (device->driver != NULL)
         d12__driver_destroy_device(device->driver);
@@ -217,7 +218,6 @@ static void device_destroy(struct d12_device *device)
     pthread_mutex_destroy(&device->children_lock);
     if (device->info_queue != NULL)
         d12__info_queue_destroy(device->info_queue);
-    d12__dred_destroy(device);
     d12__object_data_destroy(&device->object);
     free(device);
 }
@@ -310,6 +310,13 @@ static void apply_registry_overlay(d12_debug_settings *settings)
         d12__registry_overlay(&registry, settings->debug_layer, settings->driver_reported_messages);
     settings->debug_layer = overlay.debug_layer;
     settings->driver_reported_messages = overlay.driver_reported_messages;
+    /* DRED: the application's FORCED_* wins, SYSTEM_CONTROLLED takes the registry's value (docs/dred.md). */
+    settings->auto_breadcrumbs = (D3D12_DRED_ENABLEMENT)d12__registry_dred_enablement(
+        &registry, D12_SETTING_DRED_AUTO_BREADCRUMBS, (uint32_t)settings->auto_breadcrumbs);
+    settings->page_fault = (D3D12_DRED_ENABLEMENT)d12__registry_dred_enablement(
+        &registry, D12_SETTING_DRED_PAGE_FAULT, (uint32_t)settings->page_fault);
+    settings->breadcrumb_context = (D3D12_DRED_ENABLEMENT)d12__registry_dred_enablement(
+        &registry, D12_SETTING_DRED_CONTEXT, (uint32_t)settings->breadcrumb_context);
 }
 
 /* Whether this device asks the driver for driver-reported messages: "The D3D12 debug layer must also be enabled
@@ -402,8 +409,10 @@ static HRESULT device_create(d12_driver_adapter *adapter, struct d12_device **ou
                                        driver_error, device, &device->drm.hooks, &device->gpu_hooks};
         hr = d12__driver_create_device(adapter, &desc, &device->driver);
     }
-    if (SUCCEEDED(hr))
+    if (SUCCEEDED(hr)) {
         device->gpu = d12__driver_gpu_funcs(device->driver);
+        d12__dred_connect(device);
+    }
     if (FAILED(hr)) {
         device_destroy(device);
         return hr;

@@ -5,6 +5,7 @@
 
 #include "d12_messages.h"
 #include "device.h"
+#include "dred/breadcrumbs.h"
 #include "list.h"
 #include "lockrank.h"
 #include "resource.h"
@@ -183,6 +184,7 @@ static void list_unhold(void *owner)
 {
     struct d12_command_list *list = owner;
     if (atomic_fetch_sub(&list->holds, 1) == 1) {
+        d12__dred_list_destroy(list->device_child.device, list->dred); /* a removal may have named it until now */
         d12__device_child_destroy(&list->device_child);
         free(list);
     }
@@ -316,6 +318,7 @@ HRESULT d12_command_list_Close(struct d12_command_list *self)
     self->ddi->pfnCloseCommandList(self->handle);
     if (self->set_state_index)
         d12__recorder_close(&self->recorder);
+    d12__dred_list_close(self);
     end_recording(self);
     /* After removal the list is closed all the same (it can be released or reset like any closed list) and Close
      * says DXGI_ERROR_DEVICE_REMOVED (docs/device.md "Removal", per method). */
@@ -351,6 +354,7 @@ HRESULT d12_command_list_Reset(struct d12_command_list *self, ID3D12CommandAlloc
         return hr;
     D3D12DDIARG_RESETCOMMANDLIST_0126 args = {allocator->handle};
     self->ddi->pfnResetCommandList(self->handle, &args);
+    d12__dred_list_begin(self);
     return S_OK;
 }
 
@@ -364,6 +368,7 @@ void d12_command_list_DrawInstanced(struct d12_command_list *self, UINT VertexCo
     before_work(self, D12_WORK_DRAW);
     self->ddi->pfnDrawInstanced(self->handle, VertexCountPerInstance, InstanceCount, StartVertexLocation,
                                 StartInstanceLocation);
+    d12__dred_breadcrumb(self->dred, self->handle, D3D12_AUTO_BREADCRUMB_OP_DRAWINSTANCED);
 }
 
 void d12_command_list_DrawIndexedInstanced(struct d12_command_list *self, UINT IndexCountPerInstance,
@@ -375,6 +380,7 @@ void d12_command_list_DrawIndexedInstanced(struct d12_command_list *self, UINT I
     before_work(self, D12_WORK_DRAW_INDEXED);
     self->ddi->pfnDrawIndexedInstanced(self->handle, IndexCountPerInstance, InstanceCount, StartIndexLocation,
                                        BaseVertexLocation, StartInstanceLocation);
+    d12__dred_breadcrumb(self->dred, self->handle, D3D12_AUTO_BREADCRUMB_OP_DRAWINDEXEDINSTANCED);
 }
 
 void d12_command_list_Dispatch(struct d12_command_list *self, UINT ThreadGroupCountX, UINT ThreadGroupCountY,
@@ -384,6 +390,7 @@ void d12_command_list_Dispatch(struct d12_command_list *self, UINT ThreadGroupCo
         return;
     before_work(self, D12_WORK_DISPATCH);
     self->ddi->pfnDispatch(self->handle, ThreadGroupCountX, ThreadGroupCountY, ThreadGroupCountZ);
+    d12__dred_breadcrumb(self->dred, self->handle, D3D12_AUTO_BREADCRUMB_OP_DISPATCH);
 }
 
 /* A copy's resource: ours, or the call is dropped with a message and a recording error. */
@@ -427,6 +434,7 @@ void d12_command_list_CopyBufferRegion(struct d12_command_list *self, ID3D12Reso
     }
     before_work(self, D12_WORK_COPY_BUFFER_REGION);
     self->ddi->pfnCopyBufferRegion(self->handle, dst->handle, DstOffset, src->handle, SrcOffset, NumBytes);
+    d12__dred_breadcrumb(self->dred, self->handle, D3D12_AUTO_BREADCRUMB_OP_COPYBUFFERREGION);
 }
 
 void d12_command_list_CopyResource(struct d12_command_list *self, ID3D12Resource *pDstResource,
@@ -449,6 +457,7 @@ void d12_command_list_CopyResource(struct d12_command_list *self, ID3D12Resource
     }
     before_work(self, D12_WORK_COPY_RESOURCE);
     self->ddi->pfnCopyResource(self->handle, dst->handle, src->handle);
+    d12__dred_breadcrumb(self->dred, self->handle, D3D12_AUTO_BREADCRUMB_OP_COPYRESOURCE);
 }
 
 /* ======== Recording: state ======== */
@@ -465,6 +474,9 @@ void d12_command_list_IASetVertexBuffers(struct d12_command_list *self, UINT Sta
         return;
     }
     self->ddi->pfnIaSetVertexBuffers(self->handle, StartSlot, NumViews, (const D3D12DDI_VERTEX_BUFFER_VIEW *)pViews);
+    for (UINT i = 0; self->dred && i < NumViews; i++) /* DRED: the views the faulting op used (the report) */
+        d12__dred_note_state(self->dred, D12_DRED_STATE_VERTEX_BUFFER, 0, StartSlot + i, pViews ? pViews[i].BufferLocation : 0,
+                             pViews ? pViews[i].SizeInBytes : 0, pViews ? pViews[i].StrideInBytes : 0);
 }
 
 void d12_command_list_IASetIndexBuffer(struct d12_command_list *self, const D3D12_INDEX_BUFFER_VIEW *pView)
@@ -477,23 +489,28 @@ void d12_command_list_IASetIndexBuffer(struct d12_command_list *self, const D3D1
         return;
     }
     self->ddi->pfnIaSetIndexBuffer(self->handle, (const D3D12DDI_INDEX_BUFFER_VIEW *)pView);
+    d12__dred_note_state(self->dred, D12_DRED_STATE_INDEX_BUFFER, 0, 0, pView ? pView->BufferLocation : 0,
+                         pView ? pView->SizeInBytes : 0, pView ? (UINT)pView->Format : 0);
 }
 
 /* Root descriptors: no root signature exists in d12rt, so nothing here checks RootParameterIndex against one; the
  * driver validates what the descriptor points at when the work runs. */
-#define ROOT_VIEW(api_name, ddi_slot)                                                                              \
+#define ROOT_VIEW(api_name, ddi_slot, dred_kind)                                                                   \
     void d12_command_list_##api_name(struct d12_command_list *self, UINT RootParameterIndex,                       \
                                      D3D12_GPU_VIRTUAL_ADDRESS BufferLocation)                                     \
     {                                                                                                              \
-        if (recording(self, #api_name))                                                                            \
-            self->ddi->ddi_slot(self->handle, RootParameterIndex, BufferLocation);                                 \
+        if (!recording(self, #api_name))                                                                           \
+            return;                                                                                                \
+        self->ddi->ddi_slot(self->handle, RootParameterIndex, BufferLocation);                                     \
+        d12__dred_note_state(self->dred, D12_DRED_STATE_ROOT_DESCRIPTOR, dred_kind, RootParameterIndex,            \
+                             BufferLocation, 0, 0);                                                                \
     }
-ROOT_VIEW(SetGraphicsRootConstantBufferView, pfnSetGraphicsRootConstantBufferView)
-ROOT_VIEW(SetGraphicsRootShaderResourceView, pfnSetGraphicsRootShaderResourceView)
-ROOT_VIEW(SetGraphicsRootUnorderedAccessView, pfnSetGraphicsRootUnorderedAccessView)
-ROOT_VIEW(SetComputeRootConstantBufferView, pfnSetComputeRootConstantBufferView)
-ROOT_VIEW(SetComputeRootShaderResourceView, pfnSetComputeRootShaderResourceView)
-ROOT_VIEW(SetComputeRootUnorderedAccessView, pfnSetComputeRootUnorderedAccessView)
+ROOT_VIEW(SetGraphicsRootConstantBufferView, pfnSetGraphicsRootConstantBufferView, D12_DRED_ROOT_GRAPHICS_CBV)
+ROOT_VIEW(SetGraphicsRootShaderResourceView, pfnSetGraphicsRootShaderResourceView, D12_DRED_ROOT_GRAPHICS_SRV)
+ROOT_VIEW(SetGraphicsRootUnorderedAccessView, pfnSetGraphicsRootUnorderedAccessView, D12_DRED_ROOT_GRAPHICS_UAV)
+ROOT_VIEW(SetComputeRootConstantBufferView, pfnSetComputeRootConstantBufferView, D12_DRED_ROOT_COMPUTE_CBV)
+ROOT_VIEW(SetComputeRootShaderResourceView, pfnSetComputeRootShaderResourceView, D12_DRED_ROOT_COMPUTE_SRV)
+ROOT_VIEW(SetComputeRootUnorderedAccessView, pfnSetComputeRootUnorderedAccessView, D12_DRED_ROOT_COMPUTE_UAV)
 #undef ROOT_VIEW
 
 /* One API barrier as the DDI's; NULL: what is wrong with it. */
@@ -549,10 +566,38 @@ void d12_command_list_ResourceBarrier(struct d12_command_list *self, UINT NumBar
         } else {
             before_work(self, D12_WORK_RESOURCE_BARRIER); /* GPU work like any other: it gets a state index */
             self->ddi->pfnResourceBarrier(self->handle, NumBarriers, barriers);
+            d12__dred_breadcrumb(self->dred, self->handle, D3D12_AUTO_BREADCRUMB_OP_RESOURCEBARRIER);
         }
     }
     if (barriers != stack)
         free(barriers);
+}
+
+/* ======== Recording: markers (DRED breadcrumbs; no GPU work, so no state index) ======== */
+
+static void marker(struct d12_command_list *self, const char *method, D3D12_AUTO_BREADCRUMB_OP op, UINT Metadata,
+                   const void *pData, UINT Size)
+{
+    if (!recording(self, method) || !self->dred)
+        return;
+    if (op != D3D12_AUTO_BREADCRUMB_OP_ENDEVENT) /* "at most one entry per op, none for EndEvent" */
+        d12__dred_add_context(self->dred, Metadata, pData, Size);
+    d12__dred_record(self->dred, self->handle, op);
+}
+
+void d12_command_list_SetMarker(struct d12_command_list *self, UINT Metadata, const void *pData, UINT Size)
+{
+    marker(self, "SetMarker", D3D12_AUTO_BREADCRUMB_OP_SETMARKER, Metadata, pData, Size);
+}
+
+void d12_command_list_BeginEvent(struct d12_command_list *self, UINT Metadata, const void *pData, UINT Size)
+{
+    marker(self, "BeginEvent", D3D12_AUTO_BREADCRUMB_OP_BEGINEVENT, Metadata, pData, Size);
+}
+
+void d12_command_list_EndEvent(struct d12_command_list *self)
+{
+    marker(self, "EndEvent", D3D12_AUTO_BREADCRUMB_OP_ENDEVENT, 0, NULL, 0);
 }
 
 /* ======== ID3D12Device::CreateCommandList ======== */
@@ -594,6 +639,10 @@ static struct d12_command_list *new_list(struct d12_device *device, D3D12_COMMAN
         list->set_state_index = device->drm.funcs.pfnSetCommandListStateIndex;
         d12__recorder_init(&list->recorder, device->correlation, list);
     }
+    if (FAILED(d12__dred_list_create(device, list, &list->dred))) {
+        list_destroy(list); /* frees what new_list made */
+        return NULL;
+    }
     return list;
 }
 
@@ -632,6 +681,7 @@ HRESULT d12_device_CreateCommandList(struct d12_device *self, UINT nodeMask, D3D
         list_destroy(list);
         return hr;
     }
+    d12__dred_list_begin(list);
     d12__device_child_register(&list->device_child, list, D3D12DDI_HT_COMMAND_LIST);
     hr = d12__command_list_QueryInterface(list, riid, ppCommandList);
     d12_command_list_Release(list);

@@ -121,7 +121,13 @@ HRESULT d12__queue_wait_reached(struct d12_device *device, D3D12DDI_HRTCOMMANDQU
     struct d12_queue_operation *operation = reached(device, handle, OPERATION_WAIT, passed, &queue);
     if (!operation)
         return E_INVALIDARG;
+    d12__lock(&queue->lock, D12_RANK_QUEUE);
+    queue->blocked_wait = operation; /* DRED: a removal reports the Wait the GPU is blocked in */
+    d12__unlock(&queue->lock, D12_RANK_QUEUE);
     bool done = d12__fence_gpu_wait_end(operation->fence, &operation->wait, &queue->destroying);
+    d12__lock(&queue->lock, D12_RANK_QUEUE);
+    queue->blocked_wait = NULL;
+    d12__unlock(&queue->lock, D12_RANK_QUEUE);
     d12__fence_unhold(operation->fence);
     free(operation);
     return done ? S_OK : E_ABORT;
@@ -235,8 +241,8 @@ static void release_submissions(struct d12_submission *submission)
     }
 }
 
-/* Count the submission (its serial) and keep its retention record. */
-static void record_submission(struct d12_command_queue *queue, struct d12_submission *submission)
+/* Count the submission (its serial) and keep its retention record. Returns the serial. */
+static uint64_t record_submission(struct d12_command_queue *queue, struct d12_submission *submission)
 {
     d12__lock(&queue->lock, D12_RANK_QUEUE);
     uint64_t serial = ++queue->submitted;
@@ -248,6 +254,7 @@ static void record_submission(struct d12_command_queue *queue, struct d12_submis
             queue->unmarked = submission;
     }
     d12__unlock(&queue->lock, D12_RANK_QUEUE);
+    return serial;
 }
 
 #define D12_ECL_STACK_LISTS 16
@@ -262,10 +269,11 @@ static void submit_lists(struct d12_command_queue *queue, UINT count, struct d12
     struct d12_submission *submission = correlate ? retain(count, lists) : NULL;
     for (UINT i = 0; i < count; i++)
         handles[i] = lists[i]->handle;
+    struct d12_dred_submission *dred = d12__dred_submit_begin(queue, count, lists); /* DRED: outstanding lists */
     queue->gpu->queue.pfnExecuteCommandLists(queue->handle, count, handles);
     /* Counted only once the driver has it: a Signal's serial (taken when it is appended) then never covers a
      * submission that reaches the driver after that Signal, so no flush retires work that has not run. */
-    record_submission(queue, submission);
+    d12__dred_submit_end(queue, dred, record_submission(queue, submission));
     if (handles != stack)
         free(handles);
 }
@@ -290,6 +298,20 @@ void d12_command_queue_ExecuteCommandLists(struct d12_command_queue *self, UINT 
     }
     if (lists != stack)
         free(lists);
+}
+
+/* ---- DRED (runtime/dred/report.c) ---- */
+
+void d12__queue_for_each_wait(struct d12_command_queue *queue,
+                              void (*visit)(void *context, struct d12_fence *fence, UINT64 value), void *context)
+{
+    d12__lock(&queue->lock, D12_RANK_QUEUE);
+    if (queue->blocked_wait)
+        visit(context, queue->blocked_wait->fence, queue->blocked_wait->value);
+    for (struct d12_queue_operation *operation = queue->operations; operation; operation = operation->next)
+        if (operation->kind == OPERATION_WAIT)
+            visit(context, operation->fence, operation->value);
+    d12__unlock(&queue->lock, D12_RANK_QUEUE);
 }
 
 /* ---- Retention across flushes ---- */
@@ -427,6 +449,7 @@ static void queue_destroy(struct d12_command_queue *queue)
         d12__flush_on_removal(device);
         d12__dred_finish(device);
     }
+    d12__dred_queue_destroyed(queue); /* DRED stops naming its lists */
     drop_pending(queue);
     free(queue->handle.pDrvPrivate);
     pthread_mutex_destroy(&queue->lock);

@@ -36,6 +36,7 @@ struct d12_command_queue {
     struct d12_submission *submissions; /* lock: submissions whose command-list state is retained, oldest first */
     struct d12_submission **submissions_tail; /* lock: where the next submission is linked */
     struct d12_submission *unmarked;    /* lock: the oldest retained submission no flush has marked yet, or NULL */
+    struct d12_queue_operation *blocked_wait; /* lock: the Wait the timeline is blocked in (DRED's report), or NULL */
 
     _Atomic uint64_t completed;         /* the serial the last executed Signal covers (the completion mark) */
     atomic_bool destroying;             /* the final Release began: waits on the timeline are abandoned */
@@ -58,5 +59,11 @@ HRESULT d12__queue_signal_reached(struct d12_device *device, D3D12DDI_HRTCOMMAND
                                   const D3D12DDIARG_FENCE_OPERATION_0126 *operation);
 HRESULT d12__queue_wait_reached(struct d12_device *device, D3D12DDI_HRTCOMMANDQUEUE queue,
                                 const D3D12DDIARG_FENCE_OPERATION_0126 *operation);
+
+/* DRED's report: every GPU Wait of `queue` not satisfied yet (the one its timeline is blocked in first, then the ones
+ * submitted and not reached), pending at removal.
+ * `visit` runs under the queue's lock: it may read the fence (its value, its name) but call nothing else. */
+void d12__queue_for_each_wait(struct d12_command_queue *queue,
+                              void (*visit)(void *context, struct d12_fence *fence, UINT64 value), void *context);
 
 #endif

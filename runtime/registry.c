@@ -831,6 +831,10 @@ static const struct {
     [D12_SETTING_LAYER_AND] = {"D3D12SDKLayerFlagsAnd", 0xFFFFFFFFu},
     [D12_SETTING_LAYER_OR] = {"D3D12SDKLayerFlagsOr", 0},
     [D12_SETTING_REQUIRE_LAYERS] = {"RequireSDKLayers", 0},
+    /* DRED (dred-api): D3D12_DRED_ENABLEMENT numbers, 0 = SYSTEM_CONTROLLED */
+    [D12_SETTING_DRED_AUTO_BREADCRUMBS] = {"DredAutoBreadcrumbs", 0},
+    [D12_SETTING_DRED_PAGE_FAULT] = {"DredPageFault", 0},
+    [D12_SETTING_DRED_CONTEXT] = {"DredBreadcrumbContext", 0},
 };
 
 const char *d12__registry_setting_name(d12_reg_setting_id id)
@@ -904,4 +908,14 @@ d12_registry_overlay d12__registry_overlay(const d12_app_settings *settings, boo
     };
     o.driver_reported_messages_active = o.debug_layer && o.driver_reported_messages;
     return o;
+}
+
+/* DRED: "an explicit FORCED_ON/FORCED_OFF from the application wins"; SYSTEM_CONTROLLED is what the system (here
+ * the per-application registry value) decides. */
+uint32_t d12__registry_dred_enablement(const d12_app_settings *settings, d12_reg_setting_id id, uint32_t app_value)
+{
+    if (app_value == 1u || app_value == 2u)
+        return app_value;
+    uint32_t system = settings->values[id].value;
+    return system == 1u || system == 2u ? system : 0u;
 }

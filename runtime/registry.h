@@ -122,6 +122,10 @@ typedef enum d12_reg_setting_id {
     D12_SETTING_LAYER_AND,      /* D3D12SDKLayerFlagsAnd, default 0xFFFFFFFF */
     D12_SETTING_LAYER_OR,       /* D3D12SDKLayerFlagsOr, default 0 */
     D12_SETTING_REQUIRE_LAYERS, /* RequireSDKLayers, default 0 */
+    /* DRED (issue 9): D3D12_DRED_ENABLEMENT numbers; they decide what the application leaves SYSTEM_CONTROLLED. */
+    D12_SETTING_DRED_AUTO_BREADCRUMBS, /* DredAutoBreadcrumbs, default 0 (SYSTEM_CONTROLLED) */
+    D12_SETTING_DRED_PAGE_FAULT,       /* DredPageFault, default 0 */
+    D12_SETTING_DRED_CONTEXT,          /* DredBreadcrumbContext, default 0 */
     D12_SETTING_COUNT
 } d12_reg_setting_id;
 
@@ -164,5 +168,10 @@ typedef struct d12_registry_overlay {
 
 d12_registry_overlay d12__registry_overlay(const d12_app_settings *settings, bool app_debug_layer,
                                            bool app_driver_reported_messages);
+
+/* A DRED enablement after the overlay (D3D12_DRED_ENABLEMENT numbers: 0 SYSTEM_CONTROLLED, 1 FORCED_OFF,
+ * 2 FORCED_ON): the application's FORCED_OFF/FORCED_ON wins; its SYSTEM_CONTROLLED defers to the registry value
+ * `id`. A registry value that is no enablement number stays SYSTEM_CONTROLLED (off). docs/registry.md. */
+uint32_t d12__registry_dred_enablement(const d12_app_settings *settings, d12_reg_setting_id id, uint32_t app_value);
 
 #endif

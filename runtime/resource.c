@@ -4,6 +4,7 @@
 
 #include "d12_messages.h"
 #include "device.h"
+#include "dred/dred.h"
 #include "resource.h"
 
 static D3D12DDI_HDEVICE driver_device(struct d12_resource *resource)
@@ -84,6 +85,7 @@ ULONG d12_resource_AddRef(struct d12_resource *self)
 
 static void resource_destroy(struct d12_resource *resource)
 {
+    d12__dred_resource_released(resource); /* DRED's ledger of recently freed allocations */
     d12__device_child_unregister(&resource->device_child);
     if (resource->handle.pDrvPrivate)
         resource->gpu->core.pfnDestroyResource(driver_device(resource), resource->handle);
@@ -286,6 +288,7 @@ HRESULT d12_device_CreateCommittedResource(struct d12_device *self, const D3D12_
         return hr;
     }
     d12__device_child_register(&resource->device_child, resource, D3D12DDI_HT_0012_RESOURCE);
+    d12__dred_resource_created(resource);
     hr = d12__resource_QueryInterface(resource, riidResource, ppvResource);
     d12_resource_Release(resource);
     return hr;

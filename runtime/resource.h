@@ -21,6 +21,7 @@ struct d12_resource {
     D3D12DDI_HRESOURCE handle;
     D3D12_GPU_VIRTUAL_ADDRESS gpu_address;
     atomic_uint maps; /* Map calls not yet matched by Unmap */
+    struct d12_dred_allocation *dred_allocation; /* the page-fault ledger's record (runtime/dred/ledger.c), or NULL */
 };
 
 #endif

@@ -2,6 +2,7 @@
  *
  *   d12cfg [--system] drm APP on|off|app
  *   d12cfg [--system] debug-layer APP on|off|app
+ *   d12cfg [--system] dred APP breadcrumbs|page-fault|context on|off|system
  *   d12cfg show APP
  *   d12cfg list
  *
@@ -23,11 +24,14 @@
 static const char usage_text[] =
     "usage: d12cfg [--system] drm APP on|off|app\n"
     "       d12cfg [--system] debug-layer APP on|off|app\n"
+    "       d12cfg [--system] dred APP breadcrumbs|page-fault|context on|off|system\n"
     "       d12cfg show APP\n"
     "       d12cfg list\n"
     "\n"
     "  drm          driver-reported messages for APP: forced on, forced off, or left to the application\n"
     "  debug-layer  the debug layer for APP: forced on, forced off, or left to the application\n"
+    "  dred         a DRED feature for APP when the application leaves it SYSTEM_CONTROLLED: on (FORCED_ON),\n"
+    "               off (FORCED_OFF) or system (the value removed: off unless the other hive sets it)\n"
     "  show         the settings APP gets, and where each comes from\n"
     "  list         the applications either hive configures\n"
     "  --system     write the system hive (HKLM) instead of the user's (HKCU)\n"
@@ -88,6 +92,26 @@ static size_t layer_changes(mode m, d12_reg_change *c)
     return 3;
 }
 
+/* DRED: one D3D12_DRED_ENABLEMENT value (2 FORCED_ON, 1 FORCED_OFF); `system` deletes it (SYSTEM_CONTROLLED). */
+static const struct {
+    const char *word;
+    d12_reg_setting_id id;
+    const char *label;
+} dred_features[] = {
+    {"breadcrumbs", D12_SETTING_DRED_AUTO_BREADCRUMBS, "DRED auto-breadcrumbs"},
+    {"page-fault", D12_SETTING_DRED_PAGE_FAULT, "DRED page fault"},
+    {"context", D12_SETTING_DRED_CONTEXT, "DRED breadcrumb context"},
+};
+#define DRED_FEATURES (sizeof dred_features / sizeof dred_features[0])
+
+static const char *const dred_value_names[] = {"system-controlled", "forced off", "forced on"};
+
+static size_t dred_changes(d12_reg_setting_id id, mode m, d12_reg_change *c)
+{
+    c[0] = m == MODE_APP ? (d12_reg_change)CHANGE_DEL(id) : (d12_reg_change)CHANGE_SET(id, m == MODE_ON ? 2u : 1u);
+    return 1;
+}
+
 static int write_hive(const char *path, const d12_reg_file *hive, const char *key, const d12_reg_change *c,
                       size_t count)
 {
@@ -110,10 +134,11 @@ static int write_hive(const char *path, const d12_reg_file *hive, const char *ke
     return rc == 0 ? 0 : 1;
 }
 
-static int cmd_set(bool system, const char *what, const char *app, mode m)
+static int cmd_set(bool system, const char *what, int dred_feature, const char *app, mode m)
 {
     d12_reg_change c[3];
-    size_t count = !strcmp(what, "drm") ? drm_changes(m, c) : layer_changes(m, c);
+    size_t count = dred_feature >= 0 ? dred_changes(dred_features[dred_feature].id, m, c)
+                   : !strcmp(what, "drm") ? drm_changes(m, c) : layer_changes(m, c);
     char path[D12_REG_PATH_MAX], key[D12_REG_PATH_MAX];
     bool have = system ? d12__registry_hklm_path(path, sizeof path) : d12__registry_hkcu_path(path, sizeof path);
     if (!have) {
@@ -165,8 +190,14 @@ static void print_modes(const d12_app_settings *s, const char *sep)
     mode layer =
         mask_mode(v[D12_SETTING_LAYER_AND].value, v[D12_SETTING_LAYER_OR].value, D12_LAYER_FLAG_DEBUG);
     printf("driver-reported messages: %s%s", mode_names[drm], sep);
-    printf("debug layer: %s%s\n", mode_names[layer],
-           v[D12_SETTING_REQUIRE_LAYERS].value ? " (RequireSDKLayers)" : "");
+    printf("debug layer: %s%s%s", mode_names[layer],
+           v[D12_SETTING_REQUIRE_LAYERS].value ? " (RequireSDKLayers)" : "", sep);
+    /* What an application that leaves the feature SYSTEM_CONTROLLED gets (its FORCED_* wins). */
+    for (size_t i = 0; i < DRED_FEATURES; i++) {
+        uint32_t value = v[dred_features[i].id].value;
+        printf("%s: %s%s", dred_features[i].label, value <= 2 ? dred_value_names[value] : "system-controlled",
+               i + 1 < DRED_FEATURES ? sep : "\n");
+    }
 }
 
 static int load_both(d12_app_settings *s, d12_reg_file *cu, d12_reg_file *lm)
@@ -260,25 +291,44 @@ static int cmd_list(void)
 
 /* ---- Command line ---- */
 
+/* dred APP FEATURE on|off|system */
+static int run_dred(bool system, int argc, char **argv)
+{
+    int feature = -1;
+    for (size_t i = 0; argc >= 3 && i < DRED_FEATURES; i++)
+        if (!strcmp(argv[2], dred_features[i].word))
+            feature = (int)i;
+    if (argc != 4 || feature < 0)
+        return usage("expected dred APP breadcrumbs|page-fault|context on|off|system");
+    mode m;
+    if (!strcmp(argv[3], "system"))
+        m = MODE_APP;
+    else if (strcmp(argv[3], "app") == 0 || !parse_mode(argv[3], &m))
+        return usage("expected on, off or system");
+    return cmd_set(system, "dred", feature, argv[1], m);
+}
+
 static int run(bool system, int argc, char **argv)
 {
     if (argc == 0)
         return usage("missing command");
     const char *cmd = argv[0];
     if (!strcmp(cmd, "list"))
-        return argc != 1 ? usage("list takes no argument") : system ? usage("--system applies to drm and debug-layer")
+        return argc != 1 ? usage("list takes no argument") : system ? usage("--system applies to drm, debug-layer and dred")
                                                                     : cmd_list();
     if (argc < 2 || !d12__registry_valid_app_name(argv[1]))
         return usage(argc < 2 ? "missing APP" : "APP must be 1 to 255 bytes, no backslash or control character");
     if (!strcmp(cmd, "show"))
-        return argc != 2 ? usage("show takes one APP") : system ? usage("--system applies to drm and debug-layer")
+        return argc != 2 ? usage("show takes one APP") : system ? usage("--system applies to drm, debug-layer and dred")
                                                                 : cmd_show(argv[1]);
+    if (!strcmp(cmd, "dred"))
+        return run_dred(system, argc, argv);
     if (strcmp(cmd, "drm") && strcmp(cmd, "debug-layer"))
         return usage("unknown command");
     mode m;
     if (argc != 3 || !parse_mode(argv[2], &m))
         return usage("expected on, off or app");
-    return cmd_set(system, cmd, argv[1], m);
+    return cmd_set(system, cmd, -1, argv[1], m);
 }
 
 int main(int argc, char **argv)

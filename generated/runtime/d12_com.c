@@ -1510,10 +1510,75 @@ static const ID3D12InfoQueue1Vtbl device_info_queue_vtbl = {
     .UnregisterMessageCallback = device_info_queue_UnregisterMessageCallback,
 };
 
+/* ---- device.dred: ID3D12DeviceRemovedExtendedData : ID3D12DeviceRemovedExtendedData1 : ID3D12DeviceRemovedExtendedData2 ---- */
+
+static inline struct d12_device *device_from_dred(ID3D12DeviceRemovedExtendedData2 *iface)
+{
+    return (struct d12_device *)((char *)iface - offsetof(struct d12_device, com.dred));
+}
+
+static HRESULT STDMETHODCALLTYPE device_dred_QueryInterface(ID3D12DeviceRemovedExtendedData2 *This, const IID *riid, void **object)
+{
+    return d12__device_QueryInterface(device_from_dred(This), riid, object);
+}
+
+static ULONG STDMETHODCALLTYPE device_dred_AddRef(ID3D12DeviceRemovedExtendedData2 *This)
+{
+    return d12_device_AddRef(device_from_dred(This));
+}
+
+static ULONG STDMETHODCALLTYPE device_dred_Release(ID3D12DeviceRemovedExtendedData2 *This)
+{
+    return d12_device_Release(device_from_dred(This));
+}
+
+static HRESULT STDMETHODCALLTYPE device_dred_GetAutoBreadcrumbsOutput(ID3D12DeviceRemovedExtendedData2 *This, D3D12_DRED_AUTO_BREADCRUMBS_OUTPUT *pOutput)
+{
+    return d12_device_GetAutoBreadcrumbsOutput(device_from_dred(This), pOutput);
+}
+
+static HRESULT STDMETHODCALLTYPE device_dred_GetPageFaultAllocationOutput(ID3D12DeviceRemovedExtendedData2 *This, D3D12_DRED_PAGE_FAULT_OUTPUT *pOutput)
+{
+    return d12_device_GetPageFaultAllocationOutput(device_from_dred(This), pOutput);
+}
+
+static HRESULT STDMETHODCALLTYPE device_dred_GetAutoBreadcrumbsOutput1(ID3D12DeviceRemovedExtendedData2 *This, D3D12_DRED_AUTO_BREADCRUMBS_OUTPUT1 *pOutput)
+{
+    return d12_device_GetAutoBreadcrumbsOutput1(device_from_dred(This), pOutput);
+}
+
+static HRESULT STDMETHODCALLTYPE device_dred_GetPageFaultAllocationOutput1(ID3D12DeviceRemovedExtendedData2 *This, D3D12_DRED_PAGE_FAULT_OUTPUT1 *pOutput)
+{
+    return d12_device_GetPageFaultAllocationOutput1(device_from_dred(This), pOutput);
+}
+
+static HRESULT STDMETHODCALLTYPE device_dred_GetPageFaultAllocationOutput2(ID3D12DeviceRemovedExtendedData2 *This, D3D12_DRED_PAGE_FAULT_OUTPUT2 *pOutput)
+{
+    return d12_device_GetPageFaultAllocationOutput2(device_from_dred(This), pOutput);
+}
+
+static D3D12_DRED_DEVICE_STATE STDMETHODCALLTYPE device_dred_GetDeviceState(ID3D12DeviceRemovedExtendedData2 *This)
+{
+    return d12_device_GetDeviceState(device_from_dred(This));
+}
+
+static const ID3D12DeviceRemovedExtendedData2Vtbl device_dred_vtbl = {
+    .QueryInterface = device_dred_QueryInterface,
+    .AddRef = device_dred_AddRef,
+    .Release = device_dred_Release,
+    .GetAutoBreadcrumbsOutput = device_dred_GetAutoBreadcrumbsOutput,
+    .GetPageFaultAllocationOutput = device_dred_GetPageFaultAllocationOutput,
+    .GetAutoBreadcrumbsOutput1 = device_dred_GetAutoBreadcrumbsOutput1,
+    .GetPageFaultAllocationOutput1 = device_dred_GetPageFaultAllocationOutput1,
+    .GetPageFaultAllocationOutput2 = device_dred_GetPageFaultAllocationOutput2,
+    .GetDeviceState = device_dred_GetDeviceState,
+};
+
 void d12__device_com_init(struct d12__device_com *com)
 {
     com->device.lpVtbl = &device_device_vtbl;
     com->info_queue.lpVtbl = &device_info_queue_vtbl;
+    com->dred.lpVtbl = &device_dred_vtbl;
 }
 
 struct d12_device *d12__device_unwrap(const void *iface)
@@ -1554,6 +1619,10 @@ HRESULT d12__device_QueryInterface(struct d12_device *self, const IID *riid, voi
     else if (iid_equal(riid, &IID_ID3D12InfoQueue) ||
              iid_equal(riid, &IID_ID3D12InfoQueue1))
         found = d12_device_exposes_info_queue(self) ? &self->com.info_queue : NULL;
+    else if (iid_equal(riid, &IID_ID3D12DeviceRemovedExtendedData) ||
+             iid_equal(riid, &IID_ID3D12DeviceRemovedExtendedData1) ||
+             iid_equal(riid, &IID_ID3D12DeviceRemovedExtendedData2))
+        found = &self->com.dred;
     *object = found;
     if (found == NULL)
         return E_NOINTERFACE;
@@ -1645,29 +1714,17 @@ static void STDMETHODCALLTYPE command_queue_queue_ExecuteCommandLists(ID3D12Comm
 
 static void STDMETHODCALLTYPE command_queue_queue_SetMarker(ID3D12CommandQueue *This, UINT Metadata, const void *pData, UINT Size)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)Metadata;
-    (void)pData;
-    (void)Size;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_queue_not_implemented(command_queue_from_queue(This), "ID3D12CommandQueue", "SetMarker");
+    d12_command_queue_SetMarker(command_queue_from_queue(This), Metadata, pData, Size);
 }
 
 static void STDMETHODCALLTYPE command_queue_queue_BeginEvent(ID3D12CommandQueue *This, UINT Metadata, const void *pData, UINT Size)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)Metadata;
-    (void)pData;
-    (void)Size;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_queue_not_implemented(command_queue_from_queue(This), "ID3D12CommandQueue", "BeginEvent");
+    d12_command_queue_BeginEvent(command_queue_from_queue(This), Metadata, pData, Size);
 }
 
 static void STDMETHODCALLTYPE command_queue_queue_EndEvent(ID3D12CommandQueue *This)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_queue_not_implemented(command_queue_from_queue(This), "ID3D12CommandQueue", "EndEvent");
+    d12_command_queue_EndEvent(command_queue_from_queue(This));
 }
 
 static HRESULT STDMETHODCALLTYPE command_queue_queue_Signal(ID3D12CommandQueue *This, ID3D12Fence *pFence, UINT64 Value)
@@ -2310,29 +2367,17 @@ static void STDMETHODCALLTYPE command_list_list_SetPredication(ID3D12GraphicsCom
 
 static void STDMETHODCALLTYPE command_list_list_SetMarker(ID3D12GraphicsCommandList *This, UINT Metadata, const void *pData, UINT Size)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)Metadata;
-    (void)pData;
-    (void)Size;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "SetMarker");
+    d12_command_list_SetMarker(command_list_from_list(This), Metadata, pData, Size);
 }
 
 static void STDMETHODCALLTYPE command_list_list_BeginEvent(ID3D12GraphicsCommandList *This, UINT Metadata, const void *pData, UINT Size)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)Metadata;
-    (void)pData;
-    (void)Size;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "BeginEvent");
+    d12_command_list_BeginEvent(command_list_from_list(This), Metadata, pData, Size);
 }
 
 static void STDMETHODCALLTYPE command_list_list_EndEvent(ID3D12GraphicsCommandList *This)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "EndEvent");
+    d12_command_list_EndEvent(command_list_from_list(This));
 }
 
 static void STDMETHODCALLTYPE command_list_list_ExecuteIndirect(ID3D12GraphicsCommandList *This, ID3D12CommandSignature *pCommandSignature, UINT MaxCommandCount, ID3D12Resource *pArgumentBuffer, UINT64 ArgumentBufferOffset, ID3D12Resource *pCountBuffer, UINT64 CountBufferOffset)

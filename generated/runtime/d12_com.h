@@ -77,12 +77,13 @@ void d12_dred_settings_SetWatsonDumpEnablement(struct d12_dred_settings *self, D
 void d12_dred_settings_SetBreadcrumbContextEnablement(struct d12_dred_settings *self, D3D12_DRED_ENABLEMENT Enablement);
 void d12_dred_settings_UseMarkersOnlyAutoBreadcrumbs(struct d12_dred_settings *self, BOOL MarkersOnly);
 
-/* ---- device: ID3D12Object, ID3D12Device, ID3D12Device1, ID3D12Device2, ID3D12Device3, ID3D12Device4, ID3D12Device5, ID3D12Device6, ID3D12Device7, ID3D12Device8, ID3D12Device9, ID3D12Device10, ID3D12Device11, ID3D12Device17; ID3D12InfoQueue, ID3D12InfoQueue1 ---- */
+/* ---- device: ID3D12Object, ID3D12Device, ID3D12Device1, ID3D12Device2, ID3D12Device3, ID3D12Device4, ID3D12Device5, ID3D12Device6, ID3D12Device7, ID3D12Device8, ID3D12Device9, ID3D12Device10, ID3D12Device11, ID3D12Device17; ID3D12InfoQueue, ID3D12InfoQueue1; ID3D12DeviceRemovedExtendedData, ID3D12DeviceRemovedExtendedData1, ID3D12DeviceRemovedExtendedData2 ---- */
 struct d12_device;
 
 struct d12__device_com {
     ID3D12Device17 device;
     ID3D12InfoQueue1 info_queue;
+    ID3D12DeviceRemovedExtendedData2 dred;
 };
 
 /* Points every interface of `com` at its vtable. */
@@ -116,6 +117,12 @@ HRESULT d12_device_CreateFence(struct d12_device *self, UINT64 InitialValue, D3D
 HRESULT d12_device_GetDeviceRemovedReason(struct d12_device *self);
 LUID d12_device_GetAdapterLuid(struct d12_device *self);
 HRESULT d12_device_CheckFeatureSupport1(struct d12_device *self, D3D12_FEATURE Feature, void *pFeatureSupportData, UINT FeatureSupportDataSize, UINT SDKVersion);
+HRESULT d12_device_GetAutoBreadcrumbsOutput(struct d12_device *self, D3D12_DRED_AUTO_BREADCRUMBS_OUTPUT *pOutput);
+HRESULT d12_device_GetPageFaultAllocationOutput(struct d12_device *self, D3D12_DRED_PAGE_FAULT_OUTPUT *pOutput);
+HRESULT d12_device_GetAutoBreadcrumbsOutput1(struct d12_device *self, D3D12_DRED_AUTO_BREADCRUMBS_OUTPUT1 *pOutput);
+HRESULT d12_device_GetPageFaultAllocationOutput1(struct d12_device *self, D3D12_DRED_PAGE_FAULT_OUTPUT1 *pOutput);
+HRESULT d12_device_GetPageFaultAllocationOutput2(struct d12_device *self, D3D12_DRED_PAGE_FAULT_OUTPUT2 *pOutput);
+D3D12_DRED_DEVICE_STATE d12_device_GetDeviceState(struct d12_device *self);
 
 /* ---- command_queue: ID3D12Object, ID3D12DeviceChild, ID3D12Pageable, ID3D12CommandQueue ---- */
 struct d12_command_queue;
@@ -141,6 +148,9 @@ ULONG d12_command_queue_AddRef(struct d12_command_queue *self);
 ULONG d12_command_queue_Release(struct d12_command_queue *self);
 void d12_command_queue_not_implemented(struct d12_command_queue *self, const char *interface_name, const char *method);
 void d12_command_queue_ExecuteCommandLists(struct d12_command_queue *self, UINT NumCommandLists, ID3D12CommandList * const *ppCommandLists);
+void d12_command_queue_SetMarker(struct d12_command_queue *self, UINT Metadata, const void *pData, UINT Size);
+void d12_command_queue_BeginEvent(struct d12_command_queue *self, UINT Metadata, const void *pData, UINT Size);
+void d12_command_queue_EndEvent(struct d12_command_queue *self);
 HRESULT d12_command_queue_Signal(struct d12_command_queue *self, ID3D12Fence *pFence, UINT64 Value);
 HRESULT d12_command_queue_Wait(struct d12_command_queue *self, ID3D12Fence *pFence, UINT64 Value);
 D3D12_COMMAND_QUEUE_DESC d12_command_queue_GetDesc(struct d12_command_queue *self);
@@ -210,6 +220,9 @@ void d12_command_list_SetComputeRootUnorderedAccessView(struct d12_command_list 
 void d12_command_list_SetGraphicsRootUnorderedAccessView(struct d12_command_list *self, UINT RootParameterIndex, D3D12_GPU_VIRTUAL_ADDRESS BufferLocation);
 void d12_command_list_IASetIndexBuffer(struct d12_command_list *self, const D3D12_INDEX_BUFFER_VIEW *pView);
 void d12_command_list_IASetVertexBuffers(struct d12_command_list *self, UINT StartSlot, UINT NumViews, const D3D12_VERTEX_BUFFER_VIEW *pViews);
+void d12_command_list_SetMarker(struct d12_command_list *self, UINT Metadata, const void *pData, UINT Size);
+void d12_command_list_BeginEvent(struct d12_command_list *self, UINT Metadata, const void *pData, UINT Size);
+void d12_command_list_EndEvent(struct d12_command_list *self);
 
 /* ---- fence: ID3D12Object, ID3D12DeviceChild, ID3D12Pageable, ID3D12Fence, ID3D12Fence1 ---- */
 struct d12_fence;

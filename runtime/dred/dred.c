@@ -1,21 +1,17 @@
-/* DRED per-device state and the removal hooks (dred.h). */
+/* DRED per-device state, settings resolution, the removal hooks and submission tracking (dred.h). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "device.h"
-#include "dred.h"
+#include "dred_internal.h"
+#include "list.h"
+#include "queue.h"
 
-struct d12_dred {
-    d12_dred_enabled enabled;       /* fixed */
-    /* Stage 1 ran (release store after everything it froze is written; readers acquire-load it). */
-    atomic_bool frozen;
-    d12_fault_info fault;           /* written once by freeze, then immutable */
-    /* Stage 2 ran; complete/finish race, the lock makes them run the completion once. */
-    pthread_mutex_t complete_lock;  /* leaf */
-    bool completed;
-};
+/* Submissions tracked per device before the oldest is taken as complete: an application that never signals
+ * would otherwise pin every list it ever executed (docs/dred.md). */
+#define D12_DRED_MAX_TRACKED 4096u
 
 d12_dred_enabled d12__dred_resolve(const d12_debug_settings *settings)
 {
@@ -30,16 +26,43 @@ d12_dred_enabled d12__dred_resolve(const d12_debug_settings *settings)
     return enabled;
 }
 
+/* The driver's write-immediate entry (DDI build 0127), or NULL. */
+static d12_dred_write_immediate_fn driver_write_immediate(struct d12_device *device)
+{
+    /* "a driver built against today's header (listing only 126) still loads and works, without the 0127 additions":
+     * then the slot is NULL and lists have a history but no GPU counter (docs/dred.md). */
+    return device->gpu ? device->gpu->list_0127.pfnWriteBufferImmediate : NULL;
+}
+
 HRESULT d12__dred_create(struct d12_device *device, const d12_dred_enabled *enabled)
 {
     struct d12_dred *dred = calloc(1, sizeof(*dred));
     if (dred == NULL)
         return E_OUTOFMEMORY;
     dred->enabled = *enabled;
+    const char *dump = getenv("D12RT_DRED_DUMP");
+    dred->track_submissions = enabled->auto_breadcrumbs || (dump && *dump);
     atomic_init(&dred->frozen, false);
+    atomic_init(&dred->free_seq, 0);
+    pthread_mutex_init(&dred->freeze_lock, NULL);
     pthread_mutex_init(&dred->complete_lock, NULL);
+    pthread_mutex_init(&dred->track_lock, NULL);
+    pthread_mutex_init(&dred->pool_lock, NULL);
+    pthread_mutex_init(&dred->ledger_lock, NULL);
+    dred->submissions_tail = &dred->submissions;
     device->dred = dred;
+    if (enabled->page_fault && FAILED(d12__dred_ledger_init(dred))) {
+        d12__dred_destroy(device);
+        return E_OUTOFMEMORY;
+    }
     return S_OK;
+}
+
+/* The GPU-work table is known only once the driver's device exists. */
+void d12__dred_connect(struct d12_device *device)
+{
+    if (device->dred && device->dred->enabled.auto_breadcrumbs)
+        device->dred->write_immediate = driver_write_immediate(device);
 }
 
 void d12__dred_destroy(struct d12_device *device)
@@ -47,7 +70,17 @@ void d12__dred_destroy(struct d12_device *device)
     struct d12_dred *dred = device->dred;
     if (dred == NULL)
         return;
+    d12_dred_submission *chain = dred->submissions;
+    dred->submissions = NULL;
+    d12__dred_release_submissions(chain);
+    d12__dred_output_free(dred->output);
+    d12__dred_pool_destroy(device);
+    d12__dred_ledger_fini(dred);
+    pthread_mutex_destroy(&dred->freeze_lock);
     pthread_mutex_destroy(&dred->complete_lock);
+    pthread_mutex_destroy(&dred->track_lock);
+    pthread_mutex_destroy(&dred->pool_lock);
+    pthread_mutex_destroy(&dred->ledger_lock);
     free(dred);
     device->dred = NULL;
 }
@@ -68,23 +101,50 @@ D3D12_DRED_DEVICE_STATE d12__dred_device_state(const struct d12_device *device)
     return d12__dred_frozen(device) ? device->dred->fault.state : D3D12_DRED_DEVICE_STATE_UNKNOWN;
 }
 
+/* ---- The removal hooks ---- */
+
 void d12__dred_freeze(struct d12_device *device, const d12_fault_info *fault)
 {
     struct d12_dred *dred = device->dred;
-    if (dred == NULL || atomic_load(&dred->frozen))
-        return; /* "exactly once per device": a second call changes nothing */
-    dred->fault = *fault;
-    atomic_store_explicit(&dred->frozen, true, memory_order_release);
+    if (dred == NULL)
+        return;
+    pthread_mutex_lock(&dred->freeze_lock);
+    if (!atomic_load_explicit(&dred->frozen, memory_order_relaxed)) { /* "exactly once per device" */
+        dred->fault = *fault;
+        if (dred->fault.list == NULL)
+            dred->fault.op_index = D12_DRED_OP_INDEX_UNKNOWN;
+        HRESULT reason = atomic_load(&device->removed_reason);
+        dred->reason = FAILED(reason) ? reason : fault->reason;
+        dred->output = d12__dred_output_build(device);
+        atomic_store_explicit(&dred->frozen, true, memory_order_release);
+    }
+    pthread_mutex_unlock(&dred->freeze_lock);
+}
+
+/* A removal whose path did not call d12__dred_freeze (none should): freeze it now as a non-GPU-fault removal, so
+ * the output exists whenever the device is removed. */
+void d12__dred_ensure_frozen(struct d12_device *device)
+{
+    if (device->dred == NULL || d12__dred_frozen(device) || !d12__device_is_removed(device))
+        return;
+    d12_fault_info unknown = {atomic_load(&device->removed_reason), D3D12_DRED_DEVICE_STATE_UNKNOWN, 0, 0, NULL, NULL,
+                              D12_DRED_OP_INDEX_UNKNOWN};
+    d12__dred_freeze(device, &unknown);
 }
 
 static void complete_once(struct d12_device *device)
 {
     struct d12_dred *dred = device->dred;
-    if (dred == NULL || !d12__dred_frozen(device))
+    if (dred == NULL)
+        return;
+    d12__dred_ensure_frozen(device);
+    if (!d12__dred_frozen(device))
         return;
     pthread_mutex_lock(&dred->complete_lock);
-    if (!dred->completed)
+    if (!dred->completed) {
         dred->completed = true;
+        d12__dred_output_complete(device, dred->output);
+    }
     pthread_mutex_unlock(&dred->complete_lock);
 }
 
@@ -96,4 +156,130 @@ void d12__dred_complete(struct d12_device *device)
 void d12__dred_finish(struct d12_device *device)
 {
     complete_once(device);
+}
+
+/* ---- Submissions ---- */
+
+void d12__dred_release_submissions(d12_dred_submission *chain)
+{
+    while (chain) {
+        d12_dred_submission *next = chain->next;
+        for (UINT i = 0; i < chain->count; i++)
+            d12__command_list_owner_ops.unref(chain->lists[i]);
+        free(chain);
+        chain = next;
+    }
+}
+
+/* Unlink the submissions known complete (the queue's completion mark covers them) and, past the cap, the oldest.
+ * Called with track_lock held; the caller releases what comes back without it. */
+static d12_dred_submission *take_retired(struct d12_dred *dred)
+{
+    d12_dred_submission *retired = NULL, **retired_tail = &retired;
+    for (d12_dred_submission **link = &dred->submissions; *link;) {
+        d12_dred_submission *s = *link;
+        bool complete = s->serial != 0 && atomic_load_explicit(&s->queue->completed, memory_order_acquire) >= s->serial;
+        bool over_cap = dred->tracked > D12_DRED_MAX_TRACKED && link == &dred->submissions;
+        if (complete || over_cap) {
+            *link = s->next;
+            s->next = NULL;
+            *retired_tail = s;
+            retired_tail = &s->next;
+            dred->tracked--;
+        } else {
+            link = &s->next;
+        }
+    }
+    dred->submissions_tail = &dred->submissions;
+    while (*dred->submissions_tail)
+        dred->submissions_tail = &(*dred->submissions_tail)->next;
+    return retired;
+}
+
+d12_dred_submission *d12__dred_submit_begin(struct d12_command_queue *queue, UINT count,
+                                            struct d12_command_list *const *lists)
+{
+    struct d12_dred *dred = queue->device_child.device->dred;
+    if (dred == NULL || !dred->track_submissions || d12__dred_frozen(queue->device_child.device))
+        return NULL;
+    d12_dred_submission *s = malloc(sizeof *s + count * sizeof s->lists[0]);
+    if (s == NULL)
+        return NULL; /* out of memory: this submission will not be named by a removal */
+    *s = (d12_dred_submission){queue, 0, NULL, count};
+    for (UINT i = 0; i < count; i++) {
+        s->lists[i] = lists[i];
+        d12__command_list_owner_ops.ref(lists[i]);
+    }
+    pthread_mutex_lock(&dred->track_lock);
+    d12_dred_submission *retired = take_retired(dred);
+    *dred->submissions_tail = s;
+    dred->submissions_tail = &s->next;
+    dred->tracked++;
+    pthread_mutex_unlock(&dred->track_lock);
+    d12__dred_release_submissions(retired);
+    return s;
+}
+
+void d12__dred_submit_end(struct d12_command_queue *queue, d12_dred_submission *submission, uint64_t serial)
+{
+    if (submission == NULL)
+        return;
+    struct d12_dred *dred = queue->device_child.device->dred;
+    pthread_mutex_lock(&dred->track_lock);
+    submission->serial = serial;
+    pthread_mutex_unlock(&dred->track_lock);
+}
+
+void d12__dred_queue_destroyed(struct d12_command_queue *queue)
+{
+    struct d12_dred *dred = queue->device_child.device->dred;
+    if (dred == NULL)
+        return;
+    d12_dred_submission *dropped = NULL, **tail = &dropped;
+    pthread_mutex_lock(&dred->track_lock);
+    for (d12_dred_submission **link = &dred->submissions; *link;) {
+        d12_dred_submission *s = *link;
+        if (s->queue == queue) {
+            *link = s->next;
+            s->next = NULL;
+            *tail = s;
+            tail = &s->next;
+            dred->tracked--;
+        } else {
+            link = &s->next;
+        }
+    }
+    dred->submissions_tail = &dred->submissions;
+    while (*dred->submissions_tail)
+        dred->submissions_tail = &(*dred->submissions_tail)->next;
+    pthread_mutex_unlock(&dred->track_lock);
+    d12__dred_release_submissions(dropped);
+}
+
+/* ---- Names ---- */
+
+static void *private_data_copy(d12_object_data *data, const GUID *guid, UINT extra, UINT *size_out)
+{
+    UINT size = 0;
+    if (d12__object_get_private_data(data, guid, &size, NULL) != S_OK || size == 0)
+        return NULL;
+    unsigned char *copy = calloc(1, (size_t)size + extra);
+    if (copy == NULL)
+        return NULL;
+    UINT got = size;
+    if (d12__object_get_private_data(data, guid, &got, copy) != S_OK) {
+        free(copy);
+        return NULL;
+    }
+    *size_out = got;
+    return copy;
+}
+
+void d12__dred_object_names(d12_object_data *data, char **name_a, wchar_t **name_w)
+{
+    UINT size = 0;
+    /* A: "WKPDID_D3DDebugObjectName private data"; the bytes as given, NUL-terminated here. */
+    *name_a = private_data_copy(data, &WKPDID_D3DDebugObjectName, 1, &size);
+    /* W: what SetName stores (the string with its terminator); a terminator is added in case it lacks one. */
+    *name_w = private_data_copy(data, &WKPDID_D3DDebugObjectNameW, 2 * sizeof(wchar_t), &size); /* room for a whole terminator after a partial character */
 }

@@ -63,6 +63,8 @@ d12_dred_enabled d12__dred_resolve(const struct d12_debug_settings *settings);
 
 /* Create the device's DRED state (device->dred), latching `enabled`. E_OUTOFMEMORY leaves device->dred NULL. */
 HRESULT d12__dred_create(struct d12_device *device, const d12_dred_enabled *enabled);
+/* Once the driver's device exists (device->gpu set): pick up the driver's write-immediate entry. */
+void d12__dred_connect(struct d12_device *device);
 /* At the device's last Release, after d12__dred_finish. */
 void d12__dred_destroy(struct d12_device *device);
 
@@ -74,5 +76,22 @@ D3D12_DRED_DEVICE_STATE d12__dred_device_state(const struct d12_device *device);
 
 /* Whether stage 1 ran. */
 bool d12__dred_frozen(const struct d12_device *device);
+
+/* ---- Hooks of the rest of the runtime ---- */
+
+struct d12_dred_submission;
+struct d12_resource;
+
+/* ExecuteCommandLists (queue.c): `begin` before the driver is handed the lists (so a fault during the call still
+ * finds them), `end` with the serial the queue counted it as. Both are no-ops (NULL) with breadcrumbs off. */
+struct d12_dred_submission *d12__dred_submit_begin(struct d12_command_queue *queue, UINT count,
+                                                   struct d12_command_list *const *lists);
+void d12__dred_submit_end(struct d12_command_queue *queue, struct d12_dred_submission *submission, uint64_t serial);
+/* A queue is being destroyed: its submissions are no longer tracked (after d12__dred_finish). */
+void d12__dred_queue_destroyed(struct d12_command_queue *queue);
+
+/* The allocation ledger (resource.c), page-fault DRED only: a committed buffer was created / is being released. */
+void d12__dred_resource_created(struct d12_resource *resource);
+void d12__dred_resource_released(struct d12_resource *resource);
 
 #endif

@@ -67,9 +67,10 @@ setup)
     check "cmake --install into a fresh prefix" "$CMAKE" --install "$BUILD_DIR" --prefix "$stage"
     for f in "$LIBDIR/libd12rt.so.0.1.0" include/d12rt/d3d12_ext.h include/d12rt/d3d12ddi.h \
              "$LIBDIR/pkgconfig/d12rt.pc" "$LIBDIR/cmake/d12rt/d12rtConfig.cmake" \
-             "$LIBDIR/cmake/d12rt/d12rtConfigVersion.cmake" "$LIBDIR/cmake/d12rt/d12rtTargets.cmake"; do
+             "$LIBDIR/cmake/d12rt/d12rtConfigVersion.cmake" "$LIBDIR/cmake/d12rt/d12rtTargets.cmake" bin/d12dred; do
         check "installed $f" test -f "$stage/$f" -a ! -L "$stage/$f"
     done
+    check "installed d12dred runs" "$stage/bin/d12dred" --help
     check "soname link libd12rt.so.0" test "$(readlink "$stage/$LIBDIR/libd12rt.so.0")" = libd12rt.so.0.1.0
     check "dev link libd12rt.so" test "$(readlink "$stage/$LIBDIR/libd12rt.so")" = libd12rt.so.0
     check "SONAME libd12rt.so.0" contains "$(readelf -d "$stage/$LIBDIR/libd12rt.so.0.1.0")" "[libd12rt.so.0]"

@@ -936,8 +936,12 @@ static void test_cfg_list(void)
     CHECK_EQ_INT(d12cfg("--system drm ALPHA off"), 0);
     CHECK_EQ_INT(d12cfg("--system debug-layer Beta off"), 0);
     CHECK_EQ_INT(d12cfg("list"), 0);
-    CHECK_EQ_STR(cfg_out, "Alpha: driver-reported messages: forced on; debug layer: application-controlled\n"
-                          "Beta: driver-reported messages: application-controlled; debug layer: forced off\n");
+    CHECK_EQ_STR(cfg_out, "Alpha: driver-reported messages: forced on; debug layer: application-controlled; "
+                          "DRED auto-breadcrumbs: system-controlled; DRED page fault: system-controlled; "
+                          "DRED breadcrumb context: system-controlled\n"
+                          "Beta: driver-reported messages: application-controlled; debug layer: forced off; "
+                          "DRED auto-breadcrumbs: system-controlled; DRED page fault: system-controlled; "
+                          "DRED breadcrumb context: system-controlled\n");
     CHECK_EQ_INT(d12cfg("drm Alpha app"), 0); /* only HKLM configures it now */
     CHECK_EQ_INT(d12cfg("list"), 0);
     CHECK(strstr(cfg_out, "ALPHA: driver-reported messages: forced off;") != NULL);
@@ -1047,6 +1051,49 @@ static void test_cfg_atomic(void)
     remove_tmp_dir();
 }
 
+/* DRED (dred-api): `dred APP FEATURE on|off|system` writes the D3D12_DRED_ENABLEMENT number (2, 1) or deletes it;
+ * `show` prints the values and what an application leaving them SYSTEM_CONTROLLED gets; the overlay applies them
+ * only under SYSTEM_CONTROLLED. */
+static void test_cfg_dred(void)
+{
+    make_tmp_dir();
+    CHECK_EQ_INT(d12cfg("dred Game breadcrumbs on"), 0);
+    CHECK_EQ_INT(d12cfg("--system dred Game page-fault on"), 0);
+    CHECK_EQ_INT(d12cfg("dred Game page-fault off"), 0);
+    CHECK_EQ_INT(d12cfg("dred Game context on"), 0);
+    d12_app_settings s = settings_of("Game");
+    CHECK_EQ_INT(s.values[D12_SETTING_DRED_AUTO_BREADCRUMBS].value, 2);
+    CHECK_EQ_INT(s.values[D12_SETTING_DRED_AUTO_BREADCRUMBS].source, D12_SOURCE_HKCU);
+    CHECK_EQ_INT(s.values[D12_SETTING_DRED_PAGE_FAULT].value, 1); /* HKCU over HKLM */
+    CHECK_EQ_INT(s.values[D12_SETTING_DRED_CONTEXT].value, 2);
+    /* the application's SYSTEM_CONTROLLED takes the registry's value; its FORCED_* wins */
+    CHECK_EQ_INT(d12__registry_dred_enablement(&s, D12_SETTING_DRED_AUTO_BREADCRUMBS, 0), 2);
+    CHECK_EQ_INT(d12__registry_dred_enablement(&s, D12_SETTING_DRED_AUTO_BREADCRUMBS, 1), 1);
+    CHECK_EQ_INT(d12__registry_dred_enablement(&s, D12_SETTING_DRED_PAGE_FAULT, 2), 2);
+    CHECK_EQ_INT(d12__registry_dred_enablement(&s, D12_SETTING_DRED_PAGE_FAULT, 0), 1);
+    CHECK_EQ_INT(d12cfg("show Game"), 0);
+    CHECK(strstr(cfg_out, "DredAutoBreadcrumbs              0x00000002  HKCU") != NULL);
+    CHECK(strstr(cfg_out, "DredPageFault                    0x00000001  HKCU") != NULL);
+    CHECK(strstr(cfg_out, "DRED auto-breadcrumbs: forced on\nDRED page fault: forced off\n"
+                          "DRED breadcrumb context: forced on\n") != NULL);
+    /* system: the HKCU value goes, HKLM's FORCED_ON shows through */
+    CHECK_EQ_INT(d12cfg("dred Game page-fault system"), 0);
+    s = settings_of("Game");
+    CHECK_EQ_INT(s.values[D12_SETTING_DRED_PAGE_FAULT].value, 2);
+    CHECK_EQ_INT(s.values[D12_SETTING_DRED_PAGE_FAULT].source, D12_SOURCE_HKLM);
+    /* bad feature or mode: usage, nothing written */
+    CHECK_EQ_INT(d12cfg("dred Game watson on"), 2);
+    CHECK_EQ_INT(d12cfg("dred Game breadcrumbs app"), 2);
+    CHECK_EQ_INT(d12cfg("dred Game breadcrumbs"), 2);
+    s = settings_of("Game");
+    CHECK_EQ_INT(s.values[D12_SETTING_DRED_AUTO_BREADCRUMBS].value, 2);
+    /* a value that is no enablement number stays SYSTEM_CONTROLLED */
+    d12_app_settings junk = s;
+    junk.values[D12_SETTING_DRED_CONTEXT].value = 9;
+    CHECK_EQ_INT(d12__registry_dred_enablement(&junk, D12_SETTING_DRED_CONTEXT, 0), 0);
+    remove_tmp_dir();
+}
+
 static void test_cfg_usage(void)
 {
     make_tmp_dir();
@@ -1106,6 +1153,7 @@ static const struct {
     {"cfg_preserve", test_cfg_preserve},
     {"cfg_atomic", test_cfg_atomic},
     {"cfg_usage", test_cfg_usage},
+    {"cfg_dred", test_cfg_dred},
 };
 
 int main(int argc, char **argv)

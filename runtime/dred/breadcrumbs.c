@@ -1,0 +1,228 @@
+/* Auto-breadcrumbs on command lists and the device's counter pool (breadcrumbs.h). */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device.h"
+#include "dred_internal.h"
+#include "list.h"
+
+typedef D3D12DDI_WRITEBUFFERIMMEDIATE_PARAMETER_0127 wbi_param;
+
+/* ---- Counter pool ---- */
+
+static d12_dred_pool_buffer *pool_buffer_create(struct d12_device *device)
+{
+    const d12_driver_gpu_funcs *gpu = device->gpu;
+    d12_dred_pool_buffer *buffer = calloc(1, sizeof *buffer);
+    if (buffer == NULL)
+        return NULL;
+    D3D12DDIARG_CREATERESOURCE_0126 args = {D3D12DDI_HEAP_TYPE_READBACK, D12_DRED_POOL_BYTES};
+    D3D12DDI_HDEVICE driver = d12__driver_device_handle(device->driver);
+    void *memory = NULL;
+    if (FAILED(d12__driver_private_alloc(device->driver, "Resource", gpu->core.pfnCalcPrivateResourceSize(driver, &args),
+                                         &memory))) {
+        free(buffer);
+        return NULL;
+    }
+    buffer->handle.pDrvPrivate = memory;
+    D3D12DDI_HRTRESOURCE rt_handle = {buffer}; /* runtime-internal: not in the object table, so never named */
+    void *cpu = NULL;
+    if (FAILED(gpu->core.pfnCreateResource(driver, &args, buffer->handle, rt_handle))) {
+        free(memory);
+        free(buffer);
+        return NULL;
+    }
+    if (FAILED(gpu->core.pfnMapResource(driver, buffer->handle, &cpu)) || cpu == NULL) {
+        gpu->core.pfnDestroyResource(driver, buffer->handle);
+        free(memory);
+        free(buffer);
+        return NULL;
+    }
+    buffer->cpu = cpu;
+    buffer->gpu_va = gpu->core.pfnGetResourceGPUVirtualAddress(driver, buffer->handle);
+    memset((void *)buffer->cpu, 0, D12_DRED_POOL_BYTES);
+    buffer->free_count = D12_DRED_POOL_SLOTS;
+    for (uint32_t i = 0; i < D12_DRED_POOL_SLOTS; i++)
+        buffer->free_slots[i] = D12_DRED_POOL_SLOTS - 1 - i; /* slot 0 is handed out first */
+    return buffer;
+}
+
+/* A counter slot, or one with gpu_va 0 (then the list has no GPU counter; *pLastBreadcrumbValue shows 0). */
+static d12_dred_counter counter_take(struct d12_device *device)
+{
+    struct d12_dred *dred = device->dred;
+    d12_dred_counter counter = {0};
+    pthread_mutex_lock(&dred->pool_lock);
+    d12_dred_pool_buffer *buffer = dred->pool;
+    while (buffer && buffer->free_count == 0)
+        buffer = buffer->next;
+    if (buffer == NULL && (buffer = pool_buffer_create(device)) != NULL) {
+        buffer->next = dred->pool;
+        dred->pool = buffer;
+    }
+    if (buffer) {
+        uint32_t slot = buffer->free_slots[--buffer->free_count];
+        counter = (d12_dred_counter){&buffer->cpu[slot], buffer->gpu_va + 4u * slot, buffer, slot};
+        *counter.cpu = 0;
+    }
+    pthread_mutex_unlock(&dred->pool_lock);
+    return counter;
+}
+
+static void counter_give_back(struct d12_device *device, d12_dred_counter *counter)
+{
+    if (counter->buffer == NULL)
+        return;
+    struct d12_dred *dred = device->dred;
+    pthread_mutex_lock(&dred->pool_lock);
+    /* After a removal the slot stays taken: the frozen output copied its value, and nothing reuses it anyway. */
+    counter->buffer->free_slots[counter->buffer->free_count++] = counter->index;
+    pthread_mutex_unlock(&dred->pool_lock);
+    counter->buffer = NULL;
+}
+
+void d12__dred_pool_destroy(struct d12_device *device)
+{
+    struct d12_dred *dred = device->dred;
+    D3D12DDI_HDEVICE driver = device->driver ? d12__driver_device_handle(device->driver) : (D3D12DDI_HDEVICE){0};
+    for (d12_dred_pool_buffer *buffer = dred->pool, *next; buffer; buffer = next) {
+        next = buffer->next;
+        device->gpu->core.pfnUnmapResource(driver, buffer->handle);
+        device->gpu->core.pfnDestroyResource(driver, buffer->handle);
+        free(buffer->handle.pDrvPrivate);
+        free(buffer);
+    }
+    dred->pool = NULL;
+}
+
+/* ---- A list's breadcrumb state ---- */
+
+HRESULT d12__dred_list_create(struct d12_device *device, struct d12_command_list *list, d12_dred_list **out)
+{
+    (void)list;
+    *out = NULL;
+    struct d12_dred *dred = device->dred;
+    if (dred == NULL || !dred->enabled.auto_breadcrumbs)
+        return S_OK;
+    d12_dred_list *state = calloc(1, sizeof *state);
+    /* Preallocated once per list: recording an op never allocates. */
+    D3D12_AUTO_BREADCRUMB_OP *ring = state ? malloc(D12_DRED_RING_SLOTS * sizeof *ring) : NULL;
+    if (ring == NULL) {
+        free(state);
+        return E_OUTOFMEMORY;
+    }
+    state->ring = ring;
+    state->markers_only = dred->enabled.markers_only;
+    state->contexts_on = dred->enabled.breadcrumb_context;
+    state->track_state = true;
+    state->write_immediate = dred->write_immediate;
+    if (state->write_immediate) {
+        state->counter = counter_take(device);
+        if (state->counter.gpu_va == 0)
+            state->write_immediate = NULL; /* no counter memory: the history still records */
+    }
+    *out = state;
+    return S_OK;
+}
+
+static void clear_contexts(d12_dred_list *dred)
+{
+    for (UINT i = 0; i < dred->context_count; i++)
+        free(dred->contexts[i].text);
+    dred->context_count = 0;
+}
+
+void d12__dred_list_destroy(struct d12_device *device, d12_dred_list *dred)
+{
+    if (dred == NULL)
+        return;
+    if (!d12__dred_frozen(device))
+        counter_give_back(device, &dred->counter);
+    clear_contexts(dred);
+    free(dred->contexts);
+    free(dred->changes);
+    free(dred->ring);
+    free(dred);
+}
+
+void d12__dred_list_begin(struct d12_command_list *list)
+{
+    d12_dred_list *dred = list->dred;
+    if (dred == NULL)
+        return;
+    dred->count = 0;
+    dred->change_count = 0;
+    dred->state_overflow = false;
+    clear_contexts(dred);
+    if (dred->write_immediate) {
+        /* BRIEF §2: "at the start of every recording a DEFAULT write of 0 (so each execution restarts the count)". */
+        wbi_param param = {dred->counter.gpu_va, 0};
+        D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_0127 mode = D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_DEFAULT;
+        dred->write_immediate(list->handle, 1, &param, &mode);
+    }
+}
+
+void d12__dred_list_close(struct d12_command_list *list)
+{
+    d12_dred_list *dred = list->dred;
+    if (dred == NULL)
+        return;
+    struct d12_dred *device_dred = list->device_child.device->dred;
+    dred->closed_seq = atomic_load_explicit(&device_dred->free_seq, memory_order_relaxed);
+}
+
+void d12__dred_record(d12_dred_list *dred, D3D12DDI_HCOMMANDLIST handle, D3D12_AUTO_BREADCRUMB_OP op)
+{
+    /* "UseMarkersOnlyAutoBreadcrumbs keeps only SetMarker/BeginEvent/EndEvent" */
+    if (dred->markers_only && op > D3D12_AUTO_BREADCRUMB_OP_ENDEVENT)
+        return;
+    dred->ring[dred->count & D12_DRED_RING_MASK] = op;
+    if (dred->count != UINT_MAX) /* "BreadcrumbCount keeps counting past the ring up to UINT_MAX" */
+        dred->count++;
+    if (dred->write_immediate) {
+        /* BRIEF §2: after op k, a MARKER_OUT write of k + 1 ("written once every preceding operation has completed"). */
+        wbi_param param = {dred->counter.gpu_va, dred->count};
+        D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_0127 mode = D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_MARKER_OUT;
+        dred->write_immediate(handle, 1, &param, &mode);
+    }
+}
+
+void d12__dred_state(d12_dred_list *dred, d12_dred_state_kind kind, unsigned which, unsigned slot, UINT64 address,
+                     UINT size, UINT stride)
+{
+    if (dred->change_count == dred->change_capacity) {
+        UINT capacity = dred->change_capacity ? dred->change_capacity * 2 : 64;
+        d12_dred_state_change *grown = realloc(dred->changes, capacity * sizeof *grown);
+        if (grown == NULL) {
+            dred->state_overflow = true;
+            return;
+        }
+        dred->changes = grown;
+        dred->change_capacity = capacity;
+    }
+    dred->changes[dred->change_count++] =
+        (d12_dred_state_change){dred->count, (uint8_t)kind, (uint8_t)which, (uint16_t)slot, address, size, stride};
+}
+
+/* A context for the op about to be recorded (SetMarker, BeginEvent), when contexts are on. */
+void d12__dred_add_context(d12_dred_list *dred, UINT metadata, const void *data, UINT size)
+{
+    if (!dred->contexts_on)
+        return;
+    wchar_t *text = d12__dred_decode_payload(metadata, data, size);
+    if (text == NULL)
+        return;
+    if (dred->context_count == dred->context_capacity) {
+        UINT capacity = dred->context_capacity ? dred->context_capacity * 2 : 16;
+        d12_dred_context *grown = realloc(dred->contexts, capacity * sizeof *grown);
+        if (grown == NULL) {
+            free(text);
+            return;
+        }
+        dred->contexts = grown;
+        dred->context_capacity = capacity;
+    }
+    /* "BreadcrumbIndex of ops that have left the ring: use the absolute index, the number space of v" */
+    dred->contexts[dred->context_count++] = (d12_dred_context){dred->count, text};
+}

@@ -1,0 +1,122 @@
+/* Auto-breadcrumbs: the per-command-list history of D3D12_AUTO_BREADCRUMB_OPs, the GPU-written completed-op counter,
+ * breadcrumb contexts (DRED 1.2) and the small state log the report reads for the faulting op (docs/dred.md).
+ *
+ * Threads: one thread records a list at a time (D3D12's rule), so the recording side takes no lock and no atomic
+ * read-modify-write; a removal snapshots outstanding lists, which are closed (the application does not record into
+ * a list the GPU is executing). Recording an op with breadcrumbs off costs one predictable branch on list->dred. */
+#ifndef D12_DRED_BREADCRUMBS_H
+#define D12_DRED_BREADCRUMBS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <wchar.h>
+
+#include "d12_com.h"
+#include "d12rt/d3d12ddi.h"
+
+struct d12_device;
+struct d12_command_list;
+
+/* "The ring holds the last 65 536 ops in slot i % 65536" (dred-semantics.md 3.2). */
+#define D12_DRED_RING_SLOTS 65536u
+#define D12_DRED_RING_MASK (D12_DRED_RING_SLOTS - 1u)
+
+/* The write-immediate call (DDI build 0127, BRIEF §2). */
+typedef PFND3D12DDI_WRITEBUFFERIMMEDIATE_0127 d12_dred_write_immediate_fn;
+
+/* A breadcrumb context: {op index, string}, copied at record time (dred-semantics.md 3.4). */
+typedef struct d12_dred_context {
+    UINT index;
+    wchar_t *text; /* malloc'ed, NUL-terminated */
+} d12_dred_context;
+
+/* What the report shows for the faulting op: the views and root descriptors current at it, rebuilt from a log of
+ * state changes (one entry per IASetVertexBuffers slot / IASetIndexBuffer / root descriptor call while DRED is on). */
+typedef enum d12_dred_state_kind {
+    D12_DRED_STATE_VERTEX_BUFFER,   /* slot, view */
+    D12_DRED_STATE_INDEX_BUFFER,    /* view (size 0: unbound) */
+    D12_DRED_STATE_ROOT_DESCRIPTOR, /* slot = root parameter index; which = the setter */
+} d12_dred_state_kind;
+
+typedef enum d12_dred_root_kind {
+    D12_DRED_ROOT_GRAPHICS_CBV, D12_DRED_ROOT_GRAPHICS_SRV, D12_DRED_ROOT_GRAPHICS_UAV,
+    D12_DRED_ROOT_COMPUTE_CBV, D12_DRED_ROOT_COMPUTE_SRV, D12_DRED_ROOT_COMPUTE_UAV,
+} d12_dred_root_kind;
+
+typedef struct d12_dred_state_change {
+    UINT op;       /* the op count when the change was recorded: it applies to ops >= op */
+    uint8_t kind;  /* d12_dred_state_kind */
+    uint8_t which; /* d12_dred_root_kind for a root descriptor */
+    uint16_t slot;
+    UINT64 address; /* BufferLocation */
+    UINT size;      /* SizeInBytes (views) */
+    UINT stride;    /* StrideInBytes (vertex) or DXGI_FORMAT (index) */
+} d12_dred_state_change;
+
+/* A 4-byte slot of the device's readback counter pool (the GPU writes the completed-op count into it). */
+typedef struct d12_dred_counter {
+    volatile UINT32 *cpu;  /* mapped; stays mapped until the device is destroyed */
+    UINT64 gpu_va;         /* 0: no counter (the driver has no write-immediate, or the pool is out of memory) */
+    struct d12_dred_pool_buffer *buffer;
+    uint32_t index;
+} d12_dred_counter;
+
+typedef struct d12_dred_list {
+    /* Fixed at list creation. */
+    bool markers_only;
+    bool contexts_on;
+    bool track_state;      /* keep the state log (for the report) */
+    d12_dred_write_immediate_fn write_immediate; /* NULL: the driver predates build 0127 */
+    d12_dred_counter counter;
+    /* The recording (the recording thread's). */
+    UINT count;            /* BreadcrumbCount: ops recorded since the last Reset; saturates at UINT_MAX */
+    D3D12_AUTO_BREADCRUMB_OP *ring; /* D12_DRED_RING_SLOTS entries, allocated at list creation */
+    d12_dred_context *contexts;
+    UINT context_count, context_capacity;
+    d12_dred_state_change *changes;
+    UINT change_count, change_capacity;
+    bool state_overflow;   /* a state change could not be logged (out of memory): the report says so */
+    uint64_t closed_seq;   /* the ledger's free sequence when the list was closed (use-after-free verdict) */
+} d12_dred_list;
+
+/* Create a list's breadcrumb state when the device records breadcrumbs (else *out = NULL). E_OUTOFMEMORY. */
+HRESULT d12__dred_list_create(struct d12_device *device, struct d12_command_list *list, d12_dred_list **out);
+void d12__dred_list_destroy(struct d12_device *device, d12_dred_list *dred);
+
+/* A new recording (CreateCommandList, Reset), called once the driver's list is ready to record: the count restarts
+ * at 0 and the runtime records the DEFAULT write of 0 (BRIEF §2: "at the start of every recording a DEFAULT write of
+ * 0 (so each execution restarts the count)"). */
+void d12__dred_list_begin(struct d12_command_list *list);
+/* Close: remember the ledger's sequence (a buffer freed later was "released after the list was recorded"). */
+void d12__dred_list_close(struct d12_command_list *list);
+
+/* The slow half of recording an op (out of line so the fast path stays one branch). */
+void d12__dred_record(d12_dred_list *dred, D3D12DDI_HCOMMANDLIST handle, D3D12_AUTO_BREADCRUMB_OP op);
+
+/* After op `op` was recorded into the driver's list: append it and record the MARKER_OUT write of the new count. */
+static inline void d12__dred_breadcrumb(d12_dred_list *dred, D3D12DDI_HCOMMANDLIST handle, D3D12_AUTO_BREADCRUMB_OP op)
+{
+    if (__builtin_expect(dred != NULL, 0))
+        d12__dred_record(dred, handle, op);
+}
+
+/* A breadcrumb context for the op about to be recorded (SetMarker, BeginEvent), when contexts are on. */
+void d12__dred_add_context(d12_dred_list *dred, UINT metadata, const void *data, UINT size);
+
+/* State changes while DRED is on (the report's op state). */
+void d12__dred_state(d12_dred_list *dred, d12_dred_state_kind kind, unsigned which, unsigned slot, UINT64 address,
+                     UINT size, UINT stride);
+static inline void d12__dred_note_state(d12_dred_list *dred, d12_dred_state_kind kind, unsigned which, unsigned slot,
+                                        UINT64 address, UINT size, UINT stride)
+{
+    if (__builtin_expect(dred != NULL, 0) && dred->track_state)
+        d12__dred_state(dred, kind, which, slot, address, size, stride);
+}
+
+/* Decode a SetMarker/BeginEvent payload by Metadata into a malloc'ed, NUL-terminated wchar_t string (NULL: nothing
+ * decodable, or out of memory). 0: wchar_t string, Size in bytes incl. terminator; 1: ANSI, widened; 2 and 6345127:
+ * WinPixEventRuntime's PIX3 blobs. Every read is bounded by Size. */
+wchar_t *d12__dred_decode_payload(UINT metadata, const void *data, UINT size);
+
+#endif

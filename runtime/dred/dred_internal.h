@@ -1,0 +1,124 @@
+/* The device's DRED state, shared by the files of runtime/dred/ (dred.h is the rest of the runtime's view). */
+#ifndef D12_DRED_INTERNAL_H
+#define D12_DRED_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "breadcrumbs.h"
+#include "dred.h"
+
+struct d12_resource;
+struct d12_dred_output;
+
+/* One ExecuteCommandLists call while breadcrumbs are on: its lists' memory is held (list_hold) until the submission
+ * is known complete or its queue goes, so a removal can still name them. */
+typedef struct d12_dred_submission {
+    struct d12_command_queue *queue;
+    uint64_t serial;               /* the queue's serial; 0 while the driver is being handed it */
+    struct d12_dred_submission *next;
+    UINT count;
+    struct d12_command_list *lists[];
+} d12_dred_submission;
+
+/* A 64 KiB READBACK buffer of 16 384 counter slots, created through the driver and mapped for the device's life. */
+#define D12_DRED_POOL_BYTES 65536u
+#define D12_DRED_POOL_SLOTS (D12_DRED_POOL_BYTES / 4u)
+typedef struct d12_dred_pool_buffer {
+    D3D12DDI_HRESOURCE handle;
+    UINT64 gpu_va;
+    volatile UINT32 *cpu;
+    uint32_t free_count;
+    uint32_t free_slots[D12_DRED_POOL_SLOTS];
+    struct d12_dred_pool_buffer *next;
+} d12_dred_pool_buffer;
+
+/* The allocation ledger (page-fault DRED): live buffers in a doubly-linked list, the 65 000 most recent frees in a
+ * ring. O(1) per create and per release; a removal matches linearly. */
+#define D12_DRED_FREED_RING 65000u
+typedef struct d12_dred_allocation {
+    struct d12_dred_allocation *prev, *next;
+    struct d12_resource *resource;
+    UINT64 start, size;            /* the whole 64 KiB-granular allocation */
+    UINT64 width;                  /* the buffer's Width (out-of-bounds distances) */
+} d12_dred_allocation;
+
+typedef struct d12_dred_freed {
+    UINT64 start, size, width;
+    const void *object;            /* the freed ID3D12Resource's address (dangles: never dereferenced) */
+    char *name_a;                  /* the debug names as they were at release (malloc'ed, NULL: none) */
+    wchar_t *name_w;
+    uint64_t seq;                  /* the free sequence number (compared with a list's closed_seq) */
+} d12_dred_freed;
+
+struct d12_dred {
+    d12_dred_enabled enabled;       /* fixed */
+    bool track_submissions;         /* fixed: breadcrumbs on, or D12RT_DRED_DUMP set (the report's queues) */
+    d12_dred_write_immediate_fn write_immediate; /* fixed: the driver's, or NULL */
+
+    /* Stage 1: `freeze_lock` makes it run once; `frozen` is release-stored when the output is complete. */
+    pthread_mutex_t freeze_lock;    /* outermost of the DRED locks; held while the output is built */
+    atomic_bool frozen;
+    d12_fault_info fault;           /* written once by freeze, then immutable */
+    HRESULT reason;
+    struct d12_dred_output *output; /* built at freeze, freed at the device's last Release */
+
+    /* Stage 2. */
+    pthread_mutex_t complete_lock;  /* leaf */
+    bool completed;
+    unsigned dumps_written;         /* D12RT_DRED_DUMP files written (one per removal) */
+
+    /* Submissions (breadcrumbs on). */
+    pthread_mutex_t track_lock;     /* leaf: nothing is called while it is held */
+    d12_dred_submission *submissions, **submissions_tail;
+    unsigned tracked;               /* submissions in the list */
+
+    /* Counter pool. */
+    pthread_mutex_t pool_lock;      /* leaf */
+    d12_dred_pool_buffer *pool;
+
+    /* Ledger (page fault on). */
+    pthread_mutex_t ledger_lock;    /* leaf */
+    d12_dred_allocation live;       /* sentinel of the live list */
+    unsigned long live_count;
+    d12_dred_freed *freed;          /* D12_DRED_FREED_RING records */
+    uint64_t freed_total;           /* frees so far: the ring holds the last min(total, 65 000) */
+    _Atomic uint64_t free_seq;
+};
+
+/* ---- Counter pool (breadcrumbs.c) ---- */
+void d12__dred_pool_destroy(struct d12_device *device);
+
+/* ---- Ledger (ledger.c) ---- */
+HRESULT d12__dred_ledger_init(struct d12_dred *dred);
+void d12__dred_ledger_fini(struct d12_dred *dred);
+
+/* ---- Output (output.c) ---- */
+/* Build the Windows structs (and the report model) from the state at removal. Called once, under freeze_lock. */
+struct d12_dred_output *d12__dred_output_build(struct d12_device *device);
+void d12__dred_output_complete(struct d12_device *device, struct d12_dred_output *output);
+void d12__dred_output_free(struct d12_dred_output *output);
+
+/* ---- d12rt's report (report.c): the model filled at freeze, completed (driver messages, D12RT_DRED_DUMP) at
+ * stage 2. ---- */
+struct d12_dred_report_state;
+struct d12_dred_report_state *d12__dred_report_freeze(struct d12_device *device,
+                                                      const D3D12_AUTO_BREADCRUMB_NODE1 *breadcrumbs);
+void d12__dred_report_complete(struct d12_device *device, struct d12_dred_report_state *report);
+void d12__dred_report_free(struct d12_dred_report_state *report);
+/* The frozen breadcrumb nodes' head (NULL: none). */
+const D3D12_AUTO_BREADCRUMB_NODE1 *d12__dred_output_breadcrumbs(const struct d12_dred_output *output);
+
+/* Freeze now (state UNKNOWN) when the device is removed and no removal path froze it. */
+void d12__dred_ensure_frozen(struct d12_device *device);
+
+/* ---- Names ---- */
+/* The debug names of an object's private data: A (WKPDID_D3DDebugObjectName, NUL-terminated copy) and W
+ * (WKPDID_D3DDebugObjectNameW, what SetName sets). Each malloc'ed or NULL. */
+void d12__dred_object_names(struct d12_object_data *data, char **name_a, wchar_t **name_w);
+
+/* Tracked submissions (dred.c): unhold and free a chain (no lock held). */
+void d12__dred_release_submissions(d12_dred_submission *chain);
+
+#endif

@@ -1,0 +1,93 @@
+/* The allocation ledger for page-fault DRED (dred_internal.h): O(1) per committed-buffer create and release.
+ *
+ * An allocation's range is its whole 64 KiB-granular allocation: [GPU VA, GPU VA + Width rounded up to 64 KiB).
+ * The GPU VA comes from the driver (pfnGetResourceGPUVirtualAddress); the 64 KiB rounding is the DDI's rule for
+ * committed buffers (D3D12_DEFAULT_RESOURCE_PLACEMENT_ALIGNMENT, the page size the reference driver maps and faults
+ * on). A committed buffer is one node of type RESOURCE: its implicit heap has no node of its own. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "device.h"
+#include "dred_internal.h"
+#include "resource.h"
+
+#define D12_DRED_ALLOCATION_GRANULARITY 65536ull
+
+HRESULT d12__dred_ledger_init(struct d12_dred *dred)
+{
+    dred->live.prev = dred->live.next = &dred->live;
+    dred->freed = calloc(D12_DRED_FREED_RING, sizeof *dred->freed);
+    return dred->freed ? S_OK : E_OUTOFMEMORY;
+}
+
+static void free_record(d12_dred_freed *record)
+{
+    free(record->name_a);
+    free(record->name_w);
+    memset(record, 0, sizeof *record);
+}
+
+void d12__dred_ledger_fini(struct d12_dred *dred)
+{
+    if (dred->freed) {
+        for (unsigned i = 0; i < D12_DRED_FREED_RING; i++)
+            free_record(&dred->freed[i]);
+        free(dred->freed);
+        dred->freed = NULL;
+    }
+    /* Live records belong to live resources, which hold the device: none is left at its destruction. */
+}
+
+static UINT64 allocation_size(UINT64 width)
+{
+    UINT64 rounded = (width + D12_DRED_ALLOCATION_GRANULARITY - 1) & ~(D12_DRED_ALLOCATION_GRANULARITY - 1);
+    return rounded < width ? width : rounded; /* no wrap for an absurd Width */
+}
+
+void d12__dred_resource_created(struct d12_resource *resource)
+{
+    struct d12_dred *dred = resource->device_child.device->dred;
+    if (dred == NULL || !dred->enabled.page_fault)
+        return;
+    d12_dred_allocation *record = malloc(sizeof *record);
+    if (record == NULL)
+        return; /* out of memory: this buffer is simply not matched by a page fault */
+    *record = (d12_dred_allocation){NULL, NULL, resource, resource->gpu_address, allocation_size(resource->desc.Width),
+                                    resource->desc.Width};
+    pthread_mutex_lock(&dred->ledger_lock);
+    record->next = &dred->live;
+    record->prev = dred->live.prev;
+    dred->live.prev->next = record;
+    dred->live.prev = record;
+    dred->live_count++;
+    pthread_mutex_unlock(&dred->ledger_lock);
+    resource->dred_allocation = record;
+}
+
+void d12__dred_resource_released(struct d12_resource *resource)
+{
+    struct d12_dred *dred = resource->device_child.device->dred;
+    d12_dred_allocation *record = resource->dred_allocation;
+    if (dred == NULL || record == NULL)
+        return;
+    resource->dred_allocation = NULL;
+    /* "named as it was": the names are copied now, before the object's private data goes */
+    d12_dred_freed freed = {record->start, record->size, record->width, &resource->com.resource, NULL, NULL, 0};
+    d12__dred_object_names(&resource->device_child.object, &freed.name_a, &freed.name_w);
+    pthread_mutex_lock(&dred->ledger_lock);
+    record->prev->next = record->next;
+    record->next->prev = record->prev;
+    dred->live_count--;
+    if (!d12__dred_frozen(resource->device_child.device)) { /* after a removal the frozen output is what counts */
+        freed.seq = atomic_fetch_add_explicit(&dred->free_seq, 1, memory_order_relaxed) + 1;
+        d12_dred_freed *slot = &dred->freed[dred->freed_total % D12_DRED_FREED_RING];
+        d12_dred_freed old = *slot; /* "of the 65 000 most recently freed": the oldest falls out */
+        *slot = freed;
+        dred->freed_total++;
+        freed = old;
+    }
+    pthread_mutex_unlock(&dred->ledger_lock);
+    free(freed.name_a);
+    free(freed.name_w);
+    free(record);
+}

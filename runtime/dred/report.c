@@ -1,0 +1,498 @@
+/* d12rt's own removal report (BRIEF §4, runtime/dred/report/): filled from the runtime's state at d12__dred_freeze,
+ * completed at stage 2 with the driver's messages of the removal flush, and written once per removal into
+ * D12RT_DRED_DUMP (docs/dred.md). The Windows structs stay exactly Windows-shaped; everything beyond them is here. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "d12_dred_names.h"
+#include "d12dred_report.h"
+#include "device.h"
+#include "dred_internal.h"
+#include "fence.h"
+#include "list.h"
+#include "lockrank.h"
+#include "queue.h"
+#include "resource.h"
+
+struct d12_dred_report_state {
+    d12dred_report *report;
+    UINT64 messages_at_freeze;  /* InfoQueue messages stored + discarded when the removal was frozen */
+    char *dump_dir;             /* D12RT_DRED_DUMP, latched at freeze */
+};
+
+static const char *hresult_name(HRESULT hr)
+{
+    switch ((ULONG)hr) {
+    case 0x887A0006u: return "DXGI_ERROR_DEVICE_HUNG";
+    case 0x887A0005u: return "DXGI_ERROR_DEVICE_REMOVED";
+    case 0x887A0007u: return "DXGI_ERROR_DEVICE_RESET";
+    case 0x887A0020u: return "DXGI_ERROR_DRIVER_INTERNAL_ERROR";
+    case 0x887A0001u: return "DXGI_ERROR_INVALID_CALL";
+    case 0x8007000Eu: return "E_OUTOFMEMORY";
+    default: return NULL;
+    }
+}
+
+static char *object_name(d12_object_data *data)
+{
+    bool out_of_memory;
+    return d12__object_name_dup(data, &out_of_memory);
+}
+
+/* ---- Header ---- */
+
+static void fill_header(struct d12_device *device, d12dred_report *r)
+{
+    struct d12_dred *dred = device->dred;
+    d12dred_report_set_reason(r, (int32_t)dred->reason, hresult_name(dred->reason));
+    d12dred_report_set_device_state(r, (uint32_t)dred->fault.state);
+    d12dred_features f = {dred->enabled.auto_breadcrumbs, dred->enabled.breadcrumb_context, dred->enabled.markers_only,
+                          dred->enabled.page_fault, dred->enabled.watson_dump};
+    d12dred_report_set_features(r, &f);
+    d12dred_report_set_runtime_version(r, "d12rt " D12RT_VERSION_STRING);
+    d12dred_report_set_timestamp_seconds(r, (int64_t)time(NULL));
+    char exe[256] = "";
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = '\0';
+    const char *slash = strrchr(exe, '/');
+    d12dred_report_set_process(r, slash ? slash + 1 : exe, (uint32_t)getpid());
+    if (device->driver) /* NULL: the driver removed the device from inside its own creation */
+        d12dred_report_set_driver(r, d12__driver_adapter_name(d12__driver_device_adapter(device->driver)));
+    const char *tdr = getenv("D12RT_TDR_DELAY_MS");
+    d12dred_report_set_tdr_delay_ms(r, tdr && *tdr ? (uint32_t)strtoul(tdr, NULL, 10) : 2000u);
+}
+
+/* ---- Queues ---- */
+
+typedef struct wait_visit {
+    d12dred_queue *queue;
+} wait_visit;
+
+static void add_wait(void *context, struct d12_fence *fence, UINT64 value)
+{
+    wait_visit *v = context;
+    char *name = object_name(&fence->device_child.object);
+    /* the raw value: the one before removal forced what the application reads to UINT64_MAX */
+    d12dred_queue_add_wait(v->queue, name, value, atomic_load_explicit(&fence->value, memory_order_acquire));
+    free(name);
+}
+
+/* A submission's status: completed when its queue's completion mark covers it or every list's counter reached its
+ * count; in progress when it is the first not completed (or a counter moved); not started after that. */
+static d12dred_submission_status submission_status(const d12_dred_submission *s, bool *earlier_open)
+{
+    bool covered = s->serial != 0 && atomic_load(&s->queue->completed) >= s->serial;
+    bool all_done = true, started = false;
+    for (UINT i = 0; i < s->count; i++) {
+        d12_dred_list *l = s->lists[i]->dred;
+        UINT32 v = l && l->write_immediate ? __atomic_load_n(l->counter.cpu, __ATOMIC_ACQUIRE) : 0;
+        all_done = all_done && l && l->write_immediate && v == l->count;
+        started = started || v > 0;
+    }
+    if (covered || (all_done && s->count > 0))
+        return D12DRED_SUBMISSION_COMPLETED;
+    bool first = !*earlier_open;
+    *earlier_open = true;
+    return first || started ? D12DRED_SUBMISSION_IN_PROGRESS : D12DRED_SUBMISSION_NOT_STARTED;
+}
+
+static int32_t node_index_of(d12dred_report *r, const D3D12_AUTO_BREADCRUMB_NODE1 *head, struct d12_command_list *list)
+{
+    int32_t i = 0;
+    for (const D3D12_AUTO_BREADCRUMB_NODE1 *n = head; n; n = n->pNext, i++)
+        if (n->pCommandList == (const ID3D12GraphicsCommandList *)&list->com.list)
+            return i < (int32_t)r->node_count ? i : -1;
+    return -1;
+}
+
+static void fill_queues(struct d12_device *device, d12dred_report *r, const D3D12_AUTO_BREADCRUMB_NODE1 *head)
+{
+    struct d12_dred *dred = device->dred;
+    d12__lock(&device->children_lock, D12_RANK_CHILDREN);
+    for (struct d12_command_queue *queue = device->queues; queue; queue = queue->next) {
+        char *name = object_name(&queue->device_child.object);
+        d12dred_queue *q = d12dred_report_add_queue(r, name, (uint32_t)queue->desc.Type);
+        free(name);
+        if (q == NULL)
+            continue;
+        d12dred_queue_set_faulted(q, queue == dred->fault.queue);
+        pthread_mutex_lock(&dred->track_lock);
+        bool earlier_open = false;
+        for (d12_dred_submission *s = dred->submissions; s; s = s->next) {
+            if (s->queue != queue)
+                continue;
+            d12dred_submission *sub = d12dred_queue_add_submission(q, s->serial, submission_status(s, &earlier_open));
+            for (UINT i = 0; sub && i < s->count; i++) {
+                char *list_name = object_name(&s->lists[i]->device_child.object);
+                d12dred_submission_add_list(sub, list_name, node_index_of(r, head, s->lists[i]));
+                free(list_name);
+            }
+        }
+        pthread_mutex_unlock(&dred->track_lock);
+        wait_visit visit = {q};
+        d12__queue_for_each_wait(queue, add_wait, &visit);
+    }
+    d12__unlock(&device->children_lock, D12_RANK_CHILDREN);
+}
+
+/* ---- Nodes, ops, attribution, op state ---- */
+
+static const d12_dred_context *find_context(const d12_dred_list *l, UINT index)
+{
+    UINT lo = 0, hi = l->context_count; /* sorted by index (record order) */
+    while (lo < hi) {
+        UINT mid = lo + (hi - lo) / 2;
+        if (l->contexts[mid].index < index)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < l->context_count && l->contexts[lo].index == index ? &l->contexts[lo] : NULL;
+}
+
+/* The name of the live buffer containing `va` (the ledger, page-fault DRED only), or NULL. */
+static char *buffer_name_at(struct d12_dred *dred, UINT64 va)
+{
+    if (!dred->enabled.page_fault || va == 0)
+        return NULL;
+    char *name = NULL;
+    pthread_mutex_lock(&dred->ledger_lock);
+    for (d12_dred_allocation *a = dred->live.next; a != &dred->live; a = a->next)
+        if (va >= a->start && va - a->start < a->size) {
+            name = object_name(&a->resource->device_child.object);
+            break;
+        }
+    pthread_mutex_unlock(&dred->ledger_lock);
+    return name;
+}
+
+/* The views and root descriptors current at op `index`: the state log replayed up to it. */
+static void fill_op_state(struct d12_dred *dred, const d12_dred_list *l, UINT index, d12dred_op *op)
+{
+    d12dred_op_state *state = d12dred_op_get_state(op);
+    if (state == NULL)
+        return;
+    const d12_dred_state_change *vb[32] = {0}, *ib = NULL, *root[6][64] = {{0}};
+    for (UINT i = 0; i < l->change_count && l->changes[i].op <= index; i++) {
+        const d12_dred_state_change *c = &l->changes[i];
+        if (c->kind == D12_DRED_STATE_VERTEX_BUFFER && c->slot < 32)
+            vb[c->slot] = c;
+        else if (c->kind == D12_DRED_STATE_INDEX_BUFFER)
+            ib = c;
+        else if (c->kind == D12_DRED_STATE_ROOT_DESCRIPTOR && c->which < 6 && c->slot < 64)
+            root[c->which][c->slot] = c;
+    }
+    for (unsigned s = 0; s < 32; s++) {
+        if (vb[s] && vb[s]->address) {
+            char *name = buffer_name_at(dred, vb[s]->address);
+            d12dred_op_state_add_vertex_buffer(state, s, vb[s]->address, vb[s]->size, vb[s]->stride, name);
+            free(name);
+        }
+    }
+    if (ib && ib->address) {
+        char *name = buffer_name_at(dred, ib->address);
+        d12dred_op_state_set_index_buffer(state, ib->address, ib->size, ib->stride, name);
+        free(name);
+    }
+    /* A draw uses the graphics root arguments, a dispatch the compute ones. */
+    bool compute = op->op == D3D12_AUTO_BREADCRUMB_OP_DISPATCH;
+    for (unsigned which = compute ? 3 : 0; which < (compute ? 6u : 3u); which++) {
+        for (unsigned p = 0; p < 64; p++) {
+            if (!root[which][p])
+                continue;
+            char *name = buffer_name_at(dred, root[which][p]->address);
+            d12dred_op_state_add_root_descriptor(state, p, (d12dred_root_kind)(which % 3), root[which][p]->address, name);
+            free(name);
+        }
+    }
+}
+
+static void fill_node(struct d12_dred *dred, d12dred_report *r, const D3D12_AUTO_BREADCRUMB_NODE1 *n,
+                      uint64_t submission, UINT32 attributed, d12dred_attribution attribution)
+{
+    struct d12_command_list *list = (struct d12_command_list *)((char *)n->pCommandList -
+                                                               offsetof(struct d12_command_list, com.list));
+    const d12_dred_list *l = list->dred;
+    char *list_name = object_name(&list->device_child.object);
+    struct d12_command_queue *queue = (struct d12_command_queue *)((char *)n->pCommandQueue -
+                                                                  offsetof(struct d12_command_queue, com.queue));
+    char *queue_name = object_name(&queue->device_child.object);
+    d12dred_node *node = d12dred_report_add_node(r, list_name, queue_name, submission, n->BreadcrumbCount,
+                                                 *n->pLastBreadcrumbValue);
+    free(list_name);
+    free(queue_name);
+    if (node == NULL)
+        return;
+    UINT kept = n->BreadcrumbCount < D12_DRED_RING_SLOTS ? n->BreadcrumbCount : D12_DRED_RING_SLOTS;
+    UINT first = n->BreadcrumbCount - kept;
+    d12dred_node_reserve_ops(node, kept);
+    uint32_t depth = 0;
+    for (UINT i = first; i < n->BreadcrumbCount; i++) {
+        UINT op_value = (UINT)n->pCommandHistory[i % D12_DRED_RING_SLOTS];
+        if (op_value == D3D12_AUTO_BREADCRUMB_OP_ENDEVENT && depth > 0)
+            depth--;
+        const d12_dred_context *c = find_context(l, i);
+        char *text = c ? d12dred_utf8_from_wide(c->text) : NULL;
+        d12dred_op *op = d12dred_node_add_op(node, i, op_value, depth, text);
+        free(text);
+        if (op_value == D3D12_AUTO_BREADCRUMB_OP_BEGINEVENT)
+            depth++;
+        if (op && i == attributed && attribution != D12DRED_ATTRIBUTION_NONE) {
+            d12dred_op_set_attribution(op, attribution);
+            fill_op_state(dred, l, i, op);
+        }
+    }
+}
+
+/* The submission serial a node's list belongs to (its first outstanding one, as the node was built from). */
+static uint64_t submission_of(struct d12_dred *dred, const D3D12_AUTO_BREADCRUMB_NODE1 *n)
+{
+    uint64_t serial = 0;
+    pthread_mutex_lock(&dred->track_lock);
+    for (d12_dred_submission *s = dred->submissions; s && !serial; s = s->next) {
+        if (s->serial != 0 && atomic_load(&s->queue->completed) >= s->serial)
+            continue; /* known complete: not the one the node shows */
+        for (UINT i = 0; i < s->count; i++)
+            if (n->pCommandList == (const ID3D12GraphicsCommandList *)&s->lists[i]->com.list)
+                serial = s->serial;
+    }
+    pthread_mutex_unlock(&dred->track_lock);
+    return serial;
+}
+
+static void fill_nodes(struct d12_device *device, d12dred_report *r, const D3D12_AUTO_BREADCRUMB_NODE1 *head)
+{
+    struct d12_dred *dred = device->dred;
+    const d12_fault_info *fault = &dred->fault;
+    /* exact: the driver named the op; else suspect: the first outstanding op of the first node that did not finish,
+     * on the faulting queue when it is known (Windows' completed count is beside it in the node). */
+    const D3D12_AUTO_BREADCRUMB_NODE1 *suspect = NULL;
+    for (const D3D12_AUTO_BREADCRUMB_NODE1 *n = head; n && !suspect; n = n->pNext) {
+        bool queue_ok = fault->queue == NULL ||
+                        n->pCommandQueue == (const ID3D12CommandQueue *)&fault->queue->com.queue;
+        if (queue_ok && *n->pLastBreadcrumbValue < n->BreadcrumbCount)
+            suspect = n;
+    }
+    for (const D3D12_AUTO_BREADCRUMB_NODE1 *n = head; n; n = n->pNext) {
+        bool exact = fault->list && fault->op_index != D12_DRED_OP_INDEX_UNKNOWN &&
+                     n->pCommandList == (const ID3D12GraphicsCommandList *)&fault->list->com.list;
+        bool gpu_fault = fault->state != D3D12_DRED_DEVICE_STATE_UNKNOWN;
+        d12dred_attribution a = exact ? D12DRED_ATTRIBUTION_EXACT
+                                : (n == suspect && gpu_fault && !(fault->list && fault->op_index != D12_DRED_OP_INDEX_UNKNOWN))
+                                    ? D12DRED_ATTRIBUTION_SUSPECT : D12DRED_ATTRIBUTION_NONE;
+        UINT32 index = exact ? fault->op_index : *n->pLastBreadcrumbValue;
+        fill_node(dred, r, n, submission_of(dred, n), index, a);
+    }
+}
+
+/* ---- Page fault: matches, verdict, neighbours ---- */
+
+#define D12_DRED_GUARD_GAP 0x10000ull /* the unmapped 64 KiB after every allocation (docs/dred-gpu.md) */
+
+static void fill_page_fault(struct d12_device *device, d12dred_report *r)
+{
+    struct d12_dred *dred = device->dred;
+    const d12_fault_info *fault = &dred->fault;
+    if (!dred->enabled.page_fault || fault->state != D3D12_DRED_DEVICE_STATE_PAGEFAULT)
+        return;
+    UINT64 va = fault->fault_va;
+    d12dred_page_fault *pf = d12dred_report_set_page_fault(r, va, fault->fault_flags);
+    if (pf == NULL)
+        return;
+    bool recorded_known = fault->list && fault->list->dred;
+    uint64_t recorded = recorded_known ? fault->list->dred->closed_seq : 0;
+    pthread_mutex_lock(&dred->ledger_lock);
+    const d12_dred_allocation *below = NULL, *above = NULL;
+    for (const d12_dred_allocation *a = dred->live.next; a != &dred->live; a = a->next) {
+        if (va >= a->start && va - a->start < a->size) {
+            char *name = object_name(&a->resource->device_child.object);
+            d12dred_allocation *x = d12dred_page_fault_add_existing(pf, name, D3D12_DRED_ALLOCATION_TYPE_RESOURCE,
+                                                                    a->start, a->size);
+            if (x)
+                x->width = a->width;
+            free(name);
+        } else if (a->start + a->size <= va) {
+            if (!below || a->start + a->size > below->start + below->size)
+                below = a;
+        } else if (a->start > va) {
+            if (!above || a->start < above->start)
+                above = a;
+        }
+    }
+    uint64_t kept = dred->freed_total < D12_DRED_FREED_RING ? dred->freed_total : D12_DRED_FREED_RING;
+    for (uint64_t k = 0; k < kept; k++) {
+        const d12_dred_freed *f = &dred->freed[(dred->freed_total - 1 - k) % D12_DRED_FREED_RING];
+        if (va < f->start || va - f->start >= f->size)
+            continue;
+        char *name = f->name_w ? d12dred_utf8_from_wide(f->name_w) : f->name_a ? strdup(f->name_a) : NULL;
+        /* "released after the list was recorded": freed after the faulting list's Close */
+        d12dred_allocation *x = d12dred_page_fault_add_freed(pf, name, D3D12_DRED_ALLOCATION_TYPE_RESOURCE, f->start,
+                                                             f->size, recorded_known && f->seq > recorded);
+        if (x)
+            x->width = f->width;
+        free(name);
+    }
+    if (below) {
+        char *name = object_name(&below->resource->device_child.object);
+        d12dred_allocation *x = d12dred_page_fault_set_below(pf, name, D3D12_DRED_ALLOCATION_TYPE_RESOURCE, below->start,
+                                                             below->size, va - (below->start + below->size), false);
+        if (x)
+            x->width = below->width;
+        free(name);
+    }
+    if (above) {
+        char *name = object_name(&above->resource->device_child.object);
+        d12dred_allocation *x = d12dred_page_fault_set_above(pf, name, D3D12_DRED_ALLOCATION_TYPE_RESOURCE, above->start,
+                                                             above->size, above->start - va, false);
+        if (x)
+            x->width = above->width;
+        free(name);
+    }
+    /* The verdict: in a live allocation (none: the fault is not explained by the ledger); in a freed one only
+     * (use-after-free); in the guard gap right after a live one (out of bounds); anywhere else (never mapped). */
+    d12dred_verdict verdict = pf->existing_count ? D12DRED_VERDICT_NONE
+                              : pf->freed_count ? D12DRED_VERDICT_USE_AFTER_FREE
+                              : below && va - (below->start + below->size) < D12_DRED_GUARD_GAP
+                                  ? D12DRED_VERDICT_OUT_OF_BOUNDS
+                                  : D12DRED_VERDICT_NEVER_MAPPED;
+    d12dred_page_fault_set_verdict(pf, verdict);
+    pthread_mutex_unlock(&dred->ledger_lock);
+}
+
+/* ---- Stage 1 and 2 ---- */
+
+struct d12_dred_report_state *d12__dred_report_freeze(struct d12_device *device,
+                                                      const D3D12_AUTO_BREADCRUMB_NODE1 *breadcrumbs)
+{
+    struct d12_dred_report_state *state = calloc(1, sizeof *state);
+    if (state == NULL || (state->report = d12dred_report_new()) == NULL) {
+        free(state);
+        return NULL;
+    }
+    const char *dir = getenv("D12RT_DRED_DUMP");
+    state->dump_dir = dir && *dir ? strdup(dir) : NULL;
+    if (device->info_queue)
+        state->messages_at_freeze = d12_info_queue_GetNumStoredMessages(device->info_queue) +
+                                    d12_info_queue_GetNumMessagesDiscardedByMessageCountLimit(device->info_queue);
+    fill_header(device, state->report);
+    fill_nodes(device, state->report, breadcrumbs);
+    fill_queues(device, state->report, breadcrumbs);
+    fill_page_fault(device, state->report);
+    return state;
+}
+
+/* "[Kind #N]" of a correlated message: the kind's op and the ordinal (0-based among that kind's calls in the
+ * recording, as the correlation counts them: "[Draw #0]" is the recording's first draw). */
+static bool parse_correlation(const char *text, UINT *op, uint32_t *ordinal)
+{
+    static const struct {
+        const char *kind;
+        UINT op;
+    } kinds[] = {{"[DrawIndexed #", D3D12_AUTO_BREADCRUMB_OP_DRAWINDEXEDINSTANCED},
+                 {"[Draw #", D3D12_AUTO_BREADCRUMB_OP_DRAWINSTANCED},
+                 {"[Dispatch #", D3D12_AUTO_BREADCRUMB_OP_DISPATCH},
+                 {"[CopyBufferRegion #", D3D12_AUTO_BREADCRUMB_OP_COPYBUFFERREGION},
+                 {"[CopyResource #", D3D12_AUTO_BREADCRUMB_OP_COPYRESOURCE}};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        const char *at = strstr(text, kinds[k].kind);
+        if (at) {
+            *op = kinds[k].op;
+            *ordinal = (uint32_t)strtoul(at + strlen(kinds[k].kind), NULL, 10);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Attach a correlated message to the op it names: the node whose list's identity ("0x<pointer>") starts the
+ * message, the ordinal-th op of that kind in its recording. */
+static void attach_message(d12dred_report *r, const D3D12_AUTO_BREADCRUMB_NODE1 *head, const D3D12_MESSAGE *m)
+{
+    UINT op_value;
+    uint32_t ordinal;
+    if (!parse_correlation(m->pDescription, &op_value, &ordinal))
+        return;
+    size_t i = 0;
+    for (const D3D12_AUTO_BREADCRUMB_NODE1 *n = head; n && i < r->node_count; n = n->pNext, i++) {
+        char identity[32];
+        snprintf(identity, sizeof identity, "0x%016llX", (unsigned long long)(uintptr_t)n->pCommandList);
+        if (strncasecmp(m->pDescription, identity, strlen(identity)) != 0)
+            continue;
+        d12dred_node *node = r->nodes[i];
+        if (node->op_count && node->ops[0].index != 0)
+            return; /* the ring wrapped: the ordinal counts ops that are no longer kept */
+        uint32_t seen = 0;
+        for (size_t k = 0; k < node->op_count; k++) {
+            if (node->ops[k].op == op_value && seen++ == ordinal) {
+                d12dred_op_add_message(&node->ops[k], (uint32_t)m->ID, (uint32_t)m->Category, (uint32_t)m->Severity,
+                                       m->pDescription);
+                return;
+            }
+        }
+    }
+}
+
+/* The driver's messages of the removal flush: stored in the InfoQueue since the freeze. */
+static void attach_flush_messages(struct d12_device *device, struct d12_dred_report_state *state,
+                                  const D3D12_AUTO_BREADCRUMB_NODE1 *head)
+{
+    d12_info_queue *iq = device->info_queue;
+    if (iq == NULL)
+        return;
+    UINT64 discarded = d12_info_queue_GetNumMessagesDiscardedByMessageCountLimit(iq);
+    UINT64 stored = d12_info_queue_GetNumStoredMessages(iq);
+    UINT64 first = state->messages_at_freeze > discarded ? state->messages_at_freeze - discarded : 0;
+    for (UINT64 i = first; i < stored; i++) {
+        SIZE_T length = 0;
+        if (FAILED(d12_info_queue_GetMessage(iq, i, NULL, &length)) || length == 0)
+            continue;
+        D3D12_MESSAGE *m = malloc(length);
+        if (m && d12_info_queue_GetMessage(iq, i, m, &length) == S_OK &&
+            m->ID == D3D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGE) {
+            d12dred_report_add_flush_message(state->report, (uint32_t)m->ID, (uint32_t)m->Category,
+                                             (uint32_t)m->Severity, m->pDescription);
+            attach_message(state->report, head, m);
+        }
+        free(m);
+    }
+}
+
+/* D12RT_DRED_DUMP=DIR: exactly one file per removal, "d12dred-<pid>-<n>.json", written atomically. */
+static void write_dump(struct d12_device *device, struct d12_dred_report_state *state)
+{
+    static _Atomic unsigned removals;
+    if (state->dump_dir == NULL)
+        return;
+    mkdir(state->dump_dir, 0777); /* may exist */
+    char path[4096];
+    snprintf(path, sizeof path, "%s/d12dred-%u-%u.json", state->dump_dir, (unsigned)getpid(),
+             atomic_fetch_add(&removals, 1) + 1);
+    if (d12dred_report_write_file(state->report, path) != 0)
+        fprintf(stderr, "d12rt: D12RT_DRED_DUMP: cannot write %s: %s\n", path, strerror(errno));
+    else
+        device->dred->dumps_written++;
+}
+
+void d12__dred_report_complete(struct d12_device *device, struct d12_dred_report_state *state)
+{
+    if (state == NULL)
+        return;
+    attach_flush_messages(device, state, device->dred->output ? d12__dred_output_breadcrumbs(device->dred->output)
+                                                              : NULL);
+    write_dump(device, state);
+}
+
+void d12__dred_report_free(struct d12_dred_report_state *state)
+{
+    if (state == NULL)
+        return;
+    d12dred_report_free(state->report);
+    free(state->dump_dir);
+    free(state);
+}

@@ -1,0 +1,51 @@
+/* Helpers shared by the files of the d12dred_report library (not part of its API). */
+#ifndef D12DRED_INTERNAL_H
+#define D12DRED_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* UTF-8 of one scalar value (a surrogate or a value past U+10FFFF becomes U+FFFD); returns the byte count. */
+size_t d12__dred_utf8_encode(char out[4], uint32_t cp);
+/* One valid shortest-form UTF-8 sequence at text[0..length): its byte count and *cp, or 0 when invalid. */
+size_t d12__dred_utf8_decode(const unsigned char *text, size_t length, uint32_t *cp);
+/* *slot = a sanitized copy of text (NULL clears); 0, or -1 when out of memory (then *slot is unchanged). */
+int d12__dred_set_string(char **slot, const char *text);
+/* Ensures room for one more `size`-byte element in *items (capacity doubling); 0, or -1 when out of memory. */
+int d12__dred_grow(void **items, size_t *capacity, size_t count, size_t size);
+
+/* A growable text buffer for the JSON writer and the renderer. `failed` sticks once memory ran out. */
+typedef struct d12__dred_buf {
+    char *data;
+    size_t length;
+    size_t capacity;
+    int failed;
+} d12__dred_buf;
+
+void d12__dred_buf_append(d12__dred_buf *buf, const char *text, size_t length);
+void d12__dred_buf_puts(d12__dred_buf *buf, const char *text);
+void d12__dred_buf_printf(d12__dred_buf *buf, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+/* The JSON tree (d12dred_json_parse.c). Objects keep their keys in order, in keys[] alongside items[]. */
+typedef enum jtype { J_NULL, J_FALSE, J_TRUE, J_NUMBER, J_STRING, J_ARRAY, J_OBJECT } jtype;
+
+typedef struct jvalue jvalue;
+struct jvalue {
+    jtype type;
+    char *text;           /* J_STRING: the decoded UTF-8; J_NUMBER: the literal */
+    size_t length;
+    jvalue **items;       /* J_ARRAY: values; J_OBJECT: values, with keys[] alongside */
+    char **keys;
+    size_t count;
+    size_t capacity;
+    unsigned line, column;
+};
+
+/* Parses the whole buffer; NULL with `line L, column C: ...` in error on failure. */
+jvalue *d12__dred_json_parse(const char *data, size_t size, char *error, size_t error_size);
+/* The same with another value budget (tests: the real one, D12DRED_MAX_VALUES, takes gigabytes to reach). */
+jvalue *d12__dred_json_parse_bounded(const char *data, size_t size, size_t max_values, char *error,
+                                     size_t error_size);
+void d12__dred_jfree(jvalue *value);
+
+#endif

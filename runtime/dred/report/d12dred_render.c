@@ -1,0 +1,595 @@
+/* The `d12dred show` tree and `d12dred diff` (docs/dred-report.md shows both). Layout after dred-semantics.md
+ * section 5's suggestion: header; per queue its submissions in order and its pending waits; per node the ops,
+ * indented by BeginEvent/EndEvent nesting, `#i NAME(n) "context"`, marked `<- last completed`,
+ * `<- FAULT (exact)`, `<- first outstanding (suspect)`; the faulting op's state and messages under it; then the
+ * page fault and the removal flush's messages. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "d12_dred_names.h"
+#include "d12dred_internal.h"
+#include "d12dred_report.h"
+
+/* Nodes longer than this show only the ops around the completed count (and every marked op or op with state). */
+#define RENDER_FULL_NODE_OPS 64u
+#define RENDER_OPS_BEFORE 24u
+#define RENDER_OPS_AFTER 8u
+
+typedef d12__dred_buf buf;
+
+/* Text from the report as the terminal should see it: control characters (a hostile file could hold escape
+ * sequences) are shown as \n, \t, \xNN; everything else is the report's UTF-8. */
+static void put_text(buf *b, const char *text)
+{
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        if (*p == '\n')
+            d12__dred_buf_puts(b, "\\n");
+        else if (*p == '\t')
+            d12__dred_buf_puts(b, "\\t");
+        else if (*p < 0x20 || *p == 0x7F)
+            d12__dred_buf_printf(b, "\\x%02x", *p);
+        else
+            d12__dred_buf_append(b, (const char *)p, 1);
+    }
+}
+
+/* 'name' quoted, or (unnamed). */
+static void put_name(buf *b, const char *name)
+{
+    if (!name) {
+        d12__dred_buf_puts(b, "(unnamed)");
+        return;
+    }
+    d12__dred_buf_puts(b, "'");
+    put_text(b, name);
+    d12__dred_buf_puts(b, "'");
+}
+
+static const char *status_text(d12dred_submission_status status)
+{
+    switch (status) {
+    case D12DRED_SUBMISSION_COMPLETED: return "completed";
+    case D12DRED_SUBMISSION_IN_PROGRESS: return "in progress";
+    case D12DRED_SUBMISSION_NOT_STARTED: return "not started";
+    default: return "?";
+    }
+}
+
+static void put_indent(buf *b, unsigned spaces)
+{
+    for (unsigned i = 0; i < spaces; i++)
+        d12__dred_buf_puts(b, " ");
+}
+
+static void put_op_name(buf *b, uint32_t op)
+{
+    const char *name = d12_dred_op_name(op);
+    if (name)
+        d12__dred_buf_printf(b, "%s(%" PRIu32 ")", name, op);
+    else
+        d12__dred_buf_printf(b, "op %" PRIu32, op);  /* an op newer than this d12dred: its number */
+}
+
+static void put_enum(buf *b, const char *name, uint32_t value)
+{
+    if (name)
+        d12__dred_buf_printf(b, "%s (%" PRIu32 ")", name, value);
+    else
+        d12__dred_buf_printf(b, "%" PRIu32, value);
+}
+
+static void put_message(buf *b, unsigned indent, const d12dred_message *message)
+{
+    put_indent(b, indent);
+    const char *severity = d12dred_severity_name(message->severity);
+    const char *category = d12dred_category_name(message->category);
+    if (severity)
+        d12__dred_buf_printf(b, "[%s]", severity);
+    else
+        d12__dred_buf_printf(b, "[severity %" PRIu32 "]", message->severity);
+    if (category)
+        d12__dred_buf_printf(b, " %s", category);
+    else
+        d12__dred_buf_printf(b, " category %" PRIu32, message->category);
+    d12__dred_buf_printf(b, " #%" PRIu32 ": ", message->id);
+    put_text(b, message->text ? message->text : "");
+    d12__dred_buf_puts(b, "\n");
+}
+
+/* Index buffer formats by name (DXGI_FORMAT: R32_UINT 42, R16_UINT 57), others by number. */
+static void put_index_format(buf *b, uint32_t format)
+{
+    if (format == 42 || format == 57)
+        d12__dred_buf_puts(b, format == 42 ? "R32_UINT" : "R16_UINT");
+    else
+        d12__dred_buf_printf(b, "format %" PRIu32, format);
+}
+
+/* A byte distance: decimal while small, hex once it is an address-sized gap. */
+static void put_distance(buf *b, uint64_t bytes)
+{
+    if (bytes < 0x100000)
+        d12__dred_buf_printf(b, "%" PRIu64 " bytes", bytes);
+    else
+        d12__dred_buf_printf(b, "0x%" PRIx64 " bytes", bytes);
+}
+
+/* ---- Header ------------------------------------------------------------------------------------------------ */
+
+static void render_header(buf *b, const d12dred_report *r)
+{
+    d12__dred_buf_printf(b, "DRED report (schema %" PRIu32 ")\n", r->schema_version);
+    d12__dred_buf_puts(b, "  reason        ");
+    put_text(b, r->reason_name ? r->reason_name : "?");
+    d12__dred_buf_printf(b, " (0x%08" PRIx32 ")\n", (uint32_t)r->reason);
+    d12__dred_buf_puts(b, "  device state  ");
+    put_enum(b, d12_dred_device_state_name(r->device_state), r->device_state);
+    d12__dred_buf_puts(b, "\n  features     ");
+    const d12dred_features *f = &r->features;
+    int any = 0;
+    if (f->auto_breadcrumbs)
+        d12__dred_buf_printf(b, "%s auto-breadcrumbs%s", any++ ? "," : "", f->markers_only ? " (markers only)" : "");
+    if (f->breadcrumb_contexts)
+        d12__dred_buf_printf(b, "%s breadcrumb-contexts", any++ ? "," : "");
+    if (f->page_fault)
+        d12__dred_buf_printf(b, "%s page-fault", any++ ? "," : "");
+    if (f->watson_dump)
+        d12__dred_buf_printf(b, "%s watson-dump", any++ ? "," : "");
+    d12__dred_buf_puts(b, any ? "\n" : " none\n");
+    if (r->runtime_version) {
+        d12__dred_buf_puts(b, "  runtime       ");
+        put_text(b, r->runtime_version);
+        d12__dred_buf_puts(b, "\n");
+    }
+    if (r->driver) {
+        d12__dred_buf_puts(b, "  driver        ");
+        put_text(b, r->driver);
+        d12__dred_buf_puts(b, "\n");
+    }
+    if (r->process_name || r->process_id) {
+        d12__dred_buf_puts(b, "  process       ");
+        put_text(b, r->process_name ? r->process_name : "?");
+        d12__dred_buf_printf(b, " (pid %" PRIu32 ")\n", r->process_id);
+    }
+    if (r->timestamp) {
+        d12__dred_buf_puts(b, "  time          ");
+        put_text(b, r->timestamp);
+        d12__dred_buf_puts(b, "\n");
+    }
+    if (r->tdr_delay_ms)
+        d12__dred_buf_printf(b, "  TDR delay     %" PRIu32 " ms\n", r->tdr_delay_ms);
+}
+
+/* ---- Queues ------------------------------------------------------------------------------------------------ */
+
+static void render_queue(buf *b, const d12dred_queue *q)
+{
+    d12__dred_buf_puts(b, "  queue ");
+    put_name(b, q->name);
+    const char *type = d12dred_queue_type_name(q->type);
+    if (type)
+        d12__dred_buf_printf(b, " (%s)", type);
+    else
+        d12__dred_buf_printf(b, " (type %" PRIu32 ")", q->type);
+    d12__dred_buf_puts(b, q->faulted ? "  <- faulted here\n" : "\n");
+    if (q->submission_count == 0 && q->wait_count == 0)
+        d12__dred_buf_puts(b, "    nothing outstanding\n");
+    for (size_t i = 0; i < q->submission_count; i++) {
+        const d12dred_submission *s = q->submissions[i];
+        char number[24] = "?";  /* 0: not numbered yet (removed while being handed to the driver) */
+        if (s->sequence)
+            snprintf(number, sizeof number, "%" PRIu64, s->sequence);
+        d12__dred_buf_printf(b, "    submission #%-4s %-12s", number, status_text(s->status));
+        for (size_t j = 0; j < s->list_count; j++) {
+            d12__dred_buf_puts(b, j ? ", " : " ");
+            put_name(b, s->lists[j].list);
+            if (s->lists[j].node >= 0)
+                d12__dred_buf_printf(b, " [node %" PRId32 "]", s->lists[j].node);
+        }
+        d12__dred_buf_puts(b, "\n");
+    }
+    for (size_t i = 0; i < q->wait_count; i++) {
+        const d12dred_wait *w = &q->waits[i];
+        d12__dred_buf_puts(b, "    pending wait  fence ");
+        put_name(b, w->fence);
+        d12__dred_buf_printf(b, " >= %" PRIu64 " (was %" PRIu64 " before removal)\n", w->value, w->fence_value);
+    }
+}
+
+/* ---- Nodes ------------------------------------------------------------------------------------------------- */
+
+static const char *node_status(const d12dred_node *n)
+{
+    if (n->completed_count == 0)
+        return "not started";
+    if (n->completed_count >= n->breadcrumb_count)
+        return "all ops completed";
+    return "in progress";
+}
+
+static int node_has_attribution(const d12dred_node *n)
+{
+    for (size_t i = 0; i < n->op_count; i++)
+        if (n->ops[i].attribution != D12DRED_ATTRIBUTION_NONE)
+            return 1;
+    return 0;
+}
+
+static void render_state(buf *b, unsigned indent, const d12dred_op_state *s)
+{
+    if (s->arguments) {
+        put_indent(b, indent);
+        d12__dred_buf_puts(b, "arguments   ");
+        put_text(b, s->arguments);
+        d12__dred_buf_puts(b, "\n");
+    }
+    for (size_t i = 0; i < s->vertex_buffer_count; i++) {
+        const d12dred_vertex_buffer *v = &s->vertex_buffers[i];
+        put_indent(b, indent);
+        d12__dred_buf_printf(b, "VB slot %-3" PRIu32 " 0x%" PRIx64 ", %" PRIu32 " bytes, stride %" PRIu32 ", ", v->slot,
+                             v->va, v->size, v->stride);
+        put_name(b, v->resource);
+        d12__dred_buf_puts(b, "\n");
+    }
+    if (s->has_index_buffer) {
+        const d12dred_index_buffer *ib = &s->index_buffer;
+        put_indent(b, indent);
+        d12__dred_buf_printf(b, "IB          0x%" PRIx64 ", %" PRIu32 " bytes, ", ib->va, ib->size);
+        put_index_format(b, ib->format);
+        d12__dred_buf_puts(b, ", ");
+        put_name(b, ib->resource);
+        d12__dred_buf_puts(b, "\n");
+    }
+    for (size_t i = 0; i < s->root_descriptor_count; i++) {
+        const d12dred_root_descriptor *rd = &s->root_descriptors[i];
+        const char *kind = d12dred_root_kind_name(rd->kind);
+        put_indent(b, indent);
+        d12__dred_buf_printf(b, "root %-3" PRIu32 "    %s 0x%" PRIx64 ", ", rd->parameter, kind ? kind : "?", rd->va);
+        put_name(b, rd->resource);
+        d12__dred_buf_puts(b, "\n");
+    }
+}
+
+static void render_op(buf *b, const d12dred_report *r, const d12dred_node *n, const d12dred_op *op,
+                      int first_outstanding_mark)
+{
+    unsigned indent = 4 + 2 * (op->depth > 32 ? 32 : op->depth);
+    put_indent(b, indent);
+    d12__dred_buf_printf(b, "#%" PRIu32 " ", op->index);
+    put_op_name(b, op->op);
+    if (op->context) {
+        d12__dred_buf_puts(b, " \"");
+        put_text(b, op->context);
+        d12__dred_buf_puts(b, "\"");
+    }
+    int marks = 0;
+    if (op->attribution == D12DRED_ATTRIBUTION_EXACT)
+        d12__dred_buf_printf(b, "%s%s (exact)", marks++ ? ", " : "  <- ", r->device_state == 3 ? "HANG" : "FAULT");
+    if (op->attribution == D12DRED_ATTRIBUTION_SUSPECT)
+        d12__dred_buf_printf(b, "%sfirst outstanding (suspect)", marks++ ? ", " : "  <- ");
+    else if (first_outstanding_mark && op->index == n->completed_count && op->attribution == D12DRED_ATTRIBUTION_NONE)
+        d12__dred_buf_printf(b, "%sfirst outstanding", marks++ ? ", " : "  <- ");
+    if (n->completed_count > 0 && op->index == n->completed_count - 1)
+        d12__dred_buf_printf(b, "%slast completed", marks++ ? ", " : "  <- ");
+    d12__dred_buf_puts(b, "\n");
+    if (op->state)
+        render_state(b, indent + 5, op->state);
+    for (size_t i = 0; i < op->message_count; i++)
+        put_message(b, indent + 5, &op->messages[i]);
+}
+
+/* Whether a long node shows this op: near the completed count, or marked, or carrying state or messages. */
+static int op_shown(const d12dred_node *n, const d12dred_op *op)
+{
+    if (n->op_count <= RENDER_FULL_NODE_OPS)
+        return 1;
+    uint64_t v = n->completed_count;
+    uint64_t lo = v > RENDER_OPS_BEFORE ? v - RENDER_OPS_BEFORE : 0;
+    return (op->index >= lo && op->index <= v + RENDER_OPS_AFTER) || op->attribution != D12DRED_ATTRIBUTION_NONE ||
+           op->state || op->message_count;
+}
+
+static void render_node(buf *b, const d12dred_report *r, size_t index, const d12dred_node *n)
+{
+    d12__dred_buf_printf(b, "  node %zu: list ", index);
+    put_name(b, n->list);
+    d12__dred_buf_puts(b, " on queue ");
+    put_name(b, n->queue);
+    if (n->submission)
+        d12__dred_buf_printf(b, ", submission #%" PRIu64, n->submission);
+    else
+        d12__dred_buf_puts(b, ", submission #?");
+    d12__dred_buf_printf(b, "\n    %" PRIu32 " of %" PRIu32 " ops completed (%s)\n", n->completed_count,
+                         n->breadcrumb_count, node_status(n));
+    if (n->op_count && n->ops[0].index > 0)
+        d12__dred_buf_printf(b, "    only the last %zu of %" PRIu32 " ops are kept\n", n->op_count,
+                             n->breadcrumb_count);
+    int mark_first = !node_has_attribution(n) && n->completed_count < n->breadcrumb_count;
+    size_t hidden = 0;
+    uint32_t hidden_from = 0;
+    for (size_t i = 0; i < n->op_count; i++) {
+        const d12dred_op *op = &n->ops[i];
+        if (!op_shown(n, op)) {
+            if (hidden++ == 0)
+                hidden_from = op->index;
+            continue;
+        }
+        if (hidden)
+            d12__dred_buf_printf(b, "    ... %zu ops (#%" PRIu32 "..#%" PRIu32 ") ...\n", hidden, hidden_from,
+                                 n->ops[i - 1].index);
+        hidden = 0;
+        render_op(b, r, n, op, mark_first);
+    }
+    if (hidden)
+        d12__dred_buf_printf(b, "    ... %zu ops (#%" PRIu32 "..#%" PRIu32 ") ...\n", hidden, hidden_from,
+                             n->ops[n->op_count - 1].index);
+}
+
+/* ---- Page fault -------------------------------------------------------------------------------------------- */
+
+static void put_allocation(buf *b, const d12dred_allocation *a)
+{
+    put_name(b, a->name);
+    const char *type = d12_dred_allocation_type_name(a->type);
+    if (type)
+        d12__dred_buf_printf(b, " %s", type);
+    else
+        d12__dred_buf_printf(b, " type %" PRIu32, a->type);
+    d12__dred_buf_printf(b, " [0x%" PRIx64 ", 0x%" PRIx64 ")", a->va, a->va + a->size);
+    if (a->width)
+        d12__dred_buf_printf(b, ", width %" PRIu64, a->width);
+    if (a->freed)
+        d12__dred_buf_puts(b, a->freed_after_recording ? ", released after the list was recorded" : ", released");
+}
+
+static void render_verdict(buf *b, const d12dred_page_fault *pf)
+{
+    d12__dred_buf_puts(b, "  verdict       ");
+    switch (pf->verdict) {
+    case D12DRED_VERDICT_USE_AFTER_FREE:
+        d12__dred_buf_puts(b, "use-after-free");
+        if (pf->freed_count) {
+            const d12dred_allocation *a = pf->freed[0];
+            d12__dred_buf_puts(b, ": ");
+            put_name(b, a->name);
+            d12__dred_buf_printf(b, " + 0x%" PRIx64 "%s", pf->va - a->va,
+                                 a->freed_after_recording ? ", released after the list was recorded" : ", released");
+        }
+        break;
+    case D12DRED_VERDICT_OUT_OF_BOUNDS:
+        d12__dred_buf_puts(b, "out-of-bounds");
+        if (pf->below) {
+            const d12dred_allocation *a = pf->below;
+            d12__dred_buf_puts(b, ": ");
+            put_name(b, a->name);
+            d12__dred_buf_printf(b, " + 0x%" PRIx64 ", ", pf->va - a->va);
+            put_distance(b, a->distance);
+            d12__dred_buf_puts(b, " past its end");
+        }
+        break;
+    case D12DRED_VERDICT_NEVER_MAPPED:
+        d12__dred_buf_puts(b, "never-mapped: no allocation, live or recently freed, ever held this VA");
+        break;
+    default:
+        d12__dred_buf_puts(b, "none");
+    }
+    d12__dred_buf_puts(b, "\n");
+}
+
+static void render_page_fault(buf *b, const d12dred_page_fault *pf)
+{
+    d12__dred_buf_puts(b, "\nPage fault\n");
+    d12__dred_buf_printf(b, "  VA            0x%" PRIx64 " (%s", pf->va, (pf->flags & 1u) ? "write" : "read");
+    if (pf->flags & ~1u)
+        d12__dred_buf_printf(b, ", flags 0x%" PRIx32, pf->flags);
+    d12__dred_buf_puts(b, ")\n");
+    render_verdict(b, pf);
+    d12__dred_buf_puts(b, "  existing     ");
+    if (!pf->existing_count)
+        d12__dred_buf_puts(b, " none");
+    for (size_t i = 0; i < pf->existing_count; i++) {
+        d12__dred_buf_puts(b, i ? "\n                " : " ");
+        put_allocation(b, pf->existing[i]);
+    }
+    d12__dred_buf_puts(b, "\n  freed        ");
+    if (!pf->freed_count)
+        d12__dred_buf_puts(b, " none");
+    for (size_t i = 0; i < pf->freed_count; i++) {
+        d12__dred_buf_puts(b, i ? "\n                " : " ");
+        put_allocation(b, pf->freed[i]);
+    }
+    d12__dred_buf_puts(b, "\n");
+    if (pf->below) {
+        d12__dred_buf_puts(b, "  nearest below ");
+        put_allocation(b, pf->below);
+        d12__dred_buf_puts(b, ", ends ");
+        put_distance(b, pf->below->distance);
+        d12__dred_buf_puts(b, " below the VA\n");
+    }
+    if (pf->above) {
+        d12__dred_buf_puts(b, "  nearest above ");
+        put_allocation(b, pf->above);
+        d12__dred_buf_puts(b, ", starts ");
+        put_distance(b, pf->above->distance);
+        d12__dred_buf_puts(b, " above the VA\n");
+    }
+}
+
+static int emit(buf *b, FILE *out)
+{
+    if (b->failed) {
+        free(b->data);
+        return -1;
+    }
+    int ok = !b->length || fwrite(b->data, 1, b->length, out) == b->length;
+    free(b->data);
+    return ok && fflush(out) == 0 ? 0 : -1;
+}
+
+int d12dred_report_render(const d12dred_report *r, FILE *out)
+{
+    if (!r || !out)
+        return -1;
+    buf b = {0};
+    render_header(&b, r);
+    d12__dred_buf_puts(&b, "\nQueues\n");
+    if (!r->queue_count)
+        d12__dred_buf_puts(&b, "  none recorded\n");
+    for (size_t i = 0; i < r->queue_count; i++)
+        render_queue(&b, r->queues[i]);
+    d12__dred_buf_puts(&b, "\nCommand lists outstanding at removal\n");
+    if (!r->node_count)
+        d12__dred_buf_puts(&b, r->features.auto_breadcrumbs ? "  none\n" : "  none (auto-breadcrumbs were off)\n");
+    for (size_t i = 0; i < r->node_count; i++)
+        render_node(&b, r, i, r->nodes[i]);
+    if (r->page_fault)
+        render_page_fault(&b, r->page_fault);
+    else
+        d12__dred_buf_puts(&b, r->features.page_fault ? "\nPage fault\n  none (the removal was no page fault)\n"
+                                                      : "\nPage fault\n  no data (page-fault reporting was off)\n");
+    if (r->flush_message_count) {
+        d12__dred_buf_puts(&b, "\nDriver messages of the removal flush\n");
+        for (size_t i = 0; i < r->flush_message_count; i++)
+            put_message(&b, 2, &r->flush_messages[i]);
+    }
+    return emit(&b, out);
+}
+
+/* ---- diff -------------------------------------------------------------------------------------------------- */
+
+typedef struct fault_site {
+    const d12dred_node *node;
+    const d12dred_op *op;
+} fault_site;
+
+/* The op the report blames: the first `exact` op, else the first `suspect` one. */
+static fault_site find_fault(const d12dred_report *r)
+{
+    fault_site suspect = {0};
+    for (size_t i = 0; i < r->node_count; i++) {
+        const d12dred_node *n = r->nodes[i];
+        for (size_t j = 0; j < n->op_count; j++) {
+            if (n->ops[j].attribution == D12DRED_ATTRIBUTION_EXACT)
+                return (fault_site){n, &n->ops[j]};
+            if (n->ops[j].attribution == D12DRED_ATTRIBUTION_SUSPECT && !suspect.op)
+                suspect = (fault_site){n, &n->ops[j]};
+        }
+    }
+    return suspect;
+}
+
+static int same_string(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static void describe_fault(buf *b, fault_site f)
+{
+    if (!f.op) {
+        d12__dred_buf_puts(b, "none");
+        return;
+    }
+    put_name(b, f.node->list);
+    d12__dred_buf_puts(b, " on ");
+    put_name(b, f.node->queue);
+    d12__dred_buf_printf(b, " #%" PRIu32 " ", f.op->index);
+    put_op_name(b, f.op->op);
+    d12__dred_buf_printf(b, " (%s)", d12dred_attribution_name(f.op->attribution));
+}
+
+/* The allocation a verdict names (use-after-free: the freed one; out-of-bounds: the one below). */
+static const char *verdict_subject(const d12dred_page_fault *pf)
+{
+    if (!pf)
+        return NULL;
+    if (pf->verdict == D12DRED_VERDICT_USE_AFTER_FREE && pf->freed_count)
+        return pf->freed[0]->name;
+    if (pf->verdict == D12DRED_VERDICT_OUT_OF_BOUNDS && pf->below)
+        return pf->below->name;
+    return NULL;
+}
+
+static void describe_verdict(buf *b, const d12dred_page_fault *pf)
+{
+    if (!pf) {
+        d12__dred_buf_puts(b, "no page fault");
+        return;
+    }
+    const char *verdict = d12dred_verdict_name(pf->verdict);
+    d12__dred_buf_puts(b, verdict ? verdict : "none");
+    const char *subject = verdict_subject(pf);
+    if (subject) {
+        d12__dred_buf_puts(b, " ");
+        put_name(b, subject);
+    }
+}
+
+static void diff_line(buf *b, const char *aspect, int same, void (*describe)(buf *, const void *), const void *a,
+                      const void *bb)
+{
+    d12__dred_buf_printf(b, "%-13s %s: ", aspect, same ? "same" : "different");
+    describe(b, a);
+    if (!same) {
+        d12__dred_buf_puts(b, " | ");
+        describe(b, bb);
+    }
+    d12__dred_buf_puts(b, "\n");
+}
+
+static void describe_reason(buf *b, const void *p)
+{
+    const d12dred_report *r = p;
+    put_text(b, r->reason_name ? r->reason_name : "?");
+    d12__dred_buf_printf(b, " (0x%08" PRIx32 ")", (uint32_t)r->reason);
+}
+
+static void describe_state(buf *b, const void *p)
+{
+    const d12dred_report *r = p;
+    put_enum(b, d12_dred_device_state_name(r->device_state), r->device_state);
+}
+
+static void describe_fault_of(buf *b, const void *p) { describe_fault(b, find_fault(p)); }
+static void describe_verdict_of(buf *b, const void *p) { describe_verdict(b, ((const d12dred_report *)p)->page_fault); }
+
+static int same_fault(const d12dred_report *a, const d12dred_report *b)
+{
+    fault_site fa = find_fault(a), fb = find_fault(b);
+    if (!fa.op || !fb.op)
+        return !fa.op && !fb.op;
+    return same_string(fa.node->list, fb.node->list) && same_string(fa.node->queue, fb.node->queue) &&
+           fa.op->index == fb.op->index && fa.op->op == fb.op->op && fa.op->attribution == fb.op->attribution;
+}
+
+static int same_verdict(const d12dred_report *a, const d12dred_report *b)
+{
+    if (!a->page_fault || !b->page_fault)
+        return !a->page_fault && !b->page_fault;
+    return a->page_fault->verdict == b->page_fault->verdict &&
+           same_string(verdict_subject(a->page_fault), verdict_subject(b->page_fault));
+}
+
+int d12dred_report_diff(const d12dred_report *a, const d12dred_report *b, FILE *out)
+{
+    if (!a || !b)
+        return 1;
+    int reason = a->reason == b->reason, state = a->device_state == b->device_state;
+    int fault = same_fault(a, b), verdict = same_verdict(a, b);
+    if (out) {
+        buf text = {0};
+        diff_line(&text, "reason", reason, describe_reason, a, b);
+        diff_line(&text, "device state", state, describe_state, a, b);
+        diff_line(&text, "faulting op", fault, describe_fault_of, a, b);
+        diff_line(&text, "verdict", verdict, describe_verdict_of, a, b);
+        int differences = !reason + !state + !fault + !verdict;
+        if (differences)
+            d12__dred_buf_printf(&text, "the reports differ in %d of 4 aspects\n", differences);
+        else
+            d12__dred_buf_puts(&text, "the reports agree on reason, device state, faulting op and verdict\n");
+        emit(&text, out);
+    }
+    return reason && state && fault && verdict ? 0 : 1;
+}

@@ -1,0 +1,331 @@
+/* d12dred_report: d12rt's own post-mortem report of one device removal (issue 9 item 5), shared by libd12rt
+ * (which fills it at removal and writes D12RT_DRED_DUMP files) and the d12dred tool (which reads and shows them).
+ *
+ * The model is plain C. Every string in it is UTF-8 owned by the report (the builder copies what it is given,
+ * replacing invalid UTF-8 by U+FFFD, so a written report is always valid JSON); NULL means "absent" (JSON null).
+ * Everything is freed by d12dred_report_free. The runtime builds a report through the add/set functions below
+ * and never touches JSON; readers walk the structs (read-only).
+ *
+ * Pointer stability: the queue, submission, node, allocation and op-state pointers the builder returns stay valid
+ * until the report is freed. A `d12dred_op *` (ops are one array per node, as a node may hold 65 536 of them) is
+ * valid until the next d12dred_node_add_op on the same node; d12dred_node_reserve_ops avoids the moves.
+ * Builder functions return NULL / -1 only when memory runs out (or an argument is NULL); the report stays
+ * consistent (what was added is there) and can still be written.
+ *
+ * File format, fields and the `show` tree: docs/dred-report.md; JSON Schema: docs/dred-report.schema.json. */
+#ifndef D12DRED_REPORT_H
+#define D12DRED_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <wchar.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The JSON's top-level `schema_version`. A reader rejects a higher one ("written by a newer d12rt"). */
+#define D12DRED_SCHEMA_VERSION 1u
+
+/* Limits the reader enforces on hostile input (a larger file is refused, never partly read). */
+#define D12DRED_MAX_FILE_BYTES ((size_t)256 << 20)
+#define D12DRED_MAX_DEPTH 64u
+#define D12DRED_MAX_VALUES (16u << 20)      /* JSON values in one file (a 65 536-op node is ~600 000) */
+#define D12DRED_MAX_OBJECT_MEMBERS 64u      /* members of one JSON object (a report's have at most 13) */
+
+/* An op's attribution (issue 9 item 5): `exact` when the driver named the op (the fault callback's OpIndex),
+ * `suspect` for the first outstanding op when nobody did. */
+typedef enum d12dred_attribution {
+    D12DRED_ATTRIBUTION_NONE = 0,
+    D12DRED_ATTRIBUTION_EXACT = 1,
+    D12DRED_ATTRIBUTION_SUSPECT = 2,
+} d12dred_attribution;
+
+/* A submission's state at removal, from the queue's completed fence/progress snapshot. */
+typedef enum d12dred_submission_status {
+    D12DRED_SUBMISSION_COMPLETED = 0,
+    D12DRED_SUBMISSION_IN_PROGRESS = 1,
+    D12DRED_SUBMISSION_NOT_STARTED = 2,
+} d12dred_submission_status;
+
+/* The page fault's verdict from the allocation ledger. */
+typedef enum d12dred_verdict {
+    D12DRED_VERDICT_NONE = 0,           /* no verdict (tracking off, or nothing decided) */
+    D12DRED_VERDICT_USE_AFTER_FREE = 1, /* the VA lies in a recently freed allocation and in no live one */
+    D12DRED_VERDICT_OUT_OF_BOUNDS = 2,  /* in no allocation, past the end of the nearest one below */
+    D12DRED_VERDICT_NEVER_MAPPED = 3,   /* in no allocation, live or freed, and near none */
+} d12dred_verdict;
+
+/* The kind of a root descriptor in an op's state. */
+typedef enum d12dred_root_kind {
+    D12DRED_ROOT_CBV = 0,
+    D12DRED_ROOT_SRV = 1,
+    D12DRED_ROOT_UAV = 2,
+} d12dred_root_kind;
+
+/* Which DRED features were enabled on the device (latched at D3D12CreateDevice). */
+typedef struct d12dred_features {
+    bool auto_breadcrumbs;
+    bool breadcrumb_contexts;
+    bool markers_only;
+    bool page_fault;
+    bool watson_dump;
+} d12dred_features;
+
+/* An InfoQueue message: a driver-reported message of the removal flush, or one attached to the op it names. */
+typedef struct d12dred_message {
+    uint32_t id;        /* D3D12_MESSAGE_ID (1506 for driver-reported messages) */
+    uint32_t category;  /* D3D12_MESSAGE_CATEGORY */
+    uint32_t severity;  /* D3D12_MESSAGE_SEVERITY: 0 CORRUPTION, 1 ERROR, 2 WARNING, 3 INFO, 4 MESSAGE */
+    char *text;
+} d12dred_message;
+
+typedef struct d12dred_vertex_buffer {
+    uint32_t slot;
+    uint64_t va;        /* BufferLocation */
+    uint32_t size;      /* SizeInBytes */
+    uint32_t stride;    /* StrideInBytes */
+    char *resource;     /* the resource's name (NULL: unknown or unnamed) */
+} d12dred_vertex_buffer;
+
+typedef struct d12dred_index_buffer {
+    uint64_t va;
+    uint32_t size;
+    uint32_t format;    /* DXGI_FORMAT */
+    char *resource;
+} d12dred_index_buffer;
+
+typedef struct d12dred_root_descriptor {
+    uint32_t parameter; /* root parameter index */
+    d12dred_root_kind kind;
+    uint64_t va;
+    char *resource;
+} d12dred_root_descriptor;
+
+/* The state the faulting op used: its arguments, vertex/index buffer views and root descriptors. */
+typedef struct d12dred_op_state {
+    char *arguments;    /* e.g. "IndexCountPerInstance=36, InstanceCount=1, ..." (NULL: none recorded) */
+    d12dred_vertex_buffer *vertex_buffers;
+    size_t vertex_buffer_count;
+    bool has_index_buffer;
+    d12dred_index_buffer index_buffer;
+    d12dred_root_descriptor *root_descriptors;
+    size_t root_descriptor_count;
+} d12dred_op_state;
+
+typedef struct d12dred_op {
+    uint32_t index;     /* absolute index in the recording (the number space of the completed count) */
+    uint32_t op;        /* D3D12_AUTO_BREADCRUMB_OP value; an unknown one prints as its number */
+    uint32_t depth;     /* BeginEvent/EndEvent nesting depth at the op (a BEGINEVENT has its outer depth) */
+    char *context;      /* the breadcrumb context (DRED 1.2), or NULL */
+    d12dred_attribution attribution;
+    d12dred_op_state *state;       /* the faulting op's state, or NULL */
+    d12dred_message *messages;     /* the driver's correlated messages naming this op */
+    size_t message_count;
+} d12dred_op;
+
+/* One command list whose submission was outstanding at removal (a D3D12_AUTO_BREADCRUMB_NODE1). */
+typedef struct d12dred_node {
+    char *list;                 /* the list's name */
+    char *queue;                /* the name of the queue it ran on */
+    uint64_t submission;        /* the queue's submission sequence number it belongs to (0: unknown) */
+    uint32_t breadcrumb_count;  /* BreadcrumbCount: ops recorded (keeps counting past the ring) */
+    uint32_t completed_count;   /* *pLastBreadcrumbValue: ops completed; op `completed_count` is the first outstanding */
+    d12dred_op *ops;            /* the ops kept (the ring's last 65 536), by increasing index */
+    size_t op_count;
+    size_t op_capacity;         /* internal */
+} d12dred_node;
+
+/* One command list of a submission, with the report node that shows it (-1: none, e.g. it completed). */
+typedef struct d12dred_submission_list {
+    char *list;
+    int32_t node;
+} d12dred_submission_list;
+
+typedef struct d12dred_submission {
+    uint64_t sequence;          /* 1 for the queue's first ExecuteCommandLists, then counting */
+    d12dred_submission_status status;
+    d12dred_submission_list *lists;
+    size_t list_count;
+} d12dred_submission;
+
+/* A queue's GPU Wait that had not been satisfied at removal, with the fence as it was before removal. */
+typedef struct d12dred_wait {
+    char *fence;                /* the fence's name */
+    uint64_t value;             /* the value waited for */
+    uint64_t fence_value;       /* the fence's completed value before removal forced it to UINT64_MAX */
+} d12dred_wait;
+
+typedef struct d12dred_queue {
+    char *name;
+    uint32_t type;              /* D3D12_COMMAND_LIST_TYPE */
+    bool faulted;               /* the queue the fault or hang happened on */
+    d12dred_submission **submissions; /* in submission order */
+    size_t submission_count;
+    d12dred_wait *waits;        /* pending waits, in the order they were queued */
+    size_t wait_count;
+} d12dred_queue;
+
+typedef struct d12dred_allocation {
+    char *name;
+    uint32_t type;              /* D3D12_DRED_ALLOCATION_TYPE */
+    uint64_t va;                /* start of the allocation's range (its whole 64 KiB-granular allocation) */
+    uint64_t size;              /* bytes in the range */
+    uint64_t width;             /* the resource's requested size (Width), 0 when not a buffer or unknown */
+    bool freed;                 /* released before removal */
+    bool freed_after_recording; /* released after the faulting list was recorded (use-after-free evidence) */
+    uint64_t distance;          /* nearest neighbours only: bytes between the VA and the range (0 otherwise) */
+} d12dred_allocation;
+
+typedef struct d12dred_page_fault {
+    uint64_t va;                /* PageFaultVA */
+    uint32_t flags;             /* PageFaultFlags (D3D12DDI_PAGE_FAULT_FLAG_WRITE 0x1) */
+    d12dred_verdict verdict;
+    d12dred_allocation **existing;   /* live allocations whose range contains the VA */
+    size_t existing_count;
+    d12dred_allocation **freed;      /* recently freed allocations whose range contained it */
+    size_t freed_count;
+    d12dred_allocation *below;       /* nearest allocation ending at or below the VA, or NULL */
+    d12dred_allocation *above;       /* nearest allocation starting above the VA, or NULL */
+} d12dred_page_fault;
+
+typedef struct d12dred_report {
+    uint32_t schema_version;    /* D12DRED_SCHEMA_VERSION for a new report; what the file said for a read one */
+    int32_t reason;             /* the removal reason HRESULT */
+    char *reason_name;          /* e.g. "DXGI_ERROR_DEVICE_HUNG" */
+    uint32_t device_state;      /* D3D12_DRED_DEVICE_STATE (0 UNKNOWN, 3 HUNG, 6 FAULT, 7 PAGEFAULT) */
+    d12dred_features features;
+    char *runtime_version;      /* e.g. "d12rt 0.1.0" */
+    char *timestamp;            /* UTC, ISO 8601: "2026-12-01T12:30:00Z" */
+    char *process_name;
+    uint32_t process_id;
+    char *driver;               /* the driver's name or path, or NULL */
+    uint32_t tdr_delay_ms;      /* the hang detector's delay in effect (0: unknown) */
+    d12dred_queue **queues;
+    size_t queue_count;
+    d12dred_node **nodes;       /* per queue in submission order, queues in the order of `queues` */
+    size_t node_count;
+    d12dred_page_fault *page_fault;  /* NULL: no page-fault data (not a page fault, or reporting off) */
+    d12dred_message *flush_messages; /* the driver's messages of the removal flush, in delivery order */
+    size_t flush_message_count;
+} d12dred_report;
+
+/* ---- Building ---------------------------------------------------------------------------------------------- */
+
+d12dred_report *d12dred_report_new(void);
+void d12dred_report_free(d12dred_report *report);
+
+/* Strings may be NULL (absent). Each setter replaces what was there; 0 on success, -1 when out of memory. */
+int d12dred_report_set_reason(d12dred_report *report, int32_t reason, const char *reason_name);
+void d12dred_report_set_device_state(d12dred_report *report, uint32_t device_state);
+void d12dred_report_set_features(d12dred_report *report, const d12dred_features *features);
+int d12dred_report_set_runtime_version(d12dred_report *report, const char *version);
+int d12dred_report_set_timestamp(d12dred_report *report, const char *iso8601_utc);
+/* Sets the timestamp from a time_t-like count of seconds since the epoch (UTC). */
+int d12dred_report_set_timestamp_seconds(d12dred_report *report, int64_t seconds);
+int d12dred_report_set_process(d12dred_report *report, const char *name, uint32_t id);
+int d12dred_report_set_driver(d12dred_report *report, const char *driver);
+void d12dred_report_set_tdr_delay_ms(d12dred_report *report, uint32_t tdr_delay_ms);
+
+d12dred_queue *d12dred_report_add_queue(d12dred_report *report, const char *name, uint32_t type);
+void d12dred_queue_set_faulted(d12dred_queue *queue, bool faulted);
+d12dred_submission *d12dred_queue_add_submission(d12dred_queue *queue, uint64_t sequence,
+                                                 d12dred_submission_status status);
+/* `node`: the index in report->nodes of the node showing this list (d12dred_report_node_index), or -1 (an index
+ * that names no node when the report is written is written as -1). A submission with a `status` that is none of
+ * the enum's is refused (NULL), as is a root descriptor with an unknown kind (-1). */
+int d12dred_submission_add_list(d12dred_submission *submission, const char *list, int32_t node);
+int d12dred_queue_add_wait(d12dred_queue *queue, const char *fence, uint64_t value, uint64_t fence_value);
+
+d12dred_node *d12dred_report_add_node(d12dred_report *report, const char *list, const char *queue,
+                                      uint64_t submission, uint32_t breadcrumb_count, uint32_t completed_count);
+/* The index of a node in report->nodes, or -1. */
+int32_t d12dred_report_node_index(const d12dred_report *report, const d12dred_node *node);
+int d12dred_node_reserve_ops(d12dred_node *node, size_t count);
+/* Appends an op; NULL unless `index` is above the node's last op's (a report keeps them in order, and the reader
+ * refuses any other). `context` may be NULL. */
+d12dred_op *d12dred_node_add_op(d12dred_node *node, uint32_t index, uint32_t op, uint32_t depth, const char *context);
+/* The op of a node with this absolute index, or NULL. */
+d12dred_op *d12dred_node_find_op(d12dred_node *node, uint32_t index);
+void d12dred_op_set_attribution(d12dred_op *op, d12dred_attribution attribution);
+int d12dred_op_add_message(d12dred_op *op, uint32_t id, uint32_t category, uint32_t severity, const char *text);
+/* The op's state, created empty on first use (NULL when out of memory). */
+d12dred_op_state *d12dred_op_get_state(d12dred_op *op);
+int d12dred_op_state_set_arguments(d12dred_op_state *state, const char *arguments);
+int d12dred_op_state_add_vertex_buffer(d12dred_op_state *state, uint32_t slot, uint64_t va, uint32_t size,
+                                       uint32_t stride, const char *resource);
+int d12dred_op_state_set_index_buffer(d12dred_op_state *state, uint64_t va, uint32_t size, uint32_t format,
+                                      const char *resource);
+int d12dred_op_state_add_root_descriptor(d12dred_op_state *state, uint32_t parameter, d12dred_root_kind kind,
+                                         uint64_t va, const char *resource);
+
+/* Creates the page-fault section (or returns the existing one, VA and flags updated). */
+d12dred_page_fault *d12dred_report_set_page_fault(d12dred_report *report, uint64_t va, uint32_t flags);
+void d12dred_page_fault_set_verdict(d12dred_page_fault *page_fault, d12dred_verdict verdict);
+d12dred_allocation *d12dred_page_fault_add_existing(d12dred_page_fault *page_fault, const char *name, uint32_t type,
+                                                    uint64_t va, uint64_t size);
+d12dred_allocation *d12dred_page_fault_add_freed(d12dred_page_fault *page_fault, const char *name, uint32_t type,
+                                                 uint64_t va, uint64_t size, bool freed_after_recording);
+/* The nearest allocation below (ending at or before the VA) or above (starting after it), `distance` bytes away
+ * (below: VA - end of range; above: start - VA). Replaces an earlier one on that side. */
+d12dred_allocation *d12dred_page_fault_set_below(d12dred_page_fault *page_fault, const char *name, uint32_t type,
+                                                 uint64_t va, uint64_t size, uint64_t distance, bool freed);
+d12dred_allocation *d12dred_page_fault_set_above(d12dred_page_fault *page_fault, const char *name, uint32_t type,
+                                                 uint64_t va, uint64_t size, uint64_t distance, bool freed);
+/* Extra facts of an allocation (width, freed_after_recording) are plain fields: set them on the returned pointer. */
+
+int d12dred_report_add_flush_message(d12dred_report *report, uint32_t id, uint32_t category, uint32_t severity,
+                                     const char *text);
+
+/* ---- Helpers ----------------------------------------------------------------------------------------------- */
+
+/* A wide string (wchar_t: UTF-32 on Linux, as SetName's and context strings are) as a malloc'd UTF-8 string;
+ * invalid code points become U+FFFD. NULL in, NULL out (and NULL when out of memory). Free with free(). */
+char *d12dred_utf8_from_wide(const wchar_t *wide);
+/* A malloc'd copy of `text` (`length` bytes) with every invalid UTF-8 sequence replaced by U+FFFD. */
+char *d12dred_utf8_sanitize(const char *text, size_t length);
+
+/* Names used in the JSON and the tree; NULL for a number they do not know. */
+const char *d12dred_attribution_name(d12dred_attribution attribution);        /* "exact", "suspect", NULL for none */
+const char *d12dred_submission_status_name(d12dred_submission_status status); /* "completed", "in-progress", ... */
+const char *d12dred_verdict_name(d12dred_verdict verdict);                    /* "use-after-free", ..., NULL */
+const char *d12dred_root_kind_name(d12dred_root_kind kind);                   /* "CBV", "SRV", "UAV" */
+const char *d12dred_queue_type_name(uint32_t type);                           /* "DIRECT", "COMPUTE", "COPY", ... */
+const char *d12dred_severity_name(uint32_t severity);                         /* "CORRUPTION", "ERROR", ... */
+const char *d12dred_category_name(uint32_t category);                         /* "EXECUTION", ... */
+
+/* ---- JSON, rendering, comparison --------------------------------------------------------------------------- */
+
+/* Writes the report as JSON (UTF-8, deterministic: fixed key order, two-space indentation, a final newline).
+ * 0 on success, -1 on a write error. */
+int d12dred_report_write_json(const d12dred_report *report, FILE *out);
+/* The same JSON as a malloc'd NUL-terminated string (length in *length when not NULL); NULL when out of memory. */
+char *d12dred_report_to_json(const d12dred_report *report, size_t *length);
+/* Writes PATH atomically (a temporary file in the same folder, then rename): a reader never sees half a report.
+ * 0 on success, -1 with errno set. */
+int d12dred_report_write_file(const d12dred_report *report, const char *path);
+
+/* Parses a report from memory (the whole of `data`, `size` bytes; no NUL needed). Bounded: at most
+ * D12DRED_MAX_FILE_BYTES, nesting at most D12DRED_MAX_DEPTH; hostile input returns an error, never crashes.
+ * On success *out holds a new report (free it) and 0 is returned. On failure *out is NULL, -1 is returned and
+ * `error` (when not NULL, `error_size` bytes) holds one line: `line L, column C: what is wrong` for bad JSON, or
+ * `$.queues[0].type: what is wrong` for JSON that is not a report. Also bounded: D12DRED_MAX_VALUES values,
+ * D12DRED_MAX_OBJECT_MEMBERS members per object (so memory and time stay proportional to a real report's). */
+int d12dred_report_parse_buffer(const char *data, size_t size, d12dred_report **out, char *error, size_t error_size);
+/* Reads and parses a file ("cannot read FILE: ..." in `error` when it cannot be read). */
+int d12dred_report_read_json(const char *path, d12dred_report **out, char *error, size_t error_size);
+
+/* Renders the `d12dred show` tree (docs/dred-report.md). 0 on success, -1 on a write error. */
+int d12dred_report_render(const d12dred_report *report, FILE *out);
+
+/* Compares two reports: same reason, device state, faulting op (list, queue, index, op, attribution) and page-fault
+ * verdict (and its allocation)? Writes one line per aspect to `out` (may be NULL). 0: the same, 1: different. */
+int d12dred_report_diff(const d12dred_report *a, const d12dred_report *b, FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* D12DRED_REPORT_H */

@@ -1,0 +1,263 @@
+/* Reports built through the d12dred_report builder API, one per feature of the model; shared by the golden,
+ * round-trip and diff tests (tests/dred_report/README.md). Every value is fixed, so the output is too. */
+#ifndef D12_DRED_REPORT_CASES_H
+#define D12_DRED_REPORT_CASES_H
+
+#include <string.h>
+
+#include "d12dred_report.h"
+
+#define HR_DEVICE_HUNG ((int32_t)0x887A0006)
+#define HR_DEVICE_REMOVED ((int32_t)0x887A0005)
+enum { STATE_UNKNOWN = 0, STATE_HUNG = 3, STATE_PAGEFAULT = 7 };
+enum { TYPE_RESOURCE = 34, TYPE_HEAP = 25 };
+enum { OP_SETMARKER = 0, OP_BEGINEVENT = 1, OP_ENDEVENT = 2, OP_DRAWINSTANCED = 3, OP_DRAWINDEXEDINSTANCED = 4,
+       OP_DISPATCH = 6, OP_COPYBUFFERREGION = 7, OP_RESOURCEBARRIER = 15, OP_BARRIER = 45 };
+enum { SEV_CORRUPTION = 0, SEV_ERROR = 1, SEV_WARNING = 2, CAT_EXECUTION = 9, MSG_DRIVER = 1506 };
+
+static inline void case_header(d12dred_report *r, int32_t reason, const char *reason_name, uint32_t state, int dred_on)
+{
+    d12dred_report_set_reason(r, reason, reason_name);
+    d12dred_report_set_device_state(r, state);
+    d12dred_features f = {dred_on, dred_on, false, dred_on, false};
+    d12dred_report_set_features(r, &f);
+    d12dred_report_set_runtime_version(r, "d12rt 0.1.0");
+    d12dred_report_set_timestamp_seconds(r, 1796128200);  /* 2026-12-01T12:30:00Z */
+    d12dred_report_set_process(r, "golden", 4242);
+    d12dred_report_set_driver(r, "d12rt reference driver");
+    d12dred_report_set_tdr_delay_ms(r, 2000);
+}
+
+/* The case study: a scene node whose mesh index was never set draws through a 0xCD... vertex buffer address. */
+static inline d12dred_report *case_page_fault_exact(void)
+{
+    d12dred_report *r = d12dred_report_new();
+    case_header(r, HR_DEVICE_HUNG, "DXGI_ERROR_DEVICE_HUNG", STATE_PAGEFAULT, 1);
+    d12dred_queue *q = d12dred_report_add_queue(r, "Direct queue", 0);
+    d12dred_queue_set_faulted(q, true);
+    d12dred_submission *done = d12dred_queue_add_submission(q, 1, D12DRED_SUBMISSION_COMPLETED);
+    d12dred_submission_add_list(done, "Upload list", -1);
+    d12dred_node *n = d12dred_report_add_node(r, "Scene list", "Direct queue", 2, 9, 5);
+    d12dred_submission *running = d12dred_queue_add_submission(q, 2, D12DRED_SUBMISSION_IN_PROGRESS);
+    d12dred_submission_add_list(running, "Scene list", d12dred_report_node_index(r, n));
+    d12dred_node_add_op(n, 0, OP_BEGINEVENT, 0, "Frame 1");
+    d12dred_node_add_op(n, 1, OP_RESOURCEBARRIER, 1, NULL);
+    d12dred_node_add_op(n, 2, OP_BEGINEVENT, 1, "Scene graph");
+    d12dred_node_add_op(n, 3, OP_DRAWINDEXEDINSTANCED, 2, NULL);
+    d12dred_node_add_op(n, 4, OP_SETMARKER, 2, "node 'Helmet'");
+    d12dred_op *fault = d12dred_node_add_op(n, 5, OP_DRAWINDEXEDINSTANCED, 2, NULL);
+    d12dred_op_set_attribution(fault, D12DRED_ATTRIBUTION_EXACT);
+    d12dred_op_state *s = d12dred_op_get_state(fault);
+    d12dred_op_state_set_arguments(s, "IndexCountPerInstance=36, InstanceCount=1, StartIndexLocation=0, "
+                                      "BaseVertexLocation=0, StartInstanceLocation=0");
+    d12dred_op_state_add_vertex_buffer(s, 0, 0xCDCDCDCDCDCDCDCDull, 0xCDCDCDCD, 0xCDCDCDCD, NULL);
+    d12dred_op_state_set_index_buffer(s, 0x100020000ull, 72, 42, "Mesh 0 indices");
+    d12dred_op_state_add_root_descriptor(s, 0, D12DRED_ROOT_CBV, 0x100040000ull, "Camera constants");
+    d12dred_op_add_message(fault, MSG_DRIVER, CAT_EXECUTION, SEV_CORRUPTION,
+                           "DrawIndexedInstanced: vertex buffer slot 0 reads VA 0xcdcdcdcdcdcdcdcd, which no "
+                           "allocation maps (page fault)");
+    d12dred_node_add_op(n, 6, OP_SETMARKER, 2, "node \"Sponza\" \xE2\x9C\x93");
+    d12dred_node_add_op(n, 7, OP_ENDEVENT, 1, NULL);
+    d12dred_node_add_op(n, 8, OP_ENDEVENT, 0, NULL);
+    d12dred_page_fault *pf = d12dred_report_set_page_fault(r, 0xCDCDCDCDCDCDCDCDull, 0);
+    d12dred_page_fault_set_verdict(pf, D12DRED_VERDICT_NEVER_MAPPED);
+    d12dred_report_add_flush_message(r, MSG_DRIVER, CAT_EXECUTION, SEV_CORRUPTION,
+                                     "DrawIndexedInstanced: vertex buffer slot 0 reads VA 0xcdcdcdcdcdcdcdcd, which "
+                                     "no allocation maps (page fault)");
+    return r;
+}
+
+/* A copy reads a staging buffer released after the list was recorded. */
+static inline d12dred_report *case_use_after_free(void)
+{
+    d12dred_report *r = d12dred_report_new();
+    case_header(r, HR_DEVICE_HUNG, "DXGI_ERROR_DEVICE_HUNG", STATE_PAGEFAULT, 1);
+    d12dred_queue *q = d12dred_report_add_queue(r, "Copy queue", 3);
+    d12dred_queue_set_faulted(q, true);
+    d12dred_node *n = d12dred_report_add_node(r, "Streaming copies", "Copy queue", 7, 3, 1);
+    d12dred_submission *s = d12dred_queue_add_submission(q, 7, D12DRED_SUBMISSION_IN_PROGRESS);
+    d12dred_submission_add_list(s, "Streaming copies", d12dred_report_node_index(r, n));
+    d12dred_node_add_op(n, 0, OP_COPYBUFFERREGION, 0, NULL);
+    d12dred_op *fault = d12dred_node_add_op(n, 1, OP_COPYBUFFERREGION, 0, NULL);
+    d12dred_op_set_attribution(fault, D12DRED_ATTRIBUTION_EXACT);
+    d12dred_op_state_set_arguments(d12dred_op_get_state(fault),
+                                   "pDstBuffer='Texture pool' + 0x0, pSrcBuffer='Staging 3' + 0x100, NumBytes=4096");
+    d12dred_node_add_op(n, 2, OP_COPYBUFFERREGION, 0, NULL);
+    d12dred_page_fault *pf = d12dred_report_set_page_fault(r, 0x100230100ull, 0);
+    d12dred_page_fault_set_verdict(pf, D12DRED_VERDICT_USE_AFTER_FREE);
+    d12dred_allocation *freed = d12dred_page_fault_add_freed(pf, "Staging 3", TYPE_RESOURCE, 0x100230000ull, 0x10000,
+                                                             true);
+    freed->width = 8192;
+    d12dred_page_fault_add_freed(pf, "Staging 1", TYPE_RESOURCE, 0x100230000ull, 0x10000, false)->width = 65536;
+    d12dred_page_fault_set_below(pf, "Texture pool", TYPE_RESOURCE, 0x100200000ull, 0x20000, 0x10100, false);
+    return r;
+}
+
+/* A dispatch writes 64 bytes past the end of a UAV's 64 KiB allocation. */
+static inline d12dred_report *case_out_of_bounds(void)
+{
+    d12dred_report *r = d12dred_report_new();
+    case_header(r, HR_DEVICE_HUNG, "DXGI_ERROR_DEVICE_HUNG", STATE_PAGEFAULT, 1);
+    d12dred_queue *q = d12dred_report_add_queue(r, "Compute queue", 2);
+    d12dred_queue_set_faulted(q, true);
+    d12dred_node *n = d12dred_report_add_node(r, "Particles", "Compute queue", 12, 2, 0);
+    d12dred_submission *s = d12dred_queue_add_submission(q, 12, D12DRED_SUBMISSION_IN_PROGRESS);
+    d12dred_submission_add_list(s, "Particles", d12dred_report_node_index(r, n));
+    d12dred_op *fault = d12dred_node_add_op(n, 0, OP_DISPATCH, 0, NULL);
+    d12dred_op_set_attribution(fault, D12DRED_ATTRIBUTION_EXACT);
+    d12dred_op_state *st = d12dred_op_get_state(fault);
+    d12dred_op_state_set_arguments(st, "ThreadGroupCountX=1025, ThreadGroupCountY=1, ThreadGroupCountZ=1");
+    d12dred_op_state_add_root_descriptor(st, 1, D12DRED_ROOT_UAV, 0x100300000ull, "Particle state");
+    d12dred_op_state_add_root_descriptor(st, 2, D12DRED_ROOT_SRV, 0x100500000ull, NULL);
+    d12dred_op_add_message(fault, MSG_DRIVER, CAT_EXECUTION, SEV_CORRUPTION,
+                           "Dispatch: root UAV 1 writes VA 0x100310040, 64 bytes past the end of 'Particle state'");
+    d12dred_op_add_message(fault, MSG_DRIVER, CAT_EXECUTION, SEV_WARNING, "Dispatch: 1025 groups of 64 threads");
+    d12dred_node_add_op(n, 1, OP_RESOURCEBARRIER, 0, NULL);
+    d12dred_page_fault *pf = d12dred_report_set_page_fault(r, 0x100310040ull, 1);
+    d12dred_page_fault_set_verdict(pf, D12DRED_VERDICT_OUT_OF_BOUNDS);
+    d12dred_page_fault_set_below(pf, "Particle state", TYPE_RESOURCE, 0x100300000ull, 0x10000, 64, false)->width =
+        65536;
+    d12dred_page_fault_set_above(pf, "Particle spawn", TYPE_RESOURCE, 0x100320000ull, 0x10000, 0xFFC0, false);
+    return r;
+}
+
+/* A TDR: an absurd instance count on the direct queue, the copy queue waiting on a fence never signalled. */
+static inline d12dred_report *case_hang_suspect(void)
+{
+    d12dred_report *r = d12dred_report_new();
+    case_header(r, HR_DEVICE_HUNG, "DXGI_ERROR_DEVICE_HUNG", STATE_HUNG, 1);
+    d12dred_report_set_tdr_delay_ms(r, 200);
+    d12dred_queue *direct = d12dred_report_add_queue(r, "Direct queue", 0);
+    d12dred_queue_set_faulted(direct, true);
+    d12dred_queue *copy = d12dred_report_add_queue(r, "Copy queue", 3);
+    d12dred_node *hung = d12dred_report_add_node(r, "Frame 41", "Direct queue", 41, 4, 2);
+    d12dred_node *queued = d12dred_report_add_node(r, "Frame 42", "Direct queue", 42, 2, 0);
+    d12dred_node *waiting = d12dred_report_add_node(r, "Readback", "Copy queue", 5, 1, 0);
+    d12dred_submission_add_list(d12dred_queue_add_submission(direct, 40, D12DRED_SUBMISSION_COMPLETED), "Frame 40", -1);
+    d12dred_submission_add_list(d12dred_queue_add_submission(direct, 41, D12DRED_SUBMISSION_IN_PROGRESS), "Frame 41",
+                                d12dred_report_node_index(r, hung));
+    d12dred_submission *next = d12dred_queue_add_submission(direct, 42, D12DRED_SUBMISSION_NOT_STARTED);
+    d12dred_submission_add_list(next, "Frame 42", d12dred_report_node_index(r, queued));
+    d12dred_submission_add_list(next, NULL, -1);
+    d12dred_queue_add_wait(copy, "Frame fence", 42, 40);
+    d12dred_submission_add_list(d12dred_queue_add_submission(copy, 5, D12DRED_SUBMISSION_NOT_STARTED), "Readback",
+                                d12dred_report_node_index(r, waiting));
+    d12dred_node_add_op(hung, 0, OP_RESOURCEBARRIER, 0, NULL);
+    d12dred_node_add_op(hung, 1, OP_DRAWINSTANCED, 0, NULL);
+    d12dred_op *suspect = d12dred_node_add_op(hung, 2, OP_DRAWINSTANCED, 0, NULL);
+    d12dred_op_set_attribution(suspect, D12DRED_ATTRIBUTION_SUSPECT);
+    d12dred_op_state *st = d12dred_op_get_state(suspect);
+    d12dred_op_state_set_arguments(st, "VertexCountPerInstance=3, InstanceCount=4294967295, StartVertexLocation=0, "
+                                       "StartInstanceLocation=0");
+    d12dred_op_state_add_vertex_buffer(st, 0, 0x100010000ull, 36, 12, "Triangle");
+    d12dred_node_add_op(hung, 3, OP_RESOURCEBARRIER, 0, NULL);
+    d12dred_node_add_op(queued, 0, OP_DRAWINSTANCED, 0, NULL);
+    d12dred_node_add_op(queued, 1, OP_RESOURCEBARRIER, 0, NULL);
+    d12dred_node_add_op(waiting, 0, OP_COPYBUFFERREGION, 0, NULL);
+    return r;
+}
+
+/* Numbers newer than this d12dred: ops, an allocation type, a queue type, a device state, severities. */
+static inline d12dred_report *case_unknown_values(void)
+{
+    d12dred_report *r = d12dred_report_new();
+    case_header(r, (int32_t)0x887A0007, "DXGI_ERROR_DEVICE_RESET", 5, 1);
+    d12dred_queue *q = d12dred_report_add_queue(r, "Future queue", 9);
+    d12dred_node *n = d12dred_report_add_node(r, "Future list", "Future queue", 1, 5, 3);
+    d12dred_submission_add_list(d12dred_queue_add_submission(q, 1, D12DRED_SUBMISSION_IN_PROGRESS), "Future list",
+                                d12dred_report_node_index(r, n));
+    d12dred_node_add_op(n, 0, OP_BARRIER, 0, NULL);
+    d12dred_node_add_op(n, 1, 53, 0, NULL);
+    d12dred_node_add_op(n, 2, 54, 0, "first op after 53");
+    d12dred_op *far = d12dred_node_add_op(n, 3, 0xFFFFFFFFu, 0, NULL);
+    d12dred_op_add_message(far, 7, 99, 17, "a message of an unknown severity and category");
+    d12dred_node_add_op(n, 4, 200, 0, NULL);
+    d12dred_page_fault *pf = d12dred_report_set_page_fault(r, 0x1000ull, 0x80000000u);
+    d12dred_page_fault_add_existing(pf, "Reserved", 26, 0x0, 0x10000);
+    d12dred_page_fault_add_existing(pf, "Heap", TYPE_HEAP, 0x0, 0x100000);
+    d12dred_page_fault_set_above(pf, "Far away", TYPE_RESOURCE, 0xFFFFCDCECDCF0000ull, 0x10000,
+                                 0xFFFFCDCECDCF0000ull - 0x1000, false);
+    return r;
+}
+
+/* A hang the watchdog pinned on one op (exact): the mark says HANG, not FAULT. */
+static inline d12dred_report *case_hang_exact(void)
+{
+    d12dred_report *r = d12dred_report_new();
+    case_header(r, HR_DEVICE_HUNG, "DXGI_ERROR_DEVICE_HUNG", STATE_HUNG, 1);
+    d12dred_report_set_tdr_delay_ms(r, 300);
+    d12dred_queue *q = d12dred_report_add_queue(r, "Direct queue", 0);
+    d12dred_queue_set_faulted(q, true);
+    /* Removed while the runtime was handing the submission to the driver: not numbered yet (sequence 0). */
+    d12dred_node *n = d12dred_report_add_node(r, "Scene list", "Direct queue", 0, 3, 1);
+    d12dred_submission_add_list(d12dred_queue_add_submission(q, 0, D12DRED_SUBMISSION_IN_PROGRESS), "Scene list",
+                                d12dred_report_node_index(r, n));
+    d12dred_node_add_op(n, 0, OP_SETMARKER, 0, "node 'Grass'");
+    d12dred_op *hung = d12dred_node_add_op(n, 1, OP_DRAWINDEXEDINSTANCED, 0, NULL);
+    d12dred_op_set_attribution(hung, D12DRED_ATTRIBUTION_EXACT);
+    d12dred_op_state *st = d12dred_op_get_state(hung);
+    d12dred_op_state_set_arguments(st, "IndexCountPerInstance=36, InstanceCount=3452816845");
+    d12dred_op_state_set_index_buffer(st, 0x100041000ull, 72, 57, "Geometry pool");
+    d12dred_node_add_op(n, 2, OP_ENDEVENT, 0, NULL);
+    return r;
+}
+
+/* DRED off: a removal that was no GPU fault, with the removal flush's messages and nothing else. */
+static inline d12dred_report *case_dred_off(void)
+{
+    d12dred_report *r = d12dred_report_new();
+    case_header(r, HR_DEVICE_REMOVED, "DXGI_ERROR_DEVICE_REMOVED", STATE_UNKNOWN, 0);
+    d12dred_report_set_driver(r, NULL);
+    d12dred_report_set_tdr_delay_ms(r, 0);
+    d12dred_report_add_queue(r, "Idle queue", 0);
+    d12dred_report_add_flush_message(r, MSG_DRIVER, CAT_EXECUTION, SEV_ERROR, "SetErrorCb: E_OUTOFMEMORY");
+    d12dred_report_add_flush_message(r, MSG_DRIVER, 2, 3, "tab\tand newline\nand \"quotes\" and \\ and \x01");
+    return r;
+}
+
+/* A long list (the show tree elides the ops far from the completed count) and a wrapped ring (the first kept op
+ * is not op 0), markers only, no attribution: the first outstanding op is marked without a label. */
+static inline d12dred_report *case_long_node(void)
+{
+    d12dred_report *r = d12dred_report_new();
+    case_header(r, HR_DEVICE_HUNG, "DXGI_ERROR_DEVICE_HUNG", STATE_HUNG, 1);
+    r->features.markers_only = true;
+    d12dred_queue *q = d12dred_report_add_queue(r, "Direct queue", 0);
+    d12dred_node *n = d12dred_report_add_node(r, "Long list", "Direct queue", 3, 200, 150);
+    d12dred_node *wrapped = d12dred_report_add_node(r, "Wrapped list", "Direct queue", 4, 70100, 70090);
+    d12dred_submission *s = d12dred_queue_add_submission(q, 3, D12DRED_SUBMISSION_IN_PROGRESS);
+    d12dred_submission_add_list(s, "Long list", d12dred_report_node_index(r, n));
+    d12dred_submission_add_list(s, "Wrapped list", d12dred_report_node_index(r, wrapped));
+    d12dred_node_reserve_ops(n, 200);
+    for (uint32_t i = 0; i < 200; i++) {
+        char context[32];
+        snprintf(context, sizeof context, "marker %u", i);
+        d12dred_node_add_op(n, i, i % 10 == 0 ? OP_BEGINEVENT : i % 10 == 9 ? OP_ENDEVENT : OP_SETMARKER,
+                            i % 10 == 0 ? 0 : 1, i % 10 == 9 ? NULL : context);
+    }
+    for (uint32_t i = 70080; i < 70100; i++)
+        d12dred_node_add_op(wrapped, i, OP_SETMARKER, 0, NULL);
+    return r;
+}
+
+typedef struct report_case {
+    const char *name;
+    d12dred_report *(*build)(void);
+} report_case;
+
+static const report_case report_cases[] = {
+    {"page_fault_exact", case_page_fault_exact}, {"use_after_free", case_use_after_free},
+    {"out_of_bounds", case_out_of_bounds},       {"hang_suspect", case_hang_suspect},
+    {"unknown_values", case_unknown_values},     {"dred_off", case_dred_off},
+    {"long_node", case_long_node},               {"hang_exact", case_hang_exact},
+};
+
+static inline const report_case *find_report_case(const char *name)
+{
+    for (size_t i = 0; i < sizeof report_cases / sizeof report_cases[0]; i++)
+        if (strcmp(report_cases[i].name, name) == 0)
+            return &report_cases[i];
+    return NULL;
+}
+
+#endif

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""The d12dred command line: show (the tree), show --json (normalised JSON), diff (same / different), bad files
+and usage, with the exit codes of tools/d12dred.c (0 success or same, 1 different, 2 usage, 3 bad file).
+
+    test_cli.py D12DRED GOLDEN_DIR CASE      (ctest dred_report.cli.CASE)
+Ends with `N passed, N failed`.
+"""
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+passed = failed = 0
+CASES = ("page_fault_exact", "use_after_free", "out_of_bounds", "hang_suspect", "unknown_values", "dred_off",
+         "long_node", "hang_exact")
+
+
+def check(ok, what, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+        print(f"check failed: {what}{': ' + detail if detail else ''}", file=sys.stderr)
+
+
+def check_eq(actual, expected, what):
+    check(actual == expected, what, f"\n    actual:   {actual!r}\n    expected: {expected!r}")
+
+
+def run(tool, *args):
+    return subprocess.run([tool, *map(str, args)], capture_output=True, timeout=30)
+
+
+def case_show(tool, golden):
+    for name in CASES:
+        result = run(tool, "show", golden / f"{name}.json")
+        check_eq(result.returncode, 0, f"show {name}: exit code")
+        check_eq(result.stdout, (golden / f"{name}.txt").read_bytes(), f"show {name}: the golden tree")
+        check_eq(result.stderr, b"", f"show {name}: nothing on stderr")
+
+
+def case_show_json(tool, golden):
+    for name in CASES:
+        for args in (("show", golden / f"{name}.json", "--json"), ("show", "--json", golden / f"{name}.json")):
+            result = run(tool, *args)
+            check_eq(result.returncode, 0, f"{' '.join(map(str, args))}: exit code")
+            check_eq(result.stdout, (golden / f"{name}.json").read_bytes(), f"show --json {name}: the golden JSON")
+
+
+def case_show_normalises(tool, golden):
+    # The same report, compact and with its keys in another order, comes out as the writer's JSON.
+    import json
+    document = json.loads((golden / "hang_suspect.json").read_text())
+    shuffled = dict(reversed(list(document.items())))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "compact.json"
+        path.write_text(json.dumps(shuffled, separators=(",", ":")))
+        result = run(tool, "show", path, "--json")
+        check_eq(result.returncode, 0, "show --json of a compact, reordered report: exit code")
+        check_eq(result.stdout, (golden / "hang_suspect.json").read_bytes(), "show --json normalises it")
+
+
+def case_diff_same(tool, golden):
+    result = run(tool, "diff", golden / "page_fault_exact.json", golden / "page_fault_exact.json")
+    check_eq(result.returncode, 0, "diff of a report with itself: exit code 0")
+    lines = result.stdout.decode().splitlines()
+    check_eq(lines, [
+        "reason        same: DXGI_ERROR_DEVICE_HUNG (0x887a0006)",
+        "device state  same: PAGEFAULT (7)",
+        "faulting op   same: 'Scene list' on 'Direct queue' #5 DRAWINDEXEDINSTANCED(4) (exact)",
+        "verdict       same: never-mapped",
+        "the reports agree on reason, device state, faulting op and verdict",
+    ], "diff of a report with itself: output")
+
+
+def case_diff_different(tool, golden):
+    result = run(tool, "diff", golden / "page_fault_exact.json", golden / "use_after_free.json")
+    check_eq(result.returncode, 1, "diff of two different faults: exit code 1")
+    lines = result.stdout.decode().splitlines()
+    check_eq(lines, [
+        "reason        same: DXGI_ERROR_DEVICE_HUNG (0x887a0006)",
+        "device state  same: PAGEFAULT (7)",
+        "faulting op   different: 'Scene list' on 'Direct queue' #5 DRAWINDEXEDINSTANCED(4) (exact) | "
+        "'Streaming copies' on 'Copy queue' #1 COPYBUFFERREGION(7) (exact)",
+        "verdict       different: never-mapped | use-after-free 'Staging 3'",
+        "the reports differ in 2 of 4 aspects",
+    ], "diff of two different faults: output")
+    result = run(tool, "diff", golden / "hang_suspect.json", golden / "dred_off.json")
+    check_eq(result.returncode, 1, "diff of a hang and a non-GPU removal: exit code 1")
+    check_eq(result.stdout.decode().splitlines(), [
+        "reason        different: DXGI_ERROR_DEVICE_HUNG (0x887a0006) | DXGI_ERROR_DEVICE_REMOVED (0x887a0005)",
+        "device state  different: HUNG (3) | UNKNOWN (0)",
+        "faulting op   different: 'Frame 41' on 'Direct queue' #2 DRAWINSTANCED(3) (suspect) | none",
+        "verdict       same: no page fault",
+        "the reports differ in 3 of 4 aspects",
+    ], "diff of a hang and a non-GPU removal: output")
+
+
+def case_bad_file(tool, golden):
+    with tempfile.TemporaryDirectory() as tmp:
+        truncated = Path(tmp) / "truncated.json"
+        truncated.write_bytes((golden / "dred_off.json").read_bytes()[:100])
+        result = run(tool, "show", truncated)
+        check_eq(result.returncode, 3, "show of a truncated report: exit code 3")
+        check_eq(result.stdout, b"", "show of a truncated report: nothing on stdout")
+        check_eq(result.stderr.decode(), f"d12dred: {truncated}: line 3, column 76: unterminated object\n",
+                 "show of a truncated report: the error")
+        other = Path(tmp) / "other.json"
+        other.write_text('{"a": 1}\n')
+        result = run(tool, "show", other, "--json")
+        check_eq(result.returncode, 3, "show --json of JSON that is no report: exit code 3")
+        check_eq(result.stderr.decode(),
+                 f"d12dred: {other}: $: missing key \"schema_version\" (not a d12rt DRED report)\n",
+                 "show --json of JSON that is no report: the error")
+        result = run(tool, "diff", golden / "dred_off.json", other)
+        check_eq(result.returncode, 3, "diff with a bad second file: exit code 3")
+        check_eq(result.stdout, b"", "diff with a bad second file: nothing on stdout")
+
+
+def case_missing_file(tool, golden):
+    missing = golden / "no-such-report.json"
+    result = run(tool, "show", missing)
+    check_eq(result.returncode, 3, "show of a missing file: exit code 3")
+    check_eq(result.stderr.decode(), f"d12dred: cannot read {missing}: No such file or directory\n",
+             "show of a missing file: the error")
+
+
+def case_usage(tool, golden):
+    for args in ((), ("show",), ("show", "a", "b"), ("diff", "a"), ("show", "a", "--yaml")):
+        result = run(tool, *args)
+        check_eq(result.returncode, 2, f"d12dred {' '.join(args)}: exit code 2")
+        check(result.stderr.decode().startswith("usage: d12dred show FILE [--json]"), f"d12dred {' '.join(args)}: usage")
+    result = run(tool, "explain", "x")
+    check_eq(result.returncode, 2, "unknown command: exit code 2")
+    check(result.stderr.decode().startswith("d12dred: unknown command 'explain'\nusage:"), "unknown command: named")
+    result = run(tool, "--help")
+    check_eq(result.returncode, 0, "--help: exit code 0")
+    check(result.stdout.decode().startswith("usage: d12dred show FILE [--json]"), "--help: usage on stdout")
+
+
+def main(argv):
+    tool, golden, case = argv[1], Path(argv[2]), argv[3]
+    globals()[f"case_{case}"](tool, golden)
+    print(f"{passed} passed, {failed} failed")
+    return 0 if failed == 0 and passed > 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
