@@ -53,6 +53,9 @@ static const d12_com_interface_entry d12_com_device_interfaces[] = {
     {"ID3D12Device17", &IID_ID3D12Device17, 0, 0},
     {"ID3D12InfoQueue", &IID_ID3D12InfoQueue, 0, 1},
     {"ID3D12InfoQueue1", &IID_ID3D12InfoQueue1, 0, 1},
+    {"ID3D12DeviceRemovedExtendedData", &IID_ID3D12DeviceRemovedExtendedData, 0, 0},
+    {"ID3D12DeviceRemovedExtendedData1", &IID_ID3D12DeviceRemovedExtendedData1, 0, 0},
+    {"ID3D12DeviceRemovedExtendedData2", &IID_ID3D12DeviceRemovedExtendedData2, 0, 0},
 };
 
 static const d12_com_interface_entry d12_com_command_queue_interfaces[] = {
