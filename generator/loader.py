@@ -53,6 +53,8 @@ def _make_loader(file):
         for key_node, value_node in node.value:
             key = loader.construct_object(key_node, deep=True)
             line = key_node.start_mark.line + 1
+            if isinstance(key, (dict, list)):  # `? {a: 1}: x` is YAML, but no spec key (and unhashable)
+                raise SpecError(file, line, _join(outer, "?"), "a key must be a scalar, not a mapping or sequence")
             if key in result:
                 raise SpecError(file, line, _join(outer, key), "duplicate key")
             loader.path = _join(outer, key)
@@ -81,16 +83,26 @@ def load(path, display_name=None):
     """Load one YAML file into Located/LocatedList nodes. Syntax errors become SpecError."""
     name = display_name or str(path)
     try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
+        with open(path, "rb") as handle:
+            raw = handle.read()
     except OSError as error:
         raise SpecError(name, 0, "(file)", f"cannot read: {error.strerror}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:  # found by tests/fuzz/fuzz_yaml.py: a traceback before
+        line = raw[:error.start].count(b"\n") + 1
+        raise SpecError(name, line, "(file)", f"not UTF-8: byte 0x{raw[error.start]:02X}") from None
     try:
         data = yaml.load(text, Loader=_make_loader(name))  # noqa: S506 - SafeLoader subclass
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line = mark.line + 1 if mark else 0
         raise SpecError(name, line, "(syntax)", str(error.problem or error)) from None
+    except yaml.reader.ReaderError as error:  # a control character YAML refuses (fuzz_yaml.py)
+        line = text[:error.position].count("\n") + 1
+        raise SpecError(name, line, "(syntax)", f"unacceptable character #x{error.character:04x}") from None
+    except yaml.YAMLError as error:
+        raise SpecError(name, 0, "(syntax)", " ".join(str(error).split())) from None
     if data is None:
         raise SpecError(name, 1, "(file)", "empty file")
     return data

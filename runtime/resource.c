@@ -18,10 +18,8 @@ HRESULT d12_resource_Map(struct d12_resource *self, UINT Subresource, const D3D1
     (void)pReadRange; /* a hint for cache maintenance, which a CPU-coherent software GPU does not need */
     if (ppData)
         *ppData = NULL;
-    /* After removal: DXGI_ERROR_DEVICE_REMOVED, nothing mapped (docs/device.md "Removal", per method). */
-    HRESULT removed = d12__device_removed(self->device_child.device);
-    if (FAILED(removed))
-        return removed;
+    /* After removal Map still maps (docs/device.md "Removal", per method): the memory is the driver's CPU-visible
+     * memory, and reading it back is how a removal is examined (tests/dred_gpu do). */
     if (Subresource != 0) {
         d12__msg_map_invalidsubresource(info, "Map", Subresource);
         return E_INVALIDARG;
@@ -269,6 +267,7 @@ HRESULT d12_device_CreateCommittedResource(struct d12_device *self, const D3D12_
     }
     if (!buffer_bits_valid(self->info_queue, HeapFlags, pDesc, InitialResourceState))
         return E_INVALIDARG;
+    warn_state_ignored(self->info_queue, pHeapProperties, InitialResourceState); /* the description is valid */
     if (riidResource == NULL)
         return E_INVALIDARG;
     if (ppvResource == NULL)
@@ -290,7 +289,6 @@ HRESULT d12_device_CreateCommittedResource(struct d12_device *self, const D3D12_
     }
     d12__device_child_register(&resource->device_child, resource, D3D12DDI_HT_0012_RESOURCE);
     d12__dred_resource_created(resource);
-    warn_state_ignored(self->info_queue, pHeapProperties, InitialResourceState);
     hr = d12__resource_QueryInterface(resource, riidResource, ppvResource);
     d12_resource_Release(resource);
     return hr;
