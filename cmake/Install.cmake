@@ -10,6 +10,10 @@
 #   PREFIX/lib/cmake/d12rt/d12rtConfig.cmake, d12rtConfigVersion.cmake, d12rtTargets*.cmake
 #                                                                 find_package(d12rt) -> target d12rt::d12rt
 #   PREFIX/bin/d12dred                                            the DRED report viewer (installed by tools/)
+#   PREFIX/bin/d12cfg                                             per-application registry settings (tools/)
+#   PREFIX/bin/d12caps                                            clamp tables per SDK version (tools/)
+# The four programs of DESIGN.md's public contract: d12cfg, d12caps, d12dred, d12conform. Those linking
+# libd12rt.so (d12conform) carry INSTALL_RPATH $ORIGIN/../lib; the others link static libraries only.
 # lib/ is CMAKE_INSTALL_LIBDIR (GNUInstallDirs: `lib` unless the configured prefix is /usr on a multiarch system),
 # include/ is CMAKE_INSTALL_INCLUDEDIR; both must be relative for the tree to be relocatable.
 #

@@ -133,6 +133,7 @@ def check_headers(spec_dir, spec_display):
 
 def list_inputs(spec_dir, parts):
     files = [Path(spec_dir) / name for part in parts for name in part.FILES]
+    files += [path for part in parts for path in getattr(part, "INPUTS", ())]  # non-spec inputs (the ABI snapshot)
     files += sorted(TEMPLATES.glob("*.j2")) + sorted(GENERATOR_DIR.glob("*.py"))
     return [str(Path(f).resolve()) for f in files]
 

@@ -98,6 +98,7 @@ class Member:
     name: str
     c_type: str
     doc: str = ""
+    where: tuple = ("?", 0, "?")  # (file, line, key path) in spec/ddi.yaml, for errors found after loading
 
     @property
     def declarator(self):
@@ -120,6 +121,7 @@ class Declaration:
     cast: str = ""   # define: "(HRESULT)" for an HRESULT value, so 0x8... is not an unsigned int
     maps_to: str | None = None      # enum: the API enum its values surface as
     mapping: list = dc_field(default_factory=list)  # enum: [(value name, API enumerator)]
+    where: tuple = ("?", 0, "?")  # (file, line, key path) in spec/ddi.yaml, for errors found after loading
 
     @property
     def shown_value(self):
@@ -233,7 +235,8 @@ def _members(items, node_list, path, types, what):
             continue
         c_type = types.check(item["type"], item, f"{item_path}.type", "type")
         _unique_member(names, item["name"], node_list, item_path, what, index)
-        result.append(Member(item["name"], c_type, item.get("doc", "")))
+        where = (node_list.file, node_list.line_of(index), item_path)
+        result.append(Member(item["name"], c_type, item.get("doc", ""), where))
     return result
 
 
@@ -289,6 +292,7 @@ def _declaration(decl, path, names, types, api_names):
     kind = decl["kind"]
     names.add(decl["name"], decl, path, "name")
     result = Declaration(kind, decl["name"], " ".join(decl["doc"].split()), decl.get("differs"))
+    result.where = (decl.file, decl.line_of("name"), path)
     if kind == "handle":
         result.side = decl["side"]
     elif kind == "enum":

@@ -3,6 +3,7 @@
 # relocatable), then build and run outside clients against the moved prefix only.
 #
 #   install_test.sh setup   cmake --install BUILD_DIR --prefix TMP/stage, check the tree, mv TMP/stage TMP/moved
+#                           and run the installed programs (d12cfg, d12caps, d12dred, d12conform) from TMP/moved
 #   install_test.sh c       C client (COBJMACROS) built with `pkg-config --cflags --libs d12rt`
 #   install_test.sh cxx     C++17 client holding the spec's CheckRaytracingSupport, same pkg-config line
 #   install_test.sh cmake   CMake client: find_package(d12rt) + d12rt::d12rt; a too-high version is refused
@@ -67,7 +68,8 @@ setup)
     check "cmake --install into a fresh prefix" "$CMAKE" --install "$BUILD_DIR" --prefix "$stage"
     for f in "$LIBDIR/libd12rt.so.0.1.0" include/d12rt/d3d12_ext.h include/d12rt/d3d12ddi.h \
              "$LIBDIR/pkgconfig/d12rt.pc" "$LIBDIR/cmake/d12rt/d12rtConfig.cmake" \
-             "$LIBDIR/cmake/d12rt/d12rtConfigVersion.cmake" "$LIBDIR/cmake/d12rt/d12rtTargets.cmake" bin/d12dred; do
+             "$LIBDIR/cmake/d12rt/d12rtConfigVersion.cmake" "$LIBDIR/cmake/d12rt/d12rtTargets.cmake" \
+             bin/d12dred bin/d12cfg bin/d12caps bin/d12conform; do
         check "installed $f" test -f "$stage/$f" -a ! -L "$stage/$f"
     done
     check "installed d12dred runs" "$stage/bin/d12dred" --help
@@ -87,6 +89,23 @@ setup)
         "$(PKG_CONFIG_PATH="$stage/$LIBDIR/pkgconfig" pkg-config --print-requires d12rt)" = DirectX-Headers
     check "move the prefix" mv "$stage" "$moved"
     check "the staging prefix is gone" test ! -e "$stage"
+    # DESIGN.md's installed programs, run from the moved prefix (no LD_LIBRARY_PATH: what they link must be found
+    # through their own RPATH or be static). d12cfg writes nothing for --help; d12caps only reads its tables.
+    for tool in d12cfg d12caps d12dred d12conform; do
+        check "moved bin/$tool is executable" test -x "$moved/bin/$tool"
+        check "moved bin/$tool has no RPATH into the build tree" lacks "$(readelf -d "$moved/bin/$tool")" "$BUILD_DIR"
+    done
+    out=$(env -u LD_LIBRARY_PATH "$moved/bin/d12cfg" --help 2>&1)
+    check "moved d12cfg --help exits 0" test $? -eq 0
+    check "moved d12cfg --help prints its usage" contains "$out" "usage: d12cfg"
+    out=$(env -u LD_LIBRARY_PATH "$moved/bin/d12cfg" 2>&1)
+    check "moved d12cfg without a command exits 2" test $? -eq 2
+    out=$(env -u LD_LIBRARY_PATH -u D12RT_FLAVOR "$moved/bin/d12caps" versions 2>&1)
+    check "moved d12caps versions exits 0" test $? -eq 0
+    check "moved d12caps versions lists SDK 620" contains "$out" "620"
+    out=$(env -u LD_LIBRARY_PATH "$moved/bin/d12caps" --bogus 2>&1)
+    check "moved d12caps rejects an unknown option with 2" test $? -eq 2
+    check "moved d12dred --help exits 0" env -u LD_LIBRARY_PATH "$moved/bin/d12dred" --help
     echo "installed and moved to $moved"
     finish
     ;;
