@@ -1,0 +1,209 @@
+/* The InfoQueue's shared internals: the object, its types and the lock (docs/infoqueue.md; lock: docs/locking.md).
+ *
+ * runtime/infoqueue/ is split by responsibility:
+ *   storage.c  - lifetime, the store of messages (blocks, count limit, eviction), retrieval and counters;
+ *   filters.c  - filter lists and stacks (storage and retrieval), break-on and mute settings;
+ *   report.c   - reporting: the decision, formatting with no lock held, the commit;
+ *   delivery.c - debug output, break actions and callbacks (delivered with no lock held), registration.
+ * Only this header and runtime/infoqueue.h are shared between them. */
+#ifndef D12_INFOQUEUE_INTERNAL_H
+#define D12_INFOQUEUE_INTERNAL_H
+
+#include "infoqueue.h"
+
+#include <assert.h>
+#include <pthread.h>
+#include <stdint.h>
+
+/* The DDI's last category (d3d12ddi); the installed D3D12_MESSAGE_CATEGORY stops at SHADER (10). */
+#define IQ_CATEGORY_COUNT 12u
+#define IQ_SEVERITY_COUNT 5u
+#define IQ_NO_LIMIT UINT64_MAX
+
+_Static_assert(sizeof(D3D12_MESSAGE_CATEGORY) == sizeof(UINT), "filter lists are copied as UINT arrays");
+_Static_assert(sizeof(D3D12_MESSAGE_SEVERITY) == sizeof(UINT), "filter lists are copied as UINT arrays");
+_Static_assert(sizeof(D3D12_MESSAGE_ID) == sizeof(UINT), "filter lists are copied as UINT arrays");
+
+/* A filter dimension: the list index of categories, severities and IDs in a filter. */
+enum { IQ_DIM_CATEGORY, IQ_DIM_SEVERITY, IQ_DIM_ID, IQ_DIMS };
+
+typedef struct iq_list {
+    UINT count, capacity;
+    UINT *items;
+} iq_list;
+
+typedef struct iq_filter {
+    iq_list allow[IQ_DIMS], deny[IQ_DIMS];
+} iq_filter;
+
+typedef struct iq_stack {
+    UINT depth, capacity;
+    iq_filter *filters; /* [depth - 1] is the top */
+} iq_stack;
+
+/* A stored message; message.pDescription points at text. `next` links evicted messages waiting to be freed. */
+typedef struct iq_stored {
+    struct iq_stored *next;
+    size_t capacity; /* bytes `text` can hold: a node evicted from the store is reused for a later message */
+    D3D12_MESSAGE message;
+    char text[];
+} iq_stored;
+
+/* Messages per block of the store (docs/infoqueue.md "Storage and retrieval"). */
+#define IQ_BLOCK 1024u
+
+/* A message waiting for debug output and callbacks. */
+typedef struct iq_pending {
+    struct iq_pending *next;
+    uint64_t seq; /* commit order */
+    D3D12_MESSAGE_CATEGORY category;
+    D3D12_MESSAGE_SEVERITY severity;
+    D3D12_MESSAGE_ID id;
+    bool passed; /* passed the storage filter at receipt: what FLAG_NONE callbacks see */
+    bool print;  /* passed and debug output not muted at receipt */
+    char text[];
+} iq_pending;
+
+typedef struct iq_callback {
+    uint64_t order;     /* registration order; never reused */
+    DWORD cookie;
+    uint64_t first_seq; /* receives messages committed from this sequence number on */
+    D3D12MessageFunc function;
+    D3D12_MESSAGE_CALLBACK_FLAGS flags;
+    void *context;
+} iq_callback;
+
+typedef enum iq_break_action { IQ_BREAK_AUTO, IQ_BREAK_TRAP, IQ_BREAK_LOG, IQ_BREAK_NONE } iq_break_action;
+
+struct d12_info_queue {
+    pthread_mutex_t lock;          /* the InfoQueue lock: a leaf (docs/locking.md) */
+    pthread_cond_t callback_done;  /* broadcast, under lock, whenever a callback returns */
+
+    /* Guarded by lock: the store and the count limit. Every stored message has a number, the count of messages
+     * stored before it; the store holds numbers [first, end), in blocks of IQ_BLOCK pointers, block b
+     * (= number / IQ_BLOCK) in slot b % ring_slots of `ring`. Exactly the blocks that hold a number of
+     * [first, end) are allocated. So message i is one lookup away and no message ever moves. */
+    iq_stored ***ring;
+    uint64_t ring_slots, first, end;
+    uint64_t stored_count, limit; /* stored_count == end - first */
+    iq_stored *evicted;           /* evicted messages, freed by iq_unlock_and_reap with no lock held */
+    iq_stored *spare;             /* one evicted node kept for the next verbatim report (no malloc or free per
+                                     message in steady state; docs/performance.md "Report path") */
+
+    /* Guarded by lock: what retrieval-filtered reads remember, valid while retrieval_gen is unchanged. The cursor
+     * says stored message `cursor_number` is retrievable message `cursor_index`: sequential reads resume there.
+     * `retrievable` counts the retrievable stored messages. Evictions keep both exact. */
+    uint64_t retrieval_gen;
+    bool cursor_valid, retrievable_valid;
+    uint64_t cursor_gen, cursor_index, cursor_number;
+    uint64_t retrievable_gen, retrievable;
+    uint64_t visits; /* stored messages examined by retrieval (d12__info_queue_test_visits) */
+
+    /* Guarded by lock: cumulative counters (never reset; docs/infoqueue.md "Counters"). */
+    uint64_t allowed, denied, discarded;
+
+    /* Guarded by lock: the filter stacks. */
+    iq_stack storage, retrieval;
+
+    /* Guarded by lock: break-on and mute settings. */
+    bool break_category[IQ_CATEGORY_COUNT], break_severity[IQ_SEVERITY_COUNT];
+    iq_list break_ids;
+    bool mute;
+
+    /* Guarded by lock: registrations in registration order, and the cookie and commit counters. */
+    iq_callback *callbacks;
+    size_t callback_count, callback_capacity, ignore_filter_callbacks;
+    DWORD next_cookie;
+    uint64_t next_order, next_seq;
+
+    /* Guarded by lock: delivery. Only the thread that set `delivering` pops `pending` and runs callbacks. */
+    iq_pending *pending_head, *pending_tail;
+    size_t pending_count;
+    bool delivering;
+    pthread_t deliverer;   /* valid while delivering */
+    DWORD running_cookie;  /* the callback running now, 0 if none */
+
+    /* Set by create, read-only afterwards (no lock). */
+    iq_break_action break_action;
+};
+
+/* ---- The lock: a leaf. Debug builds assert that no InfoQueue lock is held when one is taken, or when
+ * formatting, debug output or a callback runs (so none of them can deadlock on it). ---- */
+
+#ifndef NDEBUG
+extern _Thread_local unsigned d12__iq_locks_held; /* storage.c */
+#endif
+
+static inline void iq_lock(d12_info_queue *queue)
+{
+    assert(d12__iq_locks_held == 0 && "the InfoQueue lock is a leaf");
+    pthread_mutex_lock(&queue->lock);
+#ifndef NDEBUG /* the count only feeds the assertions: a thread-local access per lock otherwise (the report path) */
+    d12__iq_locks_held++;
+#endif
+}
+
+static inline void iq_unlock(d12_info_queue *queue)
+{
+#ifndef NDEBUG
+    d12__iq_locks_held--;
+#endif
+    pthread_mutex_unlock(&queue->lock);
+}
+
+static inline void iq_assert_unlocked(void)
+{
+    assert(d12__iq_locks_held == 0 && "no InfoQueue lock is held outside the queue");
+}
+
+/* ---- Predicates every part uses (caller holds the lock or owns the object) ---- */
+
+static inline bool iq_list_has(const iq_list *list, UINT value)
+{
+    for (UINT i = 0; i < list->count; i++)
+        if (list->items[i] == value)
+            return true;
+    return false;
+}
+
+/* Deny wins; allow lists narrow per dimension; an empty filter passes everything (docs/infoqueue.md). */
+static inline bool iq_filter_passes(const iq_filter *filter, UINT category, UINT severity, UINT id)
+{
+    const UINT value[IQ_DIMS] = {category, severity, id};
+    for (int d = 0; d < IQ_DIMS; d++)
+        if (filter->deny[d].count && iq_list_has(&filter->deny[d], value[d]))
+            return false;
+    for (int d = 0; d < IQ_DIMS; d++)
+        if (filter->allow[d].count && !iq_list_has(&filter->allow[d], value[d]))
+            return false;
+    return true;
+}
+
+static inline bool iq_stack_passes(const iq_stack *stack, UINT category, UINT severity, UINT id)
+{
+    return stack->depth == 0 || iq_filter_passes(&stack->filters[stack->depth - 1], category, severity, id);
+}
+
+static inline bool iq_breaks_on(const d12_info_queue *queue, UINT category, UINT severity, UINT id)
+{
+    return (category < IQ_CATEGORY_COUNT && queue->break_category[category]) ||
+           (severity < IQ_SEVERITY_COUNT && queue->break_severity[severity]) || iq_list_has(&queue->break_ids, id);
+}
+
+/* ---- Cross-file internals ---- */
+
+/* storage.c */
+bool d12__iq_store(d12_info_queue *queue, iq_stored *node);
+iq_stored *d12__iq_node_new(size_t bytes);
+void d12__iq_unlock_and_reap(d12_info_queue *queue);
+
+/* filters.c */
+void d12__iq_stack_free(iq_stack *stack);
+
+/* delivery.c */
+iq_break_action d12__iq_break_action_from_env(void);
+void d12__iq_break(const d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category, D3D12_MESSAGE_SEVERITY severity,
+                   D3D12_MESSAGE_ID id);
+void d12__iq_deliver(d12_info_queue *queue);
+
+#endif

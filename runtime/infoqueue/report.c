@@ -1,0 +1,268 @@
+/* InfoQueue reporting: a report goes through two short critical sections: the first decides (storage filter, who
+ * wants the text), the text is formatted with no lock held, the second commits (stores, counts, queues it for
+ * delivery). A verbatim, stored report with nothing to deliver is decided and committed under one lock.
+ * Design: docs/infoqueue.md; docs/performance.md "Report path". */
+#define _POSIX_C_SOURCE 200809L
+
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- Reporting ---- */
+
+/* Where a report's text comes from: exactly one of text, format + args, or fn + context. */
+typedef struct iq_source {
+    const char *text;
+    const char *format;
+    va_list *args;
+    d12__info_queue_format_fn fn;
+    void *context;
+} iq_source;
+
+/* What the first critical section decided. */
+typedef struct iq_decision {
+    bool passed, print, store, deliver, brk;
+} iq_decision;
+
+static size_t iq_vformat(char *buf, size_t size, const char *format, va_list *args)
+{
+    va_list copy;
+    va_copy(copy, *args);
+    int n = vsnprintf(buf, size, format, copy);
+    va_end(copy);
+    return n < 0 ? 0 : (size_t)n;
+}
+
+static size_t iq_source_format(const iq_source *source, char *buf, size_t size)
+{
+    if (source->text) {
+        size_t length = strlen(source->text);
+        if (size)
+            memcpy(buf, source->text, length < size ? length + 1 : size);
+        if (size && length >= size)
+            buf[size - 1] = '\0';
+        return length;
+    }
+    if (source->format)
+        return iq_vformat(buf, size, source->format, source->args);
+    return source->fn(buf, size, source->context);
+}
+
+/* Formats with no lock held into a node (iq_node_new); *length receives the text's bytes, NUL included. Verbatim
+ * text is measured once and copied once. */
+static iq_stored *iq_format(const iq_source *source, size_t *length)
+{
+    iq_assert_unlocked();
+    if (source->text) {
+        size_t bytes = strlen(source->text) + 1;
+        iq_stored *node = d12__iq_node_new(bytes);
+        if (!node)
+            return NULL;
+        memcpy(node->text, source->text, bytes);
+        *length = bytes;
+        return node;
+    }
+    char small[256];
+    size_t needed = iq_source_format(source, small, sizeof(small));
+    if (needed == SIZE_MAX)
+        return NULL;
+    iq_stored *node = d12__iq_node_new(needed + 1);
+    if (!node)
+        return NULL;
+    if (needed < sizeof(small))
+        memcpy(node->text, small, needed + 1);
+    else
+        iq_source_format(source, node->text, needed + 1);
+    node->text[needed] = '\0'; /* a formatter that wrote less still leaves a terminated string */
+    *length = strlen(node->text) + 1;
+    return node;
+}
+
+/* First critical section: counts what needs no text and says who needs it. */
+static iq_decision iq_decide(d12_info_queue *queue, UINT category, UINT severity, UINT id)
+{
+    iq_decision d = {0};
+    d.passed = iq_stack_passes(&queue->storage, category, severity, id);
+    d.print = d.passed && !queue->mute;
+    d.store = d.passed && queue->limit > 0;
+    d.deliver = queue->ignore_filter_callbacks > 0 || (d.passed && queue->callback_count > 0) || d.print;
+    d.brk = d.passed && iq_breaks_on(queue, category, severity, id);
+    if (!d.passed)
+        queue->denied++;
+    else if (!d.store && !d.deliver) {
+        queue->allowed++;
+        queue->discarded++; /* limit 0: passed, and discarded at once */
+    }
+    return d;
+}
+
+static iq_pending *iq_pending_from(const iq_stored *stored, const iq_decision *d)
+{
+    const D3D12_MESSAGE *m = &stored->message;
+    iq_pending *pending = malloc(sizeof(*pending) + m->DescriptionByteLength);
+    if (!pending)
+        return NULL;
+    *pending = (iq_pending){NULL, 0, m->Category, m->Severity, m->ID, d->passed, d->print};
+    memcpy(pending->text, stored->text, m->DescriptionByteLength);
+    return pending;
+}
+
+static void iq_enqueue(d12_info_queue *queue, iq_pending *pending)
+{
+    pending->seq = queue->next_seq;
+    if (queue->pending_tail)
+        queue->pending_tail->next = pending;
+    else
+        queue->pending_head = pending;
+    queue->pending_tail = pending;
+    queue->pending_count++;
+}
+
+/* Second critical section: store (if it passed), count, and queue for delivery. `node` is consumed. */
+static void iq_commit(d12_info_queue *queue, const iq_decision *d, iq_stored *node, iq_pending *pending)
+{
+    if (d->passed)
+        queue->allowed++;
+    if (pending && (d->print || queue->ignore_filter_callbacks > 0 || (d->passed && queue->callback_count > 0)))
+        iq_enqueue(queue, pending);
+    else if (pending)
+        free(pending);
+    queue->next_seq++;
+    if (!d->store || !d12__iq_store(queue, node)) {
+        if (d->passed)
+            queue->discarded++; /* limit 0, or no memory to grow the store */
+        free(node);
+    }
+    d12__iq_deliver(queue);
+}
+
+/* Formats (no lock held), then commits; a message that cannot be allocated is lost and counted discarded. */
+static void iq_format_and_commit(d12_info_queue *queue, const iq_decision *d, D3D12_MESSAGE_CATEGORY category,
+                                 D3D12_MESSAGE_SEVERITY severity, D3D12_MESSAGE_ID id, const iq_source *source)
+{
+    size_t length = 0;
+    iq_stored *node = iq_format(source, &length);
+    iq_pending *pending = NULL;
+    if (node) {
+        node->message = (D3D12_MESSAGE){category, severity, id, node->text, length};
+        pending = d->deliver ? iq_pending_from(node, d) : NULL;
+    }
+    iq_lock(queue);
+    if (node)
+        iq_commit(queue, d, node, pending);
+    else if (d->passed)
+        queue->allowed++, queue->discarded++;
+    d12__iq_unlock_and_reap(queue);
+}
+
+/* The common case in the first critical section: verbatim text, stored, with nothing to deliver (muted, no
+ * callback) goes into the spare node (a copy of a short string, no allocation, no formatting code) and is
+ * committed under the same lock. False when there is no spare big enough: the caller takes the two-step path. */
+static bool iq_store_verbatim_locked(d12_info_queue *queue, const iq_decision *d, D3D12_MESSAGE_CATEGORY category,
+                                     D3D12_MESSAGE_SEVERITY severity, D3D12_MESSAGE_ID id, const char *text)
+{
+    iq_stored *node = queue->spare;
+    size_t bytes = strlen(text) + 1;
+    if (!node || node->capacity < bytes)
+        return false;
+    queue->spare = NULL;
+    memcpy(node->text, text, bytes);
+    node->message = (D3D12_MESSAGE){category, severity, id, node->text, bytes};
+    iq_commit(queue, d, node, NULL);
+    return true;
+}
+
+static void iq_report(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category, D3D12_MESSAGE_SEVERITY severity,
+                      D3D12_MESSAGE_ID id, const iq_source *source)
+{
+    if (!queue)
+        return;
+    iq_lock(queue);
+    iq_decision d = iq_decide(queue, category, severity, id);
+    if (d.store && !d.deliver && source->text &&
+        iq_store_verbatim_locked(queue, &d, category, severity, id, source->text)) {
+        d12__iq_unlock_and_reap(queue);
+    } else {
+        iq_unlock(queue);
+        if (d.store || d.deliver)
+            iq_format_and_commit(queue, &d, category, severity, id, source);
+    }
+    if (d.brk)
+        d12__iq_break(queue, category, severity, id);
+}
+
+bool d12__info_queue_wants(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category, D3D12_MESSAGE_SEVERITY severity,
+                           D3D12_MESSAGE_ID id)
+{
+    if (!queue)
+        return false;
+    iq_lock(queue);
+    bool passed = iq_stack_passes(&queue->storage, category, severity, id);
+    bool wanted = queue->ignore_filter_callbacks > 0 ||
+                  (passed && (queue->limit > 0 || !queue->mute || queue->callback_count > 0));
+    iq_unlock(queue);
+    return wanted;
+}
+
+void d12__info_queue_report_fn(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category,
+                               D3D12_MESSAGE_SEVERITY severity, D3D12_MESSAGE_ID id, d12__info_queue_format_fn format,
+                               void *context)
+{
+    iq_source source = {.fn = format, .context = context};
+    iq_report(queue, category, severity, id, &source);
+}
+
+void d12__info_queue_report_v(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category, D3D12_MESSAGE_SEVERITY severity,
+                              D3D12_MESSAGE_ID id, const char *format, va_list args)
+{
+    va_list copy;
+    va_copy(copy, args);
+    iq_source source = {.format = format, .args = &copy};
+    iq_report(queue, category, severity, id, &source);
+    va_end(copy);
+}
+
+void d12__info_queue_report_f(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category, D3D12_MESSAGE_SEVERITY severity,
+                              D3D12_MESSAGE_ID id, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    d12__info_queue_report_v(queue, category, severity, id, format, args);
+    va_end(args);
+}
+
+void d12__info_queue_report_text(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category,
+                                 D3D12_MESSAGE_SEVERITY severity, D3D12_MESSAGE_ID id, const char *text)
+{
+    iq_source source = {.text = text ? text : ""};
+    iq_report(queue, category, severity, id, &source);
+}
+
+size_t d12__info_queue_pending(d12_info_queue *queue)
+{
+    iq_lock(queue);
+    size_t count = queue->pending_count;
+    iq_unlock(queue);
+    return count;
+}
+
+/* ---- Adding messages ---- */
+
+HRESULT d12_info_queue_AddMessage(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY Category,
+                                  D3D12_MESSAGE_SEVERITY Severity, D3D12_MESSAGE_ID ID, LPCSTR pDescription)
+{
+    if (!pDescription || (UINT)Category >= IQ_CATEGORY_COUNT || (UINT)Severity >= IQ_SEVERITY_COUNT)
+        return E_INVALIDARG;
+    d12__info_queue_report_text(queue, Category, Severity, ID, pDescription);
+    return S_OK;
+}
+
+HRESULT d12_info_queue_AddApplicationMessage(d12_info_queue *queue, D3D12_MESSAGE_SEVERITY Severity,
+                                             LPCSTR pDescription)
+{
+    return d12_info_queue_AddMessage(queue, D3D12_MESSAGE_CATEGORY_APPLICATION_DEFINED, Severity,
+                                     D3D12_MESSAGE_ID_STRING_FROM_APPLICATION, pDescription);
+}
+
