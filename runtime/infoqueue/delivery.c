@@ -134,7 +134,8 @@ static void iq_deliver_one(d12_info_queue *queue, const iq_pending *message)
         callback_depth--;
         iq_lock(queue);
         queue->running_cookie = 0;
-        pthread_cond_broadcast(&queue->callback_done);
+        if (queue->callback_waiters) /* only UnregisterMessageCallback waits on it */
+            d12__iq_broadcast_callback_done(queue);
     }
 }
 
@@ -153,9 +154,45 @@ void d12__iq_deliver(d12_info_queue *queue)
             queue->pending_tail = NULL;
         iq_deliver_one(queue, message);
         queue->pending_count--;
-        free(message);
+        d12__iq_pending_recycle(queue, message);
     }
     queue->delivering = false;
+}
+
+/* A node for delivering a message of `bytes` text bytes (NUL included), at least IQ_MIN_TEXT. */
+iq_pending *d12__iq_pending_new(size_t bytes)
+{
+    size_t capacity = bytes < IQ_MIN_TEXT ? IQ_MIN_TEXT : bytes;
+    if (capacity > SIZE_MAX - sizeof(iq_pending))
+        return NULL;
+    iq_pending *pending = malloc(sizeof(iq_pending) + capacity);
+    if (pending)
+        pending->capacity = capacity;
+    return pending;
+}
+
+/* A pooled node that holds `bytes` text bytes (caller holds the lock), or NULL: the caller then allocates with no
+ * lock held. */
+iq_pending *d12__iq_pending_take(d12_info_queue *queue, size_t bytes)
+{
+    iq_pending *pending = queue->pending_pool;
+    if (!pending || pending->capacity < bytes)
+        return NULL;
+    queue->pending_pool = pending->next;
+    queue->pending_pooled--;
+    return pending;
+}
+
+/* A delivered (or unused) node goes back to the pool (caller holds the lock); past IQ_PENDING_POOL it is freed. */
+void d12__iq_pending_recycle(d12_info_queue *queue, iq_pending *pending)
+{
+    if (queue->pending_pooled >= IQ_PENDING_POOL) {
+        free(pending);
+        return;
+    }
+    pending->next = queue->pending_pool;
+    queue->pending_pool = pending;
+    queue->pending_pooled++;
 }
 
 /* ---- ID3D12InfoQueue1: callbacks ---- */
@@ -212,6 +249,7 @@ HRESULT d12_info_queue_RegisterMessageCallback(d12_info_queue *queue, D3D12Messa
         *callback = (iq_callback){++queue->next_order, cookie, queue->next_seq, CallbackFunc, CallbackFilterFlags,
                                   pContext};
         queue->ignore_filter_callbacks += (CallbackFilterFlags & D3D12_MESSAGE_CALLBACK_IGNORE_FILTERS) != 0;
+        d12__iq_settings_changed(queue);
         *pCallbackCookie = callback->cookie;
     }
     iq_unlock(queue);
@@ -224,6 +262,7 @@ static void iq_remove_callback(d12_info_queue *queue, size_t index)
     memmove(&queue->callbacks[index], &queue->callbacks[index + 1],
             (queue->callback_count - index - 1) * sizeof(*queue->callbacks));
     queue->callback_count--;
+    d12__iq_settings_changed(queue);
 }
 
 /* Waits for the callback to return unless this very thread is the one running it (a callback unregistering
@@ -240,8 +279,10 @@ HRESULT d12_info_queue_UnregisterMessageCallback(d12_info_queue *queue, DWORD Ca
     }
     iq_remove_callback(queue, index);
     bool on_this_thread = queue->delivering && pthread_equal(queue->deliverer, pthread_self());
+    queue->callback_waiters++;
     while (!on_this_thread && queue->running_cookie == CallbackCookie)
-        pthread_cond_wait(&queue->callback_done, &queue->lock);
+        d12__iq_wait_callback_done(queue);
+    queue->callback_waiters--;
     iq_unlock(queue);
     return S_OK;
 }

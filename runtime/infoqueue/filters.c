@@ -188,6 +188,36 @@ static void iq_filter_changed(d12_info_queue *queue, const iq_stack *stack)
 {
     if (stack == &queue->retrieval)
         queue->retrieval_gen++;
+    d12__iq_settings_changed(queue);
+}
+
+static bool iq_filter_empty(const iq_filter *filter)
+{
+    for (int d = 0; d < IQ_DIMS; d++)
+        if (filter->allow[d].count || filter->deny[d].count)
+            return false;
+    return true;
+}
+
+static bool iq_breaks_on_anything(const d12_info_queue *queue)
+{
+    if (queue->break_ids.count)
+        return true;
+    for (UINT c = 0; c < IQ_CATEGORY_COUNT; c++)
+        if (queue->break_category[c])
+            return true;
+    for (UINT s = 0; s < IQ_SEVERITY_COUNT; s++)
+        if (queue->break_severity[s])
+            return true;
+    return false;
+}
+
+void d12__iq_settings_changed(d12_info_queue *queue)
+{
+    const iq_stack *storage = &queue->storage;
+    bool passes_all = storage->depth == 0 || iq_filter_empty(&storage->filters[storage->depth - 1]);
+    queue->plain = passes_all && !iq_breaks_on_anything(queue) && queue->mute && queue->callback_count == 0 &&
+                   queue->limit > 0;
 }
 
 /* ---- Filter stacks (shared by the storage and retrieval methods) ---- */
@@ -388,6 +418,7 @@ HRESULT d12_info_queue_SetBreakOnCategory(d12_info_queue *queue, D3D12_MESSAGE_C
         return E_INVALIDARG;
     iq_lock(queue);
     queue->break_category[Category] = bEnable != FALSE;
+    d12__iq_settings_changed(queue);
     iq_unlock(queue);
     return S_OK;
 }
@@ -398,6 +429,7 @@ HRESULT d12_info_queue_SetBreakOnSeverity(d12_info_queue *queue, D3D12_MESSAGE_S
         return E_INVALIDARG;
     iq_lock(queue);
     queue->break_severity[Severity] = bEnable != FALSE;
+    d12__iq_settings_changed(queue);
     iq_unlock(queue);
     return S_OK;
 }
@@ -414,6 +446,7 @@ HRESULT d12_info_queue_SetBreakOnID(d12_info_queue *queue, D3D12_MESSAGE_ID ID, 
         else
             hr = E_OUTOFMEMORY;
     }
+    d12__iq_settings_changed(queue);
     iq_unlock(queue);
     return hr;
 }
@@ -450,6 +483,7 @@ void d12_info_queue_SetMuteDebugOutput(d12_info_queue *queue, BOOL bMute)
 {
     iq_lock(queue);
     queue->mute = bMute != FALSE;
+    d12__iq_settings_changed(queue);
     iq_unlock(queue);
 }
 

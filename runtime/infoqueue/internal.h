@@ -13,6 +13,7 @@
 
 #include <assert.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 /* The DDI's last category (d3d12ddi); the installed D3D12_MESSAGE_CATEGORY stops at SHADER (10). */
@@ -49,13 +50,19 @@ typedef struct iq_stored {
     char text[];
 } iq_stored;
 
+/* Delivered nodes a queue keeps for reuse; text bytes a new node holds at least (so a recycled node fits most
+ * messages). */
+#define IQ_PENDING_POOL 16u
+#define IQ_MIN_TEXT 128u
+
 /* Messages per block of the store (docs/infoqueue.md "Storage and retrieval"). */
 #define IQ_BLOCK 1024u
 
 /* A message waiting for debug output and callbacks. */
 typedef struct iq_pending {
     struct iq_pending *next;
-    uint64_t seq; /* commit order */
+    size_t capacity; /* bytes `text` can hold: a delivered node goes back to the queue's pool for a later message */
+    uint64_t seq;    /* commit order */
     D3D12_MESSAGE_CATEGORY category;
     D3D12_MESSAGE_SEVERITY severity;
     D3D12_MESSAGE_ID id;
@@ -76,8 +83,8 @@ typedef struct iq_callback {
 typedef enum iq_break_action { IQ_BREAK_AUTO, IQ_BREAK_TRAP, IQ_BREAK_LOG, IQ_BREAK_NONE } iq_break_action;
 
 struct d12_info_queue {
-    pthread_mutex_t lock;          /* the InfoQueue lock: a leaf (docs/locking.md) */
-    pthread_cond_t callback_done;  /* broadcast, under lock, whenever a callback returns */
+    _Atomic uint32_t lock;          /* the InfoQueue lock: a leaf (docs/locking.md); iq_lock below */
+    _Atomic uint32_t callback_done; /* bumped, under lock, when a callback returns and someone waits for it */
 
     /* Guarded by lock: the store and the count limit. Every stored message has a number, the count of messages
      * stored before it; the store holds numbers [first, end), in blocks of IQ_BLOCK pointers, block b
@@ -119,25 +126,49 @@ struct d12_info_queue {
     /* Guarded by lock: delivery. Only the thread that set `delivering` pops `pending` and runs callbacks. */
     iq_pending *pending_head, *pending_tail;
     size_t pending_count;
+    iq_pending *pending_pool;      /* delivered nodes kept for later messages (no malloc or free per delivered
+                                      message in steady state), at most IQ_PENDING_POOL of them */
+    size_t pending_pooled;
+    size_t callback_waiters;       /* UnregisterMessageCallback calls waiting on callback_done */
     bool delivering;
     pthread_t deliverer;   /* valid while delivering */
     DWORD running_cookie;  /* the callback running now, 0 if none */
+
+    /* Guarded by lock: a summary of the settings above, kept by d12__iq_settings_changed after every change of
+     * the storage filter, break-on, mute, callbacks or the limit: every message passes the storage filter, none
+     * breaks, debug output is muted, no callback is registered and the limit is above 0. A report then only
+     * stores (docs/performance.md "Report path"). */
+    bool plain;
 
     /* Set by create, read-only afterwards (no lock). */
     iq_break_action break_action;
 };
 
 /* ---- The lock: a leaf. Debug builds assert that no InfoQueue lock is held when one is taken, or when
- * formatting, debug output or a callback runs (so none of them can deadlock on it). ---- */
+ * formatting, debug output or a callback runs (so none of them can deadlock on it). ----
+ *
+ * A futex mutex (U. Drepper, "Futexes Are Tricky", mutex #3): `lock` is 0 free, 1 held, 2 held with possible
+ * waiters. Taking a free lock is one compare-exchange and releasing an uncontended one one exchange, against the
+ * ~60 instructions of pthread_mutex_lock + unlock the report path paid (docs/performance.md "Report path");
+ * contended, a thread spins briefly, then sleeps in the kernel. Acquire on taking, release on releasing: the
+ * critical sections are ordered as with a mutex (ThreadSanitizer sees the atomics). The condition variable
+ * `callback_done` is a futex word too (a sequence number). */
 
 #ifndef NDEBUG
 extern _Thread_local unsigned d12__iq_locks_held; /* storage.c */
 #endif
 
+void d12__iq_lock_contended(d12_info_queue *queue);   /* storage.c */
+void d12__iq_unlock_contended(d12_info_queue *queue); /* storage.c */
+
 static inline void iq_lock(d12_info_queue *queue)
 {
     assert(d12__iq_locks_held == 0 && "the InfoQueue lock is a leaf");
-    pthread_mutex_lock(&queue->lock);
+    uint32_t free_state = 0;
+    if (__builtin_expect(!atomic_compare_exchange_strong_explicit(&queue->lock, &free_state, 1, memory_order_acquire,
+                                                                  memory_order_relaxed),
+                         0))
+        d12__iq_lock_contended(queue);
 #ifndef NDEBUG /* the count only feeds the assertions: a thread-local access per lock otherwise (the report path) */
     d12__iq_locks_held++;
 #endif
@@ -148,13 +179,19 @@ static inline void iq_unlock(d12_info_queue *queue)
 #ifndef NDEBUG
     d12__iq_locks_held--;
 #endif
-    pthread_mutex_unlock(&queue->lock);
+    if (__builtin_expect(atomic_exchange_explicit(&queue->lock, 0, memory_order_release) != 1, 0))
+        d12__iq_unlock_contended(queue); /* somebody may sleep on it */
 }
 
 static inline void iq_assert_unlocked(void)
 {
     assert(d12__iq_locks_held == 0 && "no InfoQueue lock is held outside the queue");
 }
+
+/* Waits (lock held; released while asleep, held again on return) until callback_done is broadcast; may return
+ * early, so callers loop on their condition. Broadcast with the lock held. storage.c. */
+void d12__iq_wait_callback_done(d12_info_queue *queue);
+void d12__iq_broadcast_callback_done(d12_info_queue *queue);
 
 /* ---- Predicates every part uses (caller holds the lock or owns the object) ---- */
 
@@ -196,14 +233,32 @@ static inline bool iq_breaks_on(const d12_info_queue *queue, UINT category, UINT
 bool d12__iq_store(d12_info_queue *queue, iq_stored *node);
 iq_stored *d12__iq_node_new(size_t bytes);
 void d12__iq_unlock_and_reap(d12_info_queue *queue);
+/* Unlocks; frees what was evicted with no lock held (d12__iq_unlock_and_reap), a check when nothing was. */
+static inline void iq_unlock_and_reap(d12_info_queue *queue)
+{
+    if (__builtin_expect(queue->evicted != NULL, 0))
+        d12__iq_unlock_and_reap(queue);
+    else
+        iq_unlock(queue);
+}
 
 /* filters.c */
 void d12__iq_stack_free(iq_stack *stack);
+void d12__iq_settings_changed(d12_info_queue *queue); /* recomputes `plain` (caller holds the lock) */
 
 /* delivery.c */
 iq_break_action d12__iq_break_action_from_env(void);
 void d12__iq_break(const d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category, D3D12_MESSAGE_SEVERITY severity,
                    D3D12_MESSAGE_ID id);
 void d12__iq_deliver(d12_info_queue *queue);
+/* Delivers what is pending unless somebody already does (lock held); a check when there is nothing. */
+static inline void iq_deliver(d12_info_queue *queue)
+{
+    if (queue->pending_head && !queue->delivering)
+        d12__iq_deliver(queue);
+}
+iq_pending *d12__iq_pending_take(d12_info_queue *queue, size_t bytes);
+iq_pending *d12__iq_pending_new(size_t bytes);
+void d12__iq_pending_recycle(d12_info_queue *queue, iq_pending *pending);
 
 #endif

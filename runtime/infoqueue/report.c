@@ -4,7 +4,7 @@
  * Design: docs/infoqueue.md; docs/performance.md "Report path". */
 #define _POSIX_C_SOURCE 200809L
 
-#include "internal.h"
+#include "store.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,8 +81,11 @@ static iq_stored *iq_format(const iq_source *source, size_t *length)
 }
 
 /* First critical section: counts what needs no text and says who needs it. */
-static iq_decision iq_decide(d12_info_queue *queue, UINT category, UINT severity, UINT id)
+static inline __attribute__((always_inline)) iq_decision iq_decide(d12_info_queue *queue, UINT category,
+                                                                    UINT severity, UINT id)
 {
+    if (__builtin_expect(queue->plain, 1)) /* passes, stored, nothing to print, deliver or break on */
+        return (iq_decision){.passed = true, .store = true};
     iq_decision d = {0};
     d.passed = iq_stack_passes(&queue->storage, category, severity, id);
     d.print = d.passed && !queue->mute;
@@ -98,14 +101,26 @@ static iq_decision iq_decide(d12_info_queue *queue, UINT category, UINT severity
     return d;
 }
 
+/* Fills a delivery node with a message (its text is `bytes` bytes, NUL included; the node holds them). */
+static void iq_pending_fill(iq_pending *pending, const iq_decision *d, D3D12_MESSAGE_CATEGORY category,
+                            D3D12_MESSAGE_SEVERITY severity, D3D12_MESSAGE_ID id, const char *text, size_t bytes)
+{
+    pending->next = NULL;
+    pending->seq = 0;
+    pending->category = category;
+    pending->severity = severity;
+    pending->id = id;
+    pending->passed = d->passed;
+    pending->print = d->print;
+    memcpy(pending->text, text, bytes);
+}
+
 static iq_pending *iq_pending_from(const iq_stored *stored, const iq_decision *d)
 {
     const D3D12_MESSAGE *m = &stored->message;
-    iq_pending *pending = malloc(sizeof(*pending) + m->DescriptionByteLength);
-    if (!pending)
-        return NULL;
-    *pending = (iq_pending){NULL, 0, m->Category, m->Severity, m->ID, d->passed, d->print};
-    memcpy(pending->text, stored->text, m->DescriptionByteLength);
+    iq_pending *pending = d12__iq_pending_new(m->DescriptionByteLength);
+    if (pending)
+        iq_pending_fill(pending, d, m->Category, m->Severity, m->ID, stored->text, m->DescriptionByteLength);
     return pending;
 }
 
@@ -135,7 +150,7 @@ static void iq_commit(d12_info_queue *queue, const iq_decision *d, iq_stored *no
             queue->discarded++; /* limit 0, or no memory to grow the store */
         free(node);
     }
-    d12__iq_deliver(queue);
+    iq_deliver(queue);
 }
 
 /* Formats (no lock held), then commits; a message that cannot be allocated is lost and counted discarded. */
@@ -154,26 +169,40 @@ static void iq_format_and_commit(d12_info_queue *queue, const iq_decision *d, D3
         iq_commit(queue, d, node, pending);
     else if (d->passed)
         queue->allowed++, queue->discarded++;
-    d12__iq_unlock_and_reap(queue);
+    iq_unlock_and_reap(queue);
 }
 
-/* The common case in the first critical section: verbatim text, stored, with nothing to deliver (muted, no
- * callback) goes into the spare node (a copy of a short string, no allocation, no formatting code) and is
- * committed under the same lock. False when there is no spare big enough: the caller takes the two-step path. */
-static bool iq_store_verbatim_locked(d12_info_queue *queue, const iq_decision *d, D3D12_MESSAGE_CATEGORY category,
-                                     D3D12_MESSAGE_SEVERITY severity, D3D12_MESSAGE_ID id, const char *text)
+/* The common case, verbatim text (the driver-reported-messages path), decided and committed in one critical section
+ * with no allocation: the stored copy goes into a node the store recycles (the oldest message's, evicted by the
+ * count limit, or the spare) and the copy for delivery into a pooled delivery node; then this thread delivers
+ * unless another already does. False, with nothing changed, when a node would have to be allocated: the caller
+ * takes the two-step path (allocation with no lock held). docs/performance.md "Report path". */
+static bool iq_report_text_locked(d12_info_queue *queue, const iq_decision *d, D3D12_MESSAGE_CATEGORY category,
+                                  D3D12_MESSAGE_SEVERITY severity, D3D12_MESSAGE_ID id, const char *text, size_t bytes)
 {
-    iq_stored *node = queue->spare;
-    size_t bytes = strlen(text) + 1;
-    if (!node || node->capacity < bytes)
+    iq_pending *pending = NULL;
+    if (d->deliver && !(pending = d12__iq_pending_take(queue, bytes)))
         return false;
-    queue->spare = NULL;
-    memcpy(node->text, text, bytes);
-    node->message = (D3D12_MESSAGE){category, severity, id, node->text, bytes};
-    iq_commit(queue, d, node, NULL);
+    if (d->store && !iq_store_text_locked(queue, category, severity, id, text, bytes)) {
+        if (pending)
+            d12__iq_pending_recycle(queue, pending);
+        return false;
+    }
+    if (d->passed) {
+        queue->allowed++;
+        if (!d->store)
+            queue->discarded++; /* limit 0: passed, delivered, not stored */
+    }
+    if (pending) {
+        iq_pending_fill(pending, d, category, severity, id, text, bytes);
+        iq_enqueue(queue, pending);
+    }
+    queue->next_seq++;
+    iq_deliver(queue);
     return true;
 }
 
+/* A formatted report (printf format or a format function): decide, format with no lock held, commit. */
 static void iq_report(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category, D3D12_MESSAGE_SEVERITY severity,
                       D3D12_MESSAGE_ID id, const iq_source *source)
 {
@@ -181,16 +210,21 @@ static void iq_report(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category, D3
         return;
     iq_lock(queue);
     iq_decision d = iq_decide(queue, category, severity, id);
-    if (d.store && !d.deliver && source->text &&
-        iq_store_verbatim_locked(queue, &d, category, severity, id, source->text)) {
-        d12__iq_unlock_and_reap(queue);
-    } else {
-        iq_unlock(queue);
-        if (d.store || d.deliver)
-            iq_format_and_commit(queue, &d, category, severity, id, source);
-    }
+    iq_unlock(queue);
+    if (d.store || d.deliver)
+        iq_format_and_commit(queue, &d, category, severity, id, source);
     if (d.brk)
         d12__iq_break(queue, category, severity, id);
+}
+
+/* A verbatim report that needs a node allocated: the two-step path with the text as its source. */
+static __attribute__((noinline)) void iq_text_format_and_commit(d12_info_queue *queue, const iq_decision *d,
+                                                                D3D12_MESSAGE_CATEGORY category,
+                                                                D3D12_MESSAGE_SEVERITY severity, D3D12_MESSAGE_ID id,
+                                                                const char *text)
+{
+    iq_source source = {.text = text};
+    iq_format_and_commit(queue, d, category, severity, id, &source);
 }
 
 bool d12__info_queue_wants(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category, D3D12_MESSAGE_SEVERITY severity,
@@ -233,11 +267,27 @@ void d12__info_queue_report_f(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY cate
     va_end(args);
 }
 
+/* Verbatim text (the driver-reported-messages path): decided and committed in one critical section when no node
+ * has to be allocated (iq_report_text_locked), else the two-step path. */
 void d12__info_queue_report_text(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category,
                                  D3D12_MESSAGE_SEVERITY severity, D3D12_MESSAGE_ID id, const char *text)
 {
-    iq_source source = {.text = text ? text : ""};
-    iq_report(queue, category, severity, id, &source);
+    if (!queue)
+        return;
+    if (!text)
+        text = "";
+    size_t bytes = strlen(text) + 1; /* measured before the lock is taken */
+    iq_lock(queue);
+    iq_decision d = iq_decide(queue, category, severity, id);
+    if ((d.store || d.deliver) && iq_report_text_locked(queue, &d, category, severity, id, text, bytes)) {
+        iq_unlock_and_reap(queue);
+    } else {
+        iq_unlock(queue);
+        if (d.store || d.deliver)
+            iq_text_format_and_commit(queue, &d, category, severity, id, text);
+    }
+    if (d.brk)
+        d12__iq_break(queue, category, severity, id);
 }
 
 size_t d12__info_queue_pending(d12_info_queue *queue)

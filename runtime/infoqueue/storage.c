@@ -1,34 +1,70 @@
 /* InfoQueue storage: lifetime, the store of messages (blocks of pointers in a ring, the count limit, eviction with
  * the node kept as a spare), retrieval (GetMessage, the retrieval cursor) and the counters.
  * Design: docs/infoqueue.md "Storage and retrieval"; lock: docs/locking.md. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* syscall(2) for the futex */
 
-#include "internal.h"
+#include "store.h"
 
+#include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #ifndef NDEBUG
 _Thread_local unsigned d12__iq_locks_held; /* InfoQueue locks this thread holds (internal.h, iq_lock) */
 #endif
 
+/* ---- The lock's slow paths (internal.h) ---- */
+
+static void iq_futex_wait(_Atomic uint32_t *word, uint32_t expected)
+{
+    syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0); /* EAGAIN or EINTR: the caller loops */
+}
+
+static void iq_futex_wake(_Atomic uint32_t *word, int count)
+{
+    syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, count, NULL, NULL, 0);
+}
+
+/* The compare-exchange found the lock held: spin a little (a critical section is a few hundred instructions),
+ * then mark it contended (2) and sleep until it is free. */
+void d12__iq_lock_contended(d12_info_queue *queue)
+{
+    for (int spin = 0; spin < 100; spin++) {
+        uint32_t free_state = 0;
+        if (atomic_load_explicit(&queue->lock, memory_order_relaxed) == 0 &&
+            atomic_compare_exchange_weak_explicit(&queue->lock, &free_state, 1, memory_order_acquire,
+                                                  memory_order_relaxed))
+            return;
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+    }
+    while (atomic_exchange_explicit(&queue->lock, 2, memory_order_acquire) != 0)
+        iq_futex_wait(&queue->lock, 2);
+}
+
+void d12__iq_unlock_contended(d12_info_queue *queue)
+{
+    iq_futex_wake(&queue->lock, 1);
+}
+
+void d12__iq_wait_callback_done(d12_info_queue *queue)
+{
+    uint32_t seen = atomic_load_explicit(&queue->callback_done, memory_order_relaxed);
+    iq_unlock(queue);
+    iq_futex_wait(&queue->callback_done, seen); /* returns at once if a broadcast came after `seen` */
+    iq_lock(queue);
+}
+
+void d12__iq_broadcast_callback_done(d12_info_queue *queue)
+{
+    atomic_fetch_add_explicit(&queue->callback_done, 1, memory_order_relaxed);
+    iq_futex_wake(&queue->callback_done, INT32_MAX);
+}
+
 /* ---- Stored messages (caller holds the lock) ---- */
-
-static iq_stored **iq_block(const d12_info_queue *queue, uint64_t number)
-{
-    return queue->ring[(number / IQ_BLOCK) % queue->ring_slots];
-}
-
-static iq_stored *iq_at(const d12_info_queue *queue, uint64_t number)
-{
-    return iq_block(queue, number)[number % IQ_BLOCK];
-}
-
-static bool iq_retrievable(const d12_info_queue *queue, const iq_stored *node)
-{
-    const D3D12_MESSAGE *m = &node->message;
-    return iq_stack_passes(&queue->retrieval, m->Category, m->Severity, m->ID);
-}
 
 /* Whether the retrieval filter passes everything (no filter, or an empty one): then index i is message first + i. */
 static bool iq_retrieval_unfiltered(const d12_info_queue *queue)
@@ -40,16 +76,6 @@ static bool iq_retrieval_unfiltered(const d12_info_queue *queue)
         if (top->allow[d].count || top->deny[d].count)
             return false;
     return true;
-}
-
-static bool iq_cursor_current(const d12_info_queue *queue)
-{
-    return queue->cursor_valid && queue->cursor_gen == queue->retrieval_gen;
-}
-
-static bool iq_count_current(const d12_info_queue *queue)
-{
-    return queue->retrievable_valid && queue->retrievable_gen == queue->retrieval_gen;
 }
 
 /* Moves the blocks of [first, end) into a ring of `slots` slots (slots >= the blocks in use). */
@@ -67,48 +93,29 @@ static bool iq_ring_resize(d12_info_queue *queue, uint64_t slots)
     return true;
 }
 
-/* Makes room for message number `end`: a new block when it starts one (or the store is empty). */
-static bool iq_reserve_next(d12_info_queue *queue)
+/* The slow part of iq_reserve_next (store.h): a new block for number `end`. */
+bool d12__iq_reserve_block(d12_info_queue *queue)
 {
     uint64_t number = queue->end;
-    if (queue->stored_count != 0 && number % IQ_BLOCK != 0)
-        return true;
     uint64_t in_use = queue->stored_count ? number / IQ_BLOCK - queue->first / IQ_BLOCK + 1 : 1;
     if (in_use > queue->ring_slots && !iq_ring_resize(queue, queue->ring_slots ? queue->ring_slots * 2 : 4))
         return false;
     iq_stored **block = malloc(IQ_BLOCK * sizeof(*block));
     if (!block)
         return false;
-    queue->ring[(number / IQ_BLOCK) % queue->ring_slots] = block;
+    queue->ring[(number / IQ_BLOCK) & (queue->ring_slots - 1)] = block;
     return true;
 }
 
-/* The oldest message leaves the store (counted discarded) and waits in `evicted` to be freed with no lock held;
- * the retrieval cursor and count stay exact. */
+/* Evicts the oldest message: it waits in `evicted` to be freed with no lock held. */
 static void iq_evict_oldest(d12_info_queue *queue)
 {
-    uint64_t number = queue->first;
-    iq_stored *oldest = iq_at(queue, number);
-    bool cursor = iq_cursor_current(queue), count = iq_count_current(queue);
-    bool retrievable = (cursor || count) && iq_retrievable(queue, oldest);
-    if (cursor && number == queue->cursor_number)
-        queue->cursor_valid = false;
-    else if (cursor && retrievable)
-        queue->cursor_index--;
-    if (count && retrievable)
-        queue->retrievable--;
-    queue->first++;
-    queue->stored_count--;
-    if (queue->first == queue->end || queue->first % IQ_BLOCK == 0) {
-        free(iq_block(queue, number));
-        queue->ring[(number / IQ_BLOCK) % queue->ring_slots] = NULL;
-    }
+    iq_stored *oldest = iq_take_oldest(queue);
     oldest->next = queue->evicted;
     queue->evicted = oldest;
-    queue->discarded++;
 }
 
-static void iq_enforce_limit(d12_info_queue *queue)
+void d12__iq_enforce_limit(d12_info_queue *queue)
 {
     while (queue->stored_count > queue->limit)
         iq_evict_oldest(queue);
@@ -119,12 +126,8 @@ bool d12__iq_store(d12_info_queue *queue, iq_stored *node)
 {
     if (!iq_reserve_next(queue))
         return false;
-    iq_block(queue, queue->end)[queue->end % IQ_BLOCK] = node;
-    queue->end++;
-    queue->stored_count++;
-    if (iq_count_current(queue) && iq_retrievable(queue, node))
-        queue->retrievable++;
-    iq_enforce_limit(queue);
+    iq_place(queue, node);
+    d12__iq_enforce_limit(queue);
     return true;
 }
 
@@ -137,11 +140,11 @@ static void iq_free_chain(iq_stored *node)
     }
 }
 
-/* A new node for a message of `bytes` text bytes (NUL included). Sized up to 128 text bytes, so that once it is
+/* A new node for a message of `bytes` text bytes (NUL included). Sized up to IQ_MIN_TEXT text bytes, so that once it is
  * evicted it can hold most later messages as the spare. */
 iq_stored *d12__iq_node_new(size_t bytes)
 {
-    size_t capacity = bytes < 128 ? 128 : bytes;
+    size_t capacity = bytes < IQ_MIN_TEXT ? IQ_MIN_TEXT : bytes;
     if (capacity > SIZE_MAX - sizeof(iq_stored))
         return NULL;
     iq_stored *node = malloc(sizeof(iq_stored) + capacity);
@@ -172,15 +175,6 @@ HRESULT d12__info_queue_create(d12_info_queue **out)
     d12_info_queue *queue = calloc(1, sizeof(*queue));
     if (!queue)
         return E_OUTOFMEMORY;
-    if (pthread_mutex_init(&queue->lock, NULL) != 0) {
-        free(queue);
-        return E_OUTOFMEMORY;
-    }
-    if (pthread_cond_init(&queue->callback_done, NULL) != 0) {
-        pthread_mutex_destroy(&queue->lock);
-        free(queue);
-        return E_OUTOFMEMORY;
-    }
     queue->limit = D3D12_INFO_QUEUE_DEFAULT_MESSAGE_COUNT_LIMIT;
     queue->next_cookie = 1;
     queue->break_action = d12__iq_break_action_from_env();
@@ -227,6 +221,15 @@ static void iq_free_messages(d12_info_queue *queue)
     queue->evicted = NULL;
 }
 
+static void iq_free_pending_chain(iq_pending *node)
+{
+    while (node) {
+        iq_pending *next = node->next;
+        free(node);
+        node = next;
+    }
+}
+
 void d12__info_queue_destroy(d12_info_queue *queue)
 {
     if (!queue)
@@ -234,17 +237,12 @@ void d12__info_queue_destroy(d12_info_queue *queue)
     assert(!queue->delivering && "destroyed while a callback runs");
     iq_free_messages(queue);
     free(queue->spare);
-    while (queue->pending_head) {
-        iq_pending *next = queue->pending_head->next;
-        free(queue->pending_head);
-        queue->pending_head = next;
-    }
+    iq_free_pending_chain(queue->pending_head);
+    iq_free_pending_chain(queue->pending_pool);
     d12__iq_stack_free(&queue->storage);
     d12__iq_stack_free(&queue->retrieval);
     free(queue->break_ids.items);
     free(queue->callbacks);
-    pthread_cond_destroy(&queue->callback_done);
-    pthread_mutex_destroy(&queue->lock);
     free(queue);
 }
 
@@ -254,7 +252,8 @@ HRESULT d12_info_queue_SetMessageCountLimit(d12_info_queue *queue, UINT64 Messag
 {
     iq_lock(queue);
     queue->limit = MessageCountLimit;
-    iq_enforce_limit(queue); /* lowering the limit evicts the oldest now, counted as discarded */
+    d12__iq_settings_changed(queue);
+    d12__iq_enforce_limit(queue); /* lowering the limit evicts the oldest now, counted as discarded */
     d12__iq_unlock_and_reap(queue);
     return S_OK;
 }

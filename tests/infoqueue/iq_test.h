@@ -66,7 +66,7 @@ void iqt_log_callback(D3D12_MESSAGE_CATEGORY category, D3D12_MESSAGE_SEVERITY se
     X(callback_register_inside) X(unregister_waits) X(slow_callback_does_not_block) X(concurrent_reports)        \
     X(lazy_format) X(wants) X(report_variants) X(catalogue) X(getmessage_many_unfiltered)                      \
     X(getmessage_many_filtered) X(getmessage_model) X(getmessage_poll_newest) X(getmessage_clear_refill)         \
-    X(callback_cookie_reuse) X(getmessage_concurrent_poll)
+    X(callback_cookie_reuse) X(getmessage_concurrent_poll) X(report_plain_settings) X(report_recycled_sizes)
 
 #define IQT_DECLARE(name) void iqt_##name(void);
 IQT_TESTS(IQT_DECLARE)

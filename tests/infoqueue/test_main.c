@@ -116,3 +116,4 @@ int main(int argc, char **argv)
 #include "test_callbacks.c"
 #include "test_retrieval.c"
 #include "test_storage.c"
+#include "test_report.c"
