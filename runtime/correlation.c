@@ -282,6 +282,7 @@ bool d12__recorder_refill(d12_recorder *r)
     c->stats.tracked_blocks++;
     unlock(c);
     r->block = base;
+    r->kinds_base = (uintptr_t)&c->kinds[base & (c->max_live - 1)] - base;
     r->next = base;
     r->end = base + (base == LAST_BLOCK ? D12_CORRELATION_BLOCK - 1 : D12_CORRELATION_BLOCK);
     return true;
@@ -368,8 +369,6 @@ void d12__recorder_init(d12_recorder *r, d12_correlation *c, void *owner)
     memset(r, 0, sizeof *r);
     r->correlation = c;
     r->owner = owner;
-    r->mask = c->max_live - 1;
-    r->kinds = c->kinds;
 }
 
 void d12__recorder_close(d12_recorder *r)

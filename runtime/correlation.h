@@ -148,8 +148,10 @@ typedef struct d12_recorder {
     uint32_t next;                        /* the next index of the current block */
     uint32_t end;                         /* one past the current block's last index; == next: no open block */
     uint32_t block;                       /* the current block's first index (meaningful while next != end) */
-    uint32_t mask;                        /* the device's max_live - 1 */
-    _Atomic uint8_t *kinds;               /* the device's kinds array */
+    /* The address of index i's kind byte, for i in the current block, is kinds_base + i: the block's 64 entries
+     * are contiguous in the device's kinds array (a block starts at a multiple of 64 and max_live is a power of
+     * two of at least 64), so the draw path adds instead of masking (set by the refill). */
+    uintptr_t kinds_base;
     uint32_t ordinals[D12_WORK_KIND_COUNT]; /* calls of each kind in the current recording so far */
     /* Fixed at init. */
     d12_correlation *correlation;
@@ -193,7 +195,7 @@ static inline uint32_t d12__recorder_issue(d12_recorder *recorder, d12_work_kind
     }
     recorder->ordinals[kind]++;
     uint32_t index = recorder->next++;
-    atomic_store_explicit(&recorder->kinds[index & recorder->mask], (uint8_t)kind, memory_order_release);
+    atomic_store_explicit((_Atomic uint8_t *)(recorder->kinds_base + index), (uint8_t)kind, memory_order_release);
     return index;
 }
 
