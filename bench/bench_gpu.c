@@ -48,7 +48,7 @@
 /* COMMAND_RECORD + k: whole recordings of 10^k draws (d12bench --scaling), k = SCALING_FIRST .. SCALING_LAST. */
 typedef enum { COMMAND_DRAW, COMMAND_EXECUTE, COMMAND_CREATE_RELEASE, COMMAND_QUIT, COMMAND_RECORD = 16 } worker_command;
 #define SCALING_FIRST 3
-#define SCALING_LAST 6
+#define SCALING_LAST 7
 
 /* What a worker's device has on, beyond the debug layer. */
 typedef enum { WORKER_BASELINE, WORKER_DRM, WORKER_DRED_BREADCRUMBS, WORKER_DRED_PAGE_FAULT } worker_mode;

@@ -56,7 +56,10 @@ static void list_error(d12__refdrv_command_list *list, HRESULT hr)
 static d12__refdrv_command *append(d12__refdrv_command_list *list, d12__refdrv_command_type type)
 {
     d12__refdrv_recording *recording = list->recording;
-    if (recording && (!recording->tail || recording->tail->count == D12_REFDRV_CHUNK_COMMANDS)) {
+    if (recording && recording->tail && recording->tail->count == D12_REFDRV_CHUNK_COMMANDS &&
+        recording->tail->next) {
+        recording->tail = recording->tail->next; /* a chunk kept from the list's previous recording (start_recording) */
+    } else if (recording && (!recording->tail || recording->tail->count == D12_REFDRV_CHUNK_COMMANDS)) {
         d12__refdrv_chunk *chunk = malloc(sizeof *chunk);
         if (chunk) {
             chunk->next = NULL;
@@ -134,11 +137,29 @@ SIZE_T APIENTRY d12__refdrv_calc_private_list_size(D3D12DDI_HDEVICE device,
     return sizeof(d12__refdrv_command_list);
 }
 
+/* The list's recording emptied for reuse, when nothing but the list holds it (no submission of it is pending: the
+ * acquire pairs with the release of the last submission's reference, so its timeline's reads came before). Its
+ * chunks stay linked and are refilled in order (append), so a Reset costs no free and the next recording no malloc
+ * or page faults up to the size of the largest recording so far: the cost per draw stays flat with recording size
+ * (docs/performance.md "Cost per draw against recording size"). NULL when a submission still holds it. */
+static d12__refdrv_recording *reusable_recording(d12__refdrv_command_list *list)
+{
+    d12__refdrv_recording *recording = list->recording;
+    if (!recording || atomic_load_explicit(&recording->refs, memory_order_acquire) != 1)
+        return NULL;
+    for (d12__refdrv_chunk *chunk = recording->head; chunk; chunk = chunk->next)
+        chunk->count = 0;
+    recording->tail = recording->head;
+    return recording;
+}
+
 /* A fresh recording and fresh record-time state, as Create and Reset give. */
 static HRESULT start_recording(d12__refdrv_command_list *list)
 {
-    d12__refdrv_recording_release(list->recording);
-    list->recording = new_recording();
+    d12__refdrv_recording *reused = reusable_recording(list);
+    if (!reused)
+        d12__refdrv_recording_release(list->recording);
+    list->recording = reused ? reused : new_recording();
     if (list->recording)
         list->recording->rt_list = list->rt_list;
     list->closed = false;
