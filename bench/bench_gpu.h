@@ -19,6 +19,11 @@ void bench_gpu_scaling(bool on);
 void bench_gpu_setup(void);
 void bench_gpu_teardown(void);
 
+/* The driver-call row (bench_ddi.c): the reference driver's pfnWriteBufferImmediate alone, the way DRED calls it;
+ * `baseline` is the row it is printed against (the empty indirect call). Call after bench_gpu_setup (it forks). */
+void bench_ddi_setup(int baseline);
+void bench_ddi_teardown(void);
+
 /* d12bench --peer (bench_peer.c): start the two peer workers and add their rows. Returns whether the vkd3d side
  * runs (false: it was not built, or did not start). bench_peer_row_index[0] holds the vkd3d rows' indices,
  * [1] the d12rt rows' (-1: not added). */

@@ -368,7 +368,7 @@ void d12_command_list_DrawInstanced(struct d12_command_list *self, UINT VertexCo
     before_work(self, D12_WORK_DRAW);
     self->ddi->pfnDrawInstanced(self->handle, VertexCountPerInstance, InstanceCount, StartVertexLocation,
                                 StartInstanceLocation);
-    d12__dred_breadcrumb(self->dred, self->handle, D3D12_AUTO_BREADCRUMB_OP_DRAWINSTANCED);
+    d12__dred_breadcrumb(self->dred_work, self->handle, D3D12_AUTO_BREADCRUMB_OP_DRAWINSTANCED);
 }
 
 void d12_command_list_DrawIndexedInstanced(struct d12_command_list *self, UINT IndexCountPerInstance,
@@ -380,7 +380,7 @@ void d12_command_list_DrawIndexedInstanced(struct d12_command_list *self, UINT I
     before_work(self, D12_WORK_DRAW_INDEXED);
     self->ddi->pfnDrawIndexedInstanced(self->handle, IndexCountPerInstance, InstanceCount, StartIndexLocation,
                                        BaseVertexLocation, StartInstanceLocation);
-    d12__dred_breadcrumb(self->dred, self->handle, D3D12_AUTO_BREADCRUMB_OP_DRAWINDEXEDINSTANCED);
+    d12__dred_breadcrumb(self->dred_work, self->handle, D3D12_AUTO_BREADCRUMB_OP_DRAWINDEXEDINSTANCED);
 }
 
 void d12_command_list_Dispatch(struct d12_command_list *self, UINT ThreadGroupCountX, UINT ThreadGroupCountY,
@@ -390,7 +390,7 @@ void d12_command_list_Dispatch(struct d12_command_list *self, UINT ThreadGroupCo
         return;
     before_work(self, D12_WORK_DISPATCH);
     self->ddi->pfnDispatch(self->handle, ThreadGroupCountX, ThreadGroupCountY, ThreadGroupCountZ);
-    d12__dred_breadcrumb(self->dred, self->handle, D3D12_AUTO_BREADCRUMB_OP_DISPATCH);
+    d12__dred_breadcrumb(self->dred_work, self->handle, D3D12_AUTO_BREADCRUMB_OP_DISPATCH);
 }
 
 /* A copy's resource: ours, or the call is dropped with a message and a recording error. */
@@ -434,7 +434,7 @@ void d12_command_list_CopyBufferRegion(struct d12_command_list *self, ID3D12Reso
     }
     before_work(self, D12_WORK_COPY_BUFFER_REGION);
     self->ddi->pfnCopyBufferRegion(self->handle, dst->handle, DstOffset, src->handle, SrcOffset, NumBytes);
-    d12__dred_breadcrumb(self->dred, self->handle, D3D12_AUTO_BREADCRUMB_OP_COPYBUFFERREGION);
+    d12__dred_breadcrumb(self->dred_work, self->handle, D3D12_AUTO_BREADCRUMB_OP_COPYBUFFERREGION);
 }
 
 void d12_command_list_CopyResource(struct d12_command_list *self, ID3D12Resource *pDstResource,
@@ -457,7 +457,7 @@ void d12_command_list_CopyResource(struct d12_command_list *self, ID3D12Resource
     }
     before_work(self, D12_WORK_COPY_RESOURCE);
     self->ddi->pfnCopyResource(self->handle, dst->handle, src->handle);
-    d12__dred_breadcrumb(self->dred, self->handle, D3D12_AUTO_BREADCRUMB_OP_COPYRESOURCE);
+    d12__dred_breadcrumb(self->dred_work, self->handle, D3D12_AUTO_BREADCRUMB_OP_COPYRESOURCE);
 }
 
 /* ======== Recording: state ======== */
@@ -566,7 +566,7 @@ void d12_command_list_ResourceBarrier(struct d12_command_list *self, UINT NumBar
         } else {
             before_work(self, D12_WORK_RESOURCE_BARRIER); /* GPU work like any other: it gets a state index */
             self->ddi->pfnResourceBarrier(self->handle, NumBarriers, barriers);
-            d12__dred_breadcrumb(self->dred, self->handle, D3D12_AUTO_BREADCRUMB_OP_RESOURCEBARRIER);
+            d12__dred_breadcrumb(self->dred_work, self->handle, D3D12_AUTO_BREADCRUMB_OP_RESOURCEBARRIER);
         }
     }
     if (barriers != stack)
@@ -643,6 +643,7 @@ static struct d12_command_list *new_list(struct d12_device *device, D3D12_COMMAN
         list_destroy(list); /* frees what new_list made */
         return NULL;
     }
+    list->dred_work = list->dred && !list->dred->markers_only ? list->dred : NULL;
     return list;
 }
 

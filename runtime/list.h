@@ -49,6 +49,9 @@ struct d12_command_list {
     _Atomic HRESULT error;                     /* the first recording error: Close returns it */
     struct d12_command_allocator *allocator;   /* the recording thread's: a reference while open */
     struct d12_dred_list *dred;                /* fixed: auto-breadcrumbs (runtime/dred/breadcrumbs.h); NULL when off */
+    struct d12_dred_list *dred_work;           /* fixed: `dred` for GPU-work ops, NULL when off or markers-only
+                                                  ("UseMarkersOnlyAutoBreadcrumbs keeps only SetMarker/BeginEvent/
+                                                  EndEvent"): a work op's breadcrumb is then one branch, no check */
 };
 
 /* The DDI's engine flag for an API list type (D3D12DDI_COMMAND_QUEUE_FLAG_NONE for one d12rt does not support). */

@@ -98,6 +98,14 @@ void d12__dred_pool_destroy(struct d12_device *device)
 
 /* ---- A list's breadcrumb state ---- */
 
+/* d12_dred_list.write without a driver write-immediate (a pre-0127 driver, or no counter memory). */
+static VOID APIENTRY no_write_immediate(D3D12DDI_HCOMMANDLIST list, UINT count,
+                                        const D3D12DDI_WRITEBUFFERIMMEDIATE_PARAMETER_0127 *params,
+                                        const D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_0127 *modes)
+{
+    (void)list, (void)count, (void)params, (void)modes;
+}
+
 HRESULT d12__dred_list_create(struct d12_device *device, struct d12_command_list *list, d12_dred_list **out)
 {
     (void)list;
@@ -122,6 +130,7 @@ HRESULT d12__dred_list_create(struct d12_device *device, struct d12_command_list
         if (state->counter.gpu_va == 0)
             state->write_immediate = NULL; /* no counter memory: the history still records */
     }
+    state->write = state->write_immediate ? state->write_immediate : no_write_immediate;
     *out = state;
     return S_OK;
 }
@@ -170,22 +179,6 @@ void d12__dred_list_close(struct d12_command_list *list)
         return;
     struct d12_dred *device_dred = list->device_child.device->dred;
     dred->closed_seq = atomic_load_explicit(&device_dred->free_seq, memory_order_relaxed);
-}
-
-void d12__dred_record(d12_dred_list *dred, D3D12DDI_HCOMMANDLIST handle, D3D12_AUTO_BREADCRUMB_OP op)
-{
-    /* "UseMarkersOnlyAutoBreadcrumbs keeps only SetMarker/BeginEvent/EndEvent" */
-    if (dred->markers_only && op > D3D12_AUTO_BREADCRUMB_OP_ENDEVENT)
-        return;
-    dred->ring[dred->count & D12_DRED_RING_MASK] = op;
-    if (dred->count != UINT_MAX) /* "BreadcrumbCount keeps counting past the ring up to UINT_MAX" */
-        dred->count++;
-    if (dred->write_immediate) {
-        /* BRIEF §2: after op k, a MARKER_OUT write of k + 1 ("written once every preceding operation has completed"). */
-        wbi_param param = {dred->counter.gpu_va, dred->count};
-        D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_0127 mode = D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_MARKER_OUT;
-        dred->write_immediate(handle, 1, &param, &mode);
-    }
 }
 
 void d12__dred_state(d12_dred_list *dred, d12_dred_state_kind kind, unsigned which, unsigned slot, UINT64 address,

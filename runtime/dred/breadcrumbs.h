@@ -7,6 +7,7 @@
 #ifndef D12_DRED_BREADCRUMBS_H
 #define D12_DRED_BREADCRUMBS_H
 
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -68,6 +69,8 @@ typedef struct d12_dred_list {
     bool contexts_on;
     bool track_state;      /* keep the state log (for the report) */
     d12_dred_write_immediate_fn write_immediate; /* NULL: the driver predates build 0127 */
+    d12_dred_write_immediate_fn write;           /* never NULL: write_immediate, or a no-op without one (the hot
+                                                    path calls it unconditionally) */
     d12_dred_counter counter;
     /* The recording (the recording thread's). */
     UINT count;            /* BreadcrumbCount: ops recorded since the last Reset; saturates at UINT_MAX */
@@ -91,10 +94,25 @@ void d12__dred_list_begin(struct d12_command_list *list);
 /* Close: remember the ledger's sequence (a buffer freed later was "released after the list was recorded"). */
 void d12__dred_list_close(struct d12_command_list *list);
 
-/* The slow half of recording an op (out of line so the fast path stays one branch). */
-void d12__dred_record(d12_dred_list *dred, D3D12DDI_HCOMMANDLIST handle, D3D12_AUTO_BREADCRUMB_OP op);
+/* Record `op` (breadcrumbs on; in markers-only mode only SetMarker/BeginEvent/EndEvent get here, the list's
+ * `dred_work` being NULL): its history slot, the count, and after it the MARKER_OUT write of the new count. Inline,
+ * with no check but the count's saturation: the runtime's part of a breadcrumb is two stores and the arguments of
+ * the driver call (issue 9: at most the write-immediate call + 2 ns; docs/performance.md "DRED breadcrumbs"). */
+static inline void d12__dred_record(d12_dred_list *dred, D3D12DDI_HCOMMANDLIST handle, D3D12_AUTO_BREADCRUMB_OP op)
+{
+    UINT count = dred->count;
+    dred->ring[count & D12_DRED_RING_MASK] = op;
+    if (__builtin_expect(count != UINT_MAX, 1)) /* "BreadcrumbCount keeps counting past the ring up to UINT_MAX" */
+        count++;
+    dred->count = count;
+    /* BRIEF §2: after op k, a MARKER_OUT write of k + 1 ("written once every preceding operation has completed"). */
+    D3D12DDI_WRITEBUFFERIMMEDIATE_PARAMETER_0127 param = {dred->counter.gpu_va, count};
+    D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_0127 mode = D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_MARKER_OUT;
+    dred->write(handle, 1, &param, &mode);
+}
 
-/* After op `op` was recorded into the driver's list: append it and record the MARKER_OUT write of the new count. */
+/* After op `op` was recorded into the driver's list: append it and record the MARKER_OUT write of the new count
+ * (with breadcrumbs off, one predictable branch). */
 static inline void d12__dred_breadcrumb(d12_dred_list *dred, D3D12DDI_HCOMMANDLIST handle, D3D12_AUTO_BREADCRUMB_OP op)
 {
     if (__builtin_expect(dred != NULL, 0))

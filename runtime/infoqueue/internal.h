@@ -150,7 +150,7 @@ struct d12_info_queue {
  * A futex mutex (U. Drepper, "Futexes Are Tricky", mutex #3): `lock` is 0 free, 1 held, 2 held with possible
  * waiters. Taking a free lock is one compare-exchange and releasing an uncontended one one exchange, against the
  * ~60 instructions of pthread_mutex_lock + unlock the report path paid (docs/performance.md "Report path");
- * contended, a thread spins briefly, then sleeps in the kernel. Acquire on taking, release on releasing: the
+ * contended, a thread sleeps in the kernel until the holder wakes it. Acquire on taking, release on releasing: the
  * critical sections are ordered as with a mutex (ThreadSanitizer sees the atomics). The condition variable
  * `callback_done` is a futex word too (a sequence number). */
 

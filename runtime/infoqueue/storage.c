@@ -27,20 +27,10 @@ static void iq_futex_wake(_Atomic uint32_t *word, int count)
     syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, count, NULL, NULL, 0);
 }
 
-/* The compare-exchange found the lock held: spin a little (a critical section is a few hundred instructions),
- * then mark it contended (2) and sleep until it is free. */
+/* The compare-exchange found the lock held: mark it contended (2) and sleep until it is free, as glibc's default
+ * mutex does (no spinning: with more reporting threads than cores, a spinner only delays the holder). */
 void d12__iq_lock_contended(d12_info_queue *queue)
 {
-    for (int spin = 0; spin < 100; spin++) {
-        uint32_t free_state = 0;
-        if (atomic_load_explicit(&queue->lock, memory_order_relaxed) == 0 &&
-            atomic_compare_exchange_weak_explicit(&queue->lock, &free_state, 1, memory_order_acquire,
-                                                  memory_order_relaxed))
-            return;
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
-    }
     while (atomic_exchange_explicit(&queue->lock, 2, memory_order_acquire) != 0)
         iq_futex_wait(&queue->lock, 2);
 }
