@@ -325,6 +325,14 @@ typedef struct report_case {
 } report_case;
 
 static d12_info_queue *queue_stored, *queue_denied, *queue_callback;
+static bool scaling_mode; /* d12bench --scaling: also the report path against the store's size */
+
+/* Messages per second against work size (d12bench --scaling): the stored-report row with the count limit at 10^k
+ * messages, the queue filled to its limit at setup, so every timed report evicts the oldest of 10^k. */
+#define REPORT_SCALING_FIRST 3
+#define REPORT_SCALING_LAST 6
+static d12_info_queue *queue_sized[REPORT_SCALING_LAST - REPORT_SCALING_FIRST + 1];
+
 static report_case report_stored, report_denied, report_callback;
 static uint64_t callback_calls;
 
@@ -408,6 +416,28 @@ static void stop_report_threads(void)
     }
 }
 
+static void setup_report_scaling(int baseline)
+{
+    static char names[REPORT_SCALING_LAST - REPORT_SCALING_FIRST + 1][64];
+    static report_case cases[REPORT_SCALING_LAST - REPORT_SCALING_FIRST + 1];
+    uint64_t limit = 1;
+    for (int k = 0; k < REPORT_SCALING_FIRST; k++)
+        limit *= 10;
+    for (int k = REPORT_SCALING_FIRST, i = 0; k <= REPORT_SCALING_LAST; k++, i++, limit *= 10) {
+        if (FAILED(d12__info_queue_create(&queue_sized[i]))) {
+            fail_setup("d12__info_queue_create (report scaling)");
+            return;
+        }
+        d12_info_queue_SetMuteDebugOutput(queue_sized[i], TRUE);
+        d12_info_queue_SetMessageCountLimit(queue_sized[i], limit);
+        cases[i] = (report_case){queue_sized[i], report_stored.text};
+        run_report_text(&cases[i], limit); /* full: the timed reports evict */
+        snprintf(names[i], sizeof names[i], "report_text stored, store of 10^%d", k);
+        add_row("scaling", names[i], "muted, no callback, the count limit at 10^k, full (every report evicts)",
+                run_report_text, &cases[i], baseline, true);
+    }
+}
+
 static void setup_info_queue(void)
 {
     if (FAILED(d12__info_queue_create(&queue_stored)) || FAILED(d12__info_queue_create(&queue_denied)) ||
@@ -446,6 +476,8 @@ static void setup_info_queue(void)
             run_report_f, &report_denied, stored, true);
     add_row("infoqueue", "report_text stored, callback", "muted, a counting message callback registered",
             run_report_text, &report_callback, stored, true);
+    if (scaling_mode)
+        setup_report_scaling(stored);
     static const char *const thread_rows[] = {"report_text stored, 1 thread", "report_text stored, 2 threads",
                                               "report_text stored, 4 threads", "report_text stored, 8 threads"};
     int one = -1;
@@ -838,6 +870,7 @@ int main(int argc, char **argv)
             only_iterations = strtoull(argv[++i], NULL, 10);
         } else if (strcmp(argv[i], "--scaling") == 0) {
             bench_gpu_scaling(true);
+            scaling_mode = true;
         } else if (strcmp(argv[i], "--peer") == 0) {
             peer_only = true;
         } else if (strcmp(argv[i], "--check-budget") == 0) {
@@ -927,5 +960,8 @@ int main(int argc, char **argv)
         d12__info_queue_destroy(queue_denied);
     if (queue_callback != NULL)
         d12__info_queue_destroy(queue_callback);
+    for (size_t i = 0; i < sizeof queue_sized / sizeof queue_sized[0]; i++)
+        if (queue_sized[i] != NULL)
+            d12__info_queue_destroy(queue_sized[i]);
     return status;
 }

@@ -7,6 +7,7 @@ Reads every row of every file (later files win for a row measured twice) and dra
 the interleaved repetitions (the statistic that survives a shared machine; docs/performance.md):
   cost_per_draw.png     ns per draw against recording size, feature off and on (d12bench --scaling rows)
   report_threads.png    stored messages per second against reporting threads (report_text stored, N threads)
+  report_work_size.png  stored messages per second against the store's size (d12bench --scaling rows)
   peer.png              each peer row, d12rt beside vkd3d (ns per operation, log scale; d12bench --peer rows)
 """
 import json
@@ -77,6 +78,28 @@ plot '{data}' using 1:2 with linespoints title 'd12rt, muted, no callback', 20 w
     return True
 
 
+def plot_work_size(rows, out, tmp):
+    data = os.path.join(tmp, "work_size.dat")
+    lines = []
+    for k in range(3, 8):
+        row = rows.get(f"report_text stored, store of 10^{k}")
+        if row and row["min_ns"] > 0:
+            lines.append(f"{10 ** k} {1e3 / row['min_ns']}")
+    if not lines:
+        return False
+    open(data, "w").write("\n".join(lines) + "\n")
+    gnuplot(f"""set terminal pngcairo size 800,500
+set output '{os.path.join(out, "report_work_size.png")}'
+set title 'Report path: stored messages per second against the store size (count limit, full; 1e3 / min ns)'
+set logscale x 10
+set xlabel 'stored messages (count limit)'
+set ylabel 'M stored messages / s'
+set yrange [0:*]
+plot '{data}' using 1:2 with linespoints title 'd12rt, muted, no callback', 20 with lines dashtype 2 title 'budget 20 M/s'
+""")
+    return True
+
+
 def plot_peer(rows, out, tmp):
     data = os.path.join(tmp, "peer.dat")
     lines = []
@@ -114,7 +137,7 @@ def main():
     os.makedirs(out, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         drawn = [name for name, plot in (("cost_per_draw.png", plot_draws), ("report_threads.png", plot_threads),
-                                         ("peer.png", plot_peer)) if plot(rows, out, tmp)]
+                                         ("report_work_size.png", plot_work_size), ("peer.png", plot_peer)) if plot(rows, out, tmp)]
     print("plot.py: wrote " + (", ".join(drawn) if drawn else "nothing (no matching rows)"))
     return 0
 

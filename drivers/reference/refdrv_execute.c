@@ -354,7 +354,9 @@ bool d12__refdrv_execute(d12__refdrv_timeline *timeline, const d12__refdrv_recor
     }
     execution x = {timeline, recording, false, 0, 0};
     bool running = true;
-    for (const d12__refdrv_chunk *chunk = recording->head; chunk && running; chunk = chunk->next) {
+    /* The first empty chunk ends the recording: the chunks after it are kept empty for the list's next recording
+     * (refdrv_list.c, reusable_recording). */
+    for (const d12__refdrv_chunk *chunk = recording->head; chunk && chunk->count && running; chunk = chunk->next) {
         for (uint32_t i = 0; i < chunk->count && running; i++) {
             const d12__refdrv_command *command = &chunk->commands[i];
             if (is_binding(command))

@@ -147,8 +147,14 @@ static d12__refdrv_recording *reusable_recording(d12__refdrv_command_list *list)
     d12__refdrv_recording *recording = list->recording;
     if (!recording || atomic_load_explicit(&recording->refs, memory_order_acquire) != 1)
         return NULL;
-    for (d12__refdrv_chunk *chunk = recording->head; chunk; chunk = chunk->next)
+    /* Chunks after the tail are empty already (this loop emptied them when they were used), so only the used
+     * ones are touched: a small recording after a large one pays for its own size. */
+    for (d12__refdrv_chunk *chunk = recording->head; chunk; chunk = chunk->next) {
+        bool last = chunk == recording->tail;
         chunk->count = 0;
+        if (last)
+            break;
+    }
     recording->tail = recording->head;
     return recording;
 }
