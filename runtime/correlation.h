@@ -145,8 +145,9 @@ void d12__recording_unref(d12_recording *recording);
 
 typedef struct d12_recorder {
     /* Used by the list's recording thread only (the fast path reads and writes them without a lock). */
-    uint32_t next;                        /* the next index of the current block */
-    uint32_t end;                         /* one past the current block's last index; == next: no open block */
+    uint64_t next;                        /* the next index of the current block (64 bits: it is added to
+                                             kinds_base as it is, with no zero extension on the draw path) */
+    uint64_t end;                         /* one past the current block's last index; == next: no open block */
     uint32_t block;                       /* the current block's first index (meaningful while next != end) */
     /* The address of index i's kind byte, for i in the current block, is kinds_base + i: the block's 64 entries
      * are contiguous in the device's kinds array (a block starts at a multiple of 64 and max_live is a power of
@@ -194,9 +195,9 @@ static inline uint32_t d12__recorder_issue(d12_recorder *recorder, d12_work_kind
         return D12_STATE_INDEX_NONE;
     }
     recorder->ordinals[kind]++;
-    uint32_t index = recorder->next++;
+    uint64_t index = recorder->next++;
     atomic_store_explicit((_Atomic uint8_t *)(recorder->kinds_base + index), (uint8_t)kind, memory_order_release);
-    return index;
+    return (uint32_t)index;
 }
 
 #endif
