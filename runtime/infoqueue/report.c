@@ -1,6 +1,7 @@
-/* InfoQueue reporting: a report goes through two short critical sections: the first decides (storage filter, who
- * wants the text), the text is formatted with no lock held, the second commits (stores, counts, queues it for
- * delivery). A verbatim, stored report with nothing to deliver is decided and committed under one lock.
+/* InfoQueue reporting: a formatted report goes through two short critical sections: the first decides (storage
+ * filter, who wants the text), the text is formatted with no lock held, the second commits (stores, counts, queues
+ * it for delivery). A verbatim report is decided and committed under one lock when it needs no allocation (a
+ * recycled store node, a pooled delivery node), else it takes the same two steps.
  * Design: docs/infoqueue.md; docs/performance.md "Report path". */
 #define _POSIX_C_SOURCE 200809L
 
@@ -143,7 +144,7 @@ static void iq_commit(d12_info_queue *queue, const iq_decision *d, iq_stored *no
     if (pending && (d->print || queue->ignore_filter_callbacks > 0 || (d->passed && queue->callback_count > 0)))
         iq_enqueue(queue, pending);
     else if (pending)
-        free(pending);
+        d12__iq_pending_recycle(queue, pending); /* nobody wants it any more: back to the pool */
     queue->next_seq++;
     if (!d->store || !d12__iq_store(queue, node)) {
         if (d->passed)
