@@ -1009,6 +1009,77 @@ static void write_immediate(void)
     close_gpu(&g);
 }
 
+/* Records `writes` DEFAULT writes of `value` into consecutive words of `b` (wrapping in its 256 bytes). */
+static void record_writes(gpu *g, D3D12DDI_HCOMMANDLIST list, const buffer *b, unsigned writes, UINT32 value)
+{
+    for (unsigned i = 0; i < writes; i++) {
+        D3D12DDI_WRITEBUFFERIMMEDIATE_PARAMETER_0127 write = {b->va + (i % 64) * 4, value};
+        g->cl7.pfnWriteBufferImmediate(list, 1, &write, NULL);
+    }
+}
+
+/* A Reset reuses the list's recording memory when no submission holds it (docs/performance.md "Cost per draw
+ * against recording size"): a small recording after a large one executes only its own commands (none of the
+ * large one's chunks run again), a submission still holding the old recording executes it intact, and a
+ * recording larger than every earlier one still grows. */
+static void recording_reuse(void)
+{
+    gpu g;
+    open_gpu_build(&g, true, true, D3D12DDI_BUILD_VERSION_0127);
+    buffer first, second;
+    create_buffer(&g, &first, D3D12DDI_HEAP_TYPE_READBACK, 256, "First");
+    create_buffer(&g, &second, D3D12DDI_HEAP_TYPE_READBACK, 256, "Second");
+    D3D12DDI_HCOMMANDLIST list = create_list(&g);
+    record_writes(&g, list, &first, 3 * D12_REFDRV_CHUNK_COMMANDS + 5, 1); /* four chunks */
+    g.cl.pfnCloseCommandList(list);
+    fake_fence fence = {0};
+    execute_and_wait(&g, list, &fence, 1);
+    CHECK_EQ_INT(word_at(&first, 0), 1);
+    CHECK_EQ_INT(word_at(&first, 252), 1);
+    memset(first.data, 0, 256);
+    /* Nothing holds the recording: reused (the same recording and chunks). The new one writes `second` only. */
+    const d12__refdrv_command_list *driver_list = list.pDrvPrivate;
+    const d12__refdrv_recording *large = driver_list->recording;
+    const d12__refdrv_chunk *large_head = large->head;
+    D3D12DDIARG_RESETCOMMANDLIST_0126 reset = {g.allocator};
+    g.cl.pfnResetCommandList(list, &reset);
+    CHECK(driver_list->recording == large);
+    CHECK(driver_list->recording->head == large_head && large_head->count == 0);
+    record_writes(&g, list, &second, 3, 2);
+    g.cl.pfnCloseCommandList(list);
+    execute_and_wait(&g, list, &fence, 2);
+    CHECK_EQ_INT(word_at(&second, 0), 2);
+    CHECK_EQ_INT(word_at(&second, 8), 2);
+    CHECK_EQ_INT(word_at(&second, 12), 0);
+    CHECK_EQ_INT(word_at(&first, 0), 0); /* the large recording's commands did not run again */
+    CHECK_EQ_INT(word_at(&first, 252), 0);
+    /* A submission holds it (a GPU wait on `gate` keeps it pending): the Reset makes a new recording and the
+     * submission runs the old one intact. */
+    memset(second.data, 0, 256);
+    fake_fence gate = {0};
+    D3D12DDIARG_FENCE_OPERATION_0126 wait = {{&gate}, 1};
+    g.q.pfnWaitForFence(g.queue, &wait);
+    g.q.pfnExecuteCommandLists(g.queue, 1, &list);
+    g.cl.pfnResetCommandList(list, &reset);
+    CHECK(driver_list->recording != large); /* a new recording: the submission keeps the old one */
+    record_writes(&g, list, &first, 2 * D12_REFDRV_CHUNK_COMMANDS, 3); /* grows past the reused size */
+    g.cl.pfnCloseCommandList(list);
+    D3D12DDIARG_FENCE_OPERATION_0126 op = {{&fence}, 3};
+    g.q.pfnSignalFence(g.queue, &op);
+    cpu_signal(&gate, 1);
+    wait_fence(&fence, 3);
+    CHECK_EQ_INT(word_at(&second, 8), 2);
+    CHECK_EQ_INT(word_at(&first, 0), 0);
+    execute_and_wait(&g, list, &fence, 4);
+    CHECK_EQ_INT(word_at(&first, 0), 3);
+    CHECK_EQ_INT(word_at(&first, 252), 3);
+    CHECK_EQ_INT(g_list_error, S_OK);
+    destroy_list(&g, list);
+    destroy_buffer(&g, &first);
+    destroy_buffer(&g, &second);
+    close_gpu(&g);
+}
+
 /* A runtime of build 0126 asks for the 0126 layout: the driver fills exactly that (the slot after it is left
  * alone), and a table one slot short of it is refused. */
 static void write_immediate_table_0126(void)
@@ -1316,6 +1387,7 @@ static const struct {
     {"queue_without_kt", queue_without_kt},
     {"write_immediate", write_immediate},
     {"write_immediate_table_0126", write_immediate_table_0126},
+    {"recording_reuse", recording_reuse},
     {"fault_0127", fault_0127},
     {"fault_write_0127", fault_write_0127},
     {"fault_0126", fault_0126},
