@@ -120,8 +120,9 @@ VOID APIENTRY d12__refdrv_destroy_allocator(D3D12DDI_HDEVICE device, D3D12DDI_HC
 }
 
 /* Nothing to reclaim: each recording owns its chunks and frees them when its last holder (the list, or a
- * submission still executing it) lets go. A hardware driver would recycle the allocator's command memory
- * here; sharing memory per allocator would make a reset race the timelines still reading it. */
+ * submission still executing it) lets go, and a list's Reset reuses its own recording's chunks when nothing else
+ * holds them (start_recording). A hardware driver would recycle the allocator's command memory here; sharing
+ * memory per allocator would make a reset race the timelines still reading it. */
 VOID APIENTRY d12__refdrv_reset_allocator(D3D12DDI_HCOMMANDALLOCATOR allocator)
 {
     (void)allocator;
