@@ -135,6 +135,12 @@ void d12__correlation_set_next_for_test(d12_correlation *correlation, uint32_t n
 
 /* ---- Recordings: references held by submissions ---- */
 
+/* Whether any index of `recording` may still resolve: some block it took is still in its slot. For a closed
+ * recording (every submitted one) false is final: it never takes a block again, and eviction only removes them.
+ * No lock (the count is read with a relaxed load): a submission's retention asks it to skip or drop a hold that
+ * could never annotate a message (docs/performance.md, "Bounded retention"). */
+bool d12__recording_resolvable(const d12_recording *recording);
+
 /* Take a reference (ExecuteCommandLists, per submission). `recording` may be NULL (a list whose begin failed). */
 void d12__recording_ref(d12_recording *recording);
 /* Drop one; the last makes the recording's indices unresolvable, frees it and unrefs its owner. NULL is
