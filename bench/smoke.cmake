@@ -29,6 +29,8 @@ set(rows
   "DrawInstanced (feature on: correlation)"
   "ExecuteCommandLists (feature off)"
   "ExecuteCommandLists (feature on, nothing to flush)"
+  "ExecuteCommandLists (feature off, 2 lists alternating)"
+  "ExecuteCommandLists (feature on, 2 lists alternating)"
   "DrawInstanced (DRED auto-breadcrumbs)"
   "committed buffer create + release (DRED off)"
   "committed buffer create + release (page-fault tracking)"
