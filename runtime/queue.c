@@ -235,37 +235,33 @@ static bool check_lists(struct d12_command_queue *queue, UINT count, ID3D12Comma
  *     record whose holds are all useless (evicted, or held by a later record of the queue, which is never released
  *     earlier), so a queue keeps at most about twice as many records as the device has live recordings. */
 
-static bool holdable(d12_recording *recording)
-{
-    return recording && d12__recording_resolvable(recording);
-}
-
-/* Whether `s` holds exactly the holdable recordings of `lists`, in order. Called with queue->lock held. */
-static bool same_recordings(const struct d12_submission *s, UINT count, struct d12_command_list *const *lists)
-{
-    UINT held = 0;
-    for (UINT i = 0; i < count; i++) {
-        d12_recording *recording = d12__recorder_recording(&lists[i]->recorder);
-        if (!holdable(recording))
-            continue;
-        if (held == s->count || s->recordings[held] != recording)
-            return false;
-        held++;
-    }
-    return held == s->count;
-}
-
-/* A record from the spare list (or a new one) holding the holdable recordings of `lists`; NULL when none is
- * holdable or memory ran out (the submission then simply is not annotated). Called with queue->lock held: it only
- * takes atomic references, no lock. */
-static struct d12_submission *new_submission(struct d12_command_queue *queue, UINT count,
-                                             struct d12_command_list *const *lists)
+/* The recordings of `lists` a submission would hold (those that can still resolve an index), into `held`. */
+static UINT holdable(UINT count, struct d12_command_list *const *lists, d12_recording **held)
 {
     UINT holds = 0;
-    for (UINT i = 0; i < count; i++)
-        holds += holdable(d12__recorder_recording(&lists[i]->recorder));
-    if (holds == 0)
-        return NULL;
+    for (UINT i = 0; i < count; i++) {
+        d12_recording *recording = d12__recorder_recording(&lists[i]->recorder);
+        if (recording && d12__recording_resolvable(recording))
+            held[holds++] = recording;
+    }
+    return holds;
+}
+
+/* Whether `s` holds exactly `held`. Called with queue->lock held. */
+static bool same_recordings(const struct d12_submission *s, UINT holds, d12_recording *const *held)
+{
+    if (s->count != holds)
+        return false;
+    for (UINT i = 0; i < holds; i++)
+        if (s->recordings[i] != held[i])
+            return false;
+    return true;
+}
+
+/* A record from the spare list (or a new one) referencing `held`; NULL when memory ran out (the submission then
+ * simply is not annotated). Called with queue->lock held: it only takes atomic references, no lock. */
+static struct d12_submission *new_submission(struct d12_command_queue *queue, UINT holds, d12_recording *const *held)
+{
     struct d12_submission *s = queue->spare;
     if (s)
         queue->spare = s->next;
@@ -273,6 +269,7 @@ static struct d12_submission *new_submission(struct d12_command_queue *queue, UI
         return NULL;
     s->recordings = s->inline_recordings;
     if (holds > SUBMISSION_INLINE && !(s->recordings = malloc(holds * sizeof *s->recordings))) {
+        s->recordings = s->inline_recordings;
         s->next = queue->spare;
         queue->spare = s;
         return NULL;
@@ -281,13 +278,10 @@ static struct d12_submission *new_submission(struct d12_command_queue *queue, UI
     s->release_after = 0;
     s->next = NULL;
     s->queue = queue;
-    s->count = 0;
-    for (UINT i = 0; i < count; i++) {
-        d12_recording *recording = d12__recorder_recording(&lists[i]->recorder);
-        if (holdable(recording)) {
-            d12__recording_ref(recording);
-            s->recordings[s->count++] = recording;
-        }
+    s->count = holds;
+    for (UINT i = 0; i < holds; i++) {
+        d12__recording_ref(held[i]);
+        s->recordings[i] = held[i];
     }
     return s;
 }
@@ -402,18 +396,18 @@ static struct d12_submission *compact(struct d12_command_queue *queue)
 /* Count the submission (its serial) and retain its recordings: the newest record's serial moves on when it holds the
  * same recordings and no flush marked it yet, else a new record is linked. Returns the serial; *dropped, the records
  * a compaction took out (to release after the lock). */
-static uint64_t record_submission(struct d12_command_queue *queue, bool correlate, UINT count,
-                                  struct d12_command_list *const *lists, struct d12_submission **dropped)
+static uint64_t record_submission(struct d12_command_queue *queue, UINT holds, d12_recording *const *held,
+                                  struct d12_submission **dropped)
 {
     *dropped = NULL;
     d12__lock(&queue->lock, D12_RANK_QUEUE);
     uint64_t serial = ++queue->submitted;
-    if (correlate) {
+    if (holds) {
         struct d12_submission *newest = queue->newest;
-        if (newest && newest->flush == 0 && same_recordings(newest, count, lists)) {
+        if (newest && newest->flush == 0 && same_recordings(newest, holds, held)) {
             newest->serial = serial;
         } else {
-            struct d12_submission *s = new_submission(queue, count, lists);
+            struct d12_submission *s = new_submission(queue, holds, held);
             if (s) {
                 s->serial = serial;
                 *queue->submissions_tail = s;
@@ -435,19 +429,26 @@ static uint64_t record_submission(struct d12_command_queue *queue, bool correlat
 static void submit_lists(struct d12_command_queue *queue, UINT count, struct d12_command_list *const *lists)
 {
     D3D12DDI_HCOMMANDLIST stack[D12_ECL_STACK_LISTS];
+    d12_recording *held_stack[D12_ECL_STACK_LISTS];
     D3D12DDI_HCOMMANDLIST *handles = count <= D12_ECL_STACK_LISTS ? stack : malloc(count * sizeof *handles);
-    if (!handles)
-        return; /* out of memory: ExecuteCommandLists has no way to say so; nothing is submitted */
     bool correlate = queue->device_child.device->correlation != NULL;
+    d12_recording **held = !correlate || count <= D12_ECL_STACK_LISTS ? held_stack : malloc(count * sizeof *held);
+    if (!handles || !held) {
+        if (handles != stack)
+            free(handles);
+        return; /* out of memory: ExecuteCommandLists has no way to say so; nothing is submitted */
+    }
     for (UINT i = 0; i < count; i++)
         handles[i] = lists[i]->handle;
+    /* The recordings are the lists' own until the submission is counted (the application may not Reset a list
+     * inside its submission); one whose blocks were all evicted (or that took none) is not held. */
+    UINT holds = correlate ? holdable(count, lists, held) : 0;
     struct d12_dred_submission *dred = d12__dred_submit_begin(queue, count, lists); /* DRED: outstanding lists */
     queue->gpu->queue.pfnExecuteCommandLists(queue->handle, count, handles);
     /* Counted only once the driver has it: a Signal's serial (taken when it is appended) then never covers a
-     * submission that reaches the driver after that Signal, so no flush retires work that has not run. The lists'
-     * recordings are the list's own until then (the application may not Reset a list inside its submission). */
+     * submission that reaches the driver after that Signal, so no flush retires work that has not run. */
     struct d12_submission *dropped;
-    d12__dred_submit_end(queue, dred, record_submission(queue, correlate, count, lists, &dropped));
+    d12__dred_submit_end(queue, dred, record_submission(queue, holds, held, &dropped));
     if (dropped) {
         release_holds(dropped);
         d12__lock(&queue->lock, D12_RANK_QUEUE);
@@ -456,6 +457,8 @@ static void submit_lists(struct d12_command_queue *queue, UINT count, struct d12
     }
     if (handles != stack)
         free(handles);
+    if (held != held_stack)
+        free(held);
 }
 
 void d12_command_queue_ExecuteCommandLists(struct d12_command_queue *self, UINT NumCommandLists,
