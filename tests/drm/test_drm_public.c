@@ -2037,6 +2037,65 @@ static void test_queue_order_threads(void)
     env_close(&e);
 }
 
+/* A flush on one thread retires records of a queue another thread is destroying: the retired records go back to
+ * their queue's spare list only while that queue is still the device's, else they are freed (queue.c recycle).
+ * Under the asan and tsan presets a record returned to a freed queue is an error. */
+typedef struct churn_args {
+    env *e;
+    ID3D12GraphicsCommandList *list;
+    ID3D12Fence *fence;
+    unsigned rounds;
+} churn_args;
+
+static void *churn_queues(void *argument)
+{
+    churn_args *a = argument;
+    for (unsigned i = 1; i <= a->rounds; i++) {
+        ID3D12CommandQueue *queue = new_queue(a->e, D3D12_COMMAND_LIST_TYPE_DIRECT);
+        if (!queue)
+            break;
+        execute_on(queue, a->list);
+        execute_on(queue, a->list);
+        ID3D12CommandQueue_Signal(queue, a->fence, i);
+        wait_fence(a->fence, i, false);
+        CHECK_EQ_INT(ID3D12CommandQueue_Release(queue), 0); /* while the other thread flushes */
+    }
+    return NULL;
+}
+
+static void test_retain_queue_destroy_race(void)
+{
+    env e;
+    if (!env_open(&e, true, 1))
+        return;
+    enum { ROUNDS = 200 };
+    ULONG base = device_refs(e.device);
+    ID3D12Fence *fence = NULL;
+    CHECK_EQ_INT(ID3D12Device_CreateFence(e.device, 0, D3D12_FENCE_FLAG_NONE, &IID_ID3D12Fence, (void **)&fence), S_OK);
+    ID3D12GraphicsCommandList *churned = new_list(&e, L"Churned"), *flushed = new_list(&e, L"Flushing");
+    if (!fence || !churned || !flushed)
+        return;
+    ID3D12GraphicsCommandList_DrawInstanced(churned, 3, 1, 0, 0);
+    ID3D12GraphicsCommandList_DrawInstanced(flushed, 3, 1, 0, 0);
+    CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(churned), S_OK);
+    CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(flushed), S_OK);
+    churn_args args = {&e, churned, fence, ROUNDS};
+    pthread_t churner;
+    CHECK_EQ_INT(pthread_create(&churner, NULL, churn_queues, &args), 0);
+    for (unsigned i = 0; i < 4 * ROUNDS && ID3D12Fence_GetCompletedValue(fence) < ROUNDS; i++) {
+        execute(&e, flushed); /* a flush whenever a completion was observed, on any queue */
+        signal_wait_on(&e, e.queue, false);
+    }
+    pthread_join(churner, NULL);
+    execute(&e, e.idle);
+    CHECK_EQ_INT(ID3D12Device_GetDeviceRemovedReason(e.device), S_OK);
+    ID3D12GraphicsCommandList_Release(churned);
+    ID3D12GraphicsCommandList_Release(flushed);
+    ID3D12Fence_Release(fence);
+    CHECK_EQ_INT(device_refs(e.device), base);
+    env_close(&e);
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -2065,6 +2124,7 @@ int main(int argc, char **argv)
         {"off_not_opted_in", test_off_not_opted_in}, {"off_no_debug_layer", test_off_no_debug_layer},
         {"off_driver", test_off_driver}, {"retain_bounded", test_retain_bounded},
         {"retain_merged", test_retain_merged}, {"queue_order_threads", test_queue_order_threads},
+        {"retain_queue_destroy_race", test_retain_queue_destroy_race},
     };
     for (size_t i = 0; argc == 2 && i < sizeof cases / sizeof cases[0]; i++) {
         if (strcmp(argv[1], cases[i].name) == 0) {
