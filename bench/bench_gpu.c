@@ -114,6 +114,10 @@ static bool gpu_open(gpu *g, worker_mode mode)
     /* The registry overlay must not change what is measured: an empty HKCU and HKLM. */
     setenv("D12RT_HKCU", "/nonexistent-d12bench/hkcu", 1); /* absent: empty, no warning */
     setenv("D12RT_HKLM", "/nonexistent-d12bench/hklm", 1);
+    /* The ExecuteCommandLists rows hold the GPU, then let it run 1024 submissions at once; on a loaded machine its
+     * timeline thread can be descheduled past the 2 s default mid-command, and a TDR would end the rows' work
+     * silently (a removed device takes no submissions). The watchdog is not what these rows measure. */
+    setenv("D12RT_TDR_DELAY_MS", "3600000", 1);
     ID3D12Debug7 *debug;
     if (FAILED(D3D12GetDebugInterface(&IID_ID3D12Debug7, (void **)&debug)))
         return false;
@@ -244,6 +248,11 @@ static double time_executes(gpu *g, uint64_t iterations, bool alternate)
         total += now_ns() - start;
         g->submissions += batch;
         iterations -= batch;
+    }
+    HRESULT removed = ID3D12Device_GetDeviceRemovedReason(g->device);
+    if (FAILED(removed)) { /* a removed device takes no work: the figure would be the early return's */
+        fprintf(stderr, "d12bench: a GPU worker's device was removed (0x%08x)\n", (unsigned)removed);
+        return -1.0;
     }
     return total;
 }
