@@ -7,8 +7,10 @@
  * block of 64 indices, each with the ordinals its recording had reached at the block's first index) and a kinds
  * array of `max_live` bytes (the kind of each live index; its ordinal is counted from the block's at resolution). One d12_recorder embedded in each command list. One d12_recording per recording of a list (from
  * CreateCommandList or Reset to the next Reset): refcounted, held by its list until the next Reset or the list's
- * destruction and by every submission of it (ExecuteCommandLists takes a reference, the flush of that submission
- * drops it). A recording holds a reference on its owner (the list) for its whole life, so the list's memory and
+ * destruction and by the submissions of it that can still resolve an index (ExecuteCommandLists takes a reference,
+ * shared by consecutive submissions of the same recordings on a queue; the flush of the last of them drops it, or
+ * a compaction once the recording's blocks were all evicted: runtime/queue.c, "Retention of the submitted
+ * recordings"). A recording holds a reference on its owner (the list) for its whole life, so the list's memory and
  * name outlive every submission that can still be annotated with them. The owner reference must be an internal
  * (memory) reference, not the application's COM reference count, or list and recording would keep each other.
  *
