@@ -7,16 +7,20 @@
  *   bytes per live state index (max live N)   heap bytes (mallinfo2: in use + mmapped) a device with the feature on
  *                                             adds over one with it off, after recording N draws in one closed list
  *                                             (every index live), divided by N
- *   peak RSS after 10^k unsignalled submissions (feature on | off)
- *                                             VmHWM of a process that, 10^k times, resets its list, records one draw,
- *                                             closes it and submits it, never signalling (so the runtime never sees
- *                                             anything complete): flat once the retention bound is reached. The
+ *   heap in use after 10^k unsignalled submissions (feature on | off)
+ *                                             a process (one per k) that, 10^k times, resets its list, records one
+ *                                             draw, closes it and submits it, never signalling (so the runtime never
+ *                                             sees anything complete); then the GPU is drained (a Signal waited for
+ *                                             on the CPU, with no flush after it) and the heap in use read: the
+ *                                             runtime's retention, flat once the bound is reached
+ *   peak RSS during 10^k unsignalled submissions (feature on | off)
+ *                                             VmHWM of the same process before the drain: it also counts the
+ *                                             reference driver's backlog (work submitted, not yet executed). The
  *                                             loop sleeps 100 us every 32 submissions so that the reference driver's
  *                                             timeline keeps up (its backlog of unexecuted work, the same on both
  *                                             sides, is not retention)
  *
- * Each unsignalled child runs MEMORY_REPS times and the least peak is kept (a backlog only adds). --quick stops
- * the submissions at 10^4, runs once and measures one limit, so the smoke test stays fast. */
+ * --quick stops the submissions at 10^4 and measures one limit, so the smoke test stays fast. */
 #define _GNU_SOURCE
 #define COBJMACROS
 #include <malloc.h>
@@ -37,7 +41,6 @@
 #define SUBMIT_FIRST 3
 #define SUBMIT_LAST 6
 #define SUBMIT_LAST_QUICK 4
-#define MEMORY_REPS 3 /* runs of each unsignalled child (1 with --quick) */
 
 static bench_memory_row memory_rows[16];
 static int memory_row_count;
@@ -104,29 +107,35 @@ static double child_index_bytes(bool feature, unsigned draws)
     return heap_bytes() - before;
 }
 
-/* Peak RSS after each 10^k of `last` unsignalled submissions, into out[k - SUBMIT_FIRST]. */
-static bool child_unsignalled(bool feature, int last, double *out)
+/* 10^k unsignalled submissions: out[0] the peak RSS meanwhile; out[1] the heap in use once the GPU drained. The
+ * drain is a Signal waited for on the CPU after the last submission: the runtime flushes (and so retires) only
+ * inside a later ExecuteCommandLists or Wait, which never comes, so out[1] is the runtime's retention plus its fixed
+ * state, without the reference driver's backlog of unexecuted work. */
+static bool child_unsignalled(bool feature, int k, double *out)
 {
     child_gpu g = {0};
-    if (!child_open(&g, feature))
+    ID3D12Fence *fence = NULL;
+    if (!child_open(&g, feature) ||
+        FAILED(ID3D12Device_CreateFence(g.device, 0, D3D12_FENCE_FLAG_NONE, &IID_ID3D12Fence, (void **)&fence)))
         return false;
     ID3D12GraphicsCommandList_Close(g.list);
     ID3D12CommandList *lists[] = {(ID3D12CommandList *)g.list};
-    unsigned long long done = 0, target = 1;
-    for (int k = 1; k <= last; k++) {
-        target *= 10;
-        for (; done < target; done++) {
-            ID3D12CommandAllocator_Reset(g.allocator);
-            ID3D12GraphicsCommandList_Reset(g.list, g.allocator, NULL);
-            ID3D12GraphicsCommandList_DrawInstanced(g.list, 3, 1, 0, 0);
-            ID3D12GraphicsCommandList_Close(g.list);
-            ID3D12CommandQueue_ExecuteCommandLists(g.queue, 1, lists);
-            if (done % 32 == 31)
-                usleep(100); /* let the GPU timeline thread keep up: its backlog is not what this row measures */
-        }
-        if (k >= SUBMIT_FIRST)
-            out[k - SUBMIT_FIRST] = peak_rss_bytes();
+    unsigned long long submissions = 1;
+    for (int i = 0; i < k; i++)
+        submissions *= 10;
+    for (unsigned long long done = 0; done < submissions; done++) {
+        ID3D12CommandAllocator_Reset(g.allocator);
+        ID3D12GraphicsCommandList_Reset(g.list, g.allocator, NULL);
+        ID3D12GraphicsCommandList_DrawInstanced(g.list, 3, 1, 0, 0);
+        ID3D12GraphicsCommandList_Close(g.list);
+        ID3D12CommandQueue_ExecuteCommandLists(g.queue, 1, lists);
+        if (done % 32 == 31)
+            usleep(100); /* let the GPU timeline thread keep up: its backlog is not what this row measures */
     }
+    out[0] = peak_rss_bytes();
+    ID3D12CommandQueue_Signal(g.queue, fence, 1);
+    ID3D12Fence_SetEventOnCompletion(fence, 1, NULL);
+    out[1] = heap_bytes();
     return true;
 }
 
@@ -148,7 +157,7 @@ static bool in_child(unsigned max_live, int kind, bool feature, int last, double
             setenv("D12RT_MAX_LIVE_STATE_INDICES", text, 1);
         else
             unsetenv("D12RT_MAX_LIVE_STATE_INDICES");
-        double values[SUBMIT_LAST - SUBMIT_FIRST + 1] = {0};
+        double values[2] = {0};
         bool ok = kind == 0 ? (values[0] = child_index_bytes(feature, max_live)) >= 0
                             : child_unsignalled(feature, last, values);
         if (!ok || write(channel[1], values, (size_t)count * sizeof(double)) != (ssize_t)(count * sizeof(double)))
@@ -185,23 +194,29 @@ bool bench_memory_measure(bool quick)
         add(name, (on - off) / limits[i], "bytes");
     }
     int last = quick ? SUBMIT_LAST_QUICK : SUBMIT_LAST;
-    int count = last - SUBMIT_FIRST + 1;
-    for (int side = 1; side >= 0; side--) {
-        /* The least over the repetitions: the driver's backlog (how far its timeline thread fell behind on a loaded
-         * machine) only ever adds to a run's peak. */
-        double peaks[SUBMIT_LAST - SUBMIT_FIRST + 1];
-        for (int rep = 0; rep < (quick ? 1 : MEMORY_REPS); rep++) {
-            double run[SUBMIT_LAST - SUBMIT_FIRST + 1];
-            if (!in_child(0, 1, side, last, run, count))
+    double peaks[2][SUBMIT_LAST + 1], heaps[2][SUBMIT_LAST + 1];
+    for (int k = SUBMIT_FIRST; k <= last; k++) {
+        for (int side = 1; side >= 0; side--) {
+            double values[2];
+            if (!in_child(0, 1, side, k, values, 2))
                 return false;
-            for (int k = 0; k < count; k++)
-                peaks[k] = rep == 0 || run[k] < peaks[k] ? run[k] : peaks[k];
+            peaks[side][k] = values[0];
+            heaps[side][k] = values[1];
         }
-        for (int k = 0; k < count; k++) {
-            char name[96];
-            snprintf(name, sizeof name, "peak RSS after 10^%d unsignalled submissions (feature %s)", SUBMIT_FIRST + k,
+    }
+    char name[96];
+    for (int side = 1; side >= 0; side--) {
+        for (int k = SUBMIT_FIRST; k <= last; k++) {
+            snprintf(name, sizeof name, "heap in use after 10^%d unsignalled submissions (feature %s)", k,
                      side ? "on" : "off");
-            add(name, peaks[k] / (1024.0 * 1024.0), "MiB");
+            add(name, heaps[side][k] / (1024.0 * 1024.0), "MiB");
+        }
+    }
+    for (int side = 1; side >= 0; side--) {
+        for (int k = SUBMIT_FIRST; k <= last; k++) {
+            snprintf(name, sizeof name, "peak RSS during 10^%d unsignalled submissions (feature %s)", k,
+                     side ? "on" : "off");
+            add(name, peaks[side][k] / (1024.0 * 1024.0), "MiB");
         }
     }
     return true;

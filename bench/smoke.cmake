@@ -73,10 +73,11 @@ endforeach()
 # The memory rows (bench/bench_memory.c): in the table and in --json's "memory" array.
 set(memory_rows
   "bytes per live state index (max live 65536)"
-  "peak RSS after 10^3 unsignalled submissions (feature on)"
-  "peak RSS after 10^4 unsignalled submissions (feature on)"
-  "peak RSS after 10^3 unsignalled submissions (feature off)"
-  "peak RSS after 10^4 unsignalled submissions (feature off)")
+  "heap in use after 10^3 unsignalled submissions (feature on)"
+  "heap in use after 10^4 unsignalled submissions (feature on)"
+  "heap in use after 10^4 unsignalled submissions (feature off)"
+  "peak RSS during 10^4 unsignalled submissions (feature on)"
+  "peak RSS during 10^4 unsignalled submissions (feature off)")
 string(JSON memory_count ERROR_VARIABLE json_error LENGTH "${json}" memory)
 if(json_error)
   message(FATAL_ERROR "d12bench --quick --json: no memory array (${json_error})\n${json}")

@@ -224,7 +224,7 @@ static bool check_lists(struct d12_command_queue *queue, UINT count, ID3D12Comma
 /* ---- Retention of the submitted recordings ----
  *
  * "The runtime references the command list's state table at ExecuteCommandLists time and releases it only once that
- * submission's messages have been processed." Three things keep that cheap and bounded (docs/performance.md,
+ * submission's messages have been processed." Four things keep that cheap and bounded (docs/performance.md,
  * "Bounded retention"):
  *   - a hold is taken only on a recording that can still resolve an index (d12__recording_resolvable): one whose
  *     blocks were all evicted (or that took none) could never annotate a message;
