@@ -42,7 +42,7 @@
 #define SUBMIT_LAST 6
 #define SUBMIT_LAST_QUICK 4
 
-static bench_memory_row memory_rows[16];
+static bench_memory_row memory_rows[32];
 static int memory_row_count;
 
 static double heap_bytes(void)
