@@ -226,14 +226,14 @@ static void catch_up(gpu *g)
 
 /* The timed submissions alone (bench/callgrind_rows.py counts the instructions inside this function): one list,
  * or two in turn. */
-BENCH_NOINLINE static void submit_batch(gpu *g, unsigned batch, bool alternate)
+BENCH_NOINLINE static void time_executes(gpu *g, unsigned batch, bool alternate)
 {
     ID3D12CommandList *lists[2] = {(ID3D12CommandList *)g->submitted[0], (ID3D12CommandList *)g->submitted[1]};
     for (unsigned i = 0; i < batch; i++)
         ID3D12CommandQueue_ExecuteCommandLists(g->queue, 1, &lists[alternate & i]);
 }
 
-static double time_executes(gpu *g, uint64_t iterations, bool alternate)
+static double run_executes(gpu *g, uint64_t iterations, bool alternate)
 {
     double total = 0;
     unsigned per_catch_up = alternate ? ALTERNATING_PER_CATCH_UP : SUBMISSIONS_PER_CATCH_UP;
@@ -244,7 +244,7 @@ static double time_executes(gpu *g, uint64_t iterations, bool alternate)
         if (batch > iterations)
             batch = (unsigned)iterations;
         double start = now_ns();
-        submit_batch(g, batch, alternate);
+        time_executes(g, batch, alternate);
         total += now_ns() - start;
         g->submissions += batch;
         iterations -= batch;
@@ -320,8 +320,8 @@ static void worker_main(worker_mode mode, int in, int out)
             ns = time_recordings(&g, request.iterations, draws);
         } else {
             ns = request.command == COMMAND_DRAW      ? time_draws(&g, request.iterations)
-                 : request.command == COMMAND_EXECUTE ? time_executes(&g, request.iterations, false)
-                 : request.command == COMMAND_EXECUTE_ALTERNATING ? time_executes(&g, request.iterations, true)
+                 : request.command == COMMAND_EXECUTE ? run_executes(&g, request.iterations, false)
+                 : request.command == COMMAND_EXECUTE_ALTERNATING ? run_executes(&g, request.iterations, true)
                                                                   : time_create_release(&g, request.iterations);
         }
         if (write(out, &ns, sizeof ns) != sizeof ns)

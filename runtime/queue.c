@@ -335,9 +335,9 @@ static bool seen_insert(d12_recording **set, size_t mask, d12_recording *recordi
  * (release_holds then keep_spares, after the lock). Called with queue->lock held. */
 static struct d12_submission *compact(struct d12_command_queue *queue)
 {
-    uint32_t n = queue->unmarked_count;
+    uint32_t n = 0;
     size_t holds = 0;
-    for (struct d12_submission *s = queue->unmarked; s; s = s->next)
+    for (struct d12_submission *s = queue->unmarked; s; s = s->next, n++)
         holds += s->count;
     size_t size = 16;
     while (size < 2 * holds)
