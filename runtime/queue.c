@@ -562,18 +562,24 @@ static void recycle(struct d12_device *device, struct d12_submission *chain)
         return;
     d12__lock(&device->children_lock, D12_RANK_CHILDREN);
     while (chain) {
-        struct d12_submission *s = chain;
-        chain = s->next;
-        s->next = NULL;
+        /* The chain is detached queue by queue: one run of records per queue. */
+        struct d12_submission *run = chain, **end = &chain->next;
+        while (*end && (*end)->queue == run->queue)
+            end = &(*end)->next;
+        chain = *end;
+        *end = NULL;
         struct d12_command_queue *queue = device->queues;
-        while (queue && queue != s->queue)
+        while (queue && queue != run->queue)
             queue = queue->next;
         if (!queue) {
-            free_submission(s);
+            for (struct d12_submission *next; run; run = next) {
+                next = run->next;
+                free_submission(run);
+            }
             continue;
         }
         d12__lock(&queue->lock, D12_RANK_QUEUE);
-        keep_spares(queue, s);
+        keep_spares(queue, run);
         d12__unlock(&queue->lock, D12_RANK_QUEUE);
     }
     d12__unlock(&device->children_lock, D12_RANK_CHILDREN);
