@@ -11,8 +11,14 @@
  * Rows (group "gpu"):
  *   DrawInstanced (feature off)                      baseline: the debug layer on, no correlation
  *   DrawInstanced (feature on: correlation)          + a state index and pfnSetCommandListStateIndex per draw
- *   ExecuteCommandLists (feature off)                baseline: one closed list, nothing to flush
+ *   ExecuteCommandLists (feature off)                baseline: one closed list holding a draw, nothing to flush
  *   ExecuteCommandLists (feature on, nothing to flush)  + the completed-work poll and per-submission retention
+ *   ExecuteCommandLists (feature off, 2 lists alternating)  baseline: two such lists, one per submission in turn
+ *   ExecuteCommandLists (feature on, 2 lists alternating)   + a retention record per submission (no merge; 32
+ *                                                    submissions per catch-up, fewer than make a compaction)
+ * The ExecuteCommandLists rows hold the GPU in a Wait on an unsignalled fence while they are timed (released, with
+ * a Signal waited for and the flush that follows, outside the timed part), so nothing completes and nothing is
+ * flushed in the timed submissions on either side.
  *   DrawInstanced (DRED auto-breadcrumbs)            + a history slot and pfnWriteBufferImmediate per draw (issue 9:
  *                                                    at most the write-immediate call + 2 ns; DRED off is the baseline)
  *   committed buffer create + release (DRED off)     baseline: a 256-byte DEFAULT buffer
@@ -42,11 +48,21 @@
 
 /* Draws recorded between two (untimed) list resets, so the driver's recording stays small. */
 #define DRAWS_PER_RECORDING 4096u
-/* Submissions between two (untimed) GPU catch-ups, so retained submissions stay few. */
+/* Submissions between two (untimed) GPU catch-ups, so retained submissions stay few. Lists in turn: fewer than the
+ * retained records that make the runtime compact them (queue.c COMPACT_MIN), so that row shows one new record per
+ * submission and no compaction. */
 #define SUBMISSIONS_PER_CATCH_UP 1024u
+#define ALTERNATING_PER_CATCH_UP 32u
 
 /* COMMAND_RECORD + k: whole recordings of 10^k draws (d12bench --scaling), k = SCALING_FIRST .. SCALING_LAST. */
-typedef enum { COMMAND_DRAW, COMMAND_EXECUTE, COMMAND_CREATE_RELEASE, COMMAND_QUIT, COMMAND_RECORD = 16 } worker_command;
+typedef enum {
+    COMMAND_DRAW,
+    COMMAND_EXECUTE,
+    COMMAND_CREATE_RELEASE,
+    COMMAND_QUIT,
+    COMMAND_EXECUTE_ALTERNATING,
+    COMMAND_RECORD = 16
+} worker_command;
 #define SCALING_FIRST 3
 #define SCALING_LAST 7
 
@@ -71,7 +87,7 @@ typedef struct row_context {
     worker_command command;
 } row_context;
 
-static row_context rows[7 + 2 * (SCALING_LAST - SCALING_FIRST + 1)];
+static row_context rows[9 + 2 * (SCALING_LAST - SCALING_FIRST + 1)];
 
 static double now_ns(void)
 {
@@ -86,10 +102,11 @@ typedef struct gpu {
     ID3D12Device *device;
     ID3D12CommandQueue *queue;
     ID3D12CommandAllocator *allocator, *submit_allocator;
-    ID3D12GraphicsCommandList *recording, *submitted;
-    ID3D12Fence *fence;
-    UINT64 fence_value;
+    ID3D12GraphicsCommandList *recording, *submitted[2];
+    ID3D12Fence *fence, *hold; /* hold: the GPU Waits on it while ExecuteCommandLists rows are timed */
+    UINT64 fence_value, hold_value;
     unsigned draws, submissions;
+    bool held;
 } gpu;
 
 static bool gpu_open(gpu *g, worker_mode mode)
@@ -97,6 +114,10 @@ static bool gpu_open(gpu *g, worker_mode mode)
     /* The registry overlay must not change what is measured: an empty HKCU and HKLM. */
     setenv("D12RT_HKCU", "/nonexistent-d12bench/hkcu", 1); /* absent: empty, no warning */
     setenv("D12RT_HKLM", "/nonexistent-d12bench/hklm", 1);
+    /* The ExecuteCommandLists rows hold the GPU, then let it run 1024 submissions at once; on a loaded machine its
+     * timeline thread can be descheduled past the 2 s default mid-command, and a TDR would end the rows' work
+     * silently (a removed device takes no submissions). The watchdog is not what these rows measure. */
+    setenv("D12RT_TDR_DELAY_MS", "3600000", 1);
     ID3D12Debug7 *debug;
     if (FAILED(D3D12GetDebugInterface(&IID_ID3D12Debug7, (void **)&debug)))
         return false;
@@ -122,10 +143,15 @@ static bool gpu_open(gpu *g, worker_mode mode)
            SUCCEEDED(ID3D12Device_CreateCommandList(g->device, 0, direct, g->allocator, NULL,
                                                     &IID_ID3D12GraphicsCommandList, (void **)&g->recording)) &&
            SUCCEEDED(ID3D12Device_CreateCommandList(g->device, 0, direct, g->submit_allocator, NULL,
-                                                    &IID_ID3D12GraphicsCommandList, (void **)&g->submitted)) &&
-           SUCCEEDED(ID3D12GraphicsCommandList_Close(g->submitted)) &&
+                                                    &IID_ID3D12GraphicsCommandList, (void **)&g->submitted[0])) &&
+           SUCCEEDED(ID3D12GraphicsCommandList_Close(g->submitted[0])) &&
+           SUCCEEDED(ID3D12Device_CreateCommandList(g->device, 0, direct, g->submit_allocator, NULL,
+                                                    &IID_ID3D12GraphicsCommandList, (void **)&g->submitted[1])) &&
+           SUCCEEDED(ID3D12GraphicsCommandList_Close(g->submitted[1])) &&
            SUCCEEDED(ID3D12Device_CreateFence(g->device, 0, D3D12_FENCE_FLAG_NONE, &IID_ID3D12Fence,
-                                              (void **)&g->fence));
+                                              (void **)&g->fence)) &&
+           SUCCEEDED(ID3D12Device_CreateFence(g->device, 0, D3D12_FENCE_FLAG_NONE, &IID_ID3D12Fence,
+                                              (void **)&g->hold));
 }
 
 /* Start a fresh recording (untimed): the driver's recording of the old one is freed. */
@@ -177,33 +203,56 @@ BENCH_NOINLINE static double time_recordings(gpu *g, uint64_t iterations, uint64
     return ns * (double)iterations / (double)(recordings * draws);
 }
 
-/* Let the GPU finish everything (untimed), then submit once so the flush that completed work causes happens here,
- * not in the timed loop: the timed submissions have nothing to flush. */
+/* Untimed, between batches of submissions: release the GPU, let it finish everything (a Signal waited for), record
+ * the submitted lists afresh (one draw each, so the feature-on side has a recording that resolves an index: the
+ * draw rows' blocks evict the old one's), then Wait on the next hold value, which flushes what the Signal completed
+ * and holds the GPU again. The timed submissions then have nothing to flush, and nothing completes under them. */
 static void catch_up(gpu *g)
 {
+    if (g->held)
+        ID3D12Fence_Signal(g->hold, g->hold_value);
     ID3D12CommandQueue_Signal(g->queue, g->fence, ++g->fence_value);
     ID3D12Fence_SetEventOnCompletion(g->fence, g->fence_value, NULL);
-    ID3D12CommandList *lists[] = {(ID3D12CommandList *)g->submitted};
-    ID3D12CommandQueue_ExecuteCommandLists(g->queue, 1, lists);
+    ID3D12CommandAllocator_Reset(g->submit_allocator);
+    for (int i = 0; i < 2; i++) {
+        ID3D12GraphicsCommandList_Reset(g->submitted[i], g->submit_allocator, NULL);
+        ID3D12GraphicsCommandList_DrawInstanced(g->submitted[i], 3, 1, 0, 0);
+        ID3D12GraphicsCommandList_Close(g->submitted[i]);
+    }
+    ID3D12CommandQueue_Wait(g->queue, g->hold, ++g->hold_value);
+    g->held = true;
     g->submissions = 0;
 }
 
-BENCH_NOINLINE static double time_executes(gpu *g, uint64_t iterations)
+/* The timed submissions alone (bench/callgrind_rows.py counts the instructions inside this function): one list,
+ * or two in turn. */
+BENCH_NOINLINE static void time_executes(gpu *g, unsigned batch, bool alternate)
 {
-    ID3D12CommandList *lists[] = {(ID3D12CommandList *)g->submitted};
+    ID3D12CommandList *lists[2] = {(ID3D12CommandList *)g->submitted[0], (ID3D12CommandList *)g->submitted[1]};
+    for (unsigned i = 0; i < batch; i++)
+        ID3D12CommandQueue_ExecuteCommandLists(g->queue, 1, &lists[alternate & i]);
+}
+
+static double run_executes(gpu *g, uint64_t iterations, bool alternate)
+{
     double total = 0;
+    unsigned per_catch_up = alternate ? ALTERNATING_PER_CATCH_UP : SUBMISSIONS_PER_CATCH_UP;
     while (iterations > 0) {
-        if (g->submissions >= SUBMISSIONS_PER_CATCH_UP)
+        if (!g->held || g->submissions >= per_catch_up)
             catch_up(g);
-        unsigned batch = SUBMISSIONS_PER_CATCH_UP - g->submissions;
+        unsigned batch = per_catch_up - g->submissions;
         if (batch > iterations)
             batch = (unsigned)iterations;
         double start = now_ns();
-        for (unsigned i = 0; i < batch; i++)
-            ID3D12CommandQueue_ExecuteCommandLists(g->queue, 1, lists);
+        time_executes(g, batch, alternate);
         total += now_ns() - start;
         g->submissions += batch;
         iterations -= batch;
+    }
+    HRESULT removed = ID3D12Device_GetDeviceRemovedReason(g->device);
+    if (FAILED(removed)) { /* a removed device takes no work: the figure would be the early return's */
+        fprintf(stderr, "d12bench: a GPU worker's device was removed (0x%08x)\n", (unsigned)removed);
+        return -1.0;
     }
     return total;
 }
@@ -227,11 +276,17 @@ static double time_create_release(gpu *g, uint64_t iterations)
 
 static void gpu_close(gpu *g)
 {
-    catch_up(g);
+    if (g->queue && g->fence && g->hold) {
+        catch_up(g);
+        ID3D12Fence_Signal(g->hold, g->hold_value); /* the GPU goes on */
+    }
     if (g->fence)
         ID3D12Fence_Release(g->fence);
-    if (g->submitted)
-        ID3D12GraphicsCommandList_Release(g->submitted);
+    if (g->hold)
+        ID3D12Fence_Release(g->hold);
+    for (int i = 0; i < 2; i++)
+        if (g->submitted[i])
+            ID3D12GraphicsCommandList_Release(g->submitted[i]);
     if (g->recording)
         ID3D12GraphicsCommandList_Release(g->recording);
     if (g->submit_allocator)
@@ -265,8 +320,9 @@ static void worker_main(worker_mode mode, int in, int out)
             ns = time_recordings(&g, request.iterations, draws);
         } else {
             ns = request.command == COMMAND_DRAW      ? time_draws(&g, request.iterations)
-                 : request.command == COMMAND_EXECUTE ? time_executes(&g, request.iterations)
-                                                      : time_create_release(&g, request.iterations);
+                 : request.command == COMMAND_EXECUTE ? run_executes(&g, request.iterations, false)
+                 : request.command == COMMAND_EXECUTE_ALTERNATING ? run_executes(&g, request.iterations, true)
+                                                                  : time_create_release(&g, request.iterations);
         }
         if (write(out, &ns, sizeof ns) != sizeof ns)
             break;
@@ -344,6 +400,14 @@ void bench_gpu_setup(void)
                                       run_in_worker, &rows[2], -1);
     bench_add_timed_row("gpu", "ExecuteCommandLists (feature on, nothing to flush)",
                         "+ completed-work poll, retention (issue 11: <= 30 ns more)", run_in_worker, &rows[3], execute);
+    rows[7] = (row_context){&workers[0], COMMAND_EXECUTE_ALTERNATING};
+    rows[8] = (row_context){&workers[1], COMMAND_EXECUTE_ALTERNATING};
+    int alternating = bench_add_timed_row("gpu", "ExecuteCommandLists (feature off, 2 lists alternating)",
+                                          "baseline: two closed lists, one per submission in turn", run_in_worker,
+                                          &rows[7], -1);
+    bench_add_timed_row("gpu", "ExecuteCommandLists (feature on, 2 lists alternating)",
+                        "+ a retention record per submission (from the queue's spare list)", run_in_worker, &rows[8],
+                        alternating);
     rows[4] = (row_context){&workers[2], COMMAND_DRAW};
     rows[5] = (row_context){&workers[0], COMMAND_CREATE_RELEASE};
     rows[6] = (row_context){&workers[3], COMMAND_CREATE_RELEASE};
@@ -357,7 +421,7 @@ void bench_gpu_setup(void)
     if (!scaling_rows)
         return;
     static char names[2 * (SCALING_LAST - SCALING_FIRST + 1)][80];
-    int next = 7, n = 0;
+    int next = 9, n = 0;
     for (int k = SCALING_FIRST; k <= SCALING_LAST; k++) {
         int off = -1;
         for (int side = 0; side < 2; side++, n++) {

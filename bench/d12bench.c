@@ -28,6 +28,7 @@
 #include <d12rt/d3d12_ext.h>
 
 #include "bench_gpu.h"
+#include "bench_memory.h"
 #include "d12caps.h"
 #include "infoqueue.h"
 
@@ -694,6 +695,17 @@ static void print_json(int reps, bool quick, const char *cpu, long cpus)
         printf("}%s\n", r + 1 < row_count ? "," : "");
     }
     printf("]");
+    const bench_memory_row *memory;
+    int memory_count = bench_memory_rows(&memory);
+    printf(",\"memory\":[\n");
+    for (int m = 0; m < memory_count; m++) {
+        printf("  {\"name\":");
+        json_string(memory[m].name);
+        printf(",\"value\":%.3f,\"unit\":", memory[m].value);
+        json_string(memory[m].unit);
+        printf("}%s\n", m + 1 < memory_count ? "," : "");
+    }
+    printf("]");
     if (check_budget_mode) {
         printf(",");
         bool met = print_budgets(true);
@@ -724,6 +736,12 @@ static void print_table(int reps, bool quick, const char *cpu, long cpus)
             printf("  [%.2f M msg/s]", row->median > 0 ? 1e3 / row->median : 0.0);
         printf("\n");
     }
+    const bench_memory_row *memory;
+    int memory_count = bench_memory_rows(&memory);
+    if (memory_count)
+        printf("\n%-58s %10s\n", "memory (measured once, in child processes)", "value");
+    for (int m = 0; m < memory_count; m++)
+        printf("  %-70s %10.2f %s\n", memory[m].name, memory[m].value, memory[m].unit);
     printf("\nrows:\n");
     for (int r = 0; r < row_count; r++)
         printf("  %-56s %s\n", rows[r].name, rows[r].what);
@@ -892,6 +910,9 @@ int main(int argc, char **argv)
         return 2;
     }
     bool peer_vkd3d = false;
+    /* The memory rows fork their children first: before this process makes a device or a thread. */
+    if (!peer_only && only_row == NULL && !bench_memory_measure(quick))
+        fail_setup("the memory rows' child processes");
     if (!peer_only) {
         setup_caps();
         setup_info_queue();

@@ -29,6 +29,8 @@ set(rows
   "DrawInstanced (feature on: correlation)"
   "ExecuteCommandLists (feature off)"
   "ExecuteCommandLists (feature on, nothing to flush)"
+  "ExecuteCommandLists (feature off, 2 lists alternating)"
+  "ExecuteCommandLists (feature on, 2 lists alternating)"
   "DrawInstanced (DRED auto-breadcrumbs)"
   "pfnWriteBufferImmediate (reference driver, as DRED calls it)"
   "committed buffer create + release (DRED off)"
@@ -67,6 +69,32 @@ foreach(row IN LISTS rows)
   list(FIND names "${row}" found)
   if(found EQUAL -1)
     message(FATAL_ERROR "d12bench --quick --json has no row '${row}'\n${json}")
+  endif()
+endforeach()
+# The memory rows (bench/bench_memory.c): in the table and in --json's "memory" array.
+set(memory_rows
+  "bytes per live state index (max live 65536)"
+  "heap in use after 10^3 unsignalled submissions (feature on)"
+  "heap in use after 10^4 unsignalled submissions (feature on)"
+  "heap in use after 10^4 unsignalled submissions (feature off)"
+  "peak RSS during 10^4 unsignalled submissions (feature on)"
+  "peak RSS during 10^4 unsignalled submissions (feature off)")
+string(JSON memory_count ERROR_VARIABLE json_error LENGTH "${json}" memory)
+if(json_error)
+  message(FATAL_ERROR "d12bench --quick --json: no memory array (${json_error})\n${json}")
+endif()
+set(memory_names "")
+math(EXPR memory_last "${memory_count} - 1")
+foreach(i RANGE ${memory_last})
+  string(JSON name GET "${json}" memory ${i} name)
+  string(JSON value GET "${json}" memory ${i} value)
+  list(APPEND memory_names "${name}")
+endforeach()
+foreach(row IN LISTS memory_rows)
+  list(FIND memory_names "${row}" found)
+  string(FIND "${table}" "  ${row} " at)
+  if(found EQUAL -1 OR at EQUAL -1)
+    message(FATAL_ERROR "d12bench --quick: no memory row '${row}' in the table and in --json\n${table}\n${json}")
   endif()
 endforeach()
 message(STATUS "d12bench: ${count} rows in the table and in --json")

@@ -24,6 +24,9 @@ typedef struct slot {
 
 struct d12_recording {
     atomic_uint refs;
+    /* Blocks of it still in their slot (written under the correlation lock, read without it by retention: once the
+     * recording is closed it takes no block again, so 0 stays 0). */
+    atomic_uint live_blocks;
     /* Fixed. */
     d12_correlation *correlation;
     void *owner;
@@ -224,6 +227,13 @@ static bool reserve_base(d12_correlation *c, d12_recording *recording)
     return true;
 }
 
+/* Only the lock holder writes the count; readers outside the lock (d12__recording_resolvable) load it. */
+static void add_live_blocks(d12_recording *recording, int delta)
+{
+    unsigned live = atomic_load_explicit(&recording->live_blocks, memory_order_relaxed);
+    atomic_store_explicit(&recording->live_blocks, live + (unsigned)delta, memory_order_relaxed);
+}
+
 /* The recorder's current block is no longer open. Called with the lock held. */
 static void close_block(d12_recorder *r)
 {
@@ -266,8 +276,10 @@ bool d12__recorder_refill(d12_recorder *r)
     }
     c->stats.blocks_skipped += tries;
     c->next_base = base + D12_CORRELATION_BLOCK;
-    if (s->recording)
+    if (s->recording) {
         c->stats.blocks_evicted++; /* its recording's list still names it; `holds` tells it is gone */
+        add_live_blocks(s->recording, -1);
+    }
     c->stats.blocks_taken++;
     /* Clear the block's kinds: an index of this incarnation resolves only once its recorder wrote it. Nobody
      * writes them now (the block in the slot, if any, is closed or full, and its recorder's last write happened
@@ -278,6 +290,7 @@ bool d12__recorder_refill(d12_recorder *r)
     s->base = base;
     s->open = true;
     s->recording = r->recording;
+    add_live_blocks(r->recording, 1);
     r->recording->bases[r->recording->base_count++] = base;
     c->stats.tracked_blocks++;
     unlock(c);
@@ -320,6 +333,7 @@ static d12_recording *recording_create(d12_correlation *c, void *owner)
     if (!recording)
         return NULL;
     atomic_init(&recording->refs, 1);
+    atomic_init(&recording->live_blocks, 0);
     recording->correlation = c;
     recording->owner = owner;
     recording->bases = recording->inline_bases;
@@ -330,6 +344,11 @@ static d12_recording *recording_create(d12_correlation *c, void *owner)
     if (c->ops.ref)
         c->ops.ref(owner);
     return recording;
+}
+
+bool d12__recording_resolvable(const d12_recording *recording)
+{
+    return atomic_load_explicit(&((d12_recording *)recording)->live_blocks, memory_order_relaxed) != 0;
 }
 
 void d12__recording_ref(d12_recording *recording)

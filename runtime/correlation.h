@@ -7,8 +7,10 @@
  * block of 64 indices, each with the ordinals its recording had reached at the block's first index) and a kinds
  * array of `max_live` bytes (the kind of each live index; its ordinal is counted from the block's at resolution). One d12_recorder embedded in each command list. One d12_recording per recording of a list (from
  * CreateCommandList or Reset to the next Reset): refcounted, held by its list until the next Reset or the list's
- * destruction and by every submission of it (ExecuteCommandLists takes a reference, the flush of that submission
- * drops it). A recording holds a reference on its owner (the list) for its whole life, so the list's memory and
+ * destruction and by the submissions of it that can still resolve an index (ExecuteCommandLists takes a reference,
+ * shared by consecutive submissions of the same recordings on a queue; the flush of the last of them drops it, or
+ * a compaction once the recording's blocks were all evicted: runtime/queue.c, "Retention of the submitted
+ * recordings"). A recording holds a reference on its owner (the list) for its whole life, so the list's memory and
  * name outlive every submission that can still be annotated with them. The owner reference must be an internal
  * (memory) reference, not the application's COM reference count, or list and recording would keep each other.
  *
@@ -134,6 +136,12 @@ void d12__correlation_stats(d12_correlation *correlation, d12_correlation_stats 
 void d12__correlation_set_next_for_test(d12_correlation *correlation, uint32_t next);
 
 /* ---- Recordings: references held by submissions ---- */
+
+/* Whether any index of `recording` may still resolve: some block it took is still in its slot. For a closed
+ * recording (every submitted one) false is final: it never takes a block again, and eviction only removes them.
+ * No lock (the count is read with a relaxed load): a submission's retention asks it to skip or drop a hold that
+ * could never annotate a message (docs/performance.md, "Bounded retention"). */
+bool d12__recording_resolvable(const d12_recording *recording);
 
 /* Take a reference (ExecuteCommandLists, per submission). `recording` may be NULL (a list whose begin failed). */
 void d12__recording_ref(d12_recording *recording);

@@ -36,6 +36,10 @@ struct d12_command_queue {
     struct d12_submission *submissions; /* lock: submissions whose command-list state is retained, oldest first */
     struct d12_submission **submissions_tail; /* lock: where the next submission is linked */
     struct d12_submission *unmarked;    /* lock: the oldest retained submission no flush has marked yet, or NULL */
+    struct d12_submission *newest;      /* lock: the last retained submission, or NULL */
+    struct d12_submission *spare;       /* lock: retention records to reuse (a free list: no malloc per submission) */
+    uint32_t unmarked_count;            /* lock: retained submissions from `unmarked` on */
+    uint32_t compact_at;                /* lock: unmarked_count that makes the next compaction (bounded retention) */
     struct d12_queue_operation *blocked_wait; /* lock: the Wait the timeline is blocked in (DRED's report), or NULL */
 
     _Atomic uint64_t completed;         /* the serial the last executed Signal covers (the completion mark) */

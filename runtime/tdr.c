@@ -133,7 +133,9 @@ static bool find_hung(struct d12_tdr *tdr, d12_fault_info *hung)
     d12__lock(&device->children_lock, D12_RANK_CHILDREN);
     for (struct d12_command_queue *queue = device->queues; queue && !found; queue = queue->next) {
         uint64_t began = atomic_load_explicit(&queue->tdr.began_ns, memory_order_acquire);
-        if (!began || now - (began - 1) <= tdr->delay_ns)
+        /* A command that began after `now` was read (the children lock may have been waited for since) is not hung:
+         * without the `now < began - 1` test the unsigned difference wrapped and removed the device at once. */
+        if (!began || now < began - 1 || now - (began - 1) <= tdr->delay_ns)
             continue;
         void *list = atomic_load_explicit(&queue->tdr.list, memory_order_relaxed);
         uint32_t op_index = atomic_load_explicit(&queue->tdr.op_index, memory_order_relaxed);

@@ -1884,6 +1884,218 @@ static void test_off_driver(void) /* D12RT_REFDRV_DRM=off */
     feature_off(true, 1);
 }
 
+/* ---- Retention: bounded, merged, and the queue's submission order (issue 11; docs/performance.md "Bounded
+ * retention") ---- */
+
+/* The device's reference count: every live runtime child holds one, so a list the application released and a
+ * submission still holds shows here. */
+static ULONG device_refs(ID3D12Device *device)
+{
+    ID3D12Device_AddRef(device);
+    return ID3D12Device_Release(device);
+}
+
+/* D12RT_MAX_LIVE_STATE_INDICES=64 (one block): an application that records a fresh list, submits it, releases it
+ * and never signals. Each list's draw evicts the previous list's block, so the earlier submissions can never
+ * annotate a message again: their holds are dropped and the lists go, instead of all 3000 staying alive. The
+ * newest list, whose index is live, still resolves; after a Signal and a flush every list is gone. */
+static void test_retain_bounded(void)
+{
+    env e;
+    if (!env_open(&e, true, 1))
+        return;
+    enum { LISTS = 3000, BOUND = 128 };
+    ULONG base = device_refs(e.device);
+    UINT32 first = 0xFFFFFFFFu, last = 0xFFFFFFFFu;
+    char prefix[256] = "";
+    ULONG peak = base;
+    for (unsigned i = 0; i < LISTS; i++) {
+        ID3D12GraphicsCommandList *list = new_list(&e, L"Bounded");
+        if (!list)
+            break;
+        ID3D12GraphicsCommandList_DrawInstanced(list, 3, 1, 0, 0);
+        last = shim.last_index();
+        if (i == 0)
+            first = last;
+        CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(list), S_OK);
+        execute(&e, list);
+        prefix_of(prefix, sizeof prefix, list, "Bounded", "Draw", 0);
+        ID3D12GraphicsCommandList_Release(list); /* only the submission holds it now */
+        ULONG refs = device_refs(e.device);
+        peak = refs > peak ? refs : peak;
+    }
+    if (!CHECK(peak - base <= BOUND))
+        fprintf(stderr, "  %lu lists kept alive by unsignalled submissions (bound %u)\n",
+                (unsigned long)(peak - base), BOUND);
+    CHECK(first != last && last != 0xFFFFFFFFu);
+    expect_report(last, "the newest submission", prefix); /* live: still annotated */
+    expect_report(first, "an evicted submission", NULL);
+    signal_wait(&e);
+    execute(&e, e.idle); /* the flush: every hold is released */
+    CHECK_EQ_INT(device_refs(e.device), base);
+    env_close(&e);
+}
+
+/* Consecutive submissions of the same recording share one retention record: it must then stay until the LAST of
+ * them was processed. The GPU is held in a Wait between the two, so the first completes (and is flushed) while the
+ * second has not; the list is reset, so only the record keeps its old recording. */
+static void test_retain_merged(void)
+{
+    env e;
+    if (!env_open(&e, true, 1))
+        return;
+    ID3D12Fence *hold = NULL;
+    CHECK_EQ_INT(ID3D12Device_CreateFence(e.device, 0, D3D12_FENCE_FLAG_NONE, &IID_ID3D12Fence, (void **)&hold), S_OK);
+    ID3D12GraphicsCommandList *list = new_list(&e, L"Merged");
+    if (!hold || !list)
+        return;
+    ID3D12GraphicsCommandList_DrawInstanced(list, 3, 1, 0, 0);
+    UINT32 index = shim.last_index();
+    CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(list), S_OK);
+    char prefix[256];
+    prefix_of(prefix, sizeof prefix, list, "Merged", "Draw", 0);
+    execute(&e, list);
+    CHECK_EQ_INT(ID3D12CommandQueue_Signal(e.queue, e.fence, ++e.value), S_OK);
+    CHECK_EQ_INT(ID3D12CommandQueue_Wait(e.queue, hold, 1), S_OK);
+    execute(&e, list); /* the same recording again: the record's serial moves on */
+    wait_fence(e.fence, e.value, false); /* the first submission completed; the GPU waits before the second */
+    reset_list(&e, list);                /* the list lets go of the recording */
+    execute(&e, e.idle);                 /* a flush for the first submission's completion */
+    expect_report(index, "the second submission has not run", prefix);
+    CHECK_EQ_INT(ID3D12Fence_Signal(hold, 1), S_OK);
+    signal_wait(&e);
+    execute(&e, e.idle);
+    expect_report(index, "both submissions were processed", NULL);
+    CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(list), S_OK);
+    ID3D12GraphicsCommandList_Release(list);
+    ID3D12Fence_Release(hold);
+    env_close(&e);
+}
+
+/* Two application threads hammering one queue (queue methods are free-threaded): each submits a list with a draw
+ * and signals its own fence, the other also waits on values already reached. Whatever order the two threads' calls
+ * reach the driver in, every operation the driver passes back is one the runtime recorded (no removal), every fence
+ * reaches its last value and the retention records all go at the end. */
+typedef struct hammer_args {
+    env *e;
+    ID3D12GraphicsCommandList *list;
+    ID3D12Fence *fence, *other;
+    unsigned rounds;
+} hammer_args;
+
+static void *hammer_queue(void *argument)
+{
+    hammer_args *a = argument;
+    for (unsigned i = 1; i <= a->rounds; i++) {
+        execute(a->e, a->list);
+        ID3D12CommandQueue_Signal(a->e->queue, a->fence, i);
+        if (i % 8 == 0) /* a value the other thread's fence already reached: never blocks the GPU for long */
+            ID3D12CommandQueue_Wait(a->e->queue, a->other, ID3D12Fence_GetCompletedValue(a->other));
+    }
+    return NULL;
+}
+
+static void test_queue_order_threads(void)
+{
+    env e;
+    if (!env_open(&e, true, 1))
+        return;
+    enum { ROUNDS = 2000 };
+    ULONG base = device_refs(e.device);
+    ID3D12Fence *fences[2] = {NULL, NULL};
+    ID3D12GraphicsCommandList *lists[2];
+    hammer_args args[2];
+    pthread_t threads[2];
+    for (int t = 0; t < 2; t++) {
+        CHECK_EQ_INT(ID3D12Device_CreateFence(e.device, 0, D3D12_FENCE_FLAG_NONE, &IID_ID3D12Fence,
+                                              (void **)&fences[t]), S_OK);
+        lists[t] = new_list(&e, t ? L"Hammer B" : L"Hammer A");
+        if (!fences[t] || !lists[t])
+            return;
+        ID3D12GraphicsCommandList_DrawInstanced(lists[t], 3, 1, 0, 0);
+        CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(lists[t]), S_OK);
+    }
+    for (int t = 0; t < 2; t++) {
+        args[t] = (hammer_args){&e, lists[t], fences[t], fences[1 - t], ROUNDS};
+        CHECK_EQ_INT(pthread_create(&threads[t], NULL, hammer_queue, &args[t]), 0);
+    }
+    for (int t = 0; t < 2; t++)
+        pthread_join(threads[t], NULL);
+    for (int t = 0; t < 2; t++)
+        wait_fence(fences[t], ROUNDS, false);
+    CHECK_EQ_INT(ID3D12Device_GetDeviceRemovedReason(e.device), S_OK);
+    CHECK_EQ_INT(log_containing("fence operation", NULL), 0); /* no DRIVER_FENCE_OPERATION_MISMATCH */
+    for (int t = 0; t < 2; t++) {
+        CHECK_EQ_INT(ID3D12Fence_GetCompletedValue(fences[t]), ROUNDS);
+        ID3D12GraphicsCommandList_Release(lists[t]);
+    }
+    signal_wait(&e);
+    execute(&e, e.idle);
+    for (int t = 0; t < 2; t++)
+        ID3D12Fence_Release(fences[t]);
+    CHECK_EQ_INT(device_refs(e.device), base);
+    env_close(&e);
+}
+
+/* A flush on one thread retires records of a queue another thread is destroying: the retired records go back to
+ * their queue's spare list only while that queue is still the device's, else they are freed (queue.c recycle).
+ * Under the asan and tsan presets a record returned to a freed queue is an error. */
+typedef struct churn_args {
+    env *e;
+    ID3D12GraphicsCommandList *list;
+    ID3D12Fence *fence;
+    unsigned rounds;
+} churn_args;
+
+static void *churn_queues(void *argument)
+{
+    churn_args *a = argument;
+    for (unsigned i = 1; i <= a->rounds; i++) {
+        ID3D12CommandQueue *queue = new_queue(a->e, D3D12_COMMAND_LIST_TYPE_DIRECT);
+        if (!queue)
+            break;
+        execute_on(queue, a->list);
+        execute_on(queue, a->list);
+        ID3D12CommandQueue_Signal(queue, a->fence, i);
+        wait_fence(a->fence, i, false);
+        CHECK_EQ_INT(ID3D12CommandQueue_Release(queue), 0); /* while the other thread flushes */
+    }
+    return NULL;
+}
+
+static void test_retain_queue_destroy_race(void)
+{
+    env e;
+    if (!env_open(&e, true, 1))
+        return;
+    enum { ROUNDS = 200 };
+    ULONG base = device_refs(e.device);
+    ID3D12Fence *fence = NULL;
+    CHECK_EQ_INT(ID3D12Device_CreateFence(e.device, 0, D3D12_FENCE_FLAG_NONE, &IID_ID3D12Fence, (void **)&fence), S_OK);
+    ID3D12GraphicsCommandList *churned = new_list(&e, L"Churned"), *flushed = new_list(&e, L"Flushing");
+    if (!fence || !churned || !flushed)
+        return;
+    ID3D12GraphicsCommandList_DrawInstanced(churned, 3, 1, 0, 0);
+    ID3D12GraphicsCommandList_DrawInstanced(flushed, 3, 1, 0, 0);
+    CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(churned), S_OK);
+    CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(flushed), S_OK);
+    churn_args args = {&e, churned, fence, ROUNDS};
+    pthread_t churner;
+    CHECK_EQ_INT(pthread_create(&churner, NULL, churn_queues, &args), 0);
+    for (unsigned i = 0; i < 4 * ROUNDS && ID3D12Fence_GetCompletedValue(fence) < ROUNDS; i++) {
+        execute(&e, flushed); /* a flush whenever a completion was observed, on any queue */
+        signal_wait_on(&e, e.queue, false);
+    }
+    pthread_join(churner, NULL);
+    execute(&e, e.idle);
+    CHECK_EQ_INT(ID3D12Device_GetDeviceRemovedReason(e.device), S_OK);
+    ID3D12GraphicsCommandList_Release(churned);
+    ID3D12GraphicsCommandList_Release(flushed);
+    ID3D12Fence_Release(fence);
+    CHECK_EQ_INT(device_refs(e.device), base);
+    env_close(&e);
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -1910,7 +2122,9 @@ int main(int argc, char **argv)
         {"flush_overlap", test_flush_overlap},
         {"reentrant_staged", test_reentrant_staged}, {"reentrant_callback", test_reentrant_callback},
         {"off_not_opted_in", test_off_not_opted_in}, {"off_no_debug_layer", test_off_no_debug_layer},
-        {"off_driver", test_off_driver},
+        {"off_driver", test_off_driver}, {"retain_bounded", test_retain_bounded},
+        {"retain_merged", test_retain_merged}, {"queue_order_threads", test_queue_order_threads},
+        {"retain_queue_destroy_race", test_retain_queue_destroy_race},
     };
     for (size_t i = 0; argc == 2 && i < sizeof cases / sizeof cases[0]; i++) {
         if (strcmp(argv[1], cases[i].name) == 0) {
