@@ -38,7 +38,8 @@ static struct live {
     IUnknown *object;          /* the COM pointer: the identity's 0x... part */
     void *rt_handle;
     D3D12DDI_HANDLETYPE type;
-    char name[40];             /* the ASCII name set last ("": none) */
+    bool named;                /* SetName was called (an empty name is a name: the identity shows '') */
+    char name[40];             /* the ASCII name set last */
     void *released_handle;     /* the handle of the object this one replaced (NULL: none) */
 } live[LIVE_OBJECTS];
 
@@ -47,6 +48,7 @@ static void make_live(unsigned i)
 {
     struct live *o = &live[i];
     o->name[0] = '\0';
+    o->named = false;
     if (i % 2 == 0) {
         ID3D12CommandAllocator *allocator = NULL;
         ID3D12GraphicsCommandList *list = NULL;
@@ -178,7 +180,7 @@ static void live_identity(struct live *o, bool wrong_type)
     char expected[128];
     int n = snprintf(expected, sizeof expected, "0x%016llX:'", (unsigned long long)(uintptr_t)o->object);
     FUZZ_CHECK(NAME, text[size - 1] == '\0' && strncmp(text, expected, (size_t)n) == 0 && text[size - 2] == '\'');
-    if (o->name[0]) {
+    if (o->named) {
         snprintf(expected + n, sizeof expected - (size_t)n, "%s'", o->name);
         FUZZ_CHECK(NAME, strcmp(text, expected) == 0);
     } else {
@@ -217,6 +219,7 @@ static void rename_live(struct live *o, fuzz_input *in)
                                                      : ID3D12Resource_SetName((ID3D12Resource *)o->object, wide);
     FUZZ_CHECK(NAME, hr == S_OK);
     memcpy(o->name, name, n + 1);
+    o->named = true;
 }
 
 static void live_object(fuzz_input *in)
