@@ -291,12 +291,12 @@ static void on_message(D3D12_MESSAGE_CATEGORY category, D3D12_MESSAGE_SEVERITY s
         return;
     atomic_fetch_add(&g.callback_count, 1);
     atomic_fetch_add(&g.callback_sum, message_hash(id, category, severity, description));
-    if (g.reenter && strstr(description, " reenter") && t_in_callback++ == 0)
+    /* Not from a callback the re-entry itself caused (its ExecuteCommandLists may flush staged messages here). */
+    if (g.reenter && t_in_callback == 0 && strstr(description, " reenter")) {
+        t_in_callback = 1;
         reenter_device();
-    else if (t_in_callback)
-        t_in_callback++;
-    if (t_in_callback)
-        t_in_callback--;
+        t_in_callback = 0;
+    }
 }
 
 typedef struct reporter {
