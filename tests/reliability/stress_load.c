@@ -22,6 +22,10 @@
  *                      faulty at execution (the reference driver sleeps before each execution, so the work is in
  *                      flight), then every queue released at once from its own thread: each release waits for its
  *                      work and flushes, so every finding arrives exactly once, annotated with its own list
+ *   fences_pending     N fences each released by the application with a queue Signal of it still pending (the queue
+ *                      waits on a gate): when the gate opens, the GPU timeline completes the N signals and frees the
+ *                      N fences in far less time than making them took (a fence leaving the device's list used to
+ *                      walk it: quadratic; 100 000 took minutes)
  *   retention          D12RT_MAX_LIVE_STATE_INDICES (ctest: 1024) with T threads recording draws far past it and
  *                      reporting each draw's index as they go: an annotation is always the right list and draw or
  *                      none, the newest indices resolve, the oldest were evicted (the bound holds under threads) */
@@ -845,6 +849,46 @@ static void test_destroy_in_flight(void)
            "once, annotated\n", done, DESTROY_QUEUES, submissions, now_s() - started);
 }
 
+/* ---- fences_pending ---- */
+
+static void test_fences_pending(void)
+{
+    unsigned count = 100000 * g_scale;
+    ID3D12Device *device = create_device();
+    ID3D12CommandQueue *queue = device ? new_queue(device) : NULL;
+    ID3D12Fence *gate = queue ? new_fence(device) : NULL, *done = gate ? new_fence(device) : NULL;
+    if (!done)
+        return;
+    CHECK_EQ_INT(ID3D12CommandQueue_Wait(queue, gate, 1), S_OK);
+    double started = now_s();
+    unsigned failed = 0;
+    for (unsigned i = 0; i < count; i++) {
+        ID3D12Fence *fence = NULL;
+        if (FAILED(ID3D12Device_CreateFence(device, 0, D3D12_FENCE_FLAG_NONE, &IID_ID3D12Fence, (void **)&fence))) {
+            failed++;
+            continue;
+        }
+        failed += ID3D12CommandQueue_Signal(queue, fence, 1) != S_OK;
+        failed += ID3D12Fence_Release(fence) != 0; /* the pending Signal holds it internally */
+    }
+    CHECK_EQ_INT(failed, 0);
+    CHECK_EQ_INT(ID3D12CommandQueue_Signal(queue, done, 1), S_OK);
+    double made = now_s() - started;
+    started = now_s();
+    CHECK_EQ_INT(ID3D12Fence_Signal(gate, 1), S_OK); /* the timeline runs the N signals, freeing each fence */
+    CHECK(wait_fence(done, 1));
+    double drained = now_s() - started;
+    /* Linear work on both sides (a drain step is cheaper than a create): a generous bound that a walk of the live
+     * fences per free (n^2/2 steps) overshoots many times at this count. */
+    CHECK(drained < 4 * made + 1.0);
+    printf("fences_pending: %u fences released with their Signal pending: made in %.2f s, completed and freed in "
+           "%.2f s\n", count, made, drained);
+    ID3D12Fence_Release(done);
+    ID3D12Fence_Release(gate);
+    ID3D12CommandQueue_Release(queue);
+    CHECK_EQ_INT(ID3D12Device_Release(device), 0);
+}
+
 /* ---- retention ---- */
 
 #define RETAIN_THREADS 4
@@ -1016,7 +1060,8 @@ int main(int argc, char **argv)
         void (*run)(void);
     } cases[] = {
         {"reports", test_reports}, {"reports_reentrant", test_reports_reentrant}, {"removal", test_removal},
-        {"destroy_in_flight", test_destroy_in_flight}, {"retention", test_retention},
+        {"destroy_in_flight", test_destroy_in_flight}, {"fences_pending", test_fences_pending},
+        {"retention", test_retention},
     };
     if (argc == 3)
         g_scale = (unsigned)strtoul(argv[2], NULL, 10);
@@ -1027,6 +1072,6 @@ int main(int argc, char **argv)
         }
     }
     fprintf(stderr, "usage: stress_load CASE [SCALE]   (CASE: reports, reports_reentrant, removal, "
-                    "destroy_in_flight, retention)\n");
+                    "destroy_in_flight, fences_pending, retention)\n");
     return 2;
 }
