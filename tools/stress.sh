@@ -2,7 +2,7 @@
 # Accounting under load at full scale (issue 12 item 5; docs/reliability.md "Accounting under load"): runs
 # tests/reliability/stress_load's cases with the environment ctest gives them, at SCALE times their ctest counts.
 #   tools/stress.sh [BUILD_DIR] [CASE...]      (default build/default, every case)
-# Full scale: reports 8 threads x 10^6 reports (SCALE 50), reports_reentrant 8 x 10^5 (20), removal 1000 rounds
+# Full scale: reports 8 threads x 10^6 reports (SCALE 100), reports_reentrant 8 x 10^5 (20), removal 1000 rounds
 # (10), destroy_in_flight 200 rounds (10), retention 4 threads x 2^18 draws past the default bound of 65536 live
 # indices (1). STRESS_SCALE=N overrides every case's scale. Exit status: 0 when every case passed.
 set -euo pipefail
@@ -19,7 +19,7 @@ export D12RT_HKCU=/nonexistent/d12rt-test/user.reg D12RT_HKLM=/nonexistent/d12rt
 status=0
 for c in "${cases[@]}"; do
   case $c in
-    reports) scale=50 extra=() ;;
+    reports) scale=100 extra=() ;;
     reports_reentrant) scale=20 extra=() ;;
     removal) scale=10 extra=() ;;
     destroy_in_flight) scale=10 extra=(D12RT_REFDRV_EXEC_DELAY_MS=2) ;;

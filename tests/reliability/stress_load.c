@@ -411,7 +411,7 @@ static void run_reports(bool reenter)
 {
     memset(&g, 0, sizeof g);
     g.threads = 8;
-    g.per_thread = (reenter ? 5000u : 20000u) * g_scale;
+    g.per_thread = (reenter ? 5000u : 10000u) * g_scale;
     g.reenter = reenter;
     g.device = create_device();
     g.iq = g.device ? info_queue_of(g.device) : NULL;
