@@ -4,8 +4,7 @@
 #   tools/stress.sh [BUILD_DIR] [CASE...]      (default build/default, every case)
 # Full scale: reports 8 threads x 10^6 reports (SCALE 100), reports_reentrant 8 x 10^5 (20), removal 1000 rounds
 # (10), destroy_in_flight 200 rounds (10), fences_pending 10^6 fences (10), retention 4 threads x 2^18 draws past
-# the default bound of 65536 live
-# indices (1). STRESS_SCALE=N overrides every case's scale. Exit status: 0 when every case passed.
+# the default bound of 65536 live indices (1). STRESS_SCALE=N overrides every case's scale. Exit status: 0 when every case passed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build/default}
