@@ -158,7 +158,10 @@ HRESULT d12__device_check_gpu_create(struct d12_device *device, const char *meth
 void d12__device_link_fence(struct d12_device *device, struct d12_fence *fence)
 {
     d12__lock(&device->children_lock, D12_RANK_CHILDREN);
+    fence->prev = NULL;
     fence->next = device->fences;
+    if (fence->next)
+        fence->next->prev = fence;
     device->fences = fence;
     d12__unlock(&device->children_lock, D12_RANK_CHILDREN);
 }
@@ -166,12 +169,13 @@ void d12__device_link_fence(struct d12_device *device, struct d12_fence *fence)
 void d12__device_unlink_fence(struct d12_device *device, struct d12_fence *fence)
 {
     d12__lock(&device->children_lock, D12_RANK_CHILDREN);
-    for (struct d12_fence **link = &device->fences; *link; link = &(*link)->next) {
-        if (*link == fence) {
-            *link = fence->next;
-            break;
-        }
-    }
+    if (fence->prev)
+        fence->prev->next = fence->next;
+    else if (device->fences == fence)
+        device->fences = fence->next;
+    if (fence->next)
+        fence->next->prev = fence->prev;
+    fence->next = fence->prev = NULL;
     d12__unlock(&device->children_lock, D12_RANK_CHILDREN);
 }
 

@@ -34,7 +34,10 @@ struct d12_fence {
     atomic_ulong holds;                /* 1 while referenced + 1 per queue operation pending on it: the memory's life */
     d12_device_child device_child;
     D3D12_FENCE_FLAGS flags;           /* fixed */
-    struct d12_fence *next;            /* the device's fence list (device->children_lock) */
+    /* The device's fence list (device->children_lock), doubly linked: a fence leaves it when its last hold goes,
+     * often on a GPU timeline thread with thousands of fences live (each released with a Signal pending), so the
+     * unlink must not walk the list (issue 12 item 5: 100k such fences cost minutes when it did). */
+    struct d12_fence *next, *prev;
 
     _Atomic UINT64 value;              /* written under `lock`, read without it */
     pthread_mutex_t lock;

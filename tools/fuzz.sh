@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Runs the libFuzzer targets (docs/reliability.md "Fuzzing"): configures and builds the `fuzz` preset (clang-14 and
+# Runs the libFuzzer targets for long (docs/reliability.md "Fuzzing"; CI runs each briefly: the `fuzz` workflow
+# preset, ctest fuzz.<target>.libfuzzer): configures and builds the `fuzz` preset (clang-14 and
 # libclang-rt-14-dev), then fuzzes each target for SECONDS (default 600) on a copy of its seed corpus in
 # build/fuzz/corpus/<target> (kept between runs, so a long campaign can be resumed), JOBS processes each.
-#   tools/fuzz.sh [SECONDS] [TARGET...]       TARGET: reg, infoqueue, cfs1, profile, driver, yaml (default: all)
+#   tools/fuzz.sh [SECONDS] [TARGET...]       TARGET: reg, infoqueue, cfs1, profile, driver, dred, yaml (default: all)
 # (yaml: the generator's spec loading, mutated from Python by tests/fuzz/fuzz_yaml.py; it needs no clang build)
 # A crash leaves its input in build/fuzz/artifacts/; replay it with build/fuzz/tests/<dir>/fuzz_<target> FILE, add
 # it to the target's seed corpus once fixed. Exit status: 0 when every target ran its time without a finding.
@@ -11,7 +12,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(reg infoqueue cfs1 profile driver yaml)
+[ ${#targets[@]} -gt 0 ] || targets=(reg infoqueue cfs1 profile driver dred yaml)
 if [ "${targets[*]}" != yaml ]; then
   cmake --preset fuzz >/dev/null
   cmake --build --preset fuzz
@@ -29,7 +30,7 @@ for target in "${targets[@]}"; do
   fi
   case $target in
     reg) binary=build/fuzz/tests/registry/fuzz_reg seeds=tests/registry/corpus ;;
-    infoqueue|cfs1|profile|driver) binary=build/fuzz/tests/fuzz/fuzz_$target seeds=tests/fuzz/corpus/$target ;;
+    infoqueue|cfs1|profile|driver|dred) binary=build/fuzz/tests/fuzz/fuzz_$target seeds=tests/fuzz/corpus/$target ;;
     *) echo "$0: unknown target $target" >&2; exit 2 ;;
   esac
   corpus=build/fuzz/corpus/$target

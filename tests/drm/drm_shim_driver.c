@@ -11,7 +11,9 @@
  *   - a flush jitter: armed, every flush sleeps a pseudo-random 0..max microseconds before the reference driver's
  *     own flush reports, so flushes on several application threads overlap in every order;
  *   - a gate on the queue table's pfnExecuteCommandLists: armed, the next call blocks (before the reference driver
- *     sees the submission) until the test opens it, so a test can order another thread's call inside that window. */
+ *     sees the submission) until the test opens it, so a test can order another thread's call inside that window;
+ *   - the runtime handles (hRTCommandList, hRTResource) of the last command list and resource created, so a test
+ *     (tests/fuzz's fuzz_driver) can name live objects in pfnQueryObjectIdentityCb as a driver does. */
 #define _DEFAULT_SOURCE
 #include <pthread.h>
 #include <stdatomic.h>
@@ -125,6 +127,30 @@ static VOID APIENTRY shim_execute(D3D12DDI_HCOMMANDQUEUE queue, UINT count, cons
     g_inner_execute(queue, count, lists);
 }
 
+/* ---- The device core table: the runtime handles of new lists and resources ---- */
+
+static PFND3D12DDI_CREATECOMMANDLIST_0126 g_inner_create_list;
+static PFND3D12DDI_CREATERESOURCE_0126 g_inner_create_resource;
+static void *_Atomic g_last_rt_list, *_Atomic g_last_rt_resource;
+
+static HRESULT APIENTRY shim_create_list(D3D12DDI_HDEVICE device, const D3D12DDIARG_CREATECOMMANDLIST_0126 *args,
+                                         D3D12DDI_HCOMMANDLIST list, D3D12DDI_HRTCOMMANDLIST rt_list)
+{
+    HRESULT hr = g_inner_create_list(device, args, list, rt_list);
+    if (SUCCEEDED(hr))
+        atomic_store(&g_last_rt_list, rt_list.handle);
+    return hr;
+}
+
+static HRESULT APIENTRY shim_create_resource(D3D12DDI_HDEVICE device, const D3D12DDIARG_CREATERESOURCE_0126 *args,
+                                             D3D12DDI_HRESOURCE resource, D3D12DDI_HRTRESOURCE rt_resource)
+{
+    HRESULT hr = g_inner_create_resource(device, args, resource, rt_resource);
+    if (SUCCEEDED(hr))
+        atomic_store(&g_last_rt_resource, rt_resource.handle);
+    return hr;
+}
+
 /* ---- Adapter and device ---- */
 
 static HRESULT APIENTRY shim_enable(D3D12DDI_HDEVICE device, D3D12DDI_FEATURE_0020 feature, UINT32 version)
@@ -144,6 +170,15 @@ static HRESULT APIENTRY shim_fill(D3D12DDI_HADAPTER adapter, D3D12DDI_TABLE_TYPE
         D3D12DDI_EXTENDED_FEATURES_FUNCS_0020 *funcs = table;
         g_inner_enable = funcs->pfnEnableExtendedFeature;
         funcs->pfnEnableExtendedFeature = shim_enable;
+    }
+    if (SUCCEEDED(hr) && type == D3D12DDI_TABLE_TYPE_DEVICE_CORE && size >= sizeof(D3D12DDI_DEVICE_FUNCS_CORE_0126)) {
+        D3D12DDI_DEVICE_FUNCS_CORE_0126 *funcs = table;
+        g_inner_create_list = funcs->pfnCreateCommandList;
+        g_inner_create_resource = funcs->pfnCreateResource;
+        if (funcs->pfnCreateCommandList)
+            funcs->pfnCreateCommandList = shim_create_list;
+        if (funcs->pfnCreateResource)
+            funcs->pfnCreateResource = shim_create_resource;
     }
     if (SUCCEEDED(hr) && type == D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D &&
         size >= sizeof(D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126)) {
@@ -318,4 +353,16 @@ SHIM_EXPORT void d12_drmshim_gate_open(void)
     g_gate_open = 1;
     pthread_cond_broadcast(&g_gate_changed);
     pthread_mutex_unlock(&g_gate_lock);
+}
+
+/* The runtime handle (hRTCommandList.handle, hRTResource.handle) of the last command list / resource created (NULL
+ * before any); the value a driver passes in pfnQueryObjectIdentityCb's hRTObject. */
+SHIM_EXPORT void *d12_drmshim_last_rt_list(void)
+{
+    return atomic_load(&g_last_rt_list);
+}
+
+SHIM_EXPORT void *d12_drmshim_last_rt_resource(void)
+{
+    return atomic_load(&g_last_rt_resource);
 }

@@ -1154,6 +1154,16 @@ static HRESULT create_resource(ID3D12Device *device, const D3D12_HEAP_PROPERTIES
     return hr;
 }
 
+/* Field by field: D3D12_RESOURCE_DESC has padding (after Dimension, Format and Layout), which GetDesc's by-value
+ * return leaves as whatever the stack held, so a memcmp reads uninitialised bytes (valgrind, issue 12 item 2). */
+static bool same_resource_desc(const D3D12_RESOURCE_DESC *a, const D3D12_RESOURCE_DESC *b)
+{
+    return a->Dimension == b->Dimension && a->Alignment == b->Alignment && a->Width == b->Width &&
+           a->Height == b->Height && a->DepthOrArraySize == b->DepthOrArraySize && a->MipLevels == b->MipLevels &&
+           a->Format == b->Format && a->SampleDesc.Count == b->SampleDesc.Count &&
+           a->SampleDesc.Quality == b->SampleDesc.Quality && a->Layout == b->Layout && a->Flags == b->Flags;
+}
+
 static void test_resource_create(void)
 {
     ID3D12Device *device = create_device(true);
@@ -1173,7 +1183,7 @@ static void test_resource_create(void)
         if (!buffers[i])
             continue;
         D3D12_RESOURCE_DESC got = ID3D12Resource_GetDesc(buffers[i]);
-        CHECK(memcmp(&got, &desc, sizeof desc) == 0);
+        CHECK(same_resource_desc(&got, &desc));
         D3D12_HEAP_PROPERTIES got_heap;
         D3D12_HEAP_FLAGS flags = (D3D12_HEAP_FLAGS)-1;
         CHECK_EQ_INT(ID3D12Resource_GetHeapProperties(buffers[i], &got_heap, &flags), S_OK);
