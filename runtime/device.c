@@ -1,6 +1,7 @@
 /* The device object: lifetime, one device per adapter, removal, ID3D12Object, and the device methods that
  * need no GPU work. Capability queries are in runtime/features.c. */
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,14 +100,19 @@ static void report_removal(struct d12_device *device, HRESULT reason, const char
     d12__msg_device_removed(device->info_queue, reason, why);
 }
 
+/* The device whose removal this thread claimed and has not published yet (see wait_for_published_reason). */
+static _Thread_local struct d12_device *t_publishing_removal;
+
 bool d12__device_remove_fault(struct d12_device *device, const d12_fault_info *fault, const char *why)
 {
     HRESULT expected = S_OK;
     if (!atomic_compare_exchange_strong(&device->removal_claim, &expected, fault->reason))
         return false; /* "first reason wins" */
-    /* BRIEF section 3: freeze "BEFORE fences are forced to UINT64_MAX and before any waiter is released". */
+    /* Freeze "BEFORE fences are forced to UINT64_MAX and before any waiter is released" (docs/dred-gpu.md). */
+    t_publishing_removal = device;
     d12__dred_freeze(device, fault);
     atomic_store_explicit(&device->removed_reason, fault->reason, memory_order_release);
+    t_publishing_removal = NULL;
     report_removal(device, fault->reason, why);
     detach_from_adapter(device); /* the next D3D12CreateDevice makes a new device (docs/device.md) */
     d12__device_wake_fences(device); /* fences now read UINT64_MAX: every waiter is released */
@@ -197,9 +203,24 @@ void d12__device_debug_layer_enabled_late(void)
     d12_device_Release(device);
 }
 
+/* Between the claim and the publication of a removal (the DRED freeze) the reason is decided but not yet visible.
+ * A thread whose own removing call lost the claim (two threads executing open lists at once) must not then read
+ * S_OK from GetDeviceRemovedReason: it waits for the winner's publication. Only the application calls
+ * GetDeviceRemovedReason, holding no runtime lock, and the freeze waits for no application thread, so the wait is
+ * short and cannot deadlock; the winner's own thread (a callback during its freeze) does not wait for itself. */
+static HRESULT wait_for_published_reason(struct d12_device *device)
+{
+    HRESULT reason = atomic_load_explicit(&device->removed_reason, memory_order_acquire);
+    if (reason != S_OK || !d12__device_removal_claimed(device) || t_publishing_removal == device)
+        return reason;
+    while ((reason = atomic_load_explicit(&device->removed_reason, memory_order_acquire)) == S_OK)
+        sched_yield();
+    return reason;
+}
+
 HRESULT d12_device_GetDeviceRemovedReason(struct d12_device *self)
 {
-    HRESULT reason = atomic_load(&self->removed_reason);
+    HRESULT reason = wait_for_published_reason(self);
     if (FAILED(reason))
         d12__flush_on_removal(self); /* "the first time it surfaces DXGI_ERROR_DEVICE_REMOVED (or related error)" */
     return reason;
