@@ -14,6 +14,7 @@
 
 #include "ddi_trace.h"
 #include "driver.h"
+#include "fault/fault.h"
 #include "lockrank.h"
 
 /* ---- The file, opened at load ---- */
@@ -44,7 +45,7 @@ bool d12__ddi_trace_on(void)
 
 bool d12__ddi_trace_wraps(void)
 {
-#ifdef NDEBUG
+#if defined NDEBUG && !defined D12RT_FAULT_INJECTION /* the injection build fails driver calls in the wrappers */
     return g_on;
 #else
     return true;
@@ -111,6 +112,14 @@ static void enter(frame *f, const char *name)
         emit("> #%llu t=%ld " #name " " format, (unsigned long long)f_.id, thread_id(), __VA_ARGS__);            \
     g_current = &f_
 #define LEAVE() (g_current = f_.outer)
+/* The same for an entry point that returns a value: a `=` line with it once the driver returned (the callbacks the
+ * call caused come between its `>` and `=` lines). */
+#define LEAVE_RESULT(format, ...)                                                                                 \
+    do {                                                                                                          \
+        LEAVE();                                                                                                  \
+        if (g_on)                                                                                                 \
+            emit("= #%llu t=%ld %s " format, (unsigned long long)f_.id, thread_id(), f_.name, __VA_ARGS__);      \
+    } while (0)
 
 /* Driver -> runtime: the line, once the callback returned. */
 #define CALLBACK_LINE(name, hr, format, ...)                                                                      \
@@ -208,7 +217,7 @@ static SIZE_T APIENTRY w_pfnCalcPrivateDeviceSize(D3D12DDI_HADAPTER a, const D3D
     ENTER(pfnCalcPrivateDeviceSize, "hAdapter=%p Interface=0x%X Version=0x%X Flags=%d", P(a), p ? p->Interface : 0,
           p ? p->Version : 0, p ? (int)p->Flags : 0);
     SIZE_T size = o.adapter.pfnCalcPrivateDeviceSize(a, p);
-    LEAVE();
+    LEAVE_RESULT("size=%zu", (size_t)size);
     return size;
 }
 
@@ -216,24 +225,24 @@ static HRESULT APIENTRY w_pfnCreateDevice(D3D12DDI_HADAPTER a, const D3D12DDIARG
 {
     ENTER(pfnCreateDevice, "hAdapter=%p hRTDevice=%p hDrvDevice=%p Interface=0x%X Version=0x%X Flags=%d", P(a),
           RT(p->hRTDevice), P(p->hDrvDevice), p->Interface, p->Version, (int)p->Flags);
-    HRESULT hr = o.adapter.pfnCreateDevice(a, p);
-    LEAVE();
+    HRESULT hr = d12__fault_ddi_fails() ? E_OUTOFMEMORY : o.adapter.pfnCreateDevice(a, p);
+    LEAVE_RESULT("hr=0x%08X", (unsigned)hr);
     return hr;
 }
 
 static HRESULT APIENTRY w_pfnCloseAdapter(D3D12DDI_HADAPTER a)
 {
     ENTER(pfnCloseAdapter, "hAdapter=%p", P(a));
-    HRESULT hr = o.adapter.pfnCloseAdapter(a);
-    LEAVE();
+    HRESULT hr = d12__fault_ddi_fails() ? E_OUTOFMEMORY : o.adapter.pfnCloseAdapter(a);
+    LEAVE_RESULT("hr=0x%08X", (unsigned)hr);
     return hr;
 }
 
 static HRESULT APIENTRY w_pfnGetSupportedVersions(D3D12DDI_HADAPTER a, UINT32 *n, UINT64 *v)
 {
     ENTER(pfnGetSupportedVersions, "hAdapter=%p entries=%u fill=%d", P(a), n ? *n : 0, v != NULL);
-    HRESULT hr = o.adapter.pfnGetSupportedVersions(a, n, v);
-    LEAVE();
+    HRESULT hr = d12__fault_ddi_fails() ? E_OUTOFMEMORY : o.adapter.pfnGetSupportedVersions(a, n, v);
+    LEAVE_RESULT("hr=0x%08X", (unsigned)hr);
     return hr;
 }
 
@@ -241,16 +250,16 @@ static HRESULT APIENTRY w_pfnGetCaps(D3D12DDI_HADAPTER a, const D3D12DDIARG_GETC
 {
     ENTER(pfnGetCaps, "hAdapter=%p Type=0x%X Feature=%d DataSize=%u", P(a), p ? (unsigned)p->Type : 0,
           p && p->pInfo ? (int)*(const D3D12_FEATURE *)p->pInfo : -1, p ? p->DataSize : 0);
-    HRESULT hr = o.adapter.pfnGetCaps(a, p);
-    LEAVE();
+    HRESULT hr = d12__fault_ddi_fails() ? E_OUTOFMEMORY : o.adapter.pfnGetCaps(a, p);
+    LEAVE_RESULT("hr=0x%08X", (unsigned)hr);
     return hr;
 }
 
 static HRESULT APIENTRY w_pfnGetOptionalDDITables(D3D12DDI_HADAPTER a, UINT32 *n, D3D12DDI_TABLE_REQUEST *t)
 {
     ENTER(pfnGetOptionalDDITables, "hAdapter=%p entries=%u fill=%d", P(a), n ? *n : 0, t != NULL);
-    HRESULT hr = o.adapter.pfnGetOptionalDDITables(a, n, t);
-    LEAVE();
+    HRESULT hr = d12__fault_ddi_fails() ? E_OUTOFMEMORY : o.adapter.pfnGetOptionalDDITables(a, n, t);
+    LEAVE_RESULT("hr=0x%08X", (unsigned)hr);
     return hr;
 }
 
@@ -258,8 +267,8 @@ static HRESULT APIENTRY w_pfnFillDDITable(D3D12DDI_HADAPTER a, D3D12DDI_TABLE_TY
                                           UINT num, D3D12DDI_HRTTABLE rt)
 {
     ENTER(pfnFillDDITable, "hAdapter=%p tableType=%d tableSize=%zu tableNum=%u", P(a), (int)type, (size_t)size, num);
-    HRESULT hr = o.adapter.pfnFillDDITable(a, type, table, size, num, rt);
-    LEAVE();
+    HRESULT hr = d12__fault_ddi_fails() ? E_OUTOFMEMORY : o.adapter.pfnFillDDITable(a, type, table, size, num, rt);
+    LEAVE_RESULT("hr=0x%08X", (unsigned)hr);
     return hr;
 }
 
@@ -289,8 +298,8 @@ void d12__ddi_trace_wrap_adapter(D3D12DDI_ADAPTERFUNCS *f)
 static HRESULT APIENTRY w_pfnGetSupportedExtendedFeatures(D3D12DDI_HADAPTER a, UINT32 *n, D3D12DDI_FEATURE_0020 *f)
 {
     ENTER(pfnGetSupportedExtendedFeatures, "hAdapter=%p entries=%u fill=%d", P(a), n ? *n : 0, f != NULL);
-    HRESULT hr = o.extended.pfnGetSupportedExtendedFeatures(a, n, f);
-    LEAVE();
+    HRESULT hr = d12__fault_ddi_fails() ? E_OUTOFMEMORY : o.extended.pfnGetSupportedExtendedFeatures(a, n, f);
+    LEAVE_RESULT("hr=0x%08X", (unsigned)hr);
     return hr;
 }
 
@@ -299,16 +308,16 @@ static HRESULT APIENTRY w_pfnGetSupportedExtendedFeatureVersions(D3D12DDI_HADAPT
 {
     ENTER(pfnGetSupportedExtendedFeatureVersions, "hAdapter=%p Feature=%d entries=%u fill=%d", P(a), (int)feature,
           n ? *n : 0, v != NULL);
-    HRESULT hr = o.extended.pfnGetSupportedExtendedFeatureVersions(a, feature, n, v);
-    LEAVE();
+    HRESULT hr = d12__fault_ddi_fails() ? E_OUTOFMEMORY : o.extended.pfnGetSupportedExtendedFeatureVersions(a, feature, n, v);
+    LEAVE_RESULT("hr=0x%08X", (unsigned)hr);
     return hr;
 }
 
 static HRESULT APIENTRY w_pfnEnableExtendedFeature(D3D12DDI_HDEVICE d, D3D12DDI_FEATURE_0020 feature, UINT32 version)
 {
     ENTER(pfnEnableExtendedFeature, "hDevice=%p Feature=%d FeatureVersion=%u", P(d), (int)feature, version);
-    HRESULT hr = o.extended.pfnEnableExtendedFeature(d, feature, version);
-    LEAVE();
+    HRESULT hr = d12__fault_ddi_fails() ? E_OUTOFMEMORY : o.extended.pfnEnableExtendedFeature(d, feature, version);
+    LEAVE_RESULT("hr=0x%08X", (unsigned)hr);
     return hr;
 }
 
@@ -327,7 +336,7 @@ static SIZE_T APIENTRY w_pfnCalcPrivateCommandQueueSize(D3D12DDI_HDEVICE d, cons
 {
     ENTER(pfnCalcPrivateCommandQueueSize, "hDevice=%p QueueFlags=%d", P(d), p ? (int)p->QueueFlags : -1);
     SIZE_T size = o.core.pfnCalcPrivateCommandQueueSize(d, p);
-    LEAVE();
+    LEAVE_RESULT("size=%zu", (size_t)size);
     return size;
 }
 
@@ -336,8 +345,8 @@ static HRESULT APIENTRY w_pfnCreateCommandQueue(D3D12DDI_HDEVICE d, const D3D12D
 {
     ENTER(pfnCreateCommandQueue, "hDevice=%p QueueFlags=%d hDrvCommandQueue=%p hRTCommandQueue=%p", P(d),
           p ? (int)p->QueueFlags : -1, P(q), RT(rq));
-    HRESULT hr = o.core.pfnCreateCommandQueue(d, p, q, rq);
-    LEAVE();
+    HRESULT hr = d12__fault_ddi_fails() ? E_OUTOFMEMORY : o.core.pfnCreateCommandQueue(d, p, q, rq);
+    LEAVE_RESULT("hr=0x%08X", (unsigned)hr);
     return hr;
 }
 
@@ -353,7 +362,7 @@ static SIZE_T APIENTRY w_pfnCalcPrivateCommandAllocatorSize(D3D12DDI_HDEVICE d,
 {
     ENTER(pfnCalcPrivateCommandAllocatorSize, "hDevice=%p QueueFlags=%d", P(d), p ? (int)p->QueueFlags : -1);
     SIZE_T size = o.core.pfnCalcPrivateCommandAllocatorSize(d, p);
-    LEAVE();
+    LEAVE_RESULT("size=%zu", (size_t)size);
     return size;
 }
 
@@ -362,8 +371,8 @@ static HRESULT APIENTRY w_pfnCreateCommandAllocator(D3D12DDI_HDEVICE d, const D3
 {
     ENTER(pfnCreateCommandAllocator, "hDevice=%p QueueFlags=%d hDrvCommandAllocator=%p", P(d),
           p ? (int)p->QueueFlags : -1, P(a));
-    HRESULT hr = o.core.pfnCreateCommandAllocator(d, p, a);
-    LEAVE();
+    HRESULT hr = d12__fault_ddi_fails() ? E_OUTOFMEMORY : o.core.pfnCreateCommandAllocator(d, p, a);
+    LEAVE_RESULT("hr=0x%08X", (unsigned)hr);
     return hr;
 }
 
@@ -385,7 +394,7 @@ static SIZE_T APIENTRY w_pfnCalcPrivateCommandListSize(D3D12DDI_HDEVICE d, const
 {
     ENTER(pfnCalcPrivateCommandListSize, "hDevice=%p QueueFlags=%d", P(d), p ? (int)p->QueueFlags : -1);
     SIZE_T size = o.core.pfnCalcPrivateCommandListSize(d, p);
-    LEAVE();
+    LEAVE_RESULT("size=%zu", (size_t)size);
     return size;
 }
 
@@ -394,8 +403,8 @@ static HRESULT APIENTRY w_pfnCreateCommandList(D3D12DDI_HDEVICE d, const D3D12DD
 {
     ENTER(pfnCreateCommandList, "hDevice=%p QueueFlags=%d hDrvCommandList=%p hRTCommandList=%p", P(d),
           p ? (int)p->QueueFlags : -1, P(l), RT(rl));
-    HRESULT hr = o.core.pfnCreateCommandList(d, p, l, rl);
-    LEAVE();
+    HRESULT hr = d12__fault_ddi_fails() ? E_OUTOFMEMORY : o.core.pfnCreateCommandList(d, p, l, rl);
+    LEAVE_RESULT("hr=0x%08X", (unsigned)hr);
     return hr;
 }
 
@@ -411,7 +420,7 @@ static SIZE_T APIENTRY w_pfnCalcPrivateResourceSize(D3D12DDI_HDEVICE d, const D3
     ENTER(pfnCalcPrivateResourceSize, "hDevice=%p HeapType=%d Width=%llu", P(d), p ? (int)p->HeapType : -1,
           p ? (unsigned long long)p->Width : 0ull);
     SIZE_T size = o.core.pfnCalcPrivateResourceSize(d, p);
-    LEAVE();
+    LEAVE_RESULT("size=%zu", (size_t)size);
     return size;
 }
 
@@ -420,8 +429,8 @@ static HRESULT APIENTRY w_pfnCreateResource(D3D12DDI_HDEVICE d, const D3D12DDIAR
 {
     ENTER(pfnCreateResource, "hDevice=%p HeapType=%d Width=%llu hDrvResource=%p hRTResource=%p", P(d),
           p ? (int)p->HeapType : -1, p ? (unsigned long long)p->Width : 0ull, P(r), RT(rr));
-    HRESULT hr = o.core.pfnCreateResource(d, p, r, rr);
-    LEAVE();
+    HRESULT hr = d12__fault_ddi_fails() ? E_OUTOFMEMORY : o.core.pfnCreateResource(d, p, r, rr);
+    LEAVE_RESULT("hr=0x%08X", (unsigned)hr);
     return hr;
 }
 
@@ -435,8 +444,8 @@ static VOID APIENTRY w_pfnDestroyResource(D3D12DDI_HDEVICE d, D3D12DDI_HRESOURCE
 static HRESULT APIENTRY w_pfnMapResource(D3D12DDI_HDEVICE d, D3D12DDI_HRESOURCE r, void **data)
 {
     ENTER(pfnMapResource, "hDevice=%p hDrvResource=%p", P(d), P(r));
-    HRESULT hr = o.core.pfnMapResource(d, r, data);
-    LEAVE();
+    HRESULT hr = d12__fault_ddi_fails() ? E_OUTOFMEMORY : o.core.pfnMapResource(d, r, data);
+    LEAVE_RESULT("hr=0x%08X", (unsigned)hr);
     return hr;
 }
 
@@ -451,7 +460,7 @@ static UINT64 APIENTRY w_pfnGetResourceGPUVirtualAddress(D3D12DDI_HDEVICE d, D3D
 {
     ENTER(pfnGetResourceGPUVirtualAddress, "hDevice=%p hDrvResource=%p", P(d), P(r));
     UINT64 va = o.core.pfnGetResourceGPUVirtualAddress(d, r);
-    LEAVE();
+    LEAVE_RESULT("va=0x%llX", (unsigned long long)va);
     return va;
 }
 
