@@ -436,11 +436,15 @@ static struct d12_device *publish(struct d12_device *device)
     return winner;
 }
 
-static bool supports_feature_level(d12_driver_adapter *adapter, D3D_FEATURE_LEVEL minimum)
+/* S_OK when the driver reaches `minimum`; DXGI_ERROR_UNSUPPORTED when it does not or its answer fails, except that
+ * out of memory is passed on as such (found by reliability.fault.create.alloc: it was DXGI_ERROR_UNSUPPORTED). */
+static HRESULT supports_feature_level(d12_driver_adapter *adapter, D3D_FEATURE_LEVEL minimum)
 {
     D3D12_FEATURE_DATA_FEATURE_LEVELS levels = {1, &minimum, 0};
     HRESULT hr = d12__driver_get_feature_data(adapter, D3D12_FEATURE_FEATURE_LEVELS, &levels, sizeof(levels));
-    return SUCCEEDED(hr) && levels.MaxSupportedFeatureLevel >= minimum;
+    if (hr == E_OUTOFMEMORY)
+        return hr;
+    return SUCCEEDED(hr) && levels.MaxSupportedFeatureLevel >= minimum ? S_OK : DXGI_ERROR_UNSUPPORTED;
 }
 
 static bool known_feature_level(D3D_FEATURE_LEVEL level)
@@ -473,8 +477,8 @@ HRESULT d12__device_create(IUnknown *adapter_object, D3D_FEATURE_LEVEL minimum, 
     HRESULT hr = d12__driver_adapter_get(&adapter);
     if (FAILED(hr))
         return hr;
-    if (!supports_feature_level(adapter, minimum))
-        return DXGI_ERROR_UNSUPPORTED;
+    if (FAILED(hr = supports_feature_level(adapter, minimum)))
+        return hr;
     /* D3D12's convention: the arguments were checked, no device is made. Windows tests the output pointer
      * before the interface: a NULL riid with a NULL ppDevice is S_FALSE too. */
     if (out == NULL)

@@ -864,26 +864,34 @@ static void iq_enqueue(d12_info_queue *queue, iq_pending *pending)
     queue->pending_count++;
 }
 
-/* Second critical section: store (if it passed), count, and queue for delivery. `node` is consumed. */
-static void iq_commit(d12_info_queue *queue, const iq_decision *d, iq_stored *node, iq_pending *pending)
+/* Second critical section: store (if it passed), count, and queue for delivery. `node` is consumed. All or nothing
+ * (found by the failure-injection sweep, reliability.fault.report.alloc: a message was stored without its callback,
+ * or reported S_OK and not stored): a message the store cannot grow for is not delivered either, and false tells
+ * the reporter (AddMessage, pfnReportMessageCb: E_OUTOFMEMORY). */
+static bool iq_commit(d12_info_queue *queue, const iq_decision *d, iq_stored *node, iq_pending *pending)
 {
     if (d->passed)
         queue->allowed++;
-    if (pending && (d->print || queue->ignore_filter_callbacks > 0 || (d->passed && queue->callback_count > 0)))
+    bool stored = d->store && iq_store(queue, node);
+    bool whole = stored || !d->store;
+    if (whole && pending &&
+        (d->print || queue->ignore_filter_callbacks > 0 || (d->passed && queue->callback_count > 0)))
         iq_enqueue(queue, pending);
     else if (pending)
         free(pending);
     queue->next_seq++;
-    if (!d->store || !iq_store(queue, node)) {
+    if (!stored) {
         if (d->passed)
             queue->discarded++; /* limit 0, or no memory to grow the store */
         free(node);
     }
     iq_deliver(queue);
+    return whole;
 }
 
-/* Formats (no lock held), then commits; a message that cannot be allocated is lost and counted discarded. */
-static void iq_format_and_commit(d12_info_queue *queue, const iq_decision *d, D3D12_MESSAGE_CATEGORY category,
+/* Formats (no lock held), then commits; a message that cannot be allocated (its node, or its delivery when it has
+ * one) is neither stored nor delivered, counted discarded: false. */
+static bool iq_format_and_commit(d12_info_queue *queue, const iq_decision *d, D3D12_MESSAGE_CATEGORY category,
                                  D3D12_MESSAGE_SEVERITY severity, D3D12_MESSAGE_ID id, const iq_source *source)
 {
     size_t length = 0;
@@ -892,20 +900,25 @@ static void iq_format_and_commit(d12_info_queue *queue, const iq_decision *d, D3
     if (node) {
         node->message = (D3D12_MESSAGE){category, severity, id, node->text, length};
         pending = d->deliver ? iq_pending_from(node, d) : NULL;
+        if (d->deliver && !pending) {
+            free(node);
+            node = NULL;
+        }
     }
     iq_lock(queue);
-    if (node)
-        iq_commit(queue, d, node, pending);
-    else if (d->passed)
+    bool whole = node && iq_commit(queue, d, node, pending);
+    if (!node && d->passed)
         queue->allowed++, queue->discarded++;
     iq_unlock_and_reap(queue);
+    return whole;
 }
 
 /* The common case in the first critical section: verbatim text, stored, with nothing to deliver (muted, no
  * callback) goes into the spare node (a copy of a short string, no allocation, no formatting code) and is
  * committed under the same lock. False when there is no spare big enough: the caller takes the two-step path. */
 static bool iq_store_verbatim_locked(d12_info_queue *queue, const iq_decision *d, D3D12_MESSAGE_CATEGORY category,
-                                     D3D12_MESSAGE_SEVERITY severity, D3D12_MESSAGE_ID id, const char *text)
+                                     D3D12_MESSAGE_SEVERITY severity, D3D12_MESSAGE_ID id, const char *text,
+                                     bool *whole)
 {
     iq_stored *node = queue->spare;
     size_t bytes = strlen(text) + 1;
@@ -914,27 +927,31 @@ static bool iq_store_verbatim_locked(d12_info_queue *queue, const iq_decision *d
     queue->spare = NULL;
     memcpy(node->text, text, bytes);
     node->message = (D3D12_MESSAGE){category, severity, id, node->text, bytes};
-    iq_commit(queue, d, node, NULL);
+    *whole = iq_commit(queue, d, node, NULL);
     return true;
 }
 
-static void iq_report(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category, D3D12_MESSAGE_SEVERITY severity,
+/* Whether the message was taken whole (stored and queued as its settings ask, or filtered): false only for lack of
+ * memory. */
+static bool iq_report(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category, D3D12_MESSAGE_SEVERITY severity,
                       D3D12_MESSAGE_ID id, const iq_source *source)
 {
     if (!queue)
-        return;
+        return true;
+    bool whole = true;
     iq_lock(queue);
     iq_decision d = iq_decide(queue, category, severity, id);
     if (d.store && !d.deliver && source->text &&
-        iq_store_verbatim_locked(queue, &d, category, severity, id, source->text)) {
+        iq_store_verbatim_locked(queue, &d, category, severity, id, source->text, &whole)) {
         iq_unlock_and_reap(queue);
     } else {
         iq_unlock(queue);
         if (d.store || d.deliver)
-            iq_format_and_commit(queue, &d, category, severity, id, source);
+            whole = iq_format_and_commit(queue, &d, category, severity, id, source);
     }
     if (d.brk)
         iq_break(queue, category, severity, id);
+    return whole;
 }
 
 bool d12__info_queue_wants(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category, D3D12_MESSAGE_SEVERITY severity,
@@ -977,11 +994,11 @@ void d12__info_queue_report_f(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY cate
     va_end(args);
 }
 
-void d12__info_queue_report_text(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category,
+bool d12__info_queue_report_text(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category,
                                  D3D12_MESSAGE_SEVERITY severity, D3D12_MESSAGE_ID id, const char *text)
 {
     iq_source source = {.text = text ? text : ""};
-    iq_report(queue, category, severity, id, &source);
+    return iq_report(queue, category, severity, id, &source);
 }
 
 size_t d12__info_queue_pending(d12_info_queue *queue)
@@ -1326,8 +1343,7 @@ HRESULT d12_info_queue_AddMessage(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY 
 {
     if (!pDescription || (UINT)Category >= IQ_CATEGORY_COUNT || (UINT)Severity >= IQ_SEVERITY_COUNT)
         return E_INVALIDARG;
-    d12__info_queue_report_text(queue, Category, Severity, ID, pDescription);
-    return S_OK;
+    return d12__info_queue_report_text(queue, Category, Severity, ID, pDescription) ? S_OK : E_OUTOFMEMORY;
 }
 
 HRESULT d12_info_queue_AddApplicationMessage(d12_info_queue *queue, D3D12_MESSAGE_SEVERITY Severity,

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 
 #include <errno.h>
+#include <execinfo.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -61,6 +62,22 @@ __attribute__((constructor)) static void arm_from_environment(void)
     g_process.armed = g_process.fail_at[ALLOC] || g_process.fail_at[DDI];
 }
 
+/* D12RT_FAULT_BACKTRACE=1: the stack of each injected failure on stderr (which call site a sweep's N is). */
+static void show_injection(int kind)
+{
+    static int wanted = -1;
+    if (wanted < 0) {
+        const char *text = getenv("D12RT_FAULT_BACKTRACE");
+        wanted = text && *text && strcmp(text, "0") != 0;
+    }
+    if (!wanted)
+        return;
+    void *frames[32];
+    int count = backtrace(frames, 32);
+    fprintf(stderr, "d12rt: injected failure of %s:\n", kind == ALLOC ? "an allocation" : "a driver call");
+    backtrace_symbols_fd(frames, count, 2);
+}
+
 /* Count one call of `kind`; whether it is the one to fail. */
 static bool fails(int kind)
 {
@@ -68,6 +85,7 @@ static bool fails(int kind)
         if (++t_local.count[kind] != t_local.fail_at[kind])
             return false;
         t_local.injected++;
+        show_injection(kind);
         return true;
     }
     if (!g_process.armed)
@@ -76,6 +94,7 @@ static bool fails(int kind)
     if (n != g_process.fail_at[kind])
         return false;
     atomic_fetch_add_explicit(&g_process.injected, 1, memory_order_relaxed);
+    show_injection(kind);
     return true;
 }
 
