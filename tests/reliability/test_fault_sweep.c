@@ -635,6 +635,13 @@ static void child(void (*run)(arming), bool ddi, uint64_t nth, int counts_fd, in
     arming a = {ddi ? 0 : nth, ddi ? nth : 0};
     run(a);
     d12_fault_disarm();
+    /* Tests of the sweep itself (reliability.fault.sweep_catches_*, WILL_FAIL): a child that crashes or leaks. */
+    if (nth == 2 && getenv("D12_FAULT_SWEEP_CRASH"))
+        raise(SIGSEGV);
+    if (nth == 2 && getenv("D12_FAULT_SWEEP_LEAK")) {
+        void *volatile leaked = malloc(64);
+        (void)leaked; /* the only pointer to it goes with this frame */
+    }
     child_counts counts = {ddi ? d12_fault_ddi_calls() : d12_fault_allocations(), d12_fault_injected()};
     if (nth && !d12test_record(counts.injected == 1, __FILE__, __LINE__, "the Nth call was reached"))
         fprintf(stderr, "    %llu failures injected\n", (unsigned long long)counts.injected);
