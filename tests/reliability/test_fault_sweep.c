@@ -634,6 +634,8 @@ typedef struct {
     uint64_t calls, injected;
 } child_counts;
 
+void *volatile g_leak; /* D12_FAULT_SWEEP_LEAK's block, unreachable once overwritten */
+
 /* The child: run the phase with the Nth call of `kind` failing (0: none), report the counts on `counts_fd` and the
  * call sites' answers on `results_fd`; exit (not _exit: LeakSanitizer runs at exit) 0 when every check held. */
 static void child(void (*run)(arming), bool ddi, uint64_t nth, int counts_fd, int results_fd)
@@ -647,8 +649,8 @@ static void child(void (*run)(arming), bool ddi, uint64_t nth, int counts_fd, in
     if (nth == 2 && getenv("D12_FAULT_SWEEP_CRASH"))
         raise(SIGSEGV);
     if (nth == 2 && getenv("D12_FAULT_SWEEP_LEAK")) {
-        void *volatile leaked = malloc(64);
-        (void)leaked; /* the only pointer to it goes with this frame */
+        g_leak = malloc(64);
+        g_leak = NULL; /* the only pointer to it is gone */
     }
     child_counts counts = {ddi ? d12_fault_ddi_calls() : d12_fault_allocations(), d12_fault_injected()};
     if (nth && !d12test_record(counts.injected == 1, __FILE__, __LINE__, "the Nth call was reached"))
