@@ -30,6 +30,7 @@ import part_caps  # noqa: E402
 import part_formats  # noqa: E402
 import part_messages  # noqa: E402
 import part_ddi  # noqa: E402
+import part_ddi_trace  # noqa: E402
 import part_com  # noqa: E402
 import part_dred  # noqa: E402
 from loader import SpecError  # noqa: E402
@@ -40,7 +41,7 @@ REGENERATE = "python3 generator/gen.py"
 
 # The parts, in load order (a part may read what earlier ones put in the context). Each is a module with NAME,
 # FILES (its spec files), OUTPUTS ((template, path under --out, banner style), ...) and load(spec, display, context).
-PARTS = (part_caps, part_messages, part_ddi, part_dred, part_com)
+PARTS = (part_caps, part_messages, part_ddi, part_ddi_trace, part_dred, part_com)
 
 # Issue 8's parts (docs/generator.md) read the caps and ddi models, so they come after every other part.
 PARTS += (part_formats, part_abi)

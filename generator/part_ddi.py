@@ -61,14 +61,28 @@ FIELD = Map({"name": IDENT, "type": Str(), "doc": DOC})
 PARAM = Map({"name": IDENT, "type": Str()}, {"doc": DOC})
 COMMON = {"kind": Enum(*KINDS), "name": IDENT, "doc": DOC}
 OPTIONAL = {"differs": DOC}
-FUNCTION = Map({**COMMON, "returns": Str(), "params": ListOf(PARAM)}, OPTIONAL)
+
+
+class TraceItem(schema.Schema):
+    """A trace item (part_ddi_trace.py): "EXPR [as NAME] [hex|hex8]", or {name, format, value}."""
+
+    def check(self, node, path, parent, key):
+        if isinstance(node, dict):
+            Map({"name": IDENT, "format": Str(), "value": Str()}).check(node, path, parent, key)
+        elif not isinstance(node, str):
+            fail(parent, path, f"expected a string or a mapping, got {schema.describe(node)}", key)
+
+
+FUNCTION = Map({**COMMON, "returns": Str(), "params": ListOf(PARAM)}, {**OPTIONAL, "trace": ListOf(TraceItem())})
+CALLBACK = Map({**COMMON, "returns": Str(), "params": ListOf(PARAM)}, OPTIONAL)
+TRACE = Map({"tables": ListOf(Map({"struct": IDENT, "store": IDENT}), 1)})
 DECLARATION = ByKind({
     "handle": Map({**COMMON, "side": Enum("driver", "runtime")}, OPTIONAL),
     "enum": Map({**COMMON, "values": ListOf(Map({"name": IDENT, "value": Int(), "doc": DOC}, {"maps_to": IDENT}), 1)},
                 {**OPTIONAL, "maps_to": IDENT}),
     "struct": Map({**COMMON, "fields": ListOf(FieldOrUnion(), 1)}, OPTIONAL),
     "function": FUNCTION,
-    "callback": FUNCTION,
+    "callback": CALLBACK,
     "define": Map({**COMMON, "value": Int(), "type": Enum(*DEFINE_TYPES)}, OPTIONAL),
 })
 DDI = Map({
@@ -79,7 +93,7 @@ DDI = Map({
         "builds": ListOf(Map({"build": Int(1), "doc": DOC}), 1)}), 1)}),
     "entry_point": Map({"name": IDENT, "type": IDENT, "doc": DOC}),
     "declarations": ListOf(DECLARATION, 1),
-}, {"validation": ListOf(ddi_validation.ENTRY, 1)})
+}, {"validation": ListOf(ddi_validation.ENTRY, 1), "trace": TRACE})
 
 
 def comment(text, indent=""):
@@ -122,6 +136,8 @@ class Declaration:
     maps_to: str | None = None      # enum: the API enum its values surface as
     mapping: list = dc_field(default_factory=list)  # enum: [(value name, API enumerator)]
     where: tuple = ("?", 0, "?")  # (file, line, key path) in spec/ddi.yaml, for errors found after loading
+    trace: list | None = None     # function: its `trace` items (part_ddi_trace.py); None: the default fields
+    trace_node: object = None     # the YAML list holding them, for errors
 
     @property
     def shown_value(self):
@@ -170,6 +186,7 @@ class DdiModel:
     entry_function: Declaration
     declarations: list
     validations: list = dc_field(default_factory=list)   # [ddi_validation.Validation]
+    trace_tables: list = dc_field(default_factory=list)  # spec `trace.tables` entries (part_ddi_trace.py)
     comment: staticmethod = staticmethod(comment)
 
     @property
@@ -303,6 +320,7 @@ def _declaration(decl, path, names, types, api_names):
     elif kind in ("function", "callback"):
         result.returns = types.check(decl["returns"], decl, f"{path}.returns", "returns")
         result.params = _members(decl["params"], decl["params"], f"{path}.params", types, "parameter")
+        result.trace = result.trace_node = decl.get("trace")
     else:
         result.value, result.suffix = decl["value"], DEFINE_TYPES[decl["type"]]
         result.cast = "(HRESULT)" if decl["type"] == "HRESULT" else ""
@@ -341,7 +359,8 @@ def build_model(data, api_names):
     entry, entry_function = _entry_point(data, declarations)
     return DdiModel(data["header"]["guard"], " ".join(data["header"]["doc"].split()), versions["major"],
                     releases, builds, entry, entry_function, declarations,
-                    ddi_validation.build(data.get("validation", []), declarations))
+                    ddi_validation.build(data.get("validation", []), declarations),
+                    data["trace"]["tables"] if "trace" in data else [])
 
 
 def load(spec_dir, spec_display, context):

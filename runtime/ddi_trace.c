@@ -14,6 +14,7 @@
 
 #include "ddi_trace.h"
 #include "driver.h"
+#include "fault/fault.h"
 #include "lockrank.h"
 
 /* ---- The file, opened at load ---- */
@@ -44,7 +45,7 @@ bool d12__ddi_trace_on(void)
 
 bool d12__ddi_trace_wraps(void)
 {
-#ifdef NDEBUG
+#if defined NDEBUG && !defined D12RT_FAULT_INJECTION /* the injection build fails driver calls in the wrappers */
     return g_on;
 #else
     return true;
@@ -111,6 +112,14 @@ static void enter(frame *f, const char *name)
         emit("> #%llu t=%ld " #name " " format, (unsigned long long)f_.id, thread_id(), __VA_ARGS__);            \
     g_current = &f_
 #define LEAVE() (g_current = f_.outer)
+/* The same for an entry point that returns a value: a `=` line with it once the driver returned (the callbacks the
+ * call caused come between its `>` and `=` lines). */
+#define LEAVE_RESULT(format, ...)                                                                                 \
+    do {                                                                                                          \
+        LEAVE();                                                                                                  \
+        if (g_on)                                                                                                 \
+            emit("= #%llu t=%ld %s " format, (unsigned long long)f_.id, thread_id(), f_.name, __VA_ARGS__);      \
+    } while (0)
 
 /* Driver -> runtime: the line, once the callback returned. */
 #define CALLBACK_LINE(name, hr, format, ...)                                                                      \
@@ -157,13 +166,8 @@ static const char *quoted(const char *text, char *out, size_t size)
 
 /* ---- Originals, per slot, and installing the wrappers ---- */
 
+/* The callbacks' originals (the driver tables' are in the generated part, `od`). */
 static struct {
-    D3D12DDI_ADAPTERFUNCS adapter;
-    D3D12DDI_EXTENDED_FEATURES_FUNCS_0020 extended;
-    D3D12DDI_DEVICE_FUNCS_CORE_0126 core;
-    D3D12DDI_COMMAND_LIST_FUNCS_3D_0127 list;
-    D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126 queue;
-    D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 drm;
     D3D12DDI_CORELAYER_DEVICECALLBACKS_0126 cb;
     D3D12DDI_KERNEL_THUNK_CALLBACKS_0127 kt;
 } o;
@@ -191,10 +195,11 @@ static void wrap_slot(void *slot, void *stored, any_fn wrapper)
 
 #define WRAP(table, store, field) wrap_slot(&(table)->field, &o.store.field, (any_fn)w_##field)
 
-#define P(h) ((h).pDrvPrivate)
 #define RT(h) ((h).handle)
 
-/* ---- Adapter ---- */
+/* ---- Runtime -> driver: the wrappers generated from spec/ddi.yaml (part ddi_trace), and installing them ---- */
+
+#include "d12_ddi_trace_wrappers.h"
 
 void d12__ddi_trace_open_adapter(const char *driver_name)
 {
@@ -203,459 +208,33 @@ void d12__ddi_trace_open_adapter(const char *driver_name)
              (unsigned long long)atomic_fetch_add(&g_next_id, 1) + 1, thread_id(), driver_name);
 }
 
-static SIZE_T APIENTRY w_pfnCalcPrivateDeviceSize(D3D12DDI_HADAPTER a, const D3D12DDIARG_CALCPRIVATEDEVICESIZE *p)
+void d12__ddi_trace_wrap_adapter(D3D12DDI_ADAPTERFUNCS *funcs)
 {
-    ENTER(pfnCalcPrivateDeviceSize, "hAdapter=%p Interface=0x%X Version=0x%X Flags=%d", P(a), p ? p->Interface : 0,
-          p ? p->Version : 0, p ? (int)p->Flags : 0);
-    SIZE_T size = o.adapter.pfnCalcPrivateDeviceSize(a, p);
-    LEAVE();
-    return size;
+    if (d12__ddi_trace_wraps())
+        wrap_adapter(funcs);
 }
 
-static HRESULT APIENTRY w_pfnCreateDevice(D3D12DDI_HADAPTER a, const D3D12DDIARG_CREATEDEVICE_0003 *p)
+void d12__ddi_trace_wrap_extended(D3D12DDI_EXTENDED_FEATURES_FUNCS_0020 *funcs)
 {
-    ENTER(pfnCreateDevice, "hAdapter=%p hRTDevice=%p hDrvDevice=%p Interface=0x%X Version=0x%X Flags=%d", P(a),
-          RT(p->hRTDevice), P(p->hDrvDevice), p->Interface, p->Version, (int)p->Flags);
-    HRESULT hr = o.adapter.pfnCreateDevice(a, p);
-    LEAVE();
-    return hr;
+    if (d12__ddi_trace_wraps())
+        wrap_extended(funcs);
 }
 
-static HRESULT APIENTRY w_pfnCloseAdapter(D3D12DDI_HADAPTER a)
-{
-    ENTER(pfnCloseAdapter, "hAdapter=%p", P(a));
-    HRESULT hr = o.adapter.pfnCloseAdapter(a);
-    LEAVE();
-    return hr;
-}
-
-static HRESULT APIENTRY w_pfnGetSupportedVersions(D3D12DDI_HADAPTER a, UINT32 *n, UINT64 *v)
-{
-    ENTER(pfnGetSupportedVersions, "hAdapter=%p entries=%u fill=%d", P(a), n ? *n : 0, v != NULL);
-    HRESULT hr = o.adapter.pfnGetSupportedVersions(a, n, v);
-    LEAVE();
-    return hr;
-}
-
-static HRESULT APIENTRY w_pfnGetCaps(D3D12DDI_HADAPTER a, const D3D12DDIARG_GETCAPS *p)
-{
-    ENTER(pfnGetCaps, "hAdapter=%p Type=0x%X Feature=%d DataSize=%u", P(a), p ? (unsigned)p->Type : 0,
-          p && p->pInfo ? (int)*(const D3D12_FEATURE *)p->pInfo : -1, p ? p->DataSize : 0);
-    HRESULT hr = o.adapter.pfnGetCaps(a, p);
-    LEAVE();
-    return hr;
-}
-
-static HRESULT APIENTRY w_pfnGetOptionalDDITables(D3D12DDI_HADAPTER a, UINT32 *n, D3D12DDI_TABLE_REQUEST *t)
-{
-    ENTER(pfnGetOptionalDDITables, "hAdapter=%p entries=%u fill=%d", P(a), n ? *n : 0, t != NULL);
-    HRESULT hr = o.adapter.pfnGetOptionalDDITables(a, n, t);
-    LEAVE();
-    return hr;
-}
-
-static HRESULT APIENTRY w_pfnFillDDITable(D3D12DDI_HADAPTER a, D3D12DDI_TABLE_TYPE type, void *table, SIZE_T size,
-                                          UINT num, D3D12DDI_HRTTABLE rt)
-{
-    ENTER(pfnFillDDITable, "hAdapter=%p tableType=%d tableSize=%zu tableNum=%u", P(a), (int)type, (size_t)size, num);
-    HRESULT hr = o.adapter.pfnFillDDITable(a, type, table, size, num, rt);
-    LEAVE();
-    return hr;
-}
-
-static VOID APIENTRY w_pfnDestroyDevice(D3D12DDI_HDEVICE d)
-{
-    ENTER(pfnDestroyDevice, "hDevice=%p", P(d));
-    o.adapter.pfnDestroyDevice(d);
-    LEAVE();
-}
-
-void d12__ddi_trace_wrap_adapter(D3D12DDI_ADAPTERFUNCS *f)
-{
-    if (!d12__ddi_trace_wraps())
-        return;
-    WRAP(f, adapter, pfnCalcPrivateDeviceSize);
-    WRAP(f, adapter, pfnCreateDevice);
-    WRAP(f, adapter, pfnCloseAdapter);
-    WRAP(f, adapter, pfnGetSupportedVersions);
-    WRAP(f, adapter, pfnGetCaps);
-    WRAP(f, adapter, pfnGetOptionalDDITables);
-    WRAP(f, adapter, pfnFillDDITable);
-    WRAP(f, adapter, pfnDestroyDevice);
-}
-
-/* ---- Extended features ---- */
-
-static HRESULT APIENTRY w_pfnGetSupportedExtendedFeatures(D3D12DDI_HADAPTER a, UINT32 *n, D3D12DDI_FEATURE_0020 *f)
-{
-    ENTER(pfnGetSupportedExtendedFeatures, "hAdapter=%p entries=%u fill=%d", P(a), n ? *n : 0, f != NULL);
-    HRESULT hr = o.extended.pfnGetSupportedExtendedFeatures(a, n, f);
-    LEAVE();
-    return hr;
-}
-
-static HRESULT APIENTRY w_pfnGetSupportedExtendedFeatureVersions(D3D12DDI_HADAPTER a, D3D12DDI_FEATURE_0020 feature,
-                                                                  UINT32 *n, UINT32 *v)
-{
-    ENTER(pfnGetSupportedExtendedFeatureVersions, "hAdapter=%p Feature=%d entries=%u fill=%d", P(a), (int)feature,
-          n ? *n : 0, v != NULL);
-    HRESULT hr = o.extended.pfnGetSupportedExtendedFeatureVersions(a, feature, n, v);
-    LEAVE();
-    return hr;
-}
-
-static HRESULT APIENTRY w_pfnEnableExtendedFeature(D3D12DDI_HDEVICE d, D3D12DDI_FEATURE_0020 feature, UINT32 version)
-{
-    ENTER(pfnEnableExtendedFeature, "hDevice=%p Feature=%d FeatureVersion=%u", P(d), (int)feature, version);
-    HRESULT hr = o.extended.pfnEnableExtendedFeature(d, feature, version);
-    LEAVE();
-    return hr;
-}
-
-void d12__ddi_trace_wrap_extended(D3D12DDI_EXTENDED_FEATURES_FUNCS_0020 *f)
-{
-    if (!d12__ddi_trace_wraps())
-        return;
-    WRAP(f, extended, pfnGetSupportedExtendedFeatures);
-    WRAP(f, extended, pfnGetSupportedExtendedFeatureVersions);
-    WRAP(f, extended, pfnEnableExtendedFeature);
-}
-
-/* ---- Device core ---- */
-
-static SIZE_T APIENTRY w_pfnCalcPrivateCommandQueueSize(D3D12DDI_HDEVICE d, const D3D12DDIARG_CREATECOMMANDQUEUE_0126 *p)
-{
-    ENTER(pfnCalcPrivateCommandQueueSize, "hDevice=%p QueueFlags=%d", P(d), p ? (int)p->QueueFlags : -1);
-    SIZE_T size = o.core.pfnCalcPrivateCommandQueueSize(d, p);
-    LEAVE();
-    return size;
-}
-
-static HRESULT APIENTRY w_pfnCreateCommandQueue(D3D12DDI_HDEVICE d, const D3D12DDIARG_CREATECOMMANDQUEUE_0126 *p,
-                                                D3D12DDI_HCOMMANDQUEUE q, D3D12DDI_HRTCOMMANDQUEUE rq)
-{
-    ENTER(pfnCreateCommandQueue, "hDevice=%p QueueFlags=%d hDrvCommandQueue=%p hRTCommandQueue=%p", P(d),
-          p ? (int)p->QueueFlags : -1, P(q), RT(rq));
-    HRESULT hr = o.core.pfnCreateCommandQueue(d, p, q, rq);
-    LEAVE();
-    return hr;
-}
-
-static VOID APIENTRY w_pfnDestroyCommandQueue(D3D12DDI_HDEVICE d, D3D12DDI_HCOMMANDQUEUE q)
-{
-    ENTER(pfnDestroyCommandQueue, "hDevice=%p hDrvCommandQueue=%p", P(d), P(q));
-    o.core.pfnDestroyCommandQueue(d, q);
-    LEAVE();
-}
-
-static SIZE_T APIENTRY w_pfnCalcPrivateCommandAllocatorSize(D3D12DDI_HDEVICE d,
-                                                            const D3D12DDIARG_CREATECOMMANDALLOCATOR_0126 *p)
-{
-    ENTER(pfnCalcPrivateCommandAllocatorSize, "hDevice=%p QueueFlags=%d", P(d), p ? (int)p->QueueFlags : -1);
-    SIZE_T size = o.core.pfnCalcPrivateCommandAllocatorSize(d, p);
-    LEAVE();
-    return size;
-}
-
-static HRESULT APIENTRY w_pfnCreateCommandAllocator(D3D12DDI_HDEVICE d, const D3D12DDIARG_CREATECOMMANDALLOCATOR_0126 *p,
-                                                    D3D12DDI_HCOMMANDALLOCATOR a)
-{
-    ENTER(pfnCreateCommandAllocator, "hDevice=%p QueueFlags=%d hDrvCommandAllocator=%p", P(d),
-          p ? (int)p->QueueFlags : -1, P(a));
-    HRESULT hr = o.core.pfnCreateCommandAllocator(d, p, a);
-    LEAVE();
-    return hr;
-}
-
-static VOID APIENTRY w_pfnDestroyCommandAllocator(D3D12DDI_HDEVICE d, D3D12DDI_HCOMMANDALLOCATOR a)
-{
-    ENTER(pfnDestroyCommandAllocator, "hDevice=%p hDrvCommandAllocator=%p", P(d), P(a));
-    o.core.pfnDestroyCommandAllocator(d, a);
-    LEAVE();
-}
-
-static VOID APIENTRY w_pfnResetCommandAllocator(D3D12DDI_HCOMMANDALLOCATOR a)
-{
-    ENTER(pfnResetCommandAllocator, "hDrvCommandAllocator=%p", P(a));
-    o.core.pfnResetCommandAllocator(a);
-    LEAVE();
-}
-
-static SIZE_T APIENTRY w_pfnCalcPrivateCommandListSize(D3D12DDI_HDEVICE d, const D3D12DDIARG_CREATECOMMANDLIST_0126 *p)
-{
-    ENTER(pfnCalcPrivateCommandListSize, "hDevice=%p QueueFlags=%d", P(d), p ? (int)p->QueueFlags : -1);
-    SIZE_T size = o.core.pfnCalcPrivateCommandListSize(d, p);
-    LEAVE();
-    return size;
-}
-
-static HRESULT APIENTRY w_pfnCreateCommandList(D3D12DDI_HDEVICE d, const D3D12DDIARG_CREATECOMMANDLIST_0126 *p,
-                                               D3D12DDI_HCOMMANDLIST l, D3D12DDI_HRTCOMMANDLIST rl)
-{
-    ENTER(pfnCreateCommandList, "hDevice=%p QueueFlags=%d hDrvCommandList=%p hRTCommandList=%p", P(d),
-          p ? (int)p->QueueFlags : -1, P(l), RT(rl));
-    HRESULT hr = o.core.pfnCreateCommandList(d, p, l, rl);
-    LEAVE();
-    return hr;
-}
-
-static VOID APIENTRY w_pfnDestroyCommandList(D3D12DDI_HDEVICE d, D3D12DDI_HCOMMANDLIST l)
-{
-    ENTER(pfnDestroyCommandList, "hDevice=%p hDrvCommandList=%p", P(d), P(l));
-    o.core.pfnDestroyCommandList(d, l);
-    LEAVE();
-}
-
-static SIZE_T APIENTRY w_pfnCalcPrivateResourceSize(D3D12DDI_HDEVICE d, const D3D12DDIARG_CREATERESOURCE_0126 *p)
-{
-    ENTER(pfnCalcPrivateResourceSize, "hDevice=%p HeapType=%d Width=%llu", P(d), p ? (int)p->HeapType : -1,
-          p ? (unsigned long long)p->Width : 0ull);
-    SIZE_T size = o.core.pfnCalcPrivateResourceSize(d, p);
-    LEAVE();
-    return size;
-}
-
-static HRESULT APIENTRY w_pfnCreateResource(D3D12DDI_HDEVICE d, const D3D12DDIARG_CREATERESOURCE_0126 *p,
-                                            D3D12DDI_HRESOURCE r, D3D12DDI_HRTRESOURCE rr)
-{
-    ENTER(pfnCreateResource, "hDevice=%p HeapType=%d Width=%llu hDrvResource=%p hRTResource=%p", P(d),
-          p ? (int)p->HeapType : -1, p ? (unsigned long long)p->Width : 0ull, P(r), RT(rr));
-    HRESULT hr = o.core.pfnCreateResource(d, p, r, rr);
-    LEAVE();
-    return hr;
-}
-
-static VOID APIENTRY w_pfnDestroyResource(D3D12DDI_HDEVICE d, D3D12DDI_HRESOURCE r)
-{
-    ENTER(pfnDestroyResource, "hDevice=%p hDrvResource=%p", P(d), P(r));
-    o.core.pfnDestroyResource(d, r);
-    LEAVE();
-}
-
-static HRESULT APIENTRY w_pfnMapResource(D3D12DDI_HDEVICE d, D3D12DDI_HRESOURCE r, void **data)
-{
-    ENTER(pfnMapResource, "hDevice=%p hDrvResource=%p", P(d), P(r));
-    HRESULT hr = o.core.pfnMapResource(d, r, data);
-    LEAVE();
-    return hr;
-}
-
-static VOID APIENTRY w_pfnUnmapResource(D3D12DDI_HDEVICE d, D3D12DDI_HRESOURCE r)
-{
-    ENTER(pfnUnmapResource, "hDevice=%p hDrvResource=%p", P(d), P(r));
-    o.core.pfnUnmapResource(d, r);
-    LEAVE();
-}
-
-static UINT64 APIENTRY w_pfnGetResourceGPUVirtualAddress(D3D12DDI_HDEVICE d, D3D12DDI_HRESOURCE r)
-{
-    ENTER(pfnGetResourceGPUVirtualAddress, "hDevice=%p hDrvResource=%p", P(d), P(r));
-    UINT64 va = o.core.pfnGetResourceGPUVirtualAddress(d, r);
-    LEAVE();
-    return va;
-}
-
-/* ---- Queue ---- */
-
-static VOID APIENTRY w_pfnExecuteCommandLists(D3D12DDI_HCOMMANDQUEUE q, UINT count, const D3D12DDI_HCOMMANDLIST *lists)
-{
-    ENTER(pfnExecuteCommandLists, "hDrvCommandQueue=%p Count=%u first=%p", P(q), count,
-          count && lists ? P(lists[0]) : NULL);
-    o.queue.pfnExecuteCommandLists(q, count, lists);
-    LEAVE();
-}
-
-static VOID APIENTRY w_pfnSignalFence(D3D12DDI_HCOMMANDQUEUE q, const D3D12DDIARG_FENCE_OPERATION_0126 *p)
-{
-    ENTER(pfnSignalFence, "hDrvCommandQueue=%p hRTFence=%p Value=%llu", P(q), p ? RT(p->hRTFence) : NULL,
-          p ? (unsigned long long)p->Value : 0ull);
-    o.queue.pfnSignalFence(q, p);
-    LEAVE();
-}
-
-static VOID APIENTRY w_pfnWaitForFence(D3D12DDI_HCOMMANDQUEUE q, const D3D12DDIARG_FENCE_OPERATION_0126 *p)
-{
-    ENTER(pfnWaitForFence, "hDrvCommandQueue=%p hRTFence=%p Value=%llu", P(q), p ? RT(p->hRTFence) : NULL,
-          p ? (unsigned long long)p->Value : 0ull);
-    o.queue.pfnWaitForFence(q, p);
-    LEAVE();
-}
-
-/* ---- Command lists ---- */
-
-static VOID APIENTRY w_pfnCloseCommandList(D3D12DDI_HCOMMANDLIST l)
-{
-    ENTER(pfnCloseCommandList, "hDrvCommandList=%p", P(l));
-    o.list.pfnCloseCommandList(l);
-    LEAVE();
-}
-
-static VOID APIENTRY w_pfnResetCommandList(D3D12DDI_HCOMMANDLIST l, const D3D12DDIARG_RESETCOMMANDLIST_0126 *p)
-{
-    ENTER(pfnResetCommandList, "hDrvCommandList=%p hDrvCommandAllocator=%p", P(l),
-          p ? P(p->hDrvCommandAllocator) : NULL);
-    o.list.pfnResetCommandList(l, p);
-    LEAVE();
-}
-
-static VOID APIENTRY w_pfnIaSetVertexBuffers(D3D12DDI_HCOMMANDLIST l, UINT start, UINT n,
-                                             const D3D12DDI_VERTEX_BUFFER_VIEW *views)
-{
-    ENTER(pfnIaSetVertexBuffers, "hDrvCommandList=%p StartSlot=%u NumViews=%u", P(l), start, n);
-    o.list.pfnIaSetVertexBuffers(l, start, n, views);
-    LEAVE();
-}
-
-static VOID APIENTRY w_pfnIaSetIndexBuffer(D3D12DDI_HCOMMANDLIST l, const D3D12DDI_INDEX_BUFFER_VIEW *view)
-{
-    ENTER(pfnIaSetIndexBuffer, "hDrvCommandList=%p BufferLocation=0x%llX", P(l),
-          view ? (unsigned long long)view->BufferLocation : 0ull);
-    o.list.pfnIaSetIndexBuffer(l, view);
-    LEAVE();
-}
-
-#define ROOT_VIEW_WRAPPER(field)                                                                                   \
-    static VOID APIENTRY w_##field(D3D12DDI_HCOMMANDLIST l, UINT index, UINT64 location)                         \
-    {                                                                                                            \
-        ENTER(field, "hDrvCommandList=%p RootParameterIndex=%u BufferLocation=0x%llX", P(l), index,               \
-              (unsigned long long)location);                                                                     \
-        o.list.field(l, index, location);                                                                        \
-        LEAVE();                                                                                                 \
-    }
-ROOT_VIEW_WRAPPER(pfnSetGraphicsRootConstantBufferView)
-ROOT_VIEW_WRAPPER(pfnSetGraphicsRootShaderResourceView)
-ROOT_VIEW_WRAPPER(pfnSetGraphicsRootUnorderedAccessView)
-ROOT_VIEW_WRAPPER(pfnSetComputeRootConstantBufferView)
-ROOT_VIEW_WRAPPER(pfnSetComputeRootShaderResourceView)
-ROOT_VIEW_WRAPPER(pfnSetComputeRootUnorderedAccessView)
-
-static VOID APIENTRY w_pfnDrawInstanced(D3D12DDI_HCOMMANDLIST l, UINT a, UINT b, UINT c, UINT d)
-{
-    ENTER(pfnDrawInstanced, "hDrvCommandList=%p VertexCountPerInstance=%u InstanceCount=%u StartVertexLocation=%u "
-          "StartInstanceLocation=%u", P(l), a, b, c, d);
-    o.list.pfnDrawInstanced(l, a, b, c, d);
-    LEAVE();
-}
-
-static VOID APIENTRY w_pfnDrawIndexedInstanced(D3D12DDI_HCOMMANDLIST l, UINT a, UINT b, UINT c, INT d, UINT e)
-{
-    ENTER(pfnDrawIndexedInstanced, "hDrvCommandList=%p IndexCountPerInstance=%u InstanceCount=%u "
-          "StartIndexLocation=%u BaseVertexLocation=%d StartInstanceLocation=%u", P(l), a, b, c, d, e);
-    o.list.pfnDrawIndexedInstanced(l, a, b, c, d, e);
-    LEAVE();
-}
-
-static VOID APIENTRY w_pfnDispatch(D3D12DDI_HCOMMANDLIST l, UINT x, UINT y, UINT z)
-{
-    ENTER(pfnDispatch, "hDrvCommandList=%p ThreadGroupCountX=%u ThreadGroupCountY=%u ThreadGroupCountZ=%u", P(l), x, y,
-          z);
-    o.list.pfnDispatch(l, x, y, z);
-    LEAVE();
-}
-
-static VOID APIENTRY w_pfnCopyBufferRegion(D3D12DDI_HCOMMANDLIST l, D3D12DDI_HRESOURCE dst, UINT64 dst_offset,
-                                           D3D12DDI_HRESOURCE src, UINT64 src_offset, UINT64 bytes)
-{
-    ENTER(pfnCopyBufferRegion, "hDrvCommandList=%p hDstResource=%p DstOffset=%llu hSrcResource=%p SrcOffset=%llu "
-          "NumBytes=%llu", P(l), P(dst), (unsigned long long)dst_offset, P(src), (unsigned long long)src_offset,
-          (unsigned long long)bytes);
-    o.list.pfnCopyBufferRegion(l, dst, dst_offset, src, src_offset, bytes);
-    LEAVE();
-}
-
-static VOID APIENTRY w_pfnCopyResource(D3D12DDI_HCOMMANDLIST l, D3D12DDI_HRESOURCE dst, D3D12DDI_HRESOURCE src)
-{
-    ENTER(pfnCopyResource, "hDrvCommandList=%p hDstResource=%p hSrcResource=%p", P(l), P(dst), P(src));
-    o.list.pfnCopyResource(l, dst, src);
-    LEAVE();
-}
-
-static VOID APIENTRY w_pfnResourceBarrier(D3D12DDI_HCOMMANDLIST l, UINT n, const D3D12DDIARG_RESOURCE_BARRIER_0126 *b)
-{
-    ENTER(pfnResourceBarrier, "hDrvCommandList=%p Count=%u", P(l), n);
-    o.list.pfnResourceBarrier(l, n, b);
-    LEAVE();
-}
-
-static VOID APIENTRY w_pfnWriteBufferImmediate(D3D12DDI_HCOMMANDLIST l, UINT n,
-                                               const D3D12DDI_WRITEBUFFERIMMEDIATE_PARAMETER_0127 *params,
-                                               const D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_0127 *modes)
-{
-    ENTER(pfnWriteBufferImmediate, "hDrvCommandList=%p Count=%u Dest=0x%llX Value=%u Mode=%d", P(l), n,
-          n && params ? (unsigned long long)params[0].Dest : 0ull, n && params ? params[0].Value : 0u,
-          n && modes ? (int)modes[0] : 0);
-    o.list.pfnWriteBufferImmediate(l, n, params, modes);
-    LEAVE();
-}
-
+/* A driver of build 0126 fills the 0126 list table: pfnWriteBufferImmediate stays NULL, and unwrapped. */
 void d12__ddi_trace_wrap_gpu(d12_driver_gpu_funcs *g, bool has_0127)
 {
+    (void)has_0127;
     if (!d12__ddi_trace_wraps())
         return;
-    D3D12DDI_DEVICE_FUNCS_CORE_0126 *c = &g->core;
-    WRAP(c, core, pfnCalcPrivateCommandQueueSize);
-    WRAP(c, core, pfnCreateCommandQueue);
-    WRAP(c, core, pfnDestroyCommandQueue);
-    WRAP(c, core, pfnCalcPrivateCommandAllocatorSize);
-    WRAP(c, core, pfnCreateCommandAllocator);
-    WRAP(c, core, pfnDestroyCommandAllocator);
-    WRAP(c, core, pfnResetCommandAllocator);
-    WRAP(c, core, pfnCalcPrivateCommandListSize);
-    WRAP(c, core, pfnCreateCommandList);
-    WRAP(c, core, pfnDestroyCommandList);
-    WRAP(c, core, pfnCalcPrivateResourceSize);
-    WRAP(c, core, pfnCreateResource);
-    WRAP(c, core, pfnDestroyResource);
-    WRAP(c, core, pfnMapResource);
-    WRAP(c, core, pfnUnmapResource);
-    WRAP(c, core, pfnGetResourceGPUVirtualAddress);
-    D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126 *q = &g->queue;
-    WRAP(q, queue, pfnExecuteCommandLists);
-    WRAP(q, queue, pfnSignalFence);
-    WRAP(q, queue, pfnWaitForFence);
-    D3D12DDI_COMMAND_LIST_FUNCS_3D_0127 *l = &g->list_0127;
-    WRAP(l, list, pfnCloseCommandList);
-    WRAP(l, list, pfnResetCommandList);
-    WRAP(l, list, pfnIaSetVertexBuffers);
-    WRAP(l, list, pfnIaSetIndexBuffer);
-    WRAP(l, list, pfnSetGraphicsRootConstantBufferView);
-    WRAP(l, list, pfnSetGraphicsRootShaderResourceView);
-    WRAP(l, list, pfnSetGraphicsRootUnorderedAccessView);
-    WRAP(l, list, pfnSetComputeRootConstantBufferView);
-    WRAP(l, list, pfnSetComputeRootShaderResourceView);
-    WRAP(l, list, pfnSetComputeRootUnorderedAccessView);
-    WRAP(l, list, pfnDrawInstanced);
-    WRAP(l, list, pfnDrawIndexedInstanced);
-    WRAP(l, list, pfnDispatch);
-    WRAP(l, list, pfnCopyBufferRegion);
-    WRAP(l, list, pfnCopyResource);
-    WRAP(l, list, pfnResourceBarrier);
-    if (has_0127)
-        WRAP(l, list, pfnWriteBufferImmediate);
+    wrap_core(&g->core);
+    wrap_queue(&g->queue);
+    wrap_list(&g->list_0127);
 }
 
-/* ---- Driver-reported messages ---- */
-
-static VOID APIENTRY w_pfnFlushDriverReportedMessages(D3D12DDI_HDEVICE d)
+void d12__ddi_trace_wrap_drm(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 *funcs)
 {
-    ENTER(pfnFlushDriverReportedMessages, "hDevice=%p", P(d));
-    o.drm.pfnFlushDriverReportedMessages(d);
-    LEAVE();
-}
-
-static VOID APIENTRY w_pfnSetCommandListStateIndex(D3D12DDI_HCOMMANDLIST l, UINT32 index)
-{
-    ENTER(pfnSetCommandListStateIndex, "hDrvCommandList=%p CommandListStateIndex=0x%08X", P(l), index);
-    o.drm.pfnSetCommandListStateIndex(l, index);
-    LEAVE();
-}
-
-void d12__ddi_trace_wrap_drm(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 *f)
-{
-    if (!d12__ddi_trace_wraps())
-        return;
-    WRAP(f, drm, pfnFlushDriverReportedMessages);
-    WRAP(f, drm, pfnSetCommandListStateIndex);
+    if (d12__ddi_trace_wraps())
+        wrap_drm(funcs);
 }
 
 /* ---- Callbacks (driver -> runtime) ---- */

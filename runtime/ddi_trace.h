@@ -3,6 +3,7 @@
  * driver loses nothing already written and concurrent processes never interleave within a line).
  *
  *   > #<id> t=<tid> <entry point> <field>=<value> ...                 the runtime calls the driver (at entry)
+ *   = #<id> t=<tid> <entry point> hr=0x%08X|size=%zu|value=0x%llX    what it returned (value-returning ones)
  *   < t=<tid> <callback> <field>=<value> ... hr=0x%08X in=#<id>:<entry point>|in=-
  *                                                                      the driver calls the runtime (at return)
  *
@@ -11,7 +12,9 @@
  *
  * How: the runtime's copies of the driver's tables (adapter, extended features, GPU work, driver-reported messages)
  * and the callback tables it hands the driver get their slots replaced by wrappers that mark the current call, check
- * the lock rule and write the line, then call the original. The wrappers are installed only when the trace is on
+ * the lock rule and write the line, then call the original. The runtime->driver wrappers are generated from
+ * spec/ddi.yaml (generated/runtime/d12_ddi_trace_wrappers.h, its `trace` section); in the failure-injection build
+ * (runtime/fault/) they are always installed and those returning an HRESULT can fail a call (E_OUTOFMEMORY). The wrappers are installed only when the trace is on
  * or in debug builds (where they assert that no ranked runtime lock is held while any driver entry point runs,
  * docs/locking.md); in a release build with the trace off nothing is wrapped, so the trace costs nothing. The flag
  * is read once, at load.

@@ -328,10 +328,14 @@ static d12_caps_flavor flavor_from_environment(void)
 /* The per-app registry overlay (docs/registry.md): "applied at device creation, after the application's
  * SetEnableDriverReportedMessages calls have been latched, so the registry value wins over the application's
  * choice"; D3D12SDKLayerFlagsAnd/Or can force the debug layer on or off the same way. */
-static void apply_registry_overlay(d12_debug_settings *settings)
+/* False when a hive could not be read for lack of memory: the settings are then unknown, so the device is not made
+ * (found by reliability.fault.create.alloc N=8, 9: the overlay was skipped silently, e.g. a registry-forced
+ * driver-reported-messages or DRED setting). */
+static bool apply_registry_overlay(d12_debug_settings *settings)
 {
     d12_app_settings registry;
-    d12__registry_app_settings(NULL, &registry);
+    if (!d12__registry_app_settings(NULL, &registry))
+        return false;
     d12_registry_overlay overlay =
         d12__registry_overlay(&registry, settings->debug_layer, settings->driver_reported_messages);
     settings->debug_layer = overlay.debug_layer;
@@ -343,6 +347,7 @@ static void apply_registry_overlay(d12_debug_settings *settings)
         &registry, D12_SETTING_DRED_PAGE_FAULT, (uint32_t)settings->page_fault);
     settings->breadcrumb_context = (D3D12_DRED_ENABLEMENT)d12__registry_dred_enablement(
         &registry, D12_SETTING_DRED_CONTEXT, (uint32_t)settings->breadcrumb_context);
+    return true;
 }
 
 /* Whether this device asks the driver for driver-reported messages: "The D3D12 debug layer must also be enabled
@@ -417,16 +422,17 @@ static HRESULT device_create(d12_driver_adapter *adapter, struct d12_device **ou
     atomic_init(&device->removed_reason, S_OK);
     atomic_init(&device->legacy_query_warned, false);
     device->settings = d12__debug_settings(); /* latched: fixed for the device's life */
-    apply_registry_overlay(&device->settings);
+    bool overlaid = apply_registry_overlay(&device->settings);
     device->flavor = flavor_from_environment();
-    HRESULT hr = S_OK;
+    HRESULT hr = overlaid ? S_OK : E_OUTOFMEMORY;
     d12__objtable_init(&device->objects);
     pthread_mutex_init(&device->children_lock, NULL);
     d12__flush_init(&device->flush);
     device->gpu_hooks = (d12_driver_gpu_hooks){.fault = gpu_fault, .progress = gpu_progress, .signal = gpu_signal,
                                                .wait = gpu_wait, .list_error = gpu_list_error, .context = device};
     d12_dred_enabled dred = d12__dred_resolve(&device->settings);
-    hr = d12__dred_create(device, &dred);
+    if (SUCCEEDED(hr))
+        hr = d12__dred_create(device, &dred);
     if (SUCCEEDED(hr) && device->settings.debug_layer)
         hr = d12__info_queue_create(&device->info_queue);
     d12__drm_init(&device->drm, device->info_queue, &device->objects);
@@ -461,11 +467,15 @@ static struct d12_device *publish(struct d12_device *device)
     return winner;
 }
 
-static bool supports_feature_level(d12_driver_adapter *adapter, D3D_FEATURE_LEVEL minimum)
+/* S_OK when the driver reaches `minimum`; DXGI_ERROR_UNSUPPORTED when it does not or its answer fails, except that
+ * out of memory is passed on as such (found by reliability.fault.create.alloc: it was DXGI_ERROR_UNSUPPORTED). */
+static HRESULT supports_feature_level(d12_driver_adapter *adapter, D3D_FEATURE_LEVEL minimum)
 {
     D3D12_FEATURE_DATA_FEATURE_LEVELS levels = {1, &minimum, 0};
     HRESULT hr = d12__driver_get_feature_data(adapter, D3D12_FEATURE_FEATURE_LEVELS, &levels, sizeof(levels));
-    return SUCCEEDED(hr) && levels.MaxSupportedFeatureLevel >= minimum;
+    if (hr == E_OUTOFMEMORY)
+        return hr;
+    return SUCCEEDED(hr) && levels.MaxSupportedFeatureLevel >= minimum ? S_OK : DXGI_ERROR_UNSUPPORTED;
 }
 
 static bool known_feature_level(D3D_FEATURE_LEVEL level)
@@ -498,8 +508,8 @@ HRESULT d12__device_create(IUnknown *adapter_object, D3D_FEATURE_LEVEL minimum, 
     HRESULT hr = d12__driver_adapter_get(&adapter);
     if (FAILED(hr))
         return hr;
-    if (!supports_feature_level(adapter, minimum))
-        return DXGI_ERROR_UNSUPPORTED;
+    if (FAILED(hr = supports_feature_level(adapter, minimum)))
+        return hr;
     /* D3D12's convention: the arguments were checked, no device is made. Windows tests the output pointer
      * before the interface: a NULL riid with a NULL ppDevice is S_FALSE too. */
     if (out == NULL)

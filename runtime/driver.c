@@ -72,6 +72,12 @@ __attribute__((format(printf, 2, 3))) static HRESULT broken(const d12_driver_ada
     return DXGI_ERROR_DRIVER_INTERNAL_ERROR;
 }
 
+/* A driver call that failed: out of memory is the driver's answer, passed on as it is (D3D12CreateDevice returns it
+ * and the next one opens the adapter again: docs/reliability.md "Failure injection"); any other failure is a broken
+ * driver. The line is printed either way. */
+#define CALL_FAILED(adapter, hr, ...) ((hr) == E_OUTOFMEMORY ? (broken(adapter, __VA_ARGS__), E_OUTOFMEMORY) \
+                                                             : broken(adapter, __VA_ARGS__))
+
 /* ---- Loading ---- */
 
 static HRESULT load_entry(const char *path, PFND3D12DDI_OPENADAPTER *entry)
@@ -124,7 +130,7 @@ static HRESULT check_adapter_funcs(const d12_driver_adapter *adapter)
 static HRESULT checked_count(const d12_driver_adapter *adapter, const char *what, HRESULT hr, UINT32 count)
 {
     if (FAILED(hr))
-        return broken(adapter, "%s failed (0x%08X)", what, (unsigned)hr);
+        return CALL_FAILED(adapter, hr, "%s failed (0x%08X)", what, (unsigned)hr);
     if (count > D12_DRIVER_MAX_LIST)
         return broken(adapter, "%s reported %u entries (at most %u accepted)", what, count, D12_DRIVER_MAX_LIST);
     return S_OK;
@@ -135,7 +141,7 @@ static HRESULT checked_fill(const d12_driver_adapter *adapter, const char *what,
                             UINT32 written)
 {
     if (FAILED(hr))
-        return broken(adapter, "%s failed (0x%08X) filling %u entries", what, (unsigned)hr, given);
+        return CALL_FAILED(adapter, hr, "%s failed (0x%08X) filling %u entries", what, (unsigned)hr, given);
     if (written > given)
         return broken(adapter, "%s wrote %u entries into room for %u", what, written, given);
     return S_OK;
@@ -212,8 +218,8 @@ static HRESULT fill_extended_table(d12_driver_adapter *adapter)
     HRESULT hr = adapter->funcs.pfnFillDDITable(adapter->handle, D3D12DDI_TABLE_TYPE_0020_EXTENDED_FEATURES, t,
                                                 sizeof *t, 0, none);
     if (FAILED(hr))
-        return broken(adapter, "pfnFillDDITable(EXTENDED_FEATURES) failed (0x%08X) though the table is offered",
-                      (unsigned)hr);
+        return CALL_FAILED(adapter, hr, "pfnFillDDITable(EXTENDED_FEATURES) failed (0x%08X) though the table is "
+                           "offered", (unsigned)hr);
     if (!t->pfnGetSupportedExtendedFeatures || !t->pfnGetSupportedExtendedFeatureVersions ||
         !t->pfnEnableExtendedFeature)
         return broken(adapter, "the extended-features table has a NULL slot");
@@ -296,7 +302,8 @@ static HRESULT fill_gpu_table(d12_driver_adapter *adapter, D3D12DDI_TABLE_TYPE t
     D3D12DDI_HRTTABLE none = {NULL};
     HRESULT hr = adapter->funcs.pfnFillDDITable(adapter->handle, type, table, size, 0, none);
     if (FAILED(hr))
-        return broken(adapter, "pfnFillDDITable(%s) failed (0x%08X) though the table is offered", name, (unsigned)hr);
+        return CALL_FAILED(adapter, hr, "pfnFillDDITable(%s) failed (0x%08X) though the table is offered", name,
+                           (unsigned)hr);
     if (!all_slots_set(table, size))
         return broken(adapter, "the %s table has a NULL slot", name);
     return S_OK;
@@ -400,7 +407,13 @@ void d12__driver_adapter_close(d12_driver_adapter *adapter)
     free_adapter(adapter);
 }
 
-static pthread_once_t g_process_once = PTHREAD_ONCE_INIT;
+/* The process's adapter, opened by the first D3D12CreateDevice. An open that failed for lack of memory is not kept:
+ * the next D3D12CreateDevice opens it again (found by the failure-injection sweep, reliability.fault.create.*: one
+ * failed allocation at adapter init failed every later device of the process). Any other failure is kept. The lock
+ * is held while the adapter opens (the exclusion pthread_once gave before); `g_process_done` lets every later call
+ * skip it. */
+static pthread_mutex_t g_process_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_bool g_process_done;
 static d12_driver_adapter *g_process_adapter;
 static HRESULT g_process_result;
 
@@ -412,7 +425,18 @@ static void open_process_adapter(void)
 
 HRESULT d12__driver_adapter_get(d12_driver_adapter **out)
 {
-    pthread_once(&g_process_once, open_process_adapter);
+    if (!atomic_load_explicit(&g_process_done, memory_order_acquire)) {
+        pthread_mutex_lock(&g_process_lock);
+        if (!atomic_load_explicit(&g_process_done, memory_order_relaxed)) {
+            open_process_adapter();
+            if (g_process_result != E_OUTOFMEMORY)
+                atomic_store_explicit(&g_process_done, true, memory_order_release);
+        }
+        *out = g_process_adapter;
+        HRESULT hr = g_process_result;
+        pthread_mutex_unlock(&g_process_lock);
+        return hr;
+    }
     *out = g_process_adapter;
     return g_process_result;
 }

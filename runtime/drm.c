@@ -139,7 +139,7 @@ static void format_prefix(void *context, void *owner, d12_work_kind kind, uint32
  * and ordinal of that work within the command list ... Messages whose index is 0xFFFFFFFF, unknown, or no longer
  * resolvable are surfaced unmodified." The index is resolved only when the message will be used (the InfoQueue's
  * filters say so), and resolved now: later it may no longer be. */
-static void surface(d12_drm *drm, D3D12_MESSAGE_CATEGORY category, D3D12_MESSAGE_SEVERITY severity,
+static bool surface(d12_drm *drm, D3D12_MESSAGE_CATEGORY category, D3D12_MESSAGE_SEVERITY severity,
                     const D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 *message)
 {
     D3D12_MESSAGE_ID id = D3D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGE;
@@ -150,8 +150,7 @@ static void surface(d12_drm *drm, D3D12_MESSAGE_CATEGORY category, D3D12_MESSAGE
     char *prefix = request.prefix;
     if (!prefix) {
         /* "forwards pMessage->pDescription verbatim": the InfoQueue copies it and never splits it on '\n'. */
-        d12__info_queue_report_text(drm->info_queue, category, severity, id, message->pDescription);
-        return;
+        return d12__info_queue_report_text(drm->info_queue, category, severity, id, message->pDescription);
     }
     size_t prefix_length = strlen(prefix), length = strlen(message->pDescription);
     char *text = malloc(prefix_length + length + 1);
@@ -160,9 +159,11 @@ static void surface(d12_drm *drm, D3D12_MESSAGE_CATEGORY category, D3D12_MESSAGE
         memcpy(text + prefix_length, message->pDescription, length + 1);
     }
     /* Out of memory for the annotated text: the message still arrives, unannotated. */
-    d12__info_queue_report_text(drm->info_queue, category, severity, id, text ? text : message->pDescription);
+    bool whole = d12__info_queue_report_text(drm->info_queue, category, severity, id,
+                                             text ? text : message->pDescription);
     free(text);
     free(prefix);
+    return whole;
 }
 
 HRESULT d12__drm_report(d12_drm *drm, const D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 *message)
@@ -174,8 +175,9 @@ HRESULT d12__drm_report(d12_drm *drm, const D3D12DDI_DRIVER_REPORTED_MESSAGE_012
     D3D12_MESSAGE_CATEGORY category;
     d12__ddi_map_message_severity_0126(message->Severity, &severity); /* in range: validated above */
     d12__ddi_map_message_category_0126(message->Category, &category);
-    surface(drm, category, severity, message);
-    return S_OK;
+    /* Out of memory for the InfoQueue entry: the message is neither stored nor delivered, and the driver is told
+     * (reliability.fault.report.alloc; docs/reliability.md "Failure injection"). */
+    return surface(drm, category, severity, message) ? S_OK : E_OUTOFMEMORY;
 }
 
 /* ---- Object identity ---- */

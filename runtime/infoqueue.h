@@ -68,8 +68,9 @@ __attribute__((format(printf, 5, 6)))
 void d12__info_queue_report_f(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category, D3D12_MESSAGE_SEVERITY severity,
                               D3D12_MESSAGE_ID id, const char *format, ...);
 
-/* Report a message whose text is given verbatim (driver-reported messages: the spec forbids touching it). */
-void d12__info_queue_report_text(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category,
+/* Report a message whose text is given verbatim (driver-reported messages: the spec forbids touching it). False
+ * when it could not be had whole for lack of memory: then it is neither stored nor delivered (counted discarded). */
+bool d12__info_queue_report_text(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category,
                                  D3D12_MESSAGE_SEVERITY severity, D3D12_MESSAGE_ID id, const char *text);
 
 /* Messages reported and not yet handed to every callback (a test and shutdown aid). */

@@ -875,7 +875,7 @@ void d12__registry_resolve(const d12_reg_file *hkcu, const d12_reg_file *hklm, c
     }
 }
 
-void d12__registry_app_settings(const char *app_name, d12_app_settings *out)
+bool d12__registry_app_settings(const char *app_name, d12_app_settings *out)
 {
     memset(out, 0, sizeof *out);
     char app[D12_REG_MAX_NAME + 1] = "";
@@ -884,13 +884,14 @@ void d12__registry_app_settings(const char *app_name, d12_app_settings *out)
     else
         d12__registry_app_name(app, sizeof app);
     d12_reg_file hkcu = {0}, hklm = {0};
-    bool have_cu = d12__registry_hkcu_path(out->hkcu_path, sizeof out->hkcu_path) &&
-                   d12__registry_load(out->hkcu_path, stderr, &hkcu) == 0;
-    bool have_lm = d12__registry_hklm_path(out->hklm_path, sizeof out->hklm_path) &&
-                   d12__registry_load(out->hklm_path, stderr, &hklm) == 0;
-    d12__registry_resolve(have_cu ? &hkcu : NULL, have_lm ? &hklm : NULL, app, out);
+    bool cu_path = d12__registry_hkcu_path(out->hkcu_path, sizeof out->hkcu_path);
+    int cu = cu_path ? d12__registry_load(out->hkcu_path, stderr, &hkcu) : 1;
+    bool lm_path = d12__registry_hklm_path(out->hklm_path, sizeof out->hklm_path);
+    int lm = lm_path ? d12__registry_load(out->hklm_path, stderr, &hklm) : 1;
+    d12__registry_resolve(cu == 0 ? &hkcu : NULL, lm == 0 ? &hklm : NULL, app, out);
     d12__registry_free(&hkcu);
     d12__registry_free(&hklm);
+    return cu >= 0 && lm >= 0; /* -1: out of memory (d12__registry_load) */
 }
 
 d12_registry_overlay d12__registry_overlay(const d12_app_settings *settings, bool app_debug_layer,

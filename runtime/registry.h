@@ -151,8 +151,9 @@ const char *d12__registry_setting_name(d12_reg_setting_id id);
 uint32_t d12__registry_setting_default(d12_reg_setting_id id);
 
 /* Reads both hives for `app_name` (NULL: d12__registry_app_name) and resolves each value HKCU first, then HKLM,
- * then its default. Warnings about the files go to stderr. Never fails: out of memory means defaults. */
-void d12__registry_app_settings(const char *app_name, d12_app_settings *out);
+ * then its default. Warnings about the files go to stderr. False when a hive could not be read for lack of
+ * memory (its values are then defaults, which D3D12CreateDevice does not use: docs/reliability.md). */
+bool d12__registry_app_settings(const char *app_name, d12_app_settings *out);
 
 /* The same over hives already parsed (NULL: absent); leaves out's paths alone. */
 void d12__registry_resolve(const d12_reg_file *hkcu, const d12_reg_file *hklm, const char *app_name,

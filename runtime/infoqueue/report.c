@@ -136,26 +136,34 @@ static void iq_enqueue(d12_info_queue *queue, iq_pending *pending)
     queue->pending_count++;
 }
 
-/* Second critical section: store (if it passed), count, and queue for delivery. `node` is consumed. */
-static void iq_commit(d12_info_queue *queue, const iq_decision *d, iq_stored *node, iq_pending *pending)
+/* Second critical section: store (if it passed), count, and queue for delivery. `node` is consumed. All or nothing
+ * (found by the failure-injection sweep, reliability.fault.report.alloc: a message was stored without its callback,
+ * or reported S_OK and not stored): a message the store cannot grow for is not delivered either, and false tells
+ * the reporter (AddMessage, pfnReportMessageCb: E_OUTOFMEMORY). */
+static bool iq_commit(d12_info_queue *queue, const iq_decision *d, iq_stored *node, iq_pending *pending)
 {
     if (d->passed)
         queue->allowed++;
-    if (pending && (d->print || queue->ignore_filter_callbacks > 0 || (d->passed && queue->callback_count > 0)))
+    bool stored = d->store && d12__iq_store(queue, node);
+    bool whole = stored || !d->store;
+    if (whole && pending &&
+        (d->print || queue->ignore_filter_callbacks > 0 || (d->passed && queue->callback_count > 0)))
         iq_enqueue(queue, pending);
     else if (pending)
-        d12__iq_pending_recycle(queue, pending); /* nobody wants it any more: back to the pool */
+        d12__iq_pending_recycle(queue, pending); /* nobody wants it any more, or it is lost: back to the pool */
     queue->next_seq++;
-    if (!d->store || !d12__iq_store(queue, node)) {
+    if (!stored) {
         if (d->passed)
             queue->discarded++; /* limit 0, or no memory to grow the store */
         free(node);
     }
     iq_deliver(queue);
+    return whole;
 }
 
-/* Formats (no lock held), then commits; a message that cannot be allocated is lost and counted discarded. */
-static void iq_format_and_commit(d12_info_queue *queue, const iq_decision *d, D3D12_MESSAGE_CATEGORY category,
+/* Formats (no lock held), then commits; a message that cannot be allocated (its node, or its delivery when it has
+ * one) is neither stored nor delivered, counted discarded: false. */
+static bool iq_format_and_commit(d12_info_queue *queue, const iq_decision *d, D3D12_MESSAGE_CATEGORY category,
                                  D3D12_MESSAGE_SEVERITY severity, D3D12_MESSAGE_ID id, const iq_source *source)
 {
     size_t length = 0;
@@ -164,13 +172,17 @@ static void iq_format_and_commit(d12_info_queue *queue, const iq_decision *d, D3
     if (node) {
         node->message = (D3D12_MESSAGE){category, severity, id, node->text, length};
         pending = d->deliver ? iq_pending_from(node, d) : NULL;
+        if (d->deliver && !pending) {
+            free(node);
+            node = NULL;
+        }
     }
     iq_lock(queue);
-    if (node)
-        iq_commit(queue, d, node, pending);
-    else if (d->passed)
+    bool whole = node && iq_commit(queue, d, node, pending);
+    if (!node && d->passed)
         queue->allowed++, queue->discarded++;
     iq_unlock_and_reap(queue);
+    return whole;
 }
 
 /* The common case, verbatim text (the driver-reported-messages path), decided and committed in one critical section
@@ -219,13 +231,13 @@ static void iq_report(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category, D3
 }
 
 /* A verbatim report that needs a node allocated: the two-step path with the text as its source. */
-static __attribute__((noinline)) void iq_text_format_and_commit(d12_info_queue *queue, const iq_decision *d,
+static __attribute__((noinline)) bool iq_text_format_and_commit(d12_info_queue *queue, const iq_decision *d,
                                                                 D3D12_MESSAGE_CATEGORY category,
                                                                 D3D12_MESSAGE_SEVERITY severity, D3D12_MESSAGE_ID id,
                                                                 const char *text)
 {
     iq_source source = {.text = text};
-    iq_format_and_commit(queue, d, category, severity, id, &source);
+    return iq_format_and_commit(queue, d, category, severity, id, &source);
 }
 
 bool d12__info_queue_wants(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category, D3D12_MESSAGE_SEVERITY severity,
@@ -269,15 +281,17 @@ void d12__info_queue_report_f(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY cate
 }
 
 /* Verbatim text (the driver-reported-messages path): decided and committed in one critical section when no node
- * has to be allocated (iq_report_text_locked), else the two-step path. */
-void d12__info_queue_report_text(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category,
+ * has to be allocated (iq_report_text_locked), else the two-step path. False when the message could not be had
+ * whole for lack of memory (then neither stored nor delivered). */
+bool d12__info_queue_report_text(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category,
                                  D3D12_MESSAGE_SEVERITY severity, D3D12_MESSAGE_ID id, const char *text)
 {
     if (!queue)
-        return;
+        return true;
     if (!text)
         text = "";
     size_t bytes = strlen(text) + 1; /* measured before the lock is taken */
+    bool whole = true;
     iq_lock(queue);
     iq_decision d = iq_decide(queue, category, severity, id);
     if ((d.store || d.deliver) && iq_report_text_locked(queue, &d, category, severity, id, text, bytes)) {
@@ -285,10 +299,11 @@ void d12__info_queue_report_text(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY c
     } else {
         iq_unlock(queue);
         if (d.store || d.deliver)
-            iq_text_format_and_commit(queue, &d, category, severity, id, text);
+            whole = iq_text_format_and_commit(queue, &d, category, severity, id, text);
     }
     if (d.brk)
         d12__iq_break(queue, category, severity, id);
+    return whole;
 }
 
 size_t d12__info_queue_pending(d12_info_queue *queue)
@@ -306,8 +321,7 @@ HRESULT d12_info_queue_AddMessage(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY 
 {
     if (!pDescription || (UINT)Category >= IQ_CATEGORY_COUNT || (UINT)Severity >= IQ_SEVERITY_COUNT)
         return E_INVALIDARG;
-    d12__info_queue_report_text(queue, Category, Severity, ID, pDescription);
-    return S_OK;
+    return d12__info_queue_report_text(queue, Category, Severity, ID, pDescription) ? S_OK : E_OUTOFMEMORY;
 }
 
 HRESULT d12_info_queue_AddApplicationMessage(d12_info_queue *queue, D3D12_MESSAGE_SEVERITY Severity,

@@ -10,18 +10,19 @@
  * Checking a driver: `d12conform --driver /path/driver.so` (installed in bin/) runs the driver-reported-
  * messages conformance suite; D12RT_DDI_TRACE=FILE makes the runtime write one line per call across this
  * interface: "> #<n> t=<tid> <entry point> <Name>=<value> ..." when the runtime calls the driver (at entry),
- * and "< t=<tid> <callback> <Name>=<value> ... hr=0x<HRESULT returned> in=#<n>:<entry point>" (or "in=-": no
- * runtime call in progress on that thread) when the driver calls back (at return); docs/conformance.md has
- * the details. hRTDevice is a token, not a pointer: after pfnDestroyDevice returns, a callback with it gets
- * E_INVALIDARG. Threads, where an entry point says nothing more: OpenAdapter12, pfnGetSupportedVersions,
- * pfnGetOptionalDDITables, pfnFillDDITable of the adapter's tables and the extended-feature queries run once,
- * at adapter init, on the thread of the first D3D12CreateDevice; pfnCalcPrivateDeviceSize, pfnCreateDevice
- * and pfnEnableExtendedFeature on the thread creating that device; the device-core functions (create,
- * destroy, map) on any application thread, concurrently, even for one object (two threads may Map one
- * buffer); the command-list functions on the thread recording that list (one at a time per list, different
- * lists concurrently); the queue functions on application threads, concurrently for one queue; no driver
- * entry point is called with a runtime lock held. The runtime's callbacks may be called from any thread,
- * concurrently, while their device lives. */
+ * and "= #<n> t=<tid> <entry point> hr=0x<HRESULT>" (size=, value=) when an entry point that returns a value
+ * returned, and "< t=<tid> <callback> <Name>=<value> ... hr=0x<HRESULT returned> in=#<n>:<entry point>" (or
+ * "in=-": no runtime call in progress on that thread) when the driver calls back (at return);
+ * docs/conformance.md has the details. hRTDevice is a token, not a pointer: after pfnDestroyDevice returns, a
+ * callback with it gets E_INVALIDARG. Threads, where an entry point says nothing more: OpenAdapter12,
+ * pfnGetSupportedVersions, pfnGetOptionalDDITables, pfnFillDDITable of the adapter's tables and the extended-
+ * feature queries run once, at adapter init, on the thread of the first D3D12CreateDevice;
+ * pfnCalcPrivateDeviceSize, pfnCreateDevice and pfnEnableExtendedFeature on the thread creating that device;
+ * the device-core functions (create, destroy, map) on any application thread, concurrently, even for one
+ * object (two threads may Map one buffer); the command-list functions on the thread recording that list (one
+ * at a time per list, different lists concurrently); the queue functions on application threads, concurrently
+ * for one queue; no driver entry point is called with a runtime lock held. The runtime's callbacks may be
+ * called from any thread, concurrently, while their device lives. */
 #ifndef D12RT_D3D12DDI_H
 #define D12RT_D3D12DDI_H
 
@@ -802,12 +803,13 @@ typedef struct D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 {
 
 /* Surface one message in the device's ID3D12InfoQueue with ID D3D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGE. S_OK
  * when surfaced (or filtered by the application); E_INVALIDARG and dropped (no InfoQueue entry, no callback)
- * when the message breaks a rule of the validation table below or the feature is not enabled on the device.
- * Any thread, concurrently, and from inside pfnFlushDriverReportedMessages; never calls the application while
- * a runtime lock is held. The application's message callback runs inline, on the calling thread, and may call
- * back into D3D12 and so into the driver: do not hold a driver lock an entry point takes while reporting.
- * Valid from pfnCreateDevice until pfnDestroyDevice returns; afterwards (a driver thread that outlived the
- * device) d12rt answers E_INVALIDARG instead of touching freed memory. */
+ * when the message breaks a rule of the validation table below or the feature is not enabled on the device;
+ * E_OUTOFMEMORY and dropped the same way when the runtime has no memory for it. Any thread, concurrently, and
+ * from inside pfnFlushDriverReportedMessages; never calls the application while a runtime lock is held. The
+ * application's message callback runs inline, on the calling thread, and may call back into D3D12 and so into
+ * the driver: do not hold a driver lock an entry point takes while reporting. Valid from pfnCreateDevice
+ * until pfnDestroyDevice returns; afterwards (a driver thread that outlived the device) d12rt answers
+ * E_INVALIDARG instead of touching freed memory. */
 typedef HRESULT(APIENTRY* PFND3D12DDI_REPORTMESSAGE_CB_0126)(
     D3D12DDI_HRTDEVICE hDevice,
     const D3D12DDI_DRIVER_REPORTED_MESSAGE_0126* pMessage);
