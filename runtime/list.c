@@ -613,7 +613,7 @@ static HRESULT create_driver_list(struct d12_device *device, struct d12_command_
     if (FAILED(hr))
         return hr;
     D3D12DDI_HCOMMANDLIST handle = {memory};
-    D3D12DDI_HRTCOMMANDLIST rt_handle = {list};
+    D3D12DDI_HRTCOMMANDLIST rt_handle = {d12__device_child_rt_handle(&list->device_child)};
     hr = list->gpu->core.pfnCreateCommandList(driver, &args, handle, rt_handle);
     if (FAILED(hr)) {
         free(memory);
@@ -694,8 +694,8 @@ HRESULT d12_device_CreateCommandList(struct d12_device *self, UINT nodeMask, D3D
  * unknown handle: no Close would ever return it, and a closed list that executes fine must not be refused. */
 bool d12__command_list_driver_error(struct d12_device *device, D3D12DDI_HRTCOMMANDLIST handle, HRESULT hr)
 {
-    struct d12_command_list *list = handle.handle;
-    if (!d12__objtable_contains(&device->objects, list, D3D12DDI_HT_COMMAND_LIST))
+    struct d12_command_list *list = d12__objtable_object(&device->objects, handle.handle, D3D12DDI_HT_COMMAND_LIST);
+    if (!list)
         return false;
     if (hr != E_OUTOFMEMORY && hr != E_INVALIDARG)
         d12__device_remove(device, DXGI_ERROR_DRIVER_INTERNAL_ERROR, "the driver reported a command list error "
