@@ -47,7 +47,8 @@
  *                         (whether or not a live object now sits at the destroyed one's address): pfnQueryObjectIdentityCb
  *                         for each, logged `identity kind=stale_list|stale_queue hr=0x%08X`, and for the drawing list
  *                         `identity kind=list hr=0x%08X text=<identity>`; then pfnSetCommandListErrorCb(stale, E_FAIL)
- *                         for each destroyed list, logged `list_error kind=stale_list hr=0x80004005` */
+ *                         for each destroyed list, logged `list_error kind=stale_list hr=0x80004005`; and the identity
+ *                         of every fence a signal was passed back for so far, `identity kind=seen_fence hr=0x%08X` */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -167,6 +168,9 @@ static struct {
     int live;
 } g_queues[SHIM_MAX_LISTS];
 static unsigned g_queue_count;
+/* The runtime fences signals were passed back for (g_lists_lock). */
+static void *g_fences[SHIM_MAX_LISTS];
+static unsigned g_fence_count;
 
 /* ---- The log ---- */
 
@@ -392,9 +396,10 @@ static void log_identity(const char *kind, void *handle, D3D12DDI_HANDLETYPE typ
  * destroyed one's address (the case an address-valued handle got wrong). */
 static void stale_handles(void *current)
 {
-    void *lists[SHIM_MAX_LISTS], *queues[SHIM_MAX_LISTS];
-    unsigned list_count = 0, queue_count = 0;
+    void *lists[SHIM_MAX_LISTS], *queues[SHIM_MAX_LISTS], *fences[SHIM_MAX_LISTS];
+    unsigned list_count = 0, queue_count = 0, fence_count = g_fence_count;
     pthread_mutex_lock(&g_lists_lock);
+    memcpy(fences, g_fences, sizeof fences);
     for (unsigned i = 0; i < g_list_count; i++) {
         if (!g_lists[i].live)
             lists[list_count++] = g_lists[i].runtime;
@@ -409,6 +414,8 @@ static void stale_handles(void *current)
         log_identity("stale_list", lists[i], D3D12DDI_HT_COMMAND_LIST);
     for (unsigned i = 0; i < queue_count; i++)
         log_identity("stale_queue", queues[i], D3D12DDI_HT_COMMAND_QUEUE);
+    for (unsigned i = 0; i < fence_count; i++)
+        log_identity("seen_fence", fences[i], D3D12DDI_HT_FENCE);
     for (unsigned i = 0; i < list_count; i++)
         list_error("stale_list", lists[i], E_FAIL);
 }
@@ -455,6 +462,12 @@ static HRESULT APIENTRY shim_signal_cb(D3D12DDI_HRTDEVICE device, D3D12DDI_HRTCO
         passed.hRTFence.handle = &not_a_fence;
     if (g_mode == MODE_BOGUS_SIGNAL_QUEUE)
         queue.handle = &not_a_queue;
+    if (g_mode == MODE_STALE_HANDLES) {
+        pthread_mutex_lock(&g_lists_lock);
+        if (g_fence_count < SHIM_MAX_LISTS)
+            g_fences[g_fence_count++] = passed.hRTFence.handle;
+        pthread_mutex_unlock(&g_lists_lock);
+    }
     HRESULT hr = g_runtime_kt.pfnSignalFenceFromGpuCb(device, queue, &passed);
     shim_log("signal value=%llu hr=0x%08X", (unsigned long long)passed.Value, (unsigned)hr);
     if (g_mode == MODE_SIGNAL_TWICE) {

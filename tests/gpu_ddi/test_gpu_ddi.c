@@ -984,8 +984,9 @@ static void test_list_error_critical_bogus_handle(void)
  * value, so once a list was released and a new list created at the same address, the old handle named the new list:
  * its identity came back as the new list's, and E_FAIL for it removed the device. The handles are serials now
  * (runtime/rthandle.h): every destroyed list's and queue's handle is E_INVALIDARG in pfnQueryObjectIdentityCb and
- * ignored by pfnSetCommandListErrorCb, nothing reaches the InfoQueue, the live list's own handle still resolves.
- * The test makes sure (outside ASan) that the live list and queue really sit at released ones' addresses. */
+ * ignored by pfnSetCommandListErrorCb, a released fence's is E_INVALIDARG too, nothing reaches the InfoQueue, the
+ * live list's own handle still resolves.
+ * The test makes sure (outside ASan) that the live list, queue and fence really sit at released ones' addresses. */
 static void test_stale_handles(void) /* D12_GPUSHIM_MODE=stale_handles */
 {
     ID3D12Device *device = create_device(true);
@@ -994,7 +995,7 @@ static void test_stale_handles(void) /* D12_GPUSHIM_MODE=stale_handles */
     ID3D12InfoQueue *iq = info_queue_of(device);
     gpu_context ctx;
     memset(&ctx, 0, sizeof ctx);
-    if (!CHECK_HR(create_allocator(device, &ctx.allocator), S_OK) || !(ctx.fence = make_fence(device)))
+    if (!CHECK_HR(create_allocator(device, &ctx.allocator), S_OK))
         return;
     /* Queues released until a new one sits at a released one's address. glibc's calloc does not take from the
      * thread cache, so that happens once the cache's 7 chunks of the size are full: within 24 tries. */
@@ -1016,6 +1017,28 @@ static void test_stale_handles(void) /* D12_GPUSHIM_MODE=stale_handles */
         RELEASE_LAST(queue);
     }
     if (!CHECK(ctx.queue != NULL) || (ADDRESSES_REUSED && !CHECK(queue_reused)))
+        return;
+    /* Fences likewise, each signalled once from the queue first (so the driver has seen its handle); the live one is
+     * not signalled before the draw, so every fence the driver saw by then is released. */
+    void *released_fences[TRIES];
+    unsigned released_fence_count = 0;
+    bool fence_reused = false;
+    while (!ctx.fence && released_fence_count < TRIES) {
+        ID3D12Fence *fence = make_fence(device);
+        if (!CHECK(fence != NULL))
+            return;
+        for (unsigned i = 0; i < released_fence_count; i++)
+            fence_reused |= (void *)fence == released_fences[i];
+        if (fence_reused || (!ADDRESSES_REUSED && released_fence_count == 2)) {
+            ctx.fence = fence;
+            break;
+        }
+        CHECK_HR(ID3D12CommandQueue_Signal(ctx.queue, fence, 1), S_OK);
+        CHECK(wait_fence(fence, 1));
+        released_fences[released_fence_count++] = fence;
+        RELEASE_LAST(fence);
+    }
+    if (!CHECK(ctx.fence != NULL) || (ADDRESSES_REUSED && !CHECK(fence_reused)))
         return;
     /* Lists likewise. */
     void *released[TRIES];
@@ -1050,6 +1073,8 @@ static void test_stale_handles(void) /* D12_GPUSHIM_MODE=stale_handles */
     CHECK_LOG("identity kind=stale_list hr=0x0", 0);
     CHECK_LOG("identity kind=stale_queue hr=0x80070057", released_queue_count);
     CHECK_LOG("identity kind=stale_queue hr=0x0", 0);
+    CHECK_LOG("identity kind=seen_fence hr=0x80070057", released_fence_count);
+    CHECK_LOG("identity kind=seen_fence hr=0x0", 0);
     CHECK_LOG("list_error kind=stale_list hr=0x80004005", released_count);
     CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), S_OK);
     CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
