@@ -368,7 +368,8 @@ void d12_command_list_DrawInstanced(struct d12_command_list *self, UINT VertexCo
     before_work(self, D12_WORK_DRAW);
     self->ddi->pfnDrawInstanced(self->handle, VertexCountPerInstance, InstanceCount, StartVertexLocation,
                                 StartInstanceLocation);
-    d12__dred_breadcrumb(self->dred, self->handle, D3D12_AUTO_BREADCRUMB_OP_DRAWINSTANCED);
+    d12__dred_work32(self->dred, self->handle, D3D12_AUTO_BREADCRUMB_OP_DRAWINSTANCED, VertexCountPerInstance,
+                     InstanceCount, StartVertexLocation, StartInstanceLocation, 0);
 }
 
 void d12_command_list_DrawIndexedInstanced(struct d12_command_list *self, UINT IndexCountPerInstance,
@@ -380,7 +381,8 @@ void d12_command_list_DrawIndexedInstanced(struct d12_command_list *self, UINT I
     before_work(self, D12_WORK_DRAW_INDEXED);
     self->ddi->pfnDrawIndexedInstanced(self->handle, IndexCountPerInstance, InstanceCount, StartIndexLocation,
                                        BaseVertexLocation, StartInstanceLocation);
-    d12__dred_breadcrumb(self->dred, self->handle, D3D12_AUTO_BREADCRUMB_OP_DRAWINDEXEDINSTANCED);
+    d12__dred_work32(self->dred, self->handle, D3D12_AUTO_BREADCRUMB_OP_DRAWINDEXEDINSTANCED, IndexCountPerInstance,
+                     InstanceCount, StartIndexLocation, (UINT32)BaseVertexLocation, StartInstanceLocation);
 }
 
 void d12_command_list_Dispatch(struct d12_command_list *self, UINT ThreadGroupCountX, UINT ThreadGroupCountY,
@@ -390,7 +392,8 @@ void d12_command_list_Dispatch(struct d12_command_list *self, UINT ThreadGroupCo
         return;
     before_work(self, D12_WORK_DISPATCH);
     self->ddi->pfnDispatch(self->handle, ThreadGroupCountX, ThreadGroupCountY, ThreadGroupCountZ);
-    d12__dred_breadcrumb(self->dred, self->handle, D3D12_AUTO_BREADCRUMB_OP_DISPATCH);
+    d12__dred_work32(self->dred, self->handle, D3D12_AUTO_BREADCRUMB_OP_DISPATCH, ThreadGroupCountX,
+                     ThreadGroupCountY, ThreadGroupCountZ, 0, 0);
 }
 
 /* A copy's resource: ours, or the call is dropped with a message and a recording error. */
@@ -434,7 +437,8 @@ void d12_command_list_CopyBufferRegion(struct d12_command_list *self, ID3D12Reso
     }
     before_work(self, D12_WORK_COPY_BUFFER_REGION);
     self->ddi->pfnCopyBufferRegion(self->handle, dst->handle, DstOffset, src->handle, SrcOffset, NumBytes);
-    d12__dred_breadcrumb(self->dred, self->handle, D3D12_AUTO_BREADCRUMB_OP_COPYBUFFERREGION);
+    d12__dred_work64(self->dred, self->handle, D3D12_AUTO_BREADCRUMB_OP_COPYBUFFERREGION, DstOffset, SrcOffset,
+                     NumBytes);
 }
 
 void d12_command_list_CopyResource(struct d12_command_list *self, ID3D12Resource *pDstResource,

@@ -1,5 +1,7 @@
 /* Auto-breadcrumbs on command lists and the device's counter pool (breadcrumbs.h). */
+#define _GNU_SOURCE /* asprintf */
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,11 +110,14 @@ HRESULT d12__dred_list_create(struct d12_device *device, struct d12_command_list
     d12_dred_list *state = calloc(1, sizeof *state);
     /* Preallocated once per list: recording an op never allocates. */
     D3D12_AUTO_BREADCRUMB_OP *ring = state ? malloc(D12_DRED_RING_SLOTS * sizeof *ring) : NULL;
-    if (ring == NULL) {
+    d12_dred_work_args *args = ring ? malloc(D12_DRED_RING_SLOTS * sizeof *args) : NULL;
+    if (args == NULL) {
+        free(ring);
         free(state);
         return E_OUTOFMEMORY;
     }
     state->ring = ring;
+    state->args = args;
     state->markers_only = dred->enabled.markers_only;
     state->contexts_on = dred->enabled.breadcrumb_context;
     state->track_state = true;
@@ -143,6 +148,7 @@ void d12__dred_list_destroy(struct d12_device *device, d12_dred_list *dred)
     free(dred->contexts);
     free(dred->changes);
     free(dred->ring);
+    free(dred->args);
     free(dred);
 }
 
@@ -186,6 +192,53 @@ void d12__dred_record(d12_dred_list *dred, D3D12DDI_HCOMMANDLIST handle, D3D12_A
         D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_0127 mode = D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_MARKER_OUT;
         dred->write_immediate(handle, 1, &param, &mode);
     }
+}
+
+void d12__dred_record_work(d12_dred_list *dred, D3D12DDI_HCOMMANDLIST handle, D3D12_AUTO_BREADCRUMB_OP op,
+                           const d12_dred_work_args *args)
+{
+    if (!dred->markers_only && dred->count != UINT_MAX)
+        dred->args[dred->count & D12_DRED_RING_MASK] = *args; /* the index d12__dred_record gives the op */
+    d12__dred_record(dred, handle, op);
+}
+
+/* Whether the ring slot of op `index` holds the op (and so, for a work op, its arguments): the recording reached it
+ * and no later op took the slot. */
+static bool in_ring(const d12_dred_list *dred, UINT index)
+{
+    return index < dred->count && dred->count - index <= D12_DRED_RING_SLOTS && dred->count != UINT_MAX;
+}
+
+char *d12__dred_work_arguments_text(const d12_dred_list *dred, UINT index, UINT op)
+{
+    if (dred == NULL || !in_ring(dred, index) || (UINT)dred->ring[index & D12_DRED_RING_MASK] != op)
+        return NULL;
+    const d12_dred_work_args *a = &dred->args[index & D12_DRED_RING_MASK];
+    char *text = NULL;
+    int n = -1;
+    /* The parameter names of the ID3D12GraphicsCommandList methods (d3d12.h). */
+    switch (op) {
+    case D3D12_AUTO_BREADCRUMB_OP_DRAWINSTANCED:
+        n = asprintf(&text, "VertexCountPerInstance=%u, InstanceCount=%u, StartVertexLocation=%u, "
+                     "StartInstanceLocation=%u", a->u32[0], a->u32[1], a->u32[2], a->u32[3]);
+        break;
+    case D3D12_AUTO_BREADCRUMB_OP_DRAWINDEXEDINSTANCED:
+        n = asprintf(&text, "IndexCountPerInstance=%u, InstanceCount=%u, StartIndexLocation=%u, "
+                     "BaseVertexLocation=%d, StartInstanceLocation=%u", a->u32[0], a->u32[1], a->u32[2],
+                     (int)(INT)a->u32[3], a->u32[4]);
+        break;
+    case D3D12_AUTO_BREADCRUMB_OP_DISPATCH:
+        n = asprintf(&text, "ThreadGroupCountX=%u, ThreadGroupCountY=%u, ThreadGroupCountZ=%u", a->u32[0],
+                     a->u32[1], a->u32[2]);
+        break;
+    case D3D12_AUTO_BREADCRUMB_OP_COPYBUFFERREGION:
+        n = asprintf(&text, "DstOffset=%llu, SrcOffset=%llu, NumBytes=%llu", (unsigned long long)a->u64[0],
+                     (unsigned long long)a->u64[1], (unsigned long long)a->u64[2]);
+        break;
+    default:
+        return NULL;
+    }
+    return n < 0 ? NULL : text;
 }
 
 void d12__dred_state(d12_dred_list *dred, d12_dred_state_kind kind, unsigned which, unsigned slot, UINT64 address,

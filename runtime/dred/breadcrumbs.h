@@ -54,6 +54,15 @@ typedef struct d12_dred_state_change {
     UINT stride;    /* StrideInBytes (vertex) or DXGI_FORMAT (index) */
 } d12_dred_state_change;
 
+/* A work op's arguments as the application passed them, for the report's op state ("IndexCountPerInstance=36, ...").
+ * One per ring slot (the op at index i owns slot i & D12_DRED_RING_MASK, as in the history), written by every work op
+ * that has arguments (draws, dispatches, CopyBufferRegion), read only for such an op: a slot is never read before the
+ * current recording wrote it. */
+typedef union d12_dred_work_args {
+    UINT32 u32[5]; /* draws and dispatches, in parameter order (BaseVertexLocation as its INT bits) */
+    UINT64 u64[3]; /* CopyBufferRegion: DstOffset, SrcOffset, NumBytes */
+} d12_dred_work_args;
+
 /* A 4-byte slot of the device's readback counter pool (the GPU writes the completed-op count into it). */
 typedef struct d12_dred_counter {
     volatile UINT32 *cpu;  /* mapped; stays mapped until the device is destroyed */
@@ -72,6 +81,7 @@ typedef struct d12_dred_list {
     /* The recording (the recording thread's). */
     UINT count;            /* BreadcrumbCount: ops recorded since the last Reset; saturates at UINT_MAX */
     D3D12_AUTO_BREADCRUMB_OP *ring; /* D12_DRED_RING_SLOTS entries, allocated at list creation */
+    d12_dred_work_args *args;       /* likewise (malloc'ed, never cleared: pages are touched as ops use them) */
     d12_dred_context *contexts;
     UINT context_count, context_capacity;
     d12_dred_state_change *changes;
@@ -100,6 +110,31 @@ static inline void d12__dred_breadcrumb(d12_dred_list *dred, D3D12DDI_HCOMMANDLI
     if (__builtin_expect(dred != NULL, 0))
         d12__dred_record(dred, handle, op);
 }
+
+/* A work op with its arguments: they are kept for the report (the faulting or hung op's state), then the op is
+ * recorded as by d12__dred_breadcrumb. */
+void d12__dred_record_work(d12_dred_list *dred, D3D12DDI_HCOMMANDLIST handle, D3D12_AUTO_BREADCRUMB_OP op,
+                           const d12_dred_work_args *args);
+static inline void d12__dred_work32(d12_dred_list *dred, D3D12DDI_HCOMMANDLIST handle, D3D12_AUTO_BREADCRUMB_OP op,
+                                    UINT32 a0, UINT32 a1, UINT32 a2, UINT32 a3, UINT32 a4)
+{
+    if (__builtin_expect(dred != NULL, 0)) {
+        d12_dred_work_args args = {.u32 = {a0, a1, a2, a3, a4}};
+        d12__dred_record_work(dred, handle, op, &args);
+    }
+}
+static inline void d12__dred_work64(d12_dred_list *dred, D3D12DDI_HCOMMANDLIST handle, D3D12_AUTO_BREADCRUMB_OP op,
+                                    UINT64 a0, UINT64 a1, UINT64 a2)
+{
+    if (__builtin_expect(dred != NULL, 0)) {
+        d12_dred_work_args args = {.u64 = {a0, a1, a2}};
+        d12__dred_record_work(dred, handle, op, &args);
+    }
+}
+
+/* The arguments of op `index` when it is a work op the list has arguments for (its slot written this recording),
+ * as the report's text; NULL otherwise. malloc'ed. */
+char *d12__dred_work_arguments_text(const d12_dred_list *dred, UINT index, UINT op);
 
 /* A breadcrumb context for the op about to be recorded (SetMarker, BeginEvent), when contexts are on. */
 void d12__dred_add_context(d12_dred_list *dred, UINT metadata, const void *data, UINT size);

@@ -172,12 +172,17 @@ static char *buffer_name_at(struct d12_dred *dred, UINT64 va)
     return name;
 }
 
-/* The views and root descriptors current at op `index`: the state log replayed up to it. */
+/* The op's arguments (draws, dispatches, CopyBufferRegion), and the views and root descriptors current at op
+ * `index`: the state log replayed up to it. */
 static void fill_op_state(struct d12_dred *dred, const d12_dred_list *l, UINT index, d12dred_op *op)
 {
     d12dred_op_state *state = d12dred_op_get_state(op);
     if (state == NULL)
         return;
+    char *arguments = d12__dred_work_arguments_text(l, index, op->op);
+    if (arguments)
+        d12dred_op_state_set_arguments(state, arguments);
+    free(arguments);
     const d12_dred_state_change *vb[32] = {0}, *ib = NULL, *root[6][64] = {{0}};
     for (UINT i = 0; i < l->change_count && l->changes[i].op <= index; i++) {
         const d12_dred_state_change *c = &l->changes[i];
