@@ -157,6 +157,12 @@ void d12__dred_list_begin(struct d12_command_list *list)
     d12_dred_list *dred = list->dred;
     if (dred == NULL)
         return;
+    /* D3D12 lets a list be reset while its last recording executes: wait for a freeze in progress (it may be reading
+     * this recording), and tell later ones that this list no longer holds what was submitted. */
+    struct d12_dred *device_dred = list->device_child.device->dred;
+    pthread_mutex_lock(&device_dred->freeze_lock);
+    atomic_fetch_add_explicit(&dred->generation, 1, memory_order_relaxed);
+    pthread_mutex_unlock(&device_dred->freeze_lock);
     dred->count = 0;
     dred->change_count = 0;
     dred->state_overflow = false;
@@ -175,7 +181,8 @@ void d12__dred_list_close(struct d12_command_list *list)
     if (dred == NULL)
         return;
     struct d12_dred *device_dred = list->device_child.device->dred;
-    dred->closed_seq = atomic_load_explicit(&device_dred->free_seq, memory_order_relaxed);
+    atomic_store_explicit(&dred->closed_seq, atomic_load_explicit(&device_dred->free_seq, memory_order_relaxed),
+                          memory_order_relaxed);
 }
 
 void d12__dred_record(d12_dred_list *dred, D3D12DDI_HCOMMANDLIST handle, D3D12_AUTO_BREADCRUMB_OP op)
@@ -192,14 +199,6 @@ void d12__dred_record(d12_dred_list *dred, D3D12DDI_HCOMMANDLIST handle, D3D12_A
         D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_0127 mode = D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_MARKER_OUT;
         dred->write_immediate(handle, 1, &param, &mode);
     }
-}
-
-void d12__dred_record_work(d12_dred_list *dred, D3D12DDI_HCOMMANDLIST handle, D3D12_AUTO_BREADCRUMB_OP op,
-                           const d12_dred_work_args *args)
-{
-    if (!dred->markers_only && dred->count != UINT_MAX)
-        dred->args[dred->count & D12_DRED_RING_MASK] = *args; /* the index d12__dred_record gives the op */
-    d12__dred_record(dred, handle, op);
 }
 
 /* Whether the ring slot of op `index` holds the op (and so, for a work op, its arguments): the recording reached it

@@ -87,7 +87,11 @@ typedef struct d12_dred_list {
     d12_dred_state_change *changes;
     UINT change_count, change_capacity;
     bool state_overflow;   /* a state change could not be logged (out of memory): the report says so */
-    uint64_t closed_seq;   /* the ledger's free sequence when the list was closed (use-after-free verdict) */
+    _Atomic uint64_t closed_seq; /* the ledger's free sequence when the list was closed (use-after-free verdict) */
+    /* Recordings begun (create, each Reset): bumped under the device's DRED freeze lock, so a freeze either runs
+     * before a Reset touches the recording or sees that the list was reset since it was submitted (and then reads
+     * none of it: the list may be recording right now; docs/dred.md). */
+    _Atomic uint32_t generation;
 } d12_dred_list;
 
 /* Create a list's breadcrumb state when the device records breadcrumbs (else *out = NULL). E_OUTOFMEMORY. */
@@ -111,24 +115,24 @@ static inline void d12__dred_breadcrumb(d12_dred_list *dred, D3D12DDI_HCOMMANDLI
         d12__dred_record(dred, handle, op);
 }
 
-/* A work op with its arguments: they are kept for the report (the faulting or hung op's state), then the op is
- * recorded as by d12__dred_breadcrumb. */
-void d12__dred_record_work(d12_dred_list *dred, D3D12DDI_HCOMMANDLIST handle, D3D12_AUTO_BREADCRUMB_OP op,
-                           const d12_dred_work_args *args);
+/* A work op with its arguments: they go into the slot of the index the op is about to get (the report's faulting or
+ * hung op's state), then the op is recorded as by d12__dred_breadcrumb. Two stores more than a breadcrumb. When the
+ * op is not recorded (markers-only mode) or the count saturated, the slot is left to an op that will never read it:
+ * d12__dred_work_arguments_text checks the history first. */
 static inline void d12__dred_work32(d12_dred_list *dred, D3D12DDI_HCOMMANDLIST handle, D3D12_AUTO_BREADCRUMB_OP op,
                                     UINT32 a0, UINT32 a1, UINT32 a2, UINT32 a3, UINT32 a4)
 {
     if (__builtin_expect(dred != NULL, 0)) {
-        d12_dred_work_args args = {.u32 = {a0, a1, a2, a3, a4}};
-        d12__dred_record_work(dred, handle, op, &args);
+        dred->args[dred->count & D12_DRED_RING_MASK] = (d12_dred_work_args){.u32 = {a0, a1, a2, a3, a4}};
+        d12__dred_record(dred, handle, op);
     }
 }
 static inline void d12__dred_work64(d12_dred_list *dred, D3D12DDI_HCOMMANDLIST handle, D3D12_AUTO_BREADCRUMB_OP op,
                                     UINT64 a0, UINT64 a1, UINT64 a2)
 {
     if (__builtin_expect(dred != NULL, 0)) {
-        d12_dred_work_args args = {.u64 = {a0, a1, a2}};
-        d12__dred_record_work(dred, handle, op, &args);
+        dred->args[dred->count & D12_DRED_RING_MASK] = (d12_dred_work_args){.u64 = {a0, a1, a2}};
+        d12__dred_record(dred, handle, op);
     }
 }
 

@@ -202,12 +202,14 @@ d12_dred_submission *d12__dred_submit_begin(struct d12_command_queue *queue, UIN
     struct d12_dred *dred = queue->device_child.device->dred;
     if (dred == NULL || !dred->track_submissions || d12__dred_frozen(queue->device_child.device))
         return NULL;
-    d12_dred_submission *s = malloc(sizeof *s + count * sizeof s->lists[0]);
+    d12_dred_submission *s = malloc(sizeof *s + count * (sizeof s->lists[0] + sizeof(uint32_t)));
     if (s == NULL)
         return NULL; /* out of memory: this submission will not be named by a removal */
     *s = (d12_dred_submission){queue, 0, NULL, count};
     for (UINT i = 0; i < count; i++) {
         s->lists[i] = lists[i];
+        d12__dred_submission_generations(s)[i] =
+            lists[i]->dred ? atomic_load_explicit(&lists[i]->dred->generation, memory_order_relaxed) : 0;
         d12__command_list_owner_ops.ref(lists[i]);
     }
     pthread_mutex_lock(&dred->track_lock);

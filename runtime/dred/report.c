@@ -311,7 +311,7 @@ static void fill_page_fault(struct d12_device *device, d12dred_report *r)
     if (pf == NULL)
         return;
     bool recorded_known = fault->list && fault->list->dred;
-    uint64_t recorded = recorded_known ? fault->list->dred->closed_seq : 0;
+    uint64_t recorded = recorded_known ? atomic_load_explicit(&fault->list->dred->closed_seq, memory_order_relaxed) : 0;
     pthread_mutex_lock(&dred->ledger_lock);
     const d12_dred_allocation *below = NULL, *above = NULL;
     for (const d12_dred_allocation *a = dred->live.next; a != &dred->live; a = a->next) {
