@@ -196,6 +196,12 @@ static d12_dred_submission *take_retired(struct d12_dred *dred)
     return retired;
 }
 
+bool d12__dred_reset_since(d12_dred_submission *s, UINT i)
+{
+    const d12_dred_list *l = s->lists[i]->dred;
+    return l && atomic_load_explicit(&l->generation, memory_order_relaxed) != d12__dred_submission_generations(s)[i];
+}
+
 d12_dred_submission *d12__dred_submit_begin(struct d12_command_queue *queue, UINT count,
                                             struct d12_command_list *const *lists)
 {

@@ -147,10 +147,7 @@ static D3D12_AUTO_BREADCRUMB_NODE1 *build_breadcrumbs(struct d12_dred *dred, are
             for (UINT i = 0; i < s->count; i++) {
                 if (already_listed(head, s->lists[i]))
                     continue; /* one node per list, at its first outstanding submission (docs/dred.md) */
-                const d12_dred_list *l = s->lists[i]->dred;
-                bool reset_since = l && atomic_load_explicit(&l->generation, memory_order_relaxed) !=
-                                            d12__dred_submission_generations(s)[i];
-                D3D12_AUTO_BREADCRUMB_NODE1 *node = build_node(a, s->queue, s->lists[i], reset_since);
+                D3D12_AUTO_BREADCRUMB_NODE1 *node = build_node(a, s->queue, s->lists[i], d12__dred_reset_since(s, i));
                 if (node) {
                     *tail = node;
                     tail = (D3D12_AUTO_BREADCRUMB_NODE1 **)&node->pNext;

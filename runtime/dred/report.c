@@ -85,14 +85,15 @@ static void add_wait(void *context, struct d12_fence *fence, UINT64 value)
 
 /* A submission's status: completed when its queue's completion mark covers it or every list's counter reached its
  * count; in progress when it is the first not completed (or a counter moved); not started after that. */
-static d12dred_submission_status submission_status(const d12_dred_submission *s, bool *earlier_open)
+static d12dred_submission_status submission_status(d12_dred_submission *s, bool *earlier_open)
 {
     bool covered = s->serial != 0 && atomic_load(&s->queue->completed) >= s->serial;
     bool all_done = true, started = false;
     for (UINT i = 0; i < s->count; i++) {
         d12_dred_list *l = s->lists[i]->dred;
         UINT32 v = l && l->write_immediate ? __atomic_load_n(l->counter.cpu, __ATOMIC_ACQUIRE) : 0;
-        all_done = all_done && l && l->write_immediate && v == l->count;
+        /* A list reset since: its count is the new recording's (and the application's thread's to write). */
+        all_done = all_done && l && l->write_immediate && !d12__dred_reset_since(s, i) && v == l->count;
         started = started || v > 0;
     }
     if (covered || (all_done && s->count > 0))
