@@ -55,8 +55,8 @@ static pid_t self_pid(void)
     return g_pid;
 }
 
-/* kcmp(KCMP_FILE) of two of our descriptors (g_lock held): 0 same open file, 1 different (or `b` is not open), -1 kcmp is
- * unavailable (no CONFIG_KCMP, or a seccomp filter): the cache is then off for good. */
+/* kcmp(KCMP_FILE) of two of our descriptors (g_lock held): 0 same open file, 1 different (or `b` is not open), -1
+ * kcmp is unavailable (no CONFIG_KCMP, or a seccomp filter): the cache is then off for good. */
 static int compare_files(int a, int b)
 {
     if (g_kcmp == KCMP_MISSING)

@@ -366,10 +366,11 @@ void d12_command_list_DrawInstanced(struct d12_command_list *self, UINT VertexCo
     if (!recording(self, "DrawInstanced"))
         return;
     before_work(self, D12_WORK_DRAW);
+    d12__dred_note_args32(self->dred, VertexCountPerInstance, InstanceCount, StartVertexLocation, StartInstanceLocation,
+                          0);
     self->ddi->pfnDrawInstanced(self->handle, VertexCountPerInstance, InstanceCount, StartVertexLocation,
                                 StartInstanceLocation);
-    d12__dred_work32(self->dred, self->handle, D3D12_AUTO_BREADCRUMB_OP_DRAWINSTANCED, VertexCountPerInstance,
-                     InstanceCount, StartVertexLocation, StartInstanceLocation, 0);
+    d12__dred_breadcrumb(self->dred, self->handle, D3D12_AUTO_BREADCRUMB_OP_DRAWINSTANCED);
 }
 
 void d12_command_list_DrawIndexedInstanced(struct d12_command_list *self, UINT IndexCountPerInstance,
@@ -379,10 +380,11 @@ void d12_command_list_DrawIndexedInstanced(struct d12_command_list *self, UINT I
     if (!recording(self, "DrawIndexedInstanced"))
         return;
     before_work(self, D12_WORK_DRAW_INDEXED);
+    d12__dred_note_args32(self->dred, IndexCountPerInstance, InstanceCount, StartIndexLocation,
+                          (UINT32)BaseVertexLocation, StartInstanceLocation);
     self->ddi->pfnDrawIndexedInstanced(self->handle, IndexCountPerInstance, InstanceCount, StartIndexLocation,
                                        BaseVertexLocation, StartInstanceLocation);
-    d12__dred_work32(self->dred, self->handle, D3D12_AUTO_BREADCRUMB_OP_DRAWINDEXEDINSTANCED, IndexCountPerInstance,
-                     InstanceCount, StartIndexLocation, (UINT32)BaseVertexLocation, StartInstanceLocation);
+    d12__dred_breadcrumb(self->dred, self->handle, D3D12_AUTO_BREADCRUMB_OP_DRAWINDEXEDINSTANCED);
 }
 
 void d12_command_list_Dispatch(struct d12_command_list *self, UINT ThreadGroupCountX, UINT ThreadGroupCountY,
@@ -391,9 +393,9 @@ void d12_command_list_Dispatch(struct d12_command_list *self, UINT ThreadGroupCo
     if (!recording(self, "Dispatch"))
         return;
     before_work(self, D12_WORK_DISPATCH);
+    d12__dred_note_args32(self->dred, ThreadGroupCountX, ThreadGroupCountY, ThreadGroupCountZ, 0, 0);
     self->ddi->pfnDispatch(self->handle, ThreadGroupCountX, ThreadGroupCountY, ThreadGroupCountZ);
-    d12__dred_work32(self->dred, self->handle, D3D12_AUTO_BREADCRUMB_OP_DISPATCH, ThreadGroupCountX,
-                     ThreadGroupCountY, ThreadGroupCountZ, 0, 0);
+    d12__dred_breadcrumb(self->dred, self->handle, D3D12_AUTO_BREADCRUMB_OP_DISPATCH);
 }
 
 /* A copy's resource: ours, or the call is dropped with a message and a recording error. */
@@ -436,9 +438,9 @@ void d12_command_list_CopyBufferRegion(struct d12_command_list *self, ID3D12Reso
         return;
     }
     before_work(self, D12_WORK_COPY_BUFFER_REGION);
+    d12__dred_note_args64(self->dred, DstOffset, SrcOffset, NumBytes);
     self->ddi->pfnCopyBufferRegion(self->handle, dst->handle, DstOffset, src->handle, SrcOffset, NumBytes);
-    d12__dred_work64(self->dred, self->handle, D3D12_AUTO_BREADCRUMB_OP_COPYBUFFERREGION, DstOffset, SrcOffset,
-                     NumBytes);
+    d12__dred_breadcrumb(self->dred, self->handle, D3D12_AUTO_BREADCRUMB_OP_COPYBUFFERREGION);
 }
 
 void d12_command_list_CopyResource(struct d12_command_list *self, ID3D12Resource *pDstResource,

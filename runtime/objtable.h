@@ -4,8 +4,9 @@
  * Every runtime object a driver gets a handle of embeds a d12_objtable_entry, registers it when the object is
  * created and removes it before the object is destroyed. A lookup compares handle VALUES only: it never reads
  * through the pointer a driver passed, so a bogus handle is "no such object" (E_INVALIDARG), never a crash; and
- * since the values are serials never handed out twice (rthandle.h), so is a stale one. The table is a hash of chains keyed by (handle, type): O(1) for the thousands of resources a device may
- * hold; adding never fails (when the table cannot grow, chains get longer).
+ * since the values are serials never handed out twice (rthandle.h), so is a stale one. The table is a hash of
+ * chains keyed by (handle, type): O(1) for the thousands of resources a device may hold; adding never fails (when the
+ * table cannot grow, chains get longer).
  *
  * Locks: `lock` (a mutex) guards the buckets and every entry's `next`. Lookups are rare (a driver composing a
  * message), additions and removals happen at object creation and destruction, so a mutex suffices. It ranks just above the object data lock (runtime/object.h), the only lock taken under it

@@ -115,24 +115,29 @@ static inline void d12__dred_breadcrumb(d12_dred_list *dred, D3D12DDI_HCOMMANDLI
         d12__dred_record(dred, handle, op);
 }
 
-/* A work op with its arguments: they go into the slot of the index the op is about to get (the report's faulting or
- * hung op's state), then the op is recorded as by d12__dred_breadcrumb. Two stores more than a breadcrumb. When the
- * op is not recorded (markers-only mode) or the count saturated, the slot is left to an op that will never read it:
+/* A work op's arguments, noted BEFORE its driver call (so no argument has to survive the call: with DRED off this is
+ * one predictable branch and the draw path is unchanged), into the slot of the index the op is about to get; the
+ * op itself is recorded after the driver call by d12__dred_breadcrumb, as every op. When the op is then not recorded
+ * (markers-only mode) or the count saturated, the slot is left to an op that never reads it:
  * d12__dred_work_arguments_text checks the history first. */
-static inline void d12__dred_work32(d12_dred_list *dred, D3D12DDI_HCOMMANDLIST handle, D3D12_AUTO_BREADCRUMB_OP op,
-                                    UINT32 a0, UINT32 a1, UINT32 a2, UINT32 a3, UINT32 a4)
+static inline void d12__dred_note_args32(d12_dred_list *dred, UINT32 a0, UINT32 a1, UINT32 a2, UINT32 a3, UINT32 a4)
 {
     if (__builtin_expect(dred != NULL, 0)) {
-        dred->args[dred->count & D12_DRED_RING_MASK] = (d12_dred_work_args){.u32 = {a0, a1, a2, a3, a4}};
-        d12__dred_record(dred, handle, op);
+        UINT32 *slot = dred->args[dred->count & D12_DRED_RING_MASK].u32;
+        slot[0] = a0;
+        slot[1] = a1;
+        slot[2] = a2;
+        slot[3] = a3;
+        slot[4] = a4;
     }
 }
-static inline void d12__dred_work64(d12_dred_list *dred, D3D12DDI_HCOMMANDLIST handle, D3D12_AUTO_BREADCRUMB_OP op,
-                                    UINT64 a0, UINT64 a1, UINT64 a2)
+static inline void d12__dred_note_args64(d12_dred_list *dred, UINT64 a0, UINT64 a1, UINT64 a2)
 {
     if (__builtin_expect(dred != NULL, 0)) {
-        dred->args[dred->count & D12_DRED_RING_MASK] = (d12_dred_work_args){.u64 = {a0, a1, a2}};
-        d12__dred_record(dred, handle, op);
+        UINT64 *slot = dred->args[dred->count & D12_DRED_RING_MASK].u64;
+        slot[0] = a0;
+        slot[1] = a1;
+        slot[2] = a2;
     }
 }
 

@@ -44,8 +44,8 @@
  *   progress_bogus        ... calls pfnReportGpuProgressCb with a queue that is none of the device's, a Progress that
  *                         is none of the three, then a valid IDLE; logs `progress case=<c> hr=0x%08X` each
  *   stale_handles         pfnDrawInstanced passes back the runtime handle of every list and queue destroyed so far
- *                         (whether or not a live object now sits at the destroyed one's address): pfnQueryObjectIdentityCb
- *                         for each, logged `identity kind=stale_list|stale_queue hr=0x%08X`, and for the drawing list
+ *                         (whether or not a live object now sits at the destroyed one's address):
+ *                         pfnQueryObjectIdentityCb for each, logged `identity kind=stale_list|stale_queue hr=0x%08X`, and for the drawing list
  *                         `identity kind=list hr=0x%08X text=<identity>`; then pfnSetCommandListErrorCb(stale, E_FAIL)
  *                         for each destroyed list, logged `list_error kind=stale_list hr=0x80004005`; and the identity
  *                         of every fence a signal was passed back for so far, `identity kind=seen_fence hr=0x%08X` */
