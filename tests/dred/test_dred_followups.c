@@ -169,6 +169,40 @@ static void test_arguments_draw(void)
                      "StartInstanceLocation=9", &buffer, 1);
 }
 
+/* Past the ring: 70 000 barriers, then a draw that writes the slot the first barrier's index shares (op 70 000 and
+ * op 70 000 - 65 536 share a slot) and hangs. Its arguments are its own; the barriers kept before it have none. */
+static void test_arguments_after_wrap(void)
+{
+    char dir[] = "/tmp/d12dred_args_XXXXXX";
+    ID3D12Device *device = dred_on(dir) ? create_device(false) : NULL;
+    gpu_context ctx;
+    if (!device || !make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &ctx))
+        return;
+    ID3D12Resource *buffer = bind_geometry(device, ctx.list);
+    ID3D12GraphicsCommandList_DrawInstanced(ctx.list, 3, 1, 11, 12); /* op 0: its slot is reused below */
+    for (unsigned i = 1; i < 70000; i++)
+        barrier_uav(ctx.list);
+    ID3D12GraphicsCommandList_DrawInstanced(ctx.list, 6, 4000000000u, 1, 2); /* op 70 000 */
+    CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
+    execute(ctx.queue, ctx.list);
+    wait_removed(device);
+    release_context(&ctx);
+    if (buffer)
+        RELEASE_LAST(buffer);
+    RELEASE_LAST(device);
+    d12dred_report *r = take_report(dir);
+    const d12dred_op *op = attributed_op(r);
+    if (op && CHECK(op->state != NULL)) {
+        CHECK_EQ_INT(op->index, 70000);
+        CHECK_EQ_INT(op->op, D3D12_AUTO_BREADCRUMB_OP_DRAWINSTANCED);
+        CHECK_EQ_STR(op->state->arguments, "VertexCountPerInstance=6, InstanceCount=4000000000, "
+                                           "StartVertexLocation=1, StartInstanceLocation=2");
+    }
+    if (r && CHECK_EQ_INT_RET(r->node_count, 1))
+        CHECK_EQ_INT(r->nodes[0]->op_count, 65536); /* the ring's last 65 536 ops: op 0 is gone */
+    d12dred_report_free(r);
+}
+
 /* BaseVertexLocation is an INT: a negative one prints as such. */
 static void test_arguments_draw_indexed(void)
 {
@@ -417,6 +451,7 @@ static const struct {
 } k_cases[] = {
     {"arguments_draw", test_arguments_draw},
     {"arguments_draw_indexed", test_arguments_draw_indexed},
+    {"arguments_after_wrap", test_arguments_after_wrap},
     {"arguments_dispatch", test_arguments_dispatch},
     {"arguments_copy", test_arguments_copy},
     {"arguments_none", test_arguments_none},
