@@ -169,8 +169,9 @@ static void test_arguments_draw(void)
                      "StartInstanceLocation=9", &buffer, 1);
 }
 
-/* Past the ring: 70 000 barriers, then a draw that writes the slot the first barrier's index shares (op 70 000 and
- * op 70 000 - 65 536 share a slot) and hangs. Its arguments are its own; the barriers kept before it have none. */
+/* Past the ring: a draw, 69 999 barriers, then a draw whose index (70 000) shares a slot with op 70 000 - 65 536 and
+ * that page-faults (its vertex buffer view names no allocation: the driver names the op, no timing involved). Its
+ * arguments are its own. */
 static void test_arguments_after_wrap(void)
 {
     char dir[] = "/tmp/d12dred_args_XXXXXX";
@@ -179,10 +180,12 @@ static void test_arguments_after_wrap(void)
     if (!device || !make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &ctx))
         return;
     ID3D12Resource *buffer = bind_geometry(device, ctx.list);
-    ID3D12GraphicsCommandList_DrawInstanced(ctx.list, 3, 1, 11, 12); /* op 0: its slot is reused below */
+    ID3D12GraphicsCommandList_DrawInstanced(ctx.list, 3, 1, 11, 12); /* op 0 */
     for (unsigned i = 1; i < 70000; i++)
         barrier_uav(ctx.list);
-    ID3D12GraphicsCommandList_DrawInstanced(ctx.list, 6, 4000000000u, 1, 2); /* op 70 000 */
+    D3D12_VERTEX_BUFFER_VIEW unmapped = {0x00007E0000000000ull, 96, 12};
+    ID3D12GraphicsCommandList_IASetVertexBuffers(ctx.list, 0, 1, &unmapped);
+    ID3D12GraphicsCommandList_DrawInstanced(ctx.list, 6, 1, 1, 2); /* op 70 000: faults */
     CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
     execute(ctx.queue, ctx.list);
     wait_removed(device);
@@ -195,8 +198,9 @@ static void test_arguments_after_wrap(void)
     if (op && CHECK(op->state != NULL)) {
         CHECK_EQ_INT(op->index, 70000);
         CHECK_EQ_INT(op->op, D3D12_AUTO_BREADCRUMB_OP_DRAWINSTANCED);
-        CHECK_EQ_STR(op->state->arguments, "VertexCountPerInstance=6, InstanceCount=4000000000, "
-                                           "StartVertexLocation=1, StartInstanceLocation=2");
+        CHECK_EQ_INT(op->attribution, D12DRED_ATTRIBUTION_EXACT);
+        CHECK_EQ_STR(op->state->arguments, "VertexCountPerInstance=6, InstanceCount=1, StartVertexLocation=1, "
+                                           "StartInstanceLocation=2");
     }
     if (r && CHECK_EQ_INT_RET(r->node_count, 1))
         CHECK_EQ_INT(r->nodes[0]->op_count, 65536); /* the ring's last 65 536 ops: op 0 is gone */
