@@ -1,6 +1,7 @@
 /* Device children's shared part (child.h). */
 #include "child.h"
 #include "device.h"
+#include "rthandle.h"
 
 void d12__device_child_init(d12_device_child *child, struct d12_device *device, const void *api_object,
                             const char *interface_name)
@@ -8,15 +9,22 @@ void d12__device_child_init(d12_device_child *child, struct d12_device *device, 
     child->device = device;
     d12_device_AddRef(device);
     d12__object_data_init(&child->object);
+    child->entry.handle = d12__rthandle_serial(); /* what the driver is given, from its constructor on */
+    child->entry.object = NULL;
     child->entry.api_object = api_object;
     child->entry.interface_name = interface_name;
     child->entry.data = &child->object;
     child->registered = false;
 }
 
-void d12__device_child_register(d12_device_child *child, const void *rt_handle, D3D12DDI_HANDLETYPE type)
+void *d12__device_child_rt_handle(const d12_device_child *child)
 {
-    child->entry.handle = rt_handle;
+    return (void *)child->entry.handle;
+}
+
+void d12__device_child_register(d12_device_child *child, void *object, D3D12DDI_HANDLETYPE type)
+{
+    child->entry.object = object;
     child->entry.type = type;
     d12__objtable_add(&child->device->objects, &child->entry);
     child->registered = true;

@@ -21,8 +21,13 @@ typedef struct d12_device_child {
 void d12__device_child_init(d12_device_child *child, struct d12_device *device, const void *api_object,
                             const char *interface_name);
 
-/* Make the object nameable by the driver: (rt_handle, type) is what the driver passes to pfnQueryObjectIdentityCb. */
-void d12__device_child_register(d12_device_child *child, const void *rt_handle, D3D12DDI_HANDLETYPE type);
+/* The runtime handle the driver is given for this object (D3D12DDI_HRT*.handle): a serial (rthandle.h), fixed from
+ * init, never the object's address. */
+void *d12__device_child_rt_handle(const d12_device_child *child);
+
+/* Make the object nameable by the driver: (its runtime handle, type) is what the driver passes to
+ * pfnQueryObjectIdentityCb; d12__objtable_object resolves it to `object`. */
+void d12__device_child_register(d12_device_child *child, void *object, D3D12DDI_HANDLETYPE type);
 
 /* Stop the driver naming it. Idempotent; d12__device_child_destroy does it too. */
 void d12__device_child_unregister(d12_device_child *child);

@@ -398,6 +398,7 @@ static HRESULT gpu_progress(void *context, D3D12DDI_HRTCOMMANDQUEUE queue, const
 static void connect_driver_channel(struct d12_device *device)
 {
     device->entry.handle = d12__driver_device_rt_handle(device->driver).handle;
+    device->entry.object = device;
     device->entry.type = D3D12DDI_HT_D12RT_DEVICE;
     device->entry.api_object = &device->com.device;
     device->entry.interface_name = "ID3D12Device";

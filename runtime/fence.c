@@ -118,7 +118,7 @@ void d12__fence_gpu_wait_cancel(struct d12_fence *fence, d12_fence_gpu_wait *wai
 
 D3D12DDI_HRTFENCE d12__fence_rt_handle(struct d12_fence *fence)
 {
-    D3D12DDI_HRTFENCE handle = {fence};
+    D3D12DDI_HRTFENCE handle = {d12__device_child_rt_handle(&fence->device_child)};
     return handle;
 }
 

@@ -366,6 +366,8 @@ void d12_command_list_DrawInstanced(struct d12_command_list *self, UINT VertexCo
     if (!recording(self, "DrawInstanced"))
         return;
     before_work(self, D12_WORK_DRAW);
+    d12__dred_note_args32(self->dred_args, VertexCountPerInstance, InstanceCount, StartVertexLocation,
+                          StartInstanceLocation, 0);
     self->ddi->pfnDrawInstanced(self->handle, VertexCountPerInstance, InstanceCount, StartVertexLocation,
                                 StartInstanceLocation);
     d12__dred_breadcrumb(self->dred_work, self->handle, D3D12_AUTO_BREADCRUMB_OP_DRAWINSTANCED);
@@ -378,6 +380,8 @@ void d12_command_list_DrawIndexedInstanced(struct d12_command_list *self, UINT I
     if (!recording(self, "DrawIndexedInstanced"))
         return;
     before_work(self, D12_WORK_DRAW_INDEXED);
+    d12__dred_note_args32(self->dred_args, IndexCountPerInstance, InstanceCount, StartIndexLocation,
+                          (UINT32)BaseVertexLocation, StartInstanceLocation);
     self->ddi->pfnDrawIndexedInstanced(self->handle, IndexCountPerInstance, InstanceCount, StartIndexLocation,
                                        BaseVertexLocation, StartInstanceLocation);
     d12__dred_breadcrumb(self->dred_work, self->handle, D3D12_AUTO_BREADCRUMB_OP_DRAWINDEXEDINSTANCED);
@@ -389,6 +393,7 @@ void d12_command_list_Dispatch(struct d12_command_list *self, UINT ThreadGroupCo
     if (!recording(self, "Dispatch"))
         return;
     before_work(self, D12_WORK_DISPATCH);
+    d12__dred_note_args32(self->dred_args, ThreadGroupCountX, ThreadGroupCountY, ThreadGroupCountZ, 0, 0);
     self->ddi->pfnDispatch(self->handle, ThreadGroupCountX, ThreadGroupCountY, ThreadGroupCountZ);
     d12__dred_breadcrumb(self->dred_work, self->handle, D3D12_AUTO_BREADCRUMB_OP_DISPATCH);
 }
@@ -433,6 +438,7 @@ void d12_command_list_CopyBufferRegion(struct d12_command_list *self, ID3D12Reso
         return;
     }
     before_work(self, D12_WORK_COPY_BUFFER_REGION);
+    d12__dred_note_args64(self->dred_args, DstOffset, SrcOffset, NumBytes);
     self->ddi->pfnCopyBufferRegion(self->handle, dst->handle, DstOffset, src->handle, SrcOffset, NumBytes);
     d12__dred_breadcrumb(self->dred_work, self->handle, D3D12_AUTO_BREADCRUMB_OP_COPYBUFFERREGION);
 }
@@ -613,7 +619,7 @@ static HRESULT create_driver_list(struct d12_device *device, struct d12_command_
     if (FAILED(hr))
         return hr;
     D3D12DDI_HCOMMANDLIST handle = {memory};
-    D3D12DDI_HRTCOMMANDLIST rt_handle = {list};
+    D3D12DDI_HRTCOMMANDLIST rt_handle = {d12__device_child_rt_handle(&list->device_child)};
     hr = list->gpu->core.pfnCreateCommandList(driver, &args, handle, rt_handle);
     if (FAILED(hr)) {
         free(memory);
@@ -644,6 +650,7 @@ static struct d12_command_list *new_list(struct d12_device *device, D3D12_COMMAN
         return NULL;
     }
     list->dred_work = list->dred && !list->dred->markers_only ? list->dred : NULL;
+    list->dred_args = list->dred_work && list->dred->contexts_on ? list->dred : NULL;
     return list;
 }
 
@@ -695,8 +702,8 @@ HRESULT d12_device_CreateCommandList(struct d12_device *self, UINT nodeMask, D3D
  * unknown handle: no Close would ever return it, and a closed list that executes fine must not be refused. */
 bool d12__command_list_driver_error(struct d12_device *device, D3D12DDI_HRTCOMMANDLIST handle, HRESULT hr)
 {
-    struct d12_command_list *list = handle.handle;
-    if (!d12__objtable_contains(&device->objects, list, D3D12DDI_HT_COMMAND_LIST))
+    struct d12_command_list *list = d12__objtable_object(&device->objects, handle.handle, D3D12DDI_HT_COMMAND_LIST);
+    if (!list)
         return false;
     if (hr != E_OUTOFMEMORY && hr != E_INVALIDARG)
         d12__device_remove(device, DXGI_ERROR_DRIVER_INTERNAL_ERROR, "the driver reported a command list error "

@@ -52,6 +52,9 @@ struct d12_command_list {
     struct d12_dred_list *dred_work;           /* fixed: `dred` for GPU-work ops, NULL when off or markers-only
                                                   ("UseMarkersOnlyAutoBreadcrumbs keeps only SetMarker/BeginEvent/
                                                   EndEvent"): a work op's breadcrumb is then one branch, no check */
+    struct d12_dred_list *dred_args;           /* fixed: `dred_work` when breadcrumb contexts are on, else NULL: a
+                                                  work op's arguments are noted only then (docs/dred.md, "Op
+                                                  arguments"), so auto-breadcrumbs alone pay one branch for them */
 };
 
 /* The DDI's engine flag for an API list type (D3D12DDI_COMMAND_QUEUE_FLAG_NONE for one d12rt does not support). */

@@ -7,13 +7,15 @@
 
 #include <pthread.h>
 
+/* The numbers are docs/locking.md's table's (rank 1 there is the adapter lock, a plain mutex; 0 the live driver
+ * devices rwlock): keep the two in step. */
 typedef enum d12_lock_rank {
-    D12_RANK_CHILDREN = 1,    /* d12_device.children_lock */
-    D12_RANK_QUEUE = 2,       /* d12_command_queue.lock */
-    D12_RANK_FENCE = 2,       /* d12_fence.lock: never held with a queue's */
-    D12_RANK_ALLOCATOR = 2,   /* d12_command_allocator.lock: a leaf */
-    D12_RANK_CORRELATION = 3, /* d12_correlation.lock */
-    D12_RANK_OBJTABLE = 4,    /* d12_objtable.lock */
+    D12_RANK_CHILDREN = 2,    /* d12_device.children_lock */
+    D12_RANK_QUEUE = 3,       /* d12_command_queue.lock */
+    D12_RANK_FENCE = 3,       /* d12_fence.lock: never held with a queue's */
+    D12_RANK_ALLOCATOR = 3,   /* d12_command_allocator.lock: a leaf */
+    D12_RANK_CORRELATION = 4, /* d12_correlation.lock */
+    D12_RANK_OBJTABLE = 5,    /* d12_objtable.lock */
     D12_RANK_EVENTS = 6,      /* event.c's table of held events: a leaf, taken under a fence's lock */
 } d12_lock_rank;
 

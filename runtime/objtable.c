@@ -121,6 +121,15 @@ HRESULT d12__objtable_identity(d12_objtable *table, const void *handle, D3D12DDI
     return *out ? S_OK : E_OUTOFMEMORY;
 }
 
+void *d12__objtable_object(d12_objtable *table, const void *handle, D3D12DDI_HANDLETYPE type)
+{
+    d12__lock(&table->lock, D12_RANK_OBJTABLE);
+    const d12_objtable_entry *entry = find(table, handle, type);
+    void *object = entry ? entry->object : NULL;
+    d12__unlock(&table->lock, D12_RANK_OBJTABLE);
+    return object;
+}
+
 bool d12__objtable_contains(d12_objtable *table, const void *handle, D3D12DDI_HANDLETYPE type)
 {
     d12__lock(&table->lock, D12_RANK_OBJTABLE);

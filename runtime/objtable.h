@@ -3,9 +3,10 @@
  *
  * Every runtime object a driver gets a handle of embeds a d12_objtable_entry, registers it when the object is
  * created and removes it before the object is destroyed. A lookup compares handle VALUES only: it never reads
- * through the pointer a driver passed, so a bogus or stale handle is "no such object" (E_INVALIDARG), never a
- * crash. The table is a hash of chains keyed by (handle, type): O(1) for the thousands of resources a device may
- * hold; adding never fails (when the table cannot grow, chains get longer).
+ * through the pointer a driver passed, so a bogus handle is "no such object" (E_INVALIDARG), never a crash; and
+ * since the values are serials never handed out twice (rthandle.h), so is a stale one. The table is a hash of
+ * chains keyed by (handle, type): O(1) for the thousands of resources a device may hold; adding never fails (when the
+ * table cannot grow, chains get longer).
  *
  * Locks: `lock` (a mutex) guards the buckets and every entry's `next`. Lookups are rare (a driver composing a
  * message), additions and removals happen at object creation and destruction, so a mutex suffices. It ranks just above the object data lock (runtime/object.h), the only lock taken under it
@@ -24,7 +25,9 @@
 typedef struct d12_objtable_entry {
     struct d12_objtable_entry *next; /* guarded by the table's lock */
     /* Fixed while registered. */
-    const void *handle;          /* the runtime handle's value the driver sees (D3D12DDI_HRT*.handle) */
+    const void *handle;          /* the runtime handle's value the driver sees (D3D12DDI_HRT*.handle): a serial
+                                  * (rthandle.h) or the device's token, never an address */
+    void *object;                /* the runtime object it names (struct d12_command_list *, ...) */
     D3D12DDI_HANDLETYPE type;    /* the type the driver must pass with it */
     const void *api_object;      /* the COM pointer the application holds: the identity's 0x... part */
     const char *interface_name;  /* e.g. "ID3D12Device": 'Unnamed <interface_name> Object' */
@@ -59,5 +62,9 @@ char *d12__format_identity(const void *api_object, const char *interface_name, c
 
 /* Whether (handle, type) is a registered object right now. */
 bool d12__objtable_contains(d12_objtable *table, const void *handle, D3D12DDI_HANDLETYPE type);
+
+/* The runtime object (handle, type) names right now, or NULL: a stale handle (its object released; a new object may
+ * sit at its old address, but never gets its value) or a bogus one. */
+void *d12__objtable_object(d12_objtable *table, const void *handle, D3D12DDI_HANDLETYPE type);
 
 #endif

@@ -66,7 +66,7 @@ static struct d12_queue_operation *take_operation(struct d12_command_queue *queu
     struct d12_queue_operation *found = NULL;
     for (struct d12_queue_operation **link = &queue->operations; *link; link = &(*link)->next) {
         struct d12_queue_operation *operation = *link;
-        if (operation->kind == kind && (void *)operation->fence == passed->hRTFence.handle &&
+        if (operation->kind == kind && d12__fence_rt_handle(operation->fence).handle == passed->hRTFence.handle &&
             operation->value == passed->Value) {
             *link = operation->next;
             if (queue->operations_tail == &operation->next)
@@ -83,7 +83,7 @@ struct d12_command_queue *d12__queue_find(struct d12_device *device, D3D12DDI_HR
 {
     d12__lock(&device->children_lock, D12_RANK_CHILDREN);
     struct d12_command_queue *queue = device->queues;
-    while (queue && queue != handle.handle)
+    while (queue && d12__device_child_rt_handle(&queue->device_child) != handle.handle) /* a serial: never stale */
         queue = queue->next;
     d12__unlock(&device->children_lock, D12_RANK_CHILDREN);
     return queue;
@@ -738,7 +738,7 @@ static HRESULT create_driver_queue(struct d12_device *device, struct d12_command
     if (FAILED(hr))
         return hr;
     D3D12DDI_HCOMMANDQUEUE handle = {memory};
-    D3D12DDI_HRTCOMMANDQUEUE rt_handle = {queue};
+    D3D12DDI_HRTCOMMANDQUEUE rt_handle = {d12__device_child_rt_handle(&queue->device_child)};
     hr = queue->gpu->core.pfnCreateCommandQueue(driver, &args, handle, rt_handle);
     if (FAILED(hr)) {
         free(memory);

@@ -235,7 +235,7 @@ static HRESULT create_driver_resource(struct d12_device *device, struct d12_reso
     if (FAILED(hr))
         return hr;
     D3D12DDI_HRESOURCE handle = {memory};
-    D3D12DDI_HRTRESOURCE rt_handle = {resource};
+    D3D12DDI_HRTRESOURCE rt_handle = {d12__device_child_rt_handle(&resource->device_child)};
     hr = resource->gpu->core.pfnCreateResource(driver, &args, handle, rt_handle);
     if (FAILED(hr)) {
         free(memory);

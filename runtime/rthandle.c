@@ -21,7 +21,7 @@ static bool decode(const void *token, slot **out, uint32_t *generation)
 {
     uintptr_t value = (uintptr_t)token;
     uintptr_t index = value & 0xFFFFu;
-    if (index == 0 || index > D12_RTHANDLE_SLOTS)
+    if (value >> 48 || index == 0 || index > D12_RTHANDLE_SLOTS) /* a serial (or garbage) is no token */
         return false;
     *out = &g_slots[index - 1];
     *generation = (uint32_t)(value >> 16);
@@ -73,6 +73,12 @@ void d12__rthandle_release(const void *token)
     uint32_t generation;
     if (decode(token, &s, &generation))
         atomic_fetch_sub(&s->uses, 1);
+}
+
+void *d12__rthandle_serial(void)
+{
+    static _Atomic uint64_t next = 1;
+    return (void *)(D12_RTHANDLE_SERIAL_TAG | (uintptr_t)atomic_fetch_add_explicit(&next, 1, memory_order_relaxed));
 }
 
 void d12__rthandle_unregister(const void *token)

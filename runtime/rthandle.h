@@ -27,4 +27,13 @@ void d12__rthandle_release(const void *token);
 /* Invalidate `token` (every later acquire gets NULL) and wait until no use of it is in flight. NULL is ignored. */
 void d12__rthandle_unregister(const void *token);
 
+/* The runtime handles of the other objects a driver is given and may pass back (hRTCommandQueue, hRTCommandList,
+ * hRTFence, hRTResource) are not their addresses either but serial numbers, D12_RTHANDLE_SERIAL_TAG | n, n counting
+ * from 1 process-wide and never handed out twice: the runtime resolves one by looking its value up (the device's
+ * live-object table, a queue list), so a stale handle — its object released and the address reused by a new object —
+ * names nothing, where an address would have named the new object. The tag keeps a serial from ever decoding as a
+ * device token (tokens are below 2^48). A 64-bit count does not wrap in the life of a process. */
+#define D12_RTHANDLE_SERIAL_TAG ((uintptr_t)0xD12 << 52)
+void *d12__rthandle_serial(void);
+
 #endif

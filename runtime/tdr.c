@@ -89,7 +89,7 @@ HRESULT d12__tdr_progress(struct d12_device *device, D3D12DDI_HRTCOMMANDQUEUE ha
 /* The runtime list a driver named, when it is a live list of the device; NULL otherwise (DRED then knows no list). */
 static struct d12_command_list *live_list(struct d12_device *device, void *handle)
 {
-    return handle && d12__objtable_contains(&device->objects, handle, D3D12DDI_HT_COMMAND_LIST) ? handle : NULL;
+    return handle ? d12__objtable_object(&device->objects, handle, D3D12DDI_HT_COMMAND_LIST) : NULL;
 }
 
 void d12__tdr_device_fault(struct d12_device *device, const D3D12DDICB_DEVICEFAULT_0127 *fault)

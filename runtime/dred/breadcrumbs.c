@@ -1,5 +1,7 @@
 /* Auto-breadcrumbs on command lists and the device's counter pool (breadcrumbs.h). */
+#define _GNU_SOURCE /* asprintf */
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,11 +118,14 @@ HRESULT d12__dred_list_create(struct d12_device *device, struct d12_command_list
     d12_dred_list *state = calloc(1, sizeof *state);
     /* Preallocated once per list: recording an op never allocates. */
     D3D12_AUTO_BREADCRUMB_OP *ring = state ? malloc(D12_DRED_RING_SLOTS * sizeof *ring) : NULL;
-    if (ring == NULL) {
+    d12_dred_work_args *args = ring ? malloc(D12_DRED_RING_SLOTS * sizeof *args) : NULL;
+    if (args == NULL) {
+        free(ring);
         free(state);
         return E_OUTOFMEMORY;
     }
     state->ring = ring;
+    state->args = args;
     state->markers_only = dred->enabled.markers_only;
     state->contexts_on = dred->enabled.breadcrumb_context;
     state->track_state = true;
@@ -131,6 +136,8 @@ HRESULT d12__dred_list_create(struct d12_device *device, struct d12_command_list
             state->write_immediate = NULL; /* no counter memory: the history still records */
     }
     state->write = state->write_immediate ? state->write_immediate : no_write_immediate;
+    state->marker = (D3D12DDI_WRITEBUFFERIMMEDIATE_PARAMETER_0127){state->counter.gpu_va, 0};
+    state->marker_mode = D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_MARKER_OUT;
     *out = state;
     return S_OK;
 }
@@ -152,6 +159,7 @@ void d12__dred_list_destroy(struct d12_device *device, d12_dred_list *dred)
     free(dred->contexts);
     free(dred->changes);
     free(dred->ring);
+    free(dred->args);
     free(dred);
 }
 
@@ -160,6 +168,12 @@ void d12__dred_list_begin(struct d12_command_list *list)
     d12_dred_list *dred = list->dred;
     if (dred == NULL)
         return;
+    /* D3D12 lets a list be reset while its last recording executes: wait for a freeze in progress (it may be reading
+     * this recording), and tell later ones that this list no longer holds what was submitted. */
+    struct d12_dred *device_dred = list->device_child.device->dred;
+    pthread_mutex_lock(&device_dred->freeze_lock);
+    atomic_fetch_add_explicit(&dred->generation, 1, memory_order_relaxed);
+    pthread_mutex_unlock(&device_dred->freeze_lock);
     dred->count = 0;
     dred->change_count = 0;
     dred->state_overflow = false;
@@ -178,7 +192,49 @@ void d12__dred_list_close(struct d12_command_list *list)
     if (dred == NULL)
         return;
     struct d12_dred *device_dred = list->device_child.device->dred;
-    dred->closed_seq = atomic_load_explicit(&device_dred->free_seq, memory_order_relaxed);
+    atomic_store_explicit(&dred->closed_seq, atomic_load_explicit(&device_dred->free_seq, memory_order_relaxed),
+                          memory_order_relaxed);
+}
+
+/* Whether the ring slot of op `index` holds the op (and so, for a work op, its arguments): the recording reached it
+ * and no later op took the slot. */
+static bool in_ring(const d12_dred_list *dred, UINT index)
+{
+    return index < dred->count && dred->count - index <= D12_DRED_RING_SLOTS && dred->count != UINT_MAX;
+}
+
+char *d12__dred_work_arguments_text(const d12_dred_list *dred, UINT index, UINT op)
+{
+    /* Noted only with breadcrumb contexts on (the list's dred_args; docs/dred.md "The op's arguments"). */
+    if (dred == NULL || !dred->contexts_on || !in_ring(dred, index) ||
+        (UINT)dred->ring[index & D12_DRED_RING_MASK] != op)
+        return NULL;
+    const d12_dred_work_args *a = &dred->args[index & D12_DRED_RING_MASK];
+    char *text = NULL;
+    int n = -1;
+    /* The parameter names of the ID3D12GraphicsCommandList methods (d3d12.h). */
+    switch (op) {
+    case D3D12_AUTO_BREADCRUMB_OP_DRAWINSTANCED:
+        n = asprintf(&text, "VertexCountPerInstance=%u, InstanceCount=%u, StartVertexLocation=%u, "
+                     "StartInstanceLocation=%u", a->u32[0], a->u32[1], a->u32[2], a->u32[3]);
+        break;
+    case D3D12_AUTO_BREADCRUMB_OP_DRAWINDEXEDINSTANCED:
+        n = asprintf(&text, "IndexCountPerInstance=%u, InstanceCount=%u, StartIndexLocation=%u, "
+                     "BaseVertexLocation=%d, StartInstanceLocation=%u", a->u32[0], a->u32[1], a->u32[2],
+                     (int)(INT)a->u32[3], a->u32[4]);
+        break;
+    case D3D12_AUTO_BREADCRUMB_OP_DISPATCH:
+        n = asprintf(&text, "ThreadGroupCountX=%u, ThreadGroupCountY=%u, ThreadGroupCountZ=%u", a->u32[0],
+                     a->u32[1], a->u32[2]);
+        break;
+    case D3D12_AUTO_BREADCRUMB_OP_COPYBUFFERREGION:
+        n = asprintf(&text, "DstOffset=%llu, SrcOffset=%llu, NumBytes=%llu", (unsigned long long)a->u64[0],
+                     (unsigned long long)a->u64[1], (unsigned long long)a->u64[2]);
+        break;
+    default:
+        return NULL;
+    }
+    return n < 0 ? NULL : text;
 }
 
 void d12__dred_state(d12_dred_list *dred, d12_dred_state_kind kind, unsigned which, unsigned slot, UINT64 address,

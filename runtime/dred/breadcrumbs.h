@@ -55,6 +55,15 @@ typedef struct d12_dred_state_change {
     UINT stride;    /* StrideInBytes (vertex) or DXGI_FORMAT (index) */
 } d12_dred_state_change;
 
+/* A work op's arguments as the application passed them, for the report's op state ("IndexCountPerInstance=36, ...").
+ * One per ring slot (the op at index i owns slot i & D12_DRED_RING_MASK, as in the history), written by every work op
+ * that has arguments (draws, dispatches, CopyBufferRegion), read only for such an op: a slot is never read before the
+ * current recording wrote it. */
+typedef union d12_dred_work_args {
+    UINT32 u32[5]; /* draws and dispatches, in parameter order (BaseVertexLocation as its INT bits) */
+    UINT64 u64[3]; /* CopyBufferRegion: DstOffset, SrcOffset, NumBytes */
+} d12_dred_work_args;
+
 /* A 4-byte slot of the device's readback counter pool (the GPU writes the completed-op count into it). */
 typedef struct d12_dred_counter {
     volatile UINT32 *cpu;  /* mapped; stays mapped until the device is destroyed */
@@ -72,15 +81,24 @@ typedef struct d12_dred_list {
     d12_dred_write_immediate_fn write;           /* never NULL: write_immediate, or a no-op without one (the hot
                                                     path calls it unconditionally) */
     d12_dred_counter counter;
+    /* The MARKER_OUT write's parameter {counter VA, count} and mode, kept here so that a breadcrumb stores only the
+     * new count before the call (the driver reads them during the call only; a list records on one thread). */
+    D3D12DDI_WRITEBUFFERIMMEDIATE_PARAMETER_0127 marker;
+    D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_0127 marker_mode;
     /* The recording (the recording thread's). */
     UINT count;            /* BreadcrumbCount: ops recorded since the last Reset; saturates at UINT_MAX */
     D3D12_AUTO_BREADCRUMB_OP *ring; /* D12_DRED_RING_SLOTS entries, allocated at list creation */
+    d12_dred_work_args *args;       /* likewise (malloc'ed, never cleared: pages are touched as ops use them) */
     d12_dred_context *contexts;
     UINT context_count, context_capacity;
     d12_dred_state_change *changes;
     UINT change_count, change_capacity;
     bool state_overflow;   /* a state change could not be logged (out of memory): the report says so */
-    uint64_t closed_seq;   /* the ledger's free sequence when the list was closed (use-after-free verdict) */
+    _Atomic uint64_t closed_seq; /* the ledger's free sequence when the list was closed (use-after-free verdict) */
+    /* Recordings begun (create, each Reset): bumped under the device's DRED freeze lock, so a freeze either runs
+     * before a Reset touches the recording or sees that the list was reset since it was submitted (and then reads
+     * none of it: the list may be recording right now; docs/dred.md). */
+    _Atomic uint32_t generation;
 } d12_dred_list;
 
 /* Create a list's breadcrumb state when the device records breadcrumbs (else *out = NULL). E_OUTOFMEMORY. */
@@ -106,9 +124,8 @@ static inline void d12__dred_record(d12_dred_list *dred, D3D12DDI_HCOMMANDLIST h
         count++;
     dred->count = count;
     /* BRIEF §2: after op k, a MARKER_OUT write of k + 1 ("written once every preceding operation has completed"). */
-    D3D12DDI_WRITEBUFFERIMMEDIATE_PARAMETER_0127 param = {dred->counter.gpu_va, count};
-    D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_0127 mode = D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_MARKER_OUT;
-    dred->write(handle, 1, &param, &mode);
+    dred->marker.Value = count;
+    dred->write(handle, 1, &dred->marker, &dred->marker_mode);
 }
 
 /* After op `op` was recorded into the driver's list: append it and record the MARKER_OUT write of the new count
@@ -118,6 +135,36 @@ static inline void d12__dred_breadcrumb(d12_dred_list *dred, D3D12DDI_HCOMMANDLI
     if (__builtin_expect(dred != NULL, 0))
         d12__dred_record(dred, handle, op);
 }
+
+/* A work op's arguments (with breadcrumb contexts on: `dred` is the list's `dred_args`), noted BEFORE its driver
+ * call (so no argument has to survive the call: without contexts this is one predictable branch), into the slot of
+ * the index the op is about to get; the op itself is recorded after the driver call by d12__dred_breadcrumb, as
+ * every op. When the count saturated, the slot is left to an op that never reads it:
+ * d12__dred_work_arguments_text checks the history first. */
+static inline void d12__dred_note_args32(d12_dred_list *dred, UINT32 a0, UINT32 a1, UINT32 a2, UINT32 a3, UINT32 a4)
+{
+    if (__builtin_expect(dred != NULL, 0)) {
+        UINT32 *slot = dred->args[dred->count & D12_DRED_RING_MASK].u32;
+        slot[0] = a0;
+        slot[1] = a1;
+        slot[2] = a2;
+        slot[3] = a3;
+        slot[4] = a4;
+    }
+}
+static inline void d12__dred_note_args64(d12_dred_list *dred, UINT64 a0, UINT64 a1, UINT64 a2)
+{
+    if (__builtin_expect(dred != NULL, 0)) {
+        UINT64 *slot = dred->args[dred->count & D12_DRED_RING_MASK].u64;
+        slot[0] = a0;
+        slot[1] = a1;
+        slot[2] = a2;
+    }
+}
+
+/* The arguments of op `index` when it is a work op the list has arguments for (its slot written this recording),
+ * as the report's text; NULL otherwise. malloc'ed. */
+char *d12__dred_work_arguments_text(const d12_dred_list *dred, UINT index, UINT op);
 
 /* A breadcrumb context for the op about to be recorded (SetMarker, BeginEvent), when contexts are on. */
 void d12__dred_add_context(d12_dred_list *dred, UINT metadata, const void *data, UINT size);

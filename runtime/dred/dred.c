@@ -196,18 +196,26 @@ static d12_dred_submission *take_retired(struct d12_dred *dred)
     return retired;
 }
 
+bool d12__dred_reset_since(d12_dred_submission *s, UINT i)
+{
+    const d12_dred_list *l = s->lists[i]->dred;
+    return l && atomic_load_explicit(&l->generation, memory_order_relaxed) != d12__dred_submission_generations(s)[i];
+}
+
 d12_dred_submission *d12__dred_submit_begin(struct d12_command_queue *queue, UINT count,
                                             struct d12_command_list *const *lists)
 {
     struct d12_dred *dred = queue->device_child.device->dred;
     if (dred == NULL || !dred->track_submissions || d12__dred_frozen(queue->device_child.device))
         return NULL;
-    d12_dred_submission *s = malloc(sizeof *s + count * sizeof s->lists[0]);
+    d12_dred_submission *s = malloc(sizeof *s + count * (sizeof s->lists[0] + sizeof(uint32_t)));
     if (s == NULL)
         return NULL; /* out of memory: this submission will not be named by a removal */
     *s = (d12_dred_submission){queue, 0, NULL, count};
     for (UINT i = 0; i < count; i++) {
         s->lists[i] = lists[i];
+        d12__dred_submission_generations(s)[i] =
+            lists[i]->dred ? atomic_load_explicit(&lists[i]->dred->generation, memory_order_relaxed) : 0;
         d12__command_list_owner_ops.ref(lists[i]);
     }
     pthread_mutex_lock(&dred->track_lock);

@@ -19,8 +19,18 @@ typedef struct d12_dred_submission {
     uint64_t serial;               /* the queue's serial; 0 while the driver is being handed it */
     struct d12_dred_submission *next;
     UINT count;
-    struct d12_command_list *lists[];
+    struct d12_command_list *lists[]; /* then `count` uint32_t: each list's recording generation at submission */
 } d12_dred_submission;
+
+/* The recording generation (breadcrumbs.h) each of the submission's lists had when it was submitted. */
+static inline uint32_t *d12__dred_submission_generations(d12_dred_submission *s)
+{
+    return (uint32_t *)(void *)(s->lists + s->count);
+}
+
+/* Whether list `i` of `s` was reset since it was submitted: its recording then belongs to the application's thread
+ * and the freeze reads none of it (docs/dred.md). A list without breadcrumbs: false. */
+bool d12__dred_reset_since(d12_dred_submission *s, UINT i);
 
 /* A 64 KiB READBACK buffer of 16 384 counter slots, created through the driver and mapped for the device's life. */
 #define D12_DRED_POOL_BYTES 65536u

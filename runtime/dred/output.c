@@ -82,8 +82,12 @@ static void keep_names(arena *a, d12_object_data *data, const char **name_a, con
     *name_w = arena_keep(a, nw);
 }
 
-/* One node: the list's recording as it is (closed: the application does not record into work in flight). */
-static D3D12_AUTO_BREADCRUMB_NODE1 *build_node(arena *a, struct d12_command_queue *queue, struct d12_command_list *list)
+/* One node: the list's recording as it is — closed and untouched since it was submitted, unless `reset_since`: the
+ * application reset the list after submitting it (legal in D3D12) and may be recording into it on another thread
+ * right now, so nothing of the recording is read: the node names the list and queue, with no ops (BreadcrumbCount 0,
+ * completed 0). A Reset waits for a freeze in progress (breadcrumbs.c), so a recording read here is not changing. */
+static D3D12_AUTO_BREADCRUMB_NODE1 *build_node(arena *a, struct d12_command_queue *queue, struct d12_command_list *list,
+                                               bool reset_since)
 {
     D3D12_AUTO_BREADCRUMB_NODE1 *node = arena_calloc(a, 1, sizeof *node);
     d12_dred_list *dred = list->dred;
@@ -93,6 +97,11 @@ static D3D12_AUTO_BREADCRUMB_NODE1 *build_node(arena *a, struct d12_command_queu
     keep_names(a, &queue->device_child.object, &node->pCommandQueueDebugNameA, &node->pCommandQueueDebugNameW);
     node->pCommandList = (ID3D12GraphicsCommandList *)&list->com.list;
     node->pCommandQueue = (ID3D12CommandQueue *)&queue->com.queue;
+    if (reset_since) {
+        node->pCommandHistory = arena_calloc(a, 1, sizeof *node->pCommandHistory);
+        node->pLastBreadcrumbValue = &k_zero;
+        return node;
+    }
     node->BreadcrumbCount = dred->count;
     /* The ring as it is: op i in slot i % 65536. */
     UINT kept = dred->count < D12_DRED_RING_SLOTS ? dred->count : D12_DRED_RING_SLOTS;
@@ -138,7 +147,7 @@ static D3D12_AUTO_BREADCRUMB_NODE1 *build_breadcrumbs(struct d12_dred *dred, are
             for (UINT i = 0; i < s->count; i++) {
                 if (already_listed(head, s->lists[i]))
                     continue; /* one node per list, at its first outstanding submission (docs/dred.md) */
-                D3D12_AUTO_BREADCRUMB_NODE1 *node = build_node(a, s->queue, s->lists[i]);
+                D3D12_AUTO_BREADCRUMB_NODE1 *node = build_node(a, s->queue, s->lists[i], d12__dred_reset_since(s, i));
                 if (node) {
                     *tail = node;
                     tail = (D3D12_AUTO_BREADCRUMB_NODE1 **)&node->pNext;

@@ -85,14 +85,15 @@ static void add_wait(void *context, struct d12_fence *fence, UINT64 value)
 
 /* A submission's status: completed when its queue's completion mark covers it or every list's counter reached its
  * count; in progress when it is the first not completed (or a counter moved); not started after that. */
-static d12dred_submission_status submission_status(const d12_dred_submission *s, bool *earlier_open)
+static d12dred_submission_status submission_status(d12_dred_submission *s, bool *earlier_open)
 {
     bool covered = s->serial != 0 && atomic_load(&s->queue->completed) >= s->serial;
     bool all_done = true, started = false;
     for (UINT i = 0; i < s->count; i++) {
         d12_dred_list *l = s->lists[i]->dred;
         UINT32 v = l && l->write_immediate ? __atomic_load_n(l->counter.cpu, __ATOMIC_ACQUIRE) : 0;
-        all_done = all_done && l && l->write_immediate && v == l->count;
+        /* A list reset since: its count is the new recording's (and the application's thread's to write). */
+        all_done = all_done && l && l->write_immediate && !d12__dred_reset_since(s, i) && v == l->count;
         started = started || v > 0;
     }
     if (covered || (all_done && s->count > 0))
@@ -172,12 +173,17 @@ static char *buffer_name_at(struct d12_dred *dred, UINT64 va)
     return name;
 }
 
-/* The views and root descriptors current at op `index`: the state log replayed up to it. */
+/* The op's arguments (draws, dispatches, CopyBufferRegion), and the views and root descriptors current at op
+ * `index`: the state log replayed up to it. */
 static void fill_op_state(struct d12_dred *dred, const d12_dred_list *l, UINT index, d12dred_op *op)
 {
     d12dred_op_state *state = d12dred_op_get_state(op);
     if (state == NULL)
         return;
+    char *arguments = d12__dred_work_arguments_text(l, index, op->op);
+    if (arguments)
+        d12dred_op_state_set_arguments(state, arguments);
+    free(arguments);
     const d12_dred_state_change *vb[32] = {0}, *ib = NULL, *root[6][64] = {{0}};
     for (UINT i = 0; i < l->change_count && l->changes[i].op <= index; i++) {
         const d12_dred_state_change *c = &l->changes[i];
@@ -306,7 +312,7 @@ static void fill_page_fault(struct d12_device *device, d12dred_report *r)
     if (pf == NULL)
         return;
     bool recorded_known = fault->list && fault->list->dred;
-    uint64_t recorded = recorded_known ? fault->list->dred->closed_seq : 0;
+    uint64_t recorded = recorded_known ? atomic_load_explicit(&fault->list->dred->closed_seq, memory_order_relaxed) : 0;
     pthread_mutex_lock(&dred->ledger_lock);
     const d12_dred_allocation *below = NULL, *above = NULL;
     for (const d12_dred_allocation *a = dred->live.next; a != &dred->live; a = a->next) {

@@ -22,6 +22,21 @@ COMMON = [
     r"Device took an unreasonable amount of time to execute its commands, or the hardware crashed/hung\. As a "
     r"result, the TDR mechanism has been triggered\.\)$",
 ]
+# The attributed op's arguments in the JSON report (op.state.arguments), as `d12dred show` prints them.
+ARGUMENTS = {
+    "fault": "IndexCountPerInstance=36, InstanceCount=1, StartIndexLocation=0, BaseVertexLocation=0, "
+             "StartInstanceLocation=0",
+    "hang": "IndexCountPerInstance=36, InstanceCount=3452816845, StartIndexLocation=0, BaseVertexLocation=0, "
+            "StartInstanceLocation=0",
+}
+
+
+def attributed_arguments(document):
+    """The `arguments` of every op with an attribution (exact or suspect) in the report."""
+    return [op["state"]["arguments"] for node in document.get("nodes", []) for op in node.get("ops", [])
+            if op.get("attribution") not in (None, "none") and op.get("state")]
+
+
 FAULT = [
     r"^loaded node Lantern pivot +parent  0  mesh_index  -842150451  instance_count 1$",
     COMMON[1],
@@ -37,6 +52,8 @@ FAULT = [
     r"^  queue 'Direct queue' \(DIRECT\)  <- faulted here$",
     r"^        #6 SETMARKER\(0\) \"node 'Lantern pivot'\"  <- last completed$",
     r"^        #7 DRAWINDEXEDINSTANCED\(4\)  <- FAULT \(exact\)$",
+    r"^             arguments   IndexCountPerInstance=36, InstanceCount=1, StartIndexLocation=0, "
+    r"BaseVertexLocation=0, StartInstanceLocation=0$",
     r"^             IB          0xffffcdcecdcf1000, 72 bytes, R16_UINT, \(unnamed\)$",
     r"^             \[CORRUPTION\] EXECUTION #1506: 0x[0-9A-F]+:'Scene list' \[DrawIndexed #2\] Page fault: ",
     r"^  verdict       never-mapped",
@@ -57,6 +74,8 @@ HANG = [
     r"^  TDR delay     300 ms$",
     r"^        #6 SETMARKER\(0\) \"node 'Grass'\"  <- last completed$",
     r"^        #7 DRAWINDEXEDINSTANCED\(4\)  <- (HANG \(exact\)|first outstanding \(suspect\))$",
+    r"^             arguments   IndexCountPerInstance=36, InstanceCount=3452816845, StartIndexLocation=0, "
+    r"BaseVertexLocation=0, StartInstanceLocation=0$",
     r"^             IB          0x[0-9a-f]+, 72 bytes, R16_UINT, 'Geometry pool'$",
     r"^  none \(the removal was no page fault\)$",
     r"^dred_demo: the removal is explained$",
@@ -86,6 +105,13 @@ def main(argv):
             print(f"check failed: the runtime's report does not match the schema: {problems[:3]}", file=sys.stderr)
         else:
             passed += 1
+        found = attributed_arguments(documents[0])
+        if found == [ARGUMENTS[mode]]:
+            passed += 1
+        else:
+            failed += 1
+            print(f"check failed: the attributed op's arguments in the report are {found}, expected "
+                  f"[{ARGUMENTS[mode]!r}]", file=sys.stderr)
     else:
         failed += 1
         print(f"check failed: {len(documents)} reports in D12RT_DRED_DUMP, expected 1", file=sys.stderr)

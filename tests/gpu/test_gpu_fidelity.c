@@ -480,10 +480,11 @@ static void test_event_many_registrations(void)
     CHECK(fired(other, WAIT_MS, &count));
     CHECK_EQ_INT(count, 1);
     CHECK_EQ_INT(open_descriptors(), before); /* fences[1] still holds `other` */
-    RELEASE_LAST(fences[1]);                  /* drops its registration */
-    CHECK_EQ_INT(open_descriptors(), before - 1);
+    RELEASE_LAST(fences[1]);                  /* drops its registration: the duplicate is parked (event.h) */
+    CHECK_EQ_INT(open_descriptors(), before);
     CHECK(!fired(other, 0, NULL));
     close(other);
+    CHECK_EQ_INT(open_descriptors(), before - 1);
     RELEASE_LAST(fences[0]);
     RELEASE_LAST(device);
 }
@@ -513,6 +514,106 @@ static void test_event_many_fire(void)
     RELEASE_LAST(device);
 }
 
+/* How many duplicates the runtime keeps with no registration (D12_EVENT_PARKED_MAX, runtime/event.h). */
+#define PARKED_MAX 4
+
+/* Register `event` for `value` on `fence`, reach it and check it fired once. */
+static void register_and_fire(ID3D12Fence *fence, UINT64 value, int event)
+{
+    CHECK_HR(ID3D12Fence_SetEventOnCompletion(fence, value, as_handle(event)), S_OK);
+    CHECK_HR(ID3D12Fence_Signal(fence, value), S_OK);
+    uint64_t count = 0;
+    CHECK(fired(event, WAIT_MS, &count));
+    CHECK_EQ_INT(count, 1);
+}
+
+/* "Register, wait, register again" keeps the runtime's duplicate (parked) while the application still has the
+ * event, so the next registration is one kcmp and no fdinfo read (before the fix the duplicate was closed and the
+ * next registration read /proc again: the descriptor count fell back at once). The parked duplicates are bounded:
+ * 20 events registered and fired one after another leave PARKED_MAX of them, and a parked one whose event the
+ * application then closes is given back when its number is next seen naming something else. */
+static void test_event_parked_bounded(void)
+{
+    ID3D12Device *device = create_device(true);
+    if (!device)
+        return;
+    ID3D12Fence *fence = new_fence(device, 0);
+    unsigned before = open_descriptors();
+    int event = new_event();
+    UINT64 value = 0;
+    for (int round = 0; fence && round < 3; round++)
+        register_and_fire(fence, ++value, event);
+    CHECK_EQ_INT(open_descriptors(), before + 2); /* the application's and the runtime's parked duplicate */
+    close(event);
+    enum { EVENTS = 20 };
+    int events[EVENTS];
+    for (int i = 0; i < EVENTS; i++)
+        events[i] = new_event(); /* the first takes `event`'s number: the parked duplicate of `event` goes ... */
+    for (int i = 0; fence && i < EVENTS; i++)
+        register_and_fire(fence, ++value, events[i]); /* ... when that number is next registered */
+    CHECK_EQ_INT(open_descriptors(), before + EVENTS + PARKED_MAX);
+    for (int i = 0; fence && i < EVENTS; i++) /* registering again: the parked ones and the rest all fire */
+        register_and_fire(fence, ++value, events[i]);
+    CHECK_EQ_INT(open_descriptors(), before + EVENTS + PARKED_MAX);
+    int file = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+    for (int i = 0; i < EVENTS; i++)
+        close(events[i]);
+    CHECK_EQ_INT(open_descriptors(), before + 1 + PARKED_MAX); /* parked: the application's numbers not reused yet */
+    for (int i = 0; i < EVENTS; i++)
+        CHECK_EQ_INT(dup2(file, events[i]), events[i]); /* a file at each event's number */
+    close(file);
+    for (int i = 0; fence && i < EVENTS; i++)
+        CHECK_HR(ID3D12Fence_SetEventOnCompletion(fence, value + 1, as_handle(events[i])), E_INVALIDARG);
+    CHECK_EQ_INT(open_descriptors(), before + EVENTS); /* the files; every parked duplicate given back */
+    for (int i = 0; i < EVENTS; i++)
+        close(events[i]);
+    if (fence)
+        RELEASE_LAST(fence);
+    RELEASE_LAST(device);
+}
+
+/* A parked event's number reused: by a file, the registration is refused and the file is never written; by another
+ * eventfd, that one fires and the old one does not (seen through a second descriptor of it). The fast path's kcmp
+ * tells them apart from the event it remembers for that number. */
+static void test_event_parked_number_reused(void)
+{
+    ID3D12Device *device = create_device(true);
+    if (!device)
+        return;
+    ID3D12Fence *fence = new_fence(device, 0);
+    ID3D12InfoQueue *iq = info_queue_of(device);
+    int event = new_event(), same = fcntl(event, F_DUPFD_CLOEXEC, 100); /* `same` far above the reused number */
+    char path[] = "/tmp/d12rt-event-XXXXXX";
+    if (fence && iq && CHECK(same >= 0)) {
+        register_and_fire(fence, 1, event); /* parked */
+        int number = event;
+        close(event);
+        int file = mkstemp(path);
+        CHECK_EQ_INT(file, number);
+        ID3D12InfoQueue_ClearStoredMessages(iq);
+        CHECK_HR(ID3D12Fence_SetEventOnCompletion(fence, 2, as_handle(file)), E_INVALIDARG);
+        CHECK(check_one_message(iq, (D3D12_MESSAGE_ID)0x10012, "is not an eventfd", __FILE__, __LINE__,
+                                "FENCE_INVALID_EVENT: a file at a parked event's number"));
+        CHECK_HR(ID3D12Fence_Signal(fence, 2), S_OK);
+        struct stat st;
+        CHECK(fstat(file, &st) == 0 && st.st_size == 0);
+        close(file);
+        unlink(path);
+        int other = new_event();
+        CHECK_EQ_INT(other, number);
+        register_and_fire(fence, 3, other);
+        CHECK(!fired(same, 0, NULL)); /* the old event: only the first signal, read above through `event` */
+        close(other);
+    }
+    if (same >= 0)
+        close(same);
+    if (iq)
+        ID3D12InfoQueue_Release(iq);
+    if (fence)
+        RELEASE_LAST(fence);
+    RELEASE_LAST(device);
+}
+
 static const struct {
     const char *name;
     void (*run)(void);
@@ -530,6 +631,8 @@ static const struct {
     {"event_not_eventfd", test_event_not_eventfd},
     {"event_many_registrations", test_event_many_registrations},
     {"event_many_fire", test_event_many_fire},
+    {"event_parked_bounded", test_event_parked_bounded},
+    {"event_parked_number_reused", test_event_parked_number_reused},
 };
 
 int main(int argc, char **argv)

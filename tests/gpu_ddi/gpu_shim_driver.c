@@ -42,7 +42,13 @@
  *                         `fault state=5`
  *   fault_bogus_handles   ... with ERROR_DMAPAGEFAULT and a queue and list handle that name nothing
  *   progress_bogus        ... calls pfnReportGpuProgressCb with a queue that is none of the device's, a Progress that
- *                         is none of the three, then a valid IDLE; logs `progress case=<c> hr=0x%08X` each */
+ *                         is none of the three, then a valid IDLE; logs `progress case=<c> hr=0x%08X` each
+ *   stale_handles         pfnDrawInstanced passes back the runtime handle of every list and queue destroyed so far
+ *                         (whether or not a live object now sits at the destroyed one's address):
+ *                         pfnQueryObjectIdentityCb for each, logged `identity kind=stale_list|stale_queue hr=0x%08X`, and for the drawing list
+ *                         `identity kind=list hr=0x%08X text=<identity>`; then pfnSetCommandListErrorCb(stale, E_FAIL)
+ *                         for each destroyed list, logged `list_error kind=stale_list hr=0x80004005`; and the identity
+ *                         of every fence a signal was passed back for so far, `identity kind=seen_fence hr=0x%08X` */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -86,6 +92,7 @@ typedef enum {
     MODE_FAULT_BOGUS_STATE,
     MODE_FAULT_BOGUS_HANDLES,
     MODE_PROGRESS_BOGUS,
+    MODE_STALE_HANDLES,
 } shim_mode;
 
 static const struct {
@@ -120,6 +127,7 @@ static const struct {
     {"fault_bogus_state", MODE_FAULT_BOGUS_STATE},
     {"fault_bogus_handles", MODE_FAULT_BOGUS_HANDLES},
     {"progress_bogus", MODE_PROGRESS_BOGUS},
+    {"stale_handles", MODE_STALE_HANDLES},
 };
 
 static shim_mode g_mode;
@@ -153,6 +161,16 @@ static struct {
     int live;
 } g_lists[SHIM_MAX_LISTS];
 static unsigned g_list_count;
+/* Likewise driver queue -> runtime queue (g_lists_lock). */
+static struct {
+    void *driver;
+    void *runtime;
+    int live;
+} g_queues[SHIM_MAX_LISTS];
+static unsigned g_queue_count;
+/* The runtime fences signals were passed back for (g_lists_lock). */
+static void *g_fences[SHIM_MAX_LISTS];
+static unsigned g_fence_count;
 
 /* ---- The log ---- */
 
@@ -196,8 +214,13 @@ static HRESULT APIENTRY shim_create_queue(D3D12DDI_HDEVICE device, const D3D12DD
 {
     HRESULT hr = g_mode == MODE_QUEUE_CREATE_FAILS ? E_OUTOFMEMORY
                                                    : g_inner_core.pfnCreateCommandQueue(device, args, queue, rt_queue);
-    if (SUCCEEDED(hr))
+    if (SUCCEEDED(hr)) {
         g_last_rt_queue = rt_queue.handle;
+        pthread_mutex_lock(&g_lists_lock);
+        if (g_queue_count < SHIM_MAX_LISTS)
+            g_queues[g_queue_count++] = (__typeof__(g_queues[0])){queue.pDrvPrivate, rt_queue.handle, 1};
+        pthread_mutex_unlock(&g_lists_lock);
+    }
     shim_log("create_queue hr=0x%08X", (unsigned)hr);
     return hr;
 }
@@ -205,6 +228,12 @@ static HRESULT APIENTRY shim_create_queue(D3D12DDI_HDEVICE device, const D3D12DD
 static VOID APIENTRY shim_destroy_queue(D3D12DDI_HDEVICE device, D3D12DDI_HCOMMANDQUEUE queue)
 {
     shim_log("destroy_queue");
+    pthread_mutex_lock(&g_lists_lock);
+    for (unsigned i = 0; i < g_queue_count; i++) {
+        if (g_queues[i].live && g_queues[i].driver == queue.pDrvPrivate)
+            g_queues[i].live = 0; /* its runtime handle is kept: a stale handle for stale_handles */
+    }
+    pthread_mutex_unlock(&g_lists_lock);
     g_inner_core.pfnDestroyCommandQueue(device, queue);
 }
 
@@ -350,6 +379,47 @@ static void bogus_list_errors(void *current, HRESULT hr)
         list_error("destroyed_list", stale[i], hr);
 }
 
+/* pfnQueryObjectIdentityCb for (handle, type), logged as `identity kind=<kind> hr=0x%08X[ text=<identity>]`. */
+static void log_identity(const char *kind, void *handle, D3D12DDI_HANDLETYPE type)
+{
+    char text[256] = "";
+    SIZE_T size = sizeof text;
+    D3D12DDI_HANDLE_AND_TYPE object = {handle, type};
+    HRESULT hr = g_callbacks.pfnQueryObjectIdentityCb(g_rt_device, object, &size, text);
+    if (SUCCEEDED(hr))
+        shim_log("identity kind=%s hr=0x%08X text=%s", kind, (unsigned)hr, text);
+    else
+        shim_log("identity kind=%s hr=0x%08X", kind, (unsigned)hr);
+}
+
+/* stale_handles: every destroyed list's and queue's handle passed back, even where a live object now sits at the
+ * destroyed one's address (the case an address-valued handle got wrong). */
+static void stale_handles(void *current)
+{
+    void *lists[SHIM_MAX_LISTS], *queues[SHIM_MAX_LISTS], *fences[SHIM_MAX_LISTS];
+    unsigned list_count = 0, queue_count = 0, fence_count = g_fence_count;
+    pthread_mutex_lock(&g_lists_lock);
+    memcpy(fences, g_fences, sizeof fences);
+    for (unsigned i = 0; i < g_list_count; i++) {
+        if (!g_lists[i].live)
+            lists[list_count++] = g_lists[i].runtime;
+    }
+    for (unsigned i = 0; i < g_queue_count; i++) {
+        if (!g_queues[i].live)
+            queues[queue_count++] = g_queues[i].runtime;
+    }
+    pthread_mutex_unlock(&g_lists_lock);
+    log_identity("list", current, D3D12DDI_HT_COMMAND_LIST);
+    for (unsigned i = 0; i < list_count; i++)
+        log_identity("stale_list", lists[i], D3D12DDI_HT_COMMAND_LIST);
+    for (unsigned i = 0; i < queue_count; i++)
+        log_identity("stale_queue", queues[i], D3D12DDI_HT_COMMAND_QUEUE);
+    for (unsigned i = 0; i < fence_count; i++)
+        log_identity("seen_fence", fences[i], D3D12DDI_HT_FENCE);
+    for (unsigned i = 0; i < list_count; i++)
+        list_error("stale_list", lists[i], E_FAIL);
+}
+
 static VOID APIENTRY shim_draw(D3D12DDI_HCOMMANDLIST list, UINT vertices, UINT instances, UINT start_vertex,
                                UINT start_instance)
 {
@@ -371,6 +441,9 @@ static VOID APIENTRY shim_draw(D3D12DDI_HCOMMANDLIST list, UINT vertices, UINT i
     case MODE_LIST_ERROR_CRITICAL_BOGUS_HANDLE:
         bogus_list_errors(rt_list, E_FAIL);
         break;
+    case MODE_STALE_HANDLES:
+        stale_handles(rt_list);
+        break;
     default:
         break;
     }
@@ -389,6 +462,12 @@ static HRESULT APIENTRY shim_signal_cb(D3D12DDI_HRTDEVICE device, D3D12DDI_HRTCO
         passed.hRTFence.handle = &not_a_fence;
     if (g_mode == MODE_BOGUS_SIGNAL_QUEUE)
         queue.handle = &not_a_queue;
+    if (g_mode == MODE_STALE_HANDLES) {
+        pthread_mutex_lock(&g_lists_lock);
+        if (g_fence_count < SHIM_MAX_LISTS)
+            g_fences[g_fence_count++] = passed.hRTFence.handle;
+        pthread_mutex_unlock(&g_lists_lock);
+    }
     HRESULT hr = g_runtime_kt.pfnSignalFenceFromGpuCb(device, queue, &passed);
     shim_log("signal value=%llu hr=0x%08X", (unsigned long long)passed.Value, (unsigned)hr);
     if (g_mode == MODE_SIGNAL_TWICE) {

@@ -974,6 +974,118 @@ static void test_list_error_critical_bogus_handle(void)
     bogus_handle_errors("0x80004005");
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define ADDRESSES_REUSED 0 /* ASan quarantines freed memory: a new object never gets a released one's address */
+#else
+#define ADDRESSES_REUSED 1
+#endif
+
+/* Issue: only hRTDevice was generation-checked; a queue's or list's runtime handle was its address, looked up by
+ * value, so once a list was released and a new list created at the same address, the old handle named the new list:
+ * its identity came back as the new list's, and E_FAIL for it removed the device. The handles are serials now
+ * (runtime/rthandle.h): every destroyed list's and queue's handle is E_INVALIDARG in pfnQueryObjectIdentityCb and
+ * ignored by pfnSetCommandListErrorCb, a released fence's is E_INVALIDARG too, nothing reaches the InfoQueue, the
+ * live list's own handle still resolves.
+ * The test makes sure (outside ASan) that the live list, queue and fence really sit at released ones' addresses. */
+static void test_stale_handles(void) /* D12_GPUSHIM_MODE=stale_handles */
+{
+    ID3D12Device *device = create_device(true);
+    if (!device)
+        return;
+    ID3D12InfoQueue *iq = info_queue_of(device);
+    gpu_context ctx;
+    memset(&ctx, 0, sizeof ctx);
+    if (!CHECK_HR(create_allocator(device, &ctx.allocator), S_OK))
+        return;
+    /* Queues released until a new one sits at a released one's address. glibc's calloc does not take from the
+     * thread cache, so that happens once the cache's 7 chunks of the size are full: within 24 tries. */
+    enum { TRIES = 24 };
+    void *released_queues[TRIES];
+    unsigned released_queue_count = 0;
+    bool queue_reused = false;
+    while (!ctx.queue && released_queue_count < TRIES) {
+        ID3D12CommandQueue *queue = NULL;
+        if (!CHECK_HR(create_queue(device, &queue), S_OK))
+            return;
+        for (unsigned i = 0; i < released_queue_count; i++)
+            queue_reused |= (void *)queue == released_queues[i];
+        if (queue_reused || (!ADDRESSES_REUSED && released_queue_count == 2)) {
+            ctx.queue = queue;
+            break;
+        }
+        released_queues[released_queue_count++] = queue;
+        RELEASE_LAST(queue);
+    }
+    if (!CHECK(ctx.queue != NULL) || (ADDRESSES_REUSED && !CHECK(queue_reused)))
+        return;
+    /* Fences likewise, each signalled once from the queue first (so the driver has seen its handle); the live one is
+     * not signalled before the draw, so every fence the driver saw by then is released. */
+    void *released_fences[TRIES];
+    unsigned released_fence_count = 0;
+    bool fence_reused = false;
+    while (!ctx.fence && released_fence_count < TRIES) {
+        ID3D12Fence *fence = make_fence(device);
+        if (!CHECK(fence != NULL))
+            return;
+        for (unsigned i = 0; i < released_fence_count; i++)
+            fence_reused |= (void *)fence == released_fences[i];
+        if (fence_reused || (!ADDRESSES_REUSED && released_fence_count == 2)) {
+            ctx.fence = fence;
+            break;
+        }
+        CHECK_HR(ID3D12CommandQueue_Signal(ctx.queue, fence, 1), S_OK);
+        CHECK(wait_fence(fence, 1));
+        released_fences[released_fence_count++] = fence;
+        RELEASE_LAST(fence);
+    }
+    if (!CHECK(ctx.fence != NULL) || (ADDRESSES_REUSED && !CHECK(fence_reused)))
+        return;
+    /* Lists likewise. */
+    void *released[TRIES];
+    unsigned released_count = 0;
+    bool reused = false;
+    while (!reused && released_count < TRIES) {
+        ID3D12GraphicsCommandList *list = NULL;
+        if (!CHECK_HR(create_list(device, ctx.allocator, &list), S_OK))
+            return;
+        for (unsigned i = 0; i < released_count; i++)
+            reused |= (void *)list == released[i];
+        if (reused || (!ADDRESSES_REUSED && released_count == 2)) {
+            ctx.list = list;
+            break;
+        }
+        CHECK_HR(ID3D12GraphicsCommandList_Close(list), S_OK);
+        released[released_count++] = list;
+        RELEASE_LAST(list);
+        CHECK_HR(ID3D12CommandAllocator_Reset(ctx.allocator), S_OK);
+    }
+    if (!CHECK(ctx.list != NULL) || (ADDRESSES_REUSED && !CHECK(reused)))
+        return;
+    CHECK_HR(ID3D12GraphicsCommandList_SetName(ctx.list, L"live"), S_OK);
+    ID3D12InfoQueue_ClearStoredMessages(iq);
+
+    ID3D12GraphicsCommandList_DrawInstanced(ctx.list, 3, 1, 0, 0);
+    char line[128];
+    snprintf(line, sizeof line, "identity kind=list hr=0x00000000 text=0x%016llX:'live'",
+             (unsigned long long)(uintptr_t)ctx.list);
+    CHECK_LOG(line, 1);
+    CHECK_LOG("identity kind=stale_list hr=0x80070057", released_count);
+    CHECK_LOG("identity kind=stale_list hr=0x0", 0);
+    CHECK_LOG("identity kind=stale_queue hr=0x80070057", released_queue_count);
+    CHECK_LOG("identity kind=stale_queue hr=0x0", 0);
+    CHECK_LOG("identity kind=seen_fence hr=0x80070057", released_fence_count);
+    CHECK_LOG("identity kind=seen_fence hr=0x0", 0);
+    CHECK_LOG("list_error kind=stale_list hr=0x80004005", released_count);
+    CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), S_OK);
+    CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
+    execute(ctx.queue, ctx.list);
+    finish_exact(&ctx);
+    EXPECT_NO_MESSAGES(iq);
+    release_context(&ctx);
+    ID3D12InfoQueue_Release(iq);
+    RELEASE_LAST(device);
+}
+
 /* Two live devices (D3D12CreateDevice makes a new one once the first is removed): an error reaches the device whose
  * list it names, not the device created last. E_FAIL for the first (removed) device's list leaves the second alone;
  * for the second's list it removes the second. Before the WDK's signature, the shim passed the last device created
@@ -1045,6 +1157,7 @@ static const struct {
     {"fault_bogus_state", test_fault_bogus_state},
     {"fault_bogus_handles", test_fault_bogus_handles},
     {"progress_bogus", test_progress_bogus},
+    {"stale_handles", test_stale_handles},
     {"no_gpu", test_no_gpu},
     {"partial_gpu", test_partial_gpu},
     {"gpu_null_slot", test_gpu_null_slot},

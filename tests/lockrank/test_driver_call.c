@@ -2,7 +2,7 @@
  * ranked runtime lock is held while the driver runs. runtime/driver.c, ddi_trace.c and lockrank.c are compiled here
  * with assertions on, so the check is tested in every preset; the driver is the built-in reference driver.
  *   driver_call_unlocked   pfnGetCaps through the runtime's (wrapped) adapter table with no lock held: answered
- *   driver_call_locked     the same call holding a rank-2 (queue) lock: a forked child aborts naming the entry point */
+ *   driver_call_locked     the same call holding a rank-3 (queue) lock: a forked child aborts naming the entry point */
 #undef NDEBUG
 #include <pthread.h>
 #include <signal.h>
@@ -46,7 +46,7 @@ static void locked(d12_driver_adapter *adapter)
     int status = 0;
     waitpid(pid, &status, 0);
     CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
-    CHECK(strstr(text, "pfnGetCaps called with a rank-2 runtime lock held") != NULL);
+    CHECK(strstr(text, "pfnGetCaps called with a rank-3 runtime lock held") != NULL);
     if (!strstr(text, "pfnGetCaps"))
         fprintf(stderr, "    child said: %s\n", text);
 }
