@@ -59,7 +59,7 @@ typedef struct bench_row {
     double median, min, max;
 } bench_row;
 
-#define MAX_ROWS 64
+#define MAX_ROWS 256
 const struct bench_row *row_named(const char *name);
 static bench_row rows[MAX_ROWS];
 static int row_count;

@@ -1,6 +1,6 @@
 # bench.smoke: `d12bench --quick` and `d12bench --quick --json` run, exit 0 and print every row below;
 # `d12bench --peer --quick` prints the d12rt side of every peer row (and the vkd3d side when it was built);
-# `d12bench --check-budget --quick --json` exits 0 or 1 (a budget out: the figures of --quick mean nothing) and
+# `d12bench --check-budget --scaling --quick --json` (every row at once) exits 0 or 1 (a budget out: the figures of --quick mean nothing) and
 # judges every budget. Only presence is checked, never a figure.
 set(rows
   "memcpy OPTIONS5"
@@ -119,10 +119,10 @@ foreach(row IN LISTS peer_rows)
   endif()
 endforeach()
 
-execute_process(COMMAND ${D12BENCH} --check-budget --quick --json RESULT_VARIABLE rc OUTPUT_VARIABLE json
+execute_process(COMMAND ${D12BENCH} --check-budget --scaling --quick --json RESULT_VARIABLE rc OUTPUT_VARIABLE json
                 ERROR_VARIABLE err)
 if(NOT (rc EQUAL 0 OR rc EQUAL 1))
-  message(FATAL_ERROR "d12bench --check-budget --quick --json exited with ${rc}\n${json}${err}")
+  message(FATAL_ERROR "d12bench --check-budget --scaling --quick --json exited with ${rc}\n${json}${err}")
 endif()
 string(JSON budgets ERROR_VARIABLE json_error LENGTH "${json}" budgets)
 if(json_error OR NOT budgets EQUAL 9)
