@@ -1,7 +1,7 @@
 # bench.smoke: `d12bench --quick` and `d12bench --quick --json` run, exit 0 and print every row below;
 # `d12bench --peer --quick` prints the d12rt side of every peer row (and the vkd3d side when it was built);
-# `d12bench --check-budget --scaling --quick --json` (every row at once) exits 0 or 1 (a budget out: the figures of --quick mean nothing) and
-# judges every budget. Only presence is checked, never a figure.
+# `d12bench --check-budget --scaling --quick --json` (every row at once) exits 0 or 1 (a budget out: the figures of
+# --quick mean nothing) and judges every budget. Only presence is checked, never a figure.
 set(rows
   "memcpy OPTIONS5"
   "clamp OPTIONS5 (nothing clamped)"
