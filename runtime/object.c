@@ -55,6 +55,11 @@ static struct d12__private_entry *find(d12_object_data *data, const GUID *guid)
     return NULL;
 }
 
+bool d12__object_dying_has_private_data(const d12_object_data *data)
+{
+    return data->count != 0;
+}
+
 HRESULT d12__object_get_private_data(d12_object_data *data, const GUID *guid, UINT *size, void *out)
 {
     if (guid == NULL || size == NULL)

@@ -30,6 +30,9 @@ void d12__object_data_destroy(d12_object_data *data);
  * SetPrivateData(guid, N, NULL) deletes the entry for any N: S_OK when there was one, S_FALSE when there was none
  * (a size of 0 with data deletes too); SetPrivateDataInterface(guid, NULL) stores a NULL interface entry, which
  * GetPrivateData returns as S_OK, a NULL pointer and sizeof(IUnknown *) (Windows' behaviour, issue 8 item 8). */
+/* Whether an object whose last reference is gone (being destroyed: no other thread can reach it, so no lock) holds
+ * any private data entry, a name being one: lets its destruction skip lookups that would all miss. */
+bool d12__object_dying_has_private_data(const d12_object_data *data);
 HRESULT d12__object_get_private_data(d12_object_data *data, const GUID *guid, UINT *size, void *out);
 HRESULT d12__object_set_private_data(d12_object_data *data, const GUID *guid, UINT size, const void *in);
 HRESULT d12__object_set_private_data_interface(d12_object_data *data, const GUID *guid, const IUnknown *object);

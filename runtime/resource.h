@@ -8,6 +8,7 @@
 #include "child.h"
 #include "d12_com.h"
 #include "driver.h"
+#include "dred/dred.h"
 
 struct d12_resource {
     struct d12__resource_com com;
@@ -21,7 +22,8 @@ struct d12_resource {
     D3D12DDI_HRESOURCE handle;
     D3D12_GPU_VIRTUAL_ADDRESS gpu_address;
     atomic_uint maps; /* Map calls not yet matched by Unmap */
-    struct d12_dred_allocation *dred_allocation; /* the page-fault ledger's record (runtime/dred/ledger.c), or NULL */
+    d12_dred_allocation dred_allocation; /* the page-fault ledger's record (runtime/dred/ledger.c); linked while
+                                            its `resource` is set */
 };
 
 #endif

@@ -29,6 +29,16 @@ typedef struct d12_fault_info {
 
 #define D12_DRED_OP_INDEX_UNKNOWN 0xFFFFFFFFu
 
+/* A live buffer's record in the allocation ledger (page-fault DRED, runtime/dred/ledger.c), embedded in its
+ * d12_resource so a create and a release allocate nothing for it; linked in the device's live list (under the
+ * ledger lock) while `resource` is non-NULL. */
+typedef struct d12_dred_allocation {
+    struct d12_dred_allocation *prev, *next;
+    struct d12_resource *resource;
+    UINT64 start, size;            /* the whole 64 KiB-granular allocation */
+    UINT64 width;                  /* the buffer's Width (out-of-bounds distances) */
+} d12_dred_allocation;
+
 /* Stage 1: called exactly once per device, by the thread whose removal won (first reason wins), with no runtime lock
  * held, BEFORE fences are forced to UINT64_MAX and before any waiter is released, so the GPU state it snapshots
  * (completed breadcrumb counts with acquire loads, fence values, pending waits) is the state at removal. */

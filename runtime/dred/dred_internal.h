@@ -47,12 +47,6 @@ typedef struct d12_dred_pool_buffer {
 /* The allocation ledger (page-fault DRED): live buffers in a doubly-linked list, the 65 000 most recent frees in a
  * ring. O(1) per create and per release; a removal matches linearly. */
 #define D12_DRED_FREED_RING 65000u
-typedef struct d12_dred_allocation {
-    struct d12_dred_allocation *prev, *next;
-    struct d12_resource *resource;
-    UINT64 start, size;            /* the whole 64 KiB-granular allocation */
-    UINT64 width;                  /* the buffer's Width (out-of-bounds distances) */
-} d12_dred_allocation;
 
 typedef struct d12_dred_freed {
     UINT64 start, size, width;

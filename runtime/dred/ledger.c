@@ -49,9 +49,7 @@ void d12__dred_resource_created(struct d12_resource *resource)
     struct d12_dred *dred = resource->device_child.device->dred;
     if (dred == NULL || !dred->enabled.page_fault)
         return;
-    d12_dred_allocation *record = malloc(sizeof *record);
-    if (record == NULL)
-        return; /* out of memory: this buffer is simply not matched by a page fault */
+    d12_dred_allocation *record = &resource->dred_allocation; /* embedded: nothing to allocate */
     *record = (d12_dred_allocation){NULL, NULL, resource, resource->gpu_address, allocation_size(resource->desc.Width),
                                     resource->desc.Width};
     pthread_mutex_lock(&dred->ledger_lock);
@@ -61,22 +59,22 @@ void d12__dred_resource_created(struct d12_resource *resource)
     dred->live.prev = record;
     dred->live_count++;
     pthread_mutex_unlock(&dred->ledger_lock);
-    resource->dred_allocation = record;
 }
 
 void d12__dred_resource_released(struct d12_resource *resource)
 {
     struct d12_dred *dred = resource->device_child.device->dred;
-    d12_dred_allocation *record = resource->dred_allocation;
-    if (dred == NULL || record == NULL)
-        return;
-    resource->dred_allocation = NULL;
+    d12_dred_allocation *record = &resource->dred_allocation;
+    if (dred == NULL || record->resource == NULL)
+        return; /* page-fault DRED off */
     /* "named as it was": the names are copied now, before the object's private data goes */
     d12_dred_freed freed = {record->start, record->size, record->width, &resource->com.resource, NULL, NULL, 0};
-    d12__dred_object_names(&resource->device_child.object, &freed.name_a, &freed.name_w);
+    if (d12__object_dying_has_private_data(&resource->device_child.object))
+        d12__dred_object_names(&resource->device_child.object, &freed.name_a, &freed.name_w);
     pthread_mutex_lock(&dred->ledger_lock);
     record->prev->next = record->next;
     record->next->prev = record->prev;
+    record->resource = NULL;
     dred->live_count--;
     if (!d12__dred_frozen(resource->device_child.device)) { /* after a removal the frozen output is what counts */
         freed.seq = atomic_fetch_add_explicit(&dred->free_seq, 1, memory_order_relaxed) + 1;
@@ -89,5 +87,4 @@ void d12__dred_resource_released(struct d12_resource *resource)
     pthread_mutex_unlock(&dred->ledger_lock);
     free(freed.name_a);
     free(freed.name_w);
-    free(record);
 }
