@@ -159,10 +159,13 @@ static ID3D12Resource *bind_geometry(ID3D12Device *device, ID3D12GraphicsCommand
 
 /* ======== arguments ======== */
 
-static void test_arguments_draw(void)
+/* A draw that completes, then one that hangs; the report's attributed op is the hung draw, with `arguments` (its
+ * own with breadcrumb contexts on; none with them off: they are noted only then, docs/dred.md "The op's
+ * arguments"). */
+static void hung_draw_arguments(D3D12_DRED_ENABLEMENT contexts, const char *arguments)
 {
     char dir[] = "/tmp/d12dred_args_XXXXXX";
-    ID3D12Device *device = dred_on(dir) ? create_device(false) : NULL;
+    ID3D12Device *device = dred_on_with(dir, contexts) ? create_device(false) : NULL;
     gpu_context ctx;
     if (!device || !make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &ctx))
         return;
@@ -170,25 +173,18 @@ static void test_arguments_draw(void)
     ID3D12GraphicsCommandList_DrawInstanced(ctx.list, 3, 1, 0, 0); /* completes: not the one attributed */
     ID3D12GraphicsCommandList_DrawInstanced(ctx.list, 3, 4000000000u, 7, 9); /* hangs */
     barrier_uav(ctx.list);
-    expect_arguments(device, &ctx, dir, D3D12_AUTO_BREADCRUMB_OP_DRAWINSTANCED,
-                     "VertexCountPerInstance=3, InstanceCount=4000000000, StartVertexLocation=7, "
-                     "StartInstanceLocation=9", &buffer, 1);
+    expect_arguments(device, &ctx, dir, D3D12_AUTO_BREADCRUMB_OP_DRAWINSTANCED, arguments, &buffer, 1);
 }
 
-/* Breadcrumb contexts off: the hung draw is attributed as before, with no arguments (they are noted only with
- * contexts on, docs/dred.md "Op arguments"). */
+static void test_arguments_draw(void)
+{
+    hung_draw_arguments(D3D12_DRED_ENABLEMENT_FORCED_ON, "VertexCountPerInstance=3, InstanceCount=4000000000, "
+                                                         "StartVertexLocation=7, StartInstanceLocation=9");
+}
+
 static void test_arguments_contexts_off(void)
 {
-    char dir[] = "/tmp/d12dred_args_XXXXXX";
-    ID3D12Device *device = dred_on_with(dir, D3D12_DRED_ENABLEMENT_FORCED_OFF) ? create_device(false) : NULL;
-    gpu_context ctx;
-    if (!device || !make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &ctx))
-        return;
-    ID3D12Resource *buffer = bind_geometry(device, ctx.list);
-    ID3D12GraphicsCommandList_DrawInstanced(ctx.list, 3, 1, 0, 0);
-    ID3D12GraphicsCommandList_DrawInstanced(ctx.list, 3, 4000000000u, 7, 9); /* hangs */
-    barrier_uav(ctx.list);
-    expect_arguments(device, &ctx, dir, D3D12_AUTO_BREADCRUMB_OP_DRAWINSTANCED, NULL, &buffer, 1);
+    hung_draw_arguments(D3D12_DRED_ENABLEMENT_FORCED_OFF, NULL);
 }
 
 /* Past the ring: a draw, 69 999 barriers, then a draw whose index (70 000) shares a slot with op 70 000 - 65 536 and
