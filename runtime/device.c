@@ -138,9 +138,26 @@ bool d12__device_removal_claimed(struct d12_device *device)
     return atomic_load_explicit(&device->removal_claim, memory_order_acquire) != S_OK;
 }
 
+/* The removal reason as an application call sees it. Between the claim and the publication of a removal (the DRED
+ * freeze) the reason is decided but not yet visible; a thread whose own removing call lost the claim (two threads
+ * executing open lists at once) must not then see the device as not removed: it waits for the winner's
+ * publication. Only application calls get here, holding no runtime lock, and the freeze waits for no application
+ * thread, so the wait is short and cannot deadlock; the winner's own thread (a callback during its freeze) does not
+ * wait for itself. */
+static HRESULT surfaced_reason(struct d12_device *device)
+{
+    if (!d12__device_removal_claimed(device))
+        return S_OK;
+    HRESULT reason;
+    while ((reason = atomic_load_explicit(&device->removed_reason, memory_order_acquire)) == S_OK &&
+           t_publishing_removal != device)
+        sched_yield();
+    return reason;
+}
+
 HRESULT d12__device_removed(struct d12_device *device)
 {
-    if (!d12__device_is_removed(device))
+    if (surfaced_reason(device) == S_OK)
         return S_OK;
     d12__flush_on_removal(device);
     return DXGI_ERROR_DEVICE_REMOVED;
@@ -203,24 +220,9 @@ void d12__device_debug_layer_enabled_late(void)
     d12_device_Release(device);
 }
 
-/* Between the claim and the publication of a removal (the DRED freeze) the reason is decided but not yet visible.
- * A thread whose own removing call lost the claim (two threads executing open lists at once) must not then read
- * S_OK from GetDeviceRemovedReason: it waits for the winner's publication. Only the application calls
- * GetDeviceRemovedReason, holding no runtime lock, and the freeze waits for no application thread, so the wait is
- * short and cannot deadlock; the winner's own thread (a callback during its freeze) does not wait for itself. */
-static HRESULT wait_for_published_reason(struct d12_device *device)
-{
-    HRESULT reason = atomic_load_explicit(&device->removed_reason, memory_order_acquire);
-    if (reason != S_OK || !d12__device_removal_claimed(device) || t_publishing_removal == device)
-        return reason;
-    while ((reason = atomic_load_explicit(&device->removed_reason, memory_order_acquire)) == S_OK)
-        sched_yield();
-    return reason;
-}
-
 HRESULT d12_device_GetDeviceRemovedReason(struct d12_device *self)
 {
-    HRESULT reason = wait_for_published_reason(self);
+    HRESULT reason = surfaced_reason(self);
     if (FAILED(reason))
         d12__flush_on_removal(self); /* "the first time it surfaces DXGI_ERROR_DEVICE_REMOVED (or related error)" */
     return reason;

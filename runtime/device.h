@@ -76,8 +76,9 @@ bool d12__device_removal_claimed(struct d12_device *device);
  * nothing (fence waits, the flush engine, ExecuteCommandLists). */
 bool d12__device_is_removed(struct d12_device *device);
 
-/* DXGI_ERROR_DEVICE_REMOVED once the device is removed, else S_OK. A method returning what this returns surfaces
- * the removal to the application, so the first such call makes the removal flush (flush.h). */
+/* DXGI_ERROR_DEVICE_REMOVED once the device is removed, else S_OK; a removal another thread claimed is waited for
+ * until it is published (device.c, surfaced_reason), so application calls only. A method returning what this
+ * returns surfaces the removal to the application, so the first such call makes the removal flush (flush.h). */
 HRESULT d12__device_removed(struct d12_device *device);
 
 /* The checks every GPU-object creation starts with: removal (surfaced), then whether the driver has GPU work
