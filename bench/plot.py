@@ -27,24 +27,27 @@ def load(paths):
     return rows
 
 
-def gnuplot(script):
+def draw(out, tmp, png, lines, commands, size="800,500"):
+    """Write `lines` as a gnuplot data file and draw `png` in `out` with `commands(data_path)` (title, axes, plot).
+    False, drawing nothing, when no row matched (`lines` empty)."""
+    if not lines:
+        return False
+    data = os.path.join(tmp, png + ".dat")
+    with open(data, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    script = f"set terminal pngcairo size {size}\nset output '{os.path.join(out, png)}'\n" + commands(data)
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
+    return True
 
 
 def plot_draws(rows, out, tmp):
-    data = os.path.join(tmp, "draws.dat")
     lines = []
     for k in range(3, 8):
         off = rows.get(f"draw in a recording of 10^{k} draws (feature off)")
         on = rows.get(f"draw in a recording of 10^{k} draws (feature on: correlation)")
         if off and on:
             lines.append(f"{10 ** k} {off['min_ns']} {on['min_ns']}")
-    if not lines:
-        return False
-    open(data, "w").write("\n".join(lines) + "\n")
-    gnuplot(f"""set terminal pngcairo size 800,500
-set output '{os.path.join(out, "cost_per_draw.png")}'
-set title 'DrawInstanced: cost per draw against recording size (min over repetitions)'
+    return draw(out, tmp, "cost_per_draw.png", lines, lambda data: f"""set title 'DrawInstanced: cost per draw against recording size (min over repetitions)'
 set logscale x
 set xlabel 'draws per recording'
 set ylabel 'ns per draw'
@@ -52,22 +55,19 @@ set yrange [0:*]
 set key top left
 plot '{data}' using 1:2 with linespoints title 'feature off', '{data}' using 1:3 with linespoints title 'feature on: correlation'
 """)
-    return True
+
+
+def messages_per_second(row):
+    return 1e3 / row["min_ns"]
 
 
 def plot_threads(rows, out, tmp):
-    data = os.path.join(tmp, "threads.dat")
     lines = []
     for n in (1, 2, 4, 8):
         row = rows.get(f"report_text stored, {n} thread" + ("s" if n > 1 else ""))
         if row and row["min_ns"] > 0:
-            lines.append(f"{n} {1e3 / row['min_ns']}")
-    if not lines:
-        return False
-    open(data, "w").write("\n".join(lines) + "\n")
-    gnuplot(f"""set terminal pngcairo size 800,500
-set output '{os.path.join(out, "report_threads.png")}'
-set title 'Report path: stored messages per second, one queue, N threads (1e3 / min ns)'
+            lines.append(f"{n} {messages_per_second(row)}")
+    return draw(out, tmp, "report_threads.png", lines, lambda data: f"""set title 'Report path: stored messages per second, one queue, N threads (1e3 / min ns)'
 set logscale x 2
 set xlabel 'reporting threads'
 set ylabel 'M stored messages / s'
@@ -75,45 +75,31 @@ set yrange [0:*]
 set xtics (1, 2, 4, 8)
 plot '{data}' using 1:2 with linespoints title 'd12rt, muted, no callback', 20 with lines dashtype 2 title 'budget 20 M/s'
 """)
-    return True
 
 
 def plot_work_size(rows, out, tmp):
-    data = os.path.join(tmp, "work_size.dat")
     lines = []
     for k in range(3, 8):
         row = rows.get(f"report_text stored, store of 10^{k}")
         if row and row["min_ns"] > 0:
-            lines.append(f"{10 ** k} {1e3 / row['min_ns']}")
-    if not lines:
-        return False
-    open(data, "w").write("\n".join(lines) + "\n")
-    gnuplot(f"""set terminal pngcairo size 800,500
-set output '{os.path.join(out, "report_work_size.png")}'
-set title 'Report path: stored messages per second against the store size (count limit, full; 1e3 / min ns)'
+            lines.append(f"{10 ** k} {messages_per_second(row)}")
+    return draw(out, tmp, "report_work_size.png", lines, lambda data: f"""set title 'Report path: stored messages per second against the store size (count limit, full; 1e3 / min ns)'
 set logscale x 10
 set xlabel 'stored messages (count limit)'
 set ylabel 'M stored messages / s'
 set yrange [0:*]
 plot '{data}' using 1:2 with linespoints title 'd12rt, muted, no callback', 20 with lines dashtype 2 title 'budget 20 M/s'
 """)
-    return True
 
 
 def plot_peer(rows, out, tmp):
-    data = os.path.join(tmp, "peer.dat")
     lines = []
     for name, row in rows.items():
         match = re.match(r"d12rt: (.*)", name)
         if match and ("vkd3d: " + match.group(1)) in rows:
             label = match.group(1).replace('"', "'")
             lines.append(f"\"{label}\" {row['min_ns']} {rows['vkd3d: ' + match.group(1)]['min_ns']}")
-    if not lines:
-        return False
-    open(data, "w").write("\n".join(lines) + "\n")
-    gnuplot(f"""set terminal pngcairo size 1000,600
-set output '{os.path.join(out, "peer.png")}'
-set title 'The peer program: d12rt + reference driver beside vkd3d 1.2 + lavapipe (min over repetitions)'
+    return draw(out, tmp, "peer.png", lines, lambda data: f"""set title 'The peer program: d12rt + reference driver beside vkd3d 1.2 + lavapipe (min over repetitions)'
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8
@@ -122,8 +108,7 @@ set ylabel 'ns per operation (log)'
 set xtics rotate by -30 left font ',8'
 set bmargin 10
 plot '{data}' using 2:xtic(1) title 'd12rt', '' using 3 title 'vkd3d'
-""")
-    return True
+""", size="1000,600")
 
 
 def main():
