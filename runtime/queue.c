@@ -295,10 +295,17 @@ static void release_holds(struct d12_submission *chain)
             d12__recording_unref(s->recordings[i]);
 }
 
-static void free_submission(struct d12_submission *s)
+/* Back to the inline array, freeing an array of its own (a record that held more than SUBMISSION_INLINE). */
+static void drop_recordings_array(struct d12_submission *s)
 {
     if (s->recordings != s->inline_recordings)
         free(s->recordings);
+    s->recordings = s->inline_recordings;
+}
+
+static void free_submission(struct d12_submission *s)
+{
+    drop_recordings_array(s);
     free(s);
 }
 
@@ -308,9 +315,7 @@ static void keep_spares(struct d12_command_queue *queue, struct d12_submission *
     while (chain) {
         struct d12_submission *s = chain;
         chain = s->next;
-        if (s->recordings != s->inline_recordings)
-            free(s->recordings);
-        s->recordings = s->inline_recordings;
+        drop_recordings_array(s);
         s->count = 0;
         s->next = queue->spare;
         queue->spare = s;
