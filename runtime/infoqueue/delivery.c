@@ -1,6 +1,7 @@
 /* InfoQueue delivery: debug output, the break action, and callbacks, delivered in commit order with no lock held by
- * whichever thread finds nobody delivering (everybody else only queues); registration and unregistration.
- * Design: docs/infoqueue.md "Delivery without deadlock"; lock: docs/locking.md. */
+ * whichever thread finds nobody delivering (everybody else only queues): d12__iq_deliver_and_unlock, the last step
+ * of a message's path; registration and unregistration. Nothing here calls another file of runtime/infoqueue/ on a
+ * message's path. Design: docs/infoqueue.md "Delivery without deadlock"; lock: docs/locking.md. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "internal.h"
@@ -68,7 +69,7 @@ static bool iq_traced(void)
 }
 
 /* Runs on the reporting thread, after the message was committed, with no lock held. */
-void d12__iq_break(const d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category, D3D12_MESSAGE_SEVERITY severity,
+static void iq_break(const d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category, D3D12_MESSAGE_SEVERITY severity,
                    D3D12_MESSAGE_ID id)
 {
     iq_assert_unlocked();
@@ -141,7 +142,7 @@ static void iq_deliver_one(d12_info_queue *queue, const iq_pending *message)
 
 /* Called and returns with the lock held. Delivers everything queued unless some thread (maybe this one,
  * further up the stack inside a callback) already does; then that thread delivers it, in order. */
-void d12__iq_deliver(d12_info_queue *queue)
+static void iq_deliver_pending(d12_info_queue *queue)
 {
     if (queue->delivering || !queue->pending_head) /* nothing to deliver: the common, muted case */
         return;
@@ -154,45 +155,26 @@ void d12__iq_deliver(d12_info_queue *queue)
             queue->pending_tail = NULL;
         iq_deliver_one(queue, message);
         queue->pending_count--;
-        d12__iq_pending_recycle(queue, message);
+        iq_pending_recycle(queue, message);
     }
     queue->delivering = false;
 }
 
-/* A node for delivering a message of `bytes` text bytes (NUL included), at least IQ_MIN_TEXT. */
-iq_pending *d12__iq_pending_new(size_t bytes)
+void d12__iq_deliver_and_unlock(d12_info_queue *queue, bool brk, D3D12_MESSAGE_CATEGORY category,
+                                D3D12_MESSAGE_SEVERITY severity, D3D12_MESSAGE_ID id)
 {
-    size_t capacity = bytes < IQ_MIN_TEXT ? IQ_MIN_TEXT : bytes;
-    if (capacity > SIZE_MAX - sizeof(iq_pending))
-        return NULL;
-    iq_pending *pending = malloc(sizeof(iq_pending) + capacity);
-    if (pending)
-        pending->capacity = capacity;
-    return pending;
+    iq_deliver_pending(queue);
+    iq_unlock_and_reap(queue);
+    if (brk)
+        iq_break(queue, category, severity, id);
 }
 
-/* A pooled node that holds `bytes` text bytes (caller holds the lock), or NULL: the caller then allocates with no
- * lock held. */
-iq_pending *d12__iq_pending_take(d12_info_queue *queue, size_t bytes)
+size_t d12__info_queue_pending(d12_info_queue *queue)
 {
-    iq_pending *pending = queue->pending_pool;
-    if (!pending || pending->capacity < bytes)
-        return NULL;
-    queue->pending_pool = pending->next;
-    queue->pending_pooled--;
-    return pending;
-}
-
-/* A delivered (or unused) node goes back to the pool (caller holds the lock); past IQ_PENDING_POOL it is freed. */
-void d12__iq_pending_recycle(d12_info_queue *queue, iq_pending *pending)
-{
-    if (queue->pending_pooled >= IQ_PENDING_POOL) {
-        free(pending);
-        return;
-    }
-    pending->next = queue->pending_pool;
-    queue->pending_pool = pending;
-    queue->pending_pooled++;
+    iq_lock(queue);
+    size_t count = queue->pending_count;
+    iq_unlock(queue);
+    return count;
 }
 
 /* ---- ID3D12InfoQueue1: callbacks ---- */

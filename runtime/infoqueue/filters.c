@@ -1,6 +1,7 @@
-/* InfoQueue filters: the lists, filters and filter stacks behind the storage and retrieval filter methods
- * (deny wins; docs/infoqueue.md "Decisions"), and the break-on and mute settings a passing message is checked
- * against. Lock: docs/locking.md. */
+/* InfoQueue filters: the decision a reported message gets (the storage filter, mute, break-on, who wants its
+ * text: d12__iq_decide, the first step of a message's path), and the lists, filters and filter stacks behind the
+ * storage and retrieval filter methods (deny wins; docs/infoqueue.md "Decisions") with the break-on and mute
+ * settings. Nothing here calls another file of runtime/infoqueue/ on a message's path. Lock: docs/locking.md. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "internal.h"
@@ -218,6 +219,40 @@ void d12__iq_settings_changed(d12_info_queue *queue)
     bool passes_all = storage->depth == 0 || iq_filter_empty(&storage->filters[storage->depth - 1]);
     queue->plain = passes_all && !iq_breaks_on_anything(queue) && queue->mute && queue->callback_count == 0 &&
                    queue->limit > 0;
+}
+
+/* ---- The decision (a message's path: report.c calls it once, with the lock held) ---- */
+
+iq_decision d12__iq_decide(d12_info_queue *queue, UINT category, UINT severity, UINT id)
+{
+    if (queue->plain) /* passes, stored, nothing to print, deliver or break on */
+        return IQ_PLAIN;
+    iq_decision d = {0};
+    d.passed = iq_stack_passes(&queue->storage, category, severity, id);
+    d.print = d.passed && !queue->mute;
+    d.store = d.passed && queue->limit > 0;
+    d.deliver = queue->ignore_filter_callbacks > 0 || (d.passed && queue->callback_count > 0) || d.print;
+    d.brk = d.passed && iq_breaks_on(queue, category, severity, id);
+    if (!d.passed)
+        queue->denied++;
+    else if (!d.store && !d.deliver) {
+        queue->allowed++;
+        queue->discarded++; /* limit 0: passed, and discarded at once */
+    }
+    return d;
+}
+
+bool d12__info_queue_wants(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category, D3D12_MESSAGE_SEVERITY severity,
+                           D3D12_MESSAGE_ID id)
+{
+    if (!queue)
+        return false;
+    iq_lock(queue);
+    bool passed = iq_stack_passes(&queue->storage, category, severity, id);
+    bool wanted = queue->ignore_filter_callbacks > 0 ||
+                  (passed && (queue->limit > 0 || !queue->mute || queue->callback_count > 0));
+    iq_unlock(queue);
+    return wanted;
 }
 
 /* ---- Filter stacks (shared by the storage and retrieval methods) ---- */

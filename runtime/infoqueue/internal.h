@@ -1,11 +1,14 @@
-/* The InfoQueue's shared internals: the object, its types and the lock (docs/infoqueue.md; lock: docs/locking.md).
+/* The InfoQueue's shared internals: the object, its types, its lock and its nodes (docs/infoqueue.md; lock:
+ * docs/locking.md).
  *
- * runtime/infoqueue/ is split by responsibility:
- *   storage.c  - lifetime, the store of messages (blocks, count limit, eviction), retrieval and counters;
- *   filters.c  - filter lists and stacks (storage and retrieval), break-on and mute settings;
- *   report.c   - reporting: the decision, formatting with no lock held, the commit;
- *   delivery.c - debug output, break actions and callbacks (delivered with no lock held), registration.
- * Only this header and runtime/infoqueue.h are shared between them. */
+ * runtime/infoqueue/ is cut along a message's path (docs/infoqueue.md "A message's path"). One entry, report.c,
+ * calls down, in this order and at most once each, into
+ *   filters.c  - the decision (storage filter, mute, break-on, who wants the text), and the filter, break-on and
+ *                mute methods;
+ *   storage.c  - the store of messages (blocks, count limit, eviction), lifetime, retrieval and the counters;
+ *   delivery.c - debug output, callbacks and the break action (with no lock held), and registration;
+ * and none of them calls report.c or one another on a message's path. lock.c holds the lock's slow paths. Only
+ * this header and infoqueue.h are shared between them: what is here calls nothing but the lock and the allocator. */
 #ifndef D12_INFOQUEUE_INTERNAL_H
 #define D12_INFOQUEUE_INTERNAL_H
 
@@ -15,6 +18,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 /* The DDI's last category (d3d12ddi); the installed D3D12_MESSAGE_CATEGORY stops at SHADER (10). */
 #define IQ_CATEGORY_COUNT 12u
@@ -155,11 +159,11 @@ struct d12_info_queue {
  * `callback_done` is a futex word too (a sequence number). */
 
 #ifndef NDEBUG
-extern _Thread_local unsigned d12__iq_locks_held; /* storage.c */
+extern _Thread_local unsigned d12__iq_locks_held; /* lock.c */
 #endif
 
-void d12__iq_lock_contended(d12_info_queue *queue);   /* storage.c */
-void d12__iq_unlock_contended(d12_info_queue *queue); /* storage.c */
+void d12__iq_lock_contended(d12_info_queue *queue);   /* lock.c */
+void d12__iq_unlock_contended(d12_info_queue *queue); /* lock.c */
 
 static inline void iq_lock(d12_info_queue *queue)
 {
@@ -189,7 +193,7 @@ static inline void iq_assert_unlocked(void)
 }
 
 /* Waits (lock held; released while asleep, held again on return) until callback_done is broadcast; may return
- * early, so callers loop on their condition. Broadcast with the lock held. storage.c. */
+ * early, so callers loop on their condition. Broadcast with the lock held. lock.c. */
 void d12__iq_wait_callback_done(d12_info_queue *queue);
 void d12__iq_broadcast_callback_done(d12_info_queue *queue);
 
@@ -227,38 +231,116 @@ static inline bool iq_breaks_on(const d12_info_queue *queue, UINT category, UINT
            (severity < IQ_SEVERITY_COUNT && queue->break_severity[severity]) || iq_list_has(&queue->break_ids, id);
 }
 
-/* ---- Cross-file internals ---- */
+/* ---- The queue's nodes: allocated with no lock held; the pools (the spare stored node, the delivered nodes)
+ * are lists on the object, taken from and given back to with the lock held ---- */
 
-/* storage.c */
-bool d12__iq_store(d12_info_queue *queue, iq_stored *node);
-iq_stored *d12__iq_node_new(size_t bytes);
-void d12__iq_unlock_and_reap(d12_info_queue *queue);
-/* Unlocks; frees what was evicted with no lock held (d12__iq_unlock_and_reap), a check when nothing was. */
+/* A stored-message node for `bytes` text bytes (NUL included), at least IQ_MIN_TEXT: once evicted, it can carry
+ * most later messages as the spare. */
+static inline iq_stored *iq_stored_new(size_t bytes)
+{
+    size_t capacity = bytes < IQ_MIN_TEXT ? IQ_MIN_TEXT : bytes;
+    if (capacity > SIZE_MAX - sizeof(iq_stored))
+        return NULL;
+    iq_stored *node = malloc(sizeof(iq_stored) + capacity);
+    if (node)
+        node->capacity = capacity;
+    return node;
+}
+
+static inline void iq_stored_free_chain(iq_stored *node)
+{
+    while (node) {
+        iq_stored *next = node->next;
+        free(node);
+        node = next;
+    }
+}
+
+/* Unlocks, then frees what was evicted meanwhile (by this thread or another), so no free() runs under the lock;
+ * the first evicted node becomes the spare when there is none. A check when nothing was evicted. */
 static inline void iq_unlock_and_reap(d12_info_queue *queue)
 {
-    if (__builtin_expect(queue->evicted != NULL, 0))
-        d12__iq_unlock_and_reap(queue);
-    else
+    iq_stored *evicted = queue->evicted;
+    if (__builtin_expect(evicted == NULL, 1)) {
         iq_unlock(queue);
+        return;
+    }
+    queue->evicted = NULL;
+    if (!queue->spare) {
+        queue->spare = evicted;
+        evicted = evicted->next;
+    }
+    iq_unlock(queue);
+    iq_stored_free_chain(evicted);
 }
 
-/* filters.c */
-void d12__iq_stack_free(iq_stack *stack);
-void d12__iq_settings_changed(d12_info_queue *queue); /* recomputes `plain` (caller holds the lock) */
-
-/* delivery.c */
-iq_break_action d12__iq_break_action_from_env(void);
-void d12__iq_break(const d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category, D3D12_MESSAGE_SEVERITY severity,
-                   D3D12_MESSAGE_ID id);
-void d12__iq_deliver(d12_info_queue *queue);
-/* Delivers what is pending unless somebody already does (lock held); a check when there is nothing. */
-static inline void iq_deliver(d12_info_queue *queue)
+/* A node for delivering a message of `bytes` text bytes (NUL included), at least IQ_MIN_TEXT. */
+static inline iq_pending *iq_pending_new(size_t bytes)
 {
-    if (queue->pending_head && !queue->delivering)
-        d12__iq_deliver(queue);
+    size_t capacity = bytes < IQ_MIN_TEXT ? IQ_MIN_TEXT : bytes;
+    if (capacity > SIZE_MAX - sizeof(iq_pending))
+        return NULL;
+    iq_pending *pending = malloc(sizeof(iq_pending) + capacity);
+    if (pending)
+        pending->capacity = capacity;
+    return pending;
 }
-iq_pending *d12__iq_pending_take(d12_info_queue *queue, size_t bytes);
-iq_pending *d12__iq_pending_new(size_t bytes);
-void d12__iq_pending_recycle(d12_info_queue *queue, iq_pending *pending);
+
+/* A pooled delivery node that holds `bytes` text bytes (caller holds the lock), or NULL: the caller then
+ * allocates with no lock held. */
+static inline iq_pending *iq_pending_take(d12_info_queue *queue, size_t bytes)
+{
+    iq_pending *pending = queue->pending_pool;
+    if (!pending || pending->capacity < bytes)
+        return NULL;
+    queue->pending_pool = pending->next;
+    queue->pending_pooled--;
+    return pending;
+}
+
+/* A delivered (or unused) node goes back to the pool (caller holds the lock); past IQ_PENDING_POOL it is freed. */
+static inline void iq_pending_recycle(d12_info_queue *queue, iq_pending *pending)
+{
+    if (queue->pending_pooled >= IQ_PENDING_POOL) {
+        free(pending);
+        return;
+    }
+    pending->next = queue->pending_pool;
+    queue->pending_pool = pending;
+    queue->pending_pooled++;
+}
+
+/* ---- The steps of a message's path, in the order report.c calls them (each with the lock held) ---- */
+
+/* What the decision says a message needs: passed the storage filter; printed; stored; delivered (printed or a
+ * callback); broken on. */
+typedef struct iq_decision {
+    bool passed, print, store, deliver, brk;
+} iq_decision;
+
+/* filters.c: decides, and counts what needs no text (denied; passed with the limit 0 and nobody to deliver to).
+ * While `plain` (filters.c keeps it: every message passes and is only stored) the decision is IQ_PLAIN and the
+ * caller need not ask. */
+iq_decision d12__iq_decide(d12_info_queue *queue, UINT category, UINT severity, UINT id);
+#define IQ_PLAIN ((iq_decision){.passed = true, .store = true})
+
+/* storage.c: stores a formatted message's node (consumed when stored; false, still the caller's, when the store
+ * cannot grow), or a copy of a message with verbatim text (pDescription, DescriptionByteLength bytes with the NUL:
+ * into a recycled node, the spare, or a node allocated with the lock dropped meanwhile; false when there is no
+ * memory). Both enforce the count limit. */
+bool d12__iq_store(d12_info_queue *queue, iq_stored *node);
+bool d12__iq_store_text(d12_info_queue *queue, const D3D12_MESSAGE *message);
+
+/* delivery.c: delivers what is pending unless some thread (maybe this one, further up the stack inside a callback)
+ * already does, dropping the lock around the output and each callback; then unlocks (iq_unlock_and_reap) and, when
+ * `brk`, takes the break action for the message. */
+void d12__iq_deliver_and_unlock(d12_info_queue *queue, bool brk, D3D12_MESSAGE_CATEGORY category,
+                                D3D12_MESSAGE_SEVERITY severity, D3D12_MESSAGE_ID id);
+
+/* ---- Off the path: lifetime and settings ---- */
+
+void d12__iq_stack_free(iq_stack *stack);             /* filters.c */
+void d12__iq_settings_changed(d12_info_queue *queue); /* filters.c: recomputes `plain` (caller holds the lock) */
+iq_break_action d12__iq_break_action_from_env(void);  /* delivery.c */
 
 #endif

@@ -1,11 +1,13 @@
-/* InfoQueue reporting: a formatted report goes through two short critical sections: the first decides (storage
- * filter, who wants the text), the text is formatted with no lock held, the second commits (stores, counts, queues
- * it for delivery). A verbatim report is decided and committed under one lock when it needs no allocation (a
- * recycled store node, a pooled delivery node), else it takes the same two steps.
+/* InfoQueue reporting: the one entry of a message's path (docs/infoqueue.md "A message's path"). A report takes the
+ * lock, asks filters.c for the decision, stores through storage.c, queues the delivery copy, and ends in delivery.c
+ * (callbacks, debug output, the break) or a plain unlock: each of those files is entered once, and none of them
+ * calls back here. A formatted report drops the lock between the decision and the commit to format its text; a
+ * verbatim one (the driver-reported-messages path) is decided and committed under one lock when it needs no
+ * allocation (a recycled store node, a pooled delivery node).
  * Design: docs/infoqueue.md; docs/performance.md "Report path". */
 #define _POSIX_C_SOURCE 200809L
 
-#include "store.h"
+#include "internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,11 +24,6 @@ typedef struct iq_source {
     void *context;
 } iq_source;
 
-/* What the first critical section decided. */
-typedef struct iq_decision {
-    bool passed, print, store, deliver, brk;
-} iq_decision;
-
 static size_t iq_vformat(char *buf, size_t size, const char *format, va_list *args)
 {
     va_list copy;
@@ -38,38 +35,20 @@ static size_t iq_vformat(char *buf, size_t size, const char *format, va_list *ar
 
 static size_t iq_source_format(const iq_source *source, char *buf, size_t size)
 {
-    if (source->text) {
-        size_t length = strlen(source->text);
-        if (size)
-            memcpy(buf, source->text, length < size ? length + 1 : size);
-        if (size && length >= size)
-            buf[size - 1] = '\0';
-        return length;
-    }
     if (source->format)
         return iq_vformat(buf, size, source->format, source->args);
     return source->fn(buf, size, source->context);
 }
 
-/* Formats with no lock held into a node (iq_node_new); *length receives the text's bytes, NUL included. Verbatim
- * text is measured once and copied once. */
+/* Formats with no lock held into a new stored-message node; *length receives the text's bytes, NUL included. */
 static iq_stored *iq_format(const iq_source *source, size_t *length)
 {
     iq_assert_unlocked();
-    if (source->text) {
-        size_t bytes = strlen(source->text) + 1;
-        iq_stored *node = d12__iq_node_new(bytes);
-        if (!node)
-            return NULL;
-        memcpy(node->text, source->text, bytes);
-        *length = bytes;
-        return node;
-    }
     char small[256];
     size_t needed = iq_source_format(source, small, sizeof(small));
     if (needed == SIZE_MAX)
         return NULL;
-    iq_stored *node = d12__iq_node_new(needed + 1);
+    iq_stored *node = iq_stored_new(needed + 1);
     if (!node)
         return NULL;
     if (needed < sizeof(small))
@@ -79,27 +58,6 @@ static iq_stored *iq_format(const iq_source *source, size_t *length)
     node->text[needed] = '\0'; /* a formatter that wrote less still leaves a terminated string */
     *length = strlen(node->text) + 1;
     return node;
-}
-
-/* First critical section: counts what needs no text and says who needs it. */
-static inline __attribute__((always_inline)) iq_decision iq_decide(d12_info_queue *queue, UINT category,
-                                                                    UINT severity, UINT id)
-{
-    if (__builtin_expect(queue->plain, 1)) /* passes, stored, nothing to print, deliver or break on */
-        return (iq_decision){.passed = true, .store = true};
-    iq_decision d = {0};
-    d.passed = iq_stack_passes(&queue->storage, category, severity, id);
-    d.print = d.passed && !queue->mute;
-    d.store = d.passed && queue->limit > 0;
-    d.deliver = queue->ignore_filter_callbacks > 0 || (d.passed && queue->callback_count > 0) || d.print;
-    d.brk = d.passed && iq_breaks_on(queue, category, severity, id);
-    if (!d.passed)
-        queue->denied++;
-    else if (!d.store && !d.deliver) {
-        queue->allowed++;
-        queue->discarded++; /* limit 0: passed, and discarded at once */
-    }
-    return d;
 }
 
 /* Fills a delivery node with a message (its text is `bytes` bytes, NUL included; the node holds them). */
@@ -116,103 +74,63 @@ static void iq_pending_fill(iq_pending *pending, const iq_decision *d, D3D12_MES
     memcpy(pending->text, text, bytes);
 }
 
-static iq_pending *iq_pending_from(const iq_stored *stored, const iq_decision *d)
+/* A delivery node allocated with the lock dropped meanwhile (held again on return); NULL: no memory. */
+static __attribute__((noinline)) iq_pending *iq_pending_allocate(d12_info_queue *queue, size_t bytes)
 {
-    const D3D12_MESSAGE *m = &stored->message;
-    iq_pending *pending = d12__iq_pending_new(m->DescriptionByteLength);
-    if (pending)
-        iq_pending_fill(pending, d, m->Category, m->Severity, m->ID, stored->text, m->DescriptionByteLength);
+    iq_unlock(queue);
+    iq_pending *pending = iq_pending_new(bytes);
+    iq_lock(queue);
     return pending;
 }
 
-static void iq_enqueue(d12_info_queue *queue, iq_pending *pending)
+/* A delivery node for `bytes` text bytes: a pooled one, else a new one. */
+static inline iq_pending *iq_pending_reserve(d12_info_queue *queue, size_t bytes)
 {
-    pending->seq = queue->next_seq;
-    if (queue->pending_tail)
-        queue->pending_tail->next = pending;
-    else
-        queue->pending_head = pending;
-    queue->pending_tail = pending;
-    queue->pending_count++;
+    iq_pending *pending = iq_pending_take(queue, bytes);
+    if (__builtin_expect(pending != NULL, 1))
+        return pending;
+    return iq_pending_allocate(queue, bytes);
 }
 
-/* Second critical section: store (if it passed), count, and queue for delivery. `node` is consumed. All or nothing
- * (found by the failure-injection sweep, reliability.fault.report.alloc: a message was stored without its callback,
- * or reported S_OK and not stored): a message the store cannot grow for is not delivered either, and false tells
- * the reporter (AddMessage, pfnReportMessageCb: E_OUTOFMEMORY). */
-static bool iq_commit(d12_info_queue *queue, const iq_decision *d, iq_stored *node, iq_pending *pending)
+/* The commit, the message stored (or not wanted in the store): counts, and the delivery copy queued in commit
+ * order. All or nothing (found by the failure-injection sweep, reliability.fault.report.alloc: a message was
+ * stored without its callback, or reported S_OK and not stored): `whole` false, the message could not be had whole
+ * for lack of memory, is neither stored nor delivered, and counted discarded. The delivery copy is queued only when
+ * somebody still wants it (the settings may have changed while the lock was dropped), else it goes back to the
+ * pool. */
+static inline __attribute__((always_inline)) void iq_commit(d12_info_queue *queue, const iq_decision *d, bool whole,
+                                                             iq_pending *pending)
 {
-    if (d->passed)
-        queue->allowed++;
-    bool stored = d->store && d12__iq_store(queue, node);
-    bool whole = stored || !d->store;
-    if (whole && pending &&
-        (d->print || queue->ignore_filter_callbacks > 0 || (d->passed && queue->callback_count > 0)))
-        iq_enqueue(queue, pending);
-    else if (pending)
-        d12__iq_pending_recycle(queue, pending); /* nobody wants it any more, or it is lost: back to the pool */
-    queue->next_seq++;
-    if (!stored) {
-        if (d->passed)
-            queue->discarded++; /* limit 0, or no memory to grow the store */
-        free(node);
-    }
-    iq_deliver(queue);
-    return whole;
-}
-
-/* Formats (no lock held), then commits; a message that cannot be allocated (its node, or its delivery when it has
- * one) is neither stored nor delivered, counted discarded: false. */
-static bool iq_format_and_commit(d12_info_queue *queue, const iq_decision *d, D3D12_MESSAGE_CATEGORY category,
-                                 D3D12_MESSAGE_SEVERITY severity, D3D12_MESSAGE_ID id, const iq_source *source)
-{
-    size_t length = 0;
-    iq_stored *node = iq_format(source, &length);
-    iq_pending *pending = NULL;
-    if (node) {
-        node->message = (D3D12_MESSAGE){category, severity, id, node->text, length};
-        pending = d->deliver ? iq_pending_from(node, d) : NULL;
-        if (d->deliver && !pending) {
-            free(node);
-            node = NULL;
-        }
-    }
-    iq_lock(queue);
-    bool whole = node && iq_commit(queue, d, node, pending);
-    if (!node && d->passed)
-        queue->allowed++, queue->discarded++;
-    iq_unlock_and_reap(queue);
-    return whole;
-}
-
-/* The common case, verbatim text (the driver-reported-messages path), decided and committed in one critical section
- * with no allocation: the stored copy goes into a node the store recycles (the oldest message's, evicted by the
- * count limit, or the spare) and the copy for delivery into a pooled delivery node; then this thread delivers
- * unless another already does. False, with nothing changed, when a node would have to be allocated: the caller
- * takes the two-step path (allocation with no lock held). docs/performance.md "Report path". */
-static bool iq_report_text_locked(d12_info_queue *queue, const iq_decision *d, D3D12_MESSAGE_CATEGORY category,
-                                  D3D12_MESSAGE_SEVERITY severity, D3D12_MESSAGE_ID id, const char *text, size_t bytes)
-{
-    iq_pending *pending = NULL;
-    if (d->deliver && !(pending = d12__iq_pending_take(queue, bytes)))
-        return false;
-    if (d->store && !iq_store_text_locked(queue, category, severity, id, text, bytes)) {
-        if (pending)
-            d12__iq_pending_recycle(queue, pending);
-        return false;
-    }
     if (d->passed) {
         queue->allowed++;
-        if (!d->store)
-            queue->discarded++; /* limit 0: passed, delivered, not stored */
+        if (!whole || !d->store)
+            queue->discarded++; /* no memory; or limit 0: passed, delivered, not stored */
     }
-    if (pending) {
-        iq_pending_fill(pending, d, category, severity, id, text, bytes);
-        iq_enqueue(queue, pending);
+    if (pending && whole &&
+        (d->print || queue->ignore_filter_callbacks > 0 || (d->passed && queue->callback_count > 0))) {
+        pending->seq = queue->next_seq;
+        if (queue->pending_tail)
+            queue->pending_tail->next = pending;
+        else
+            queue->pending_head = pending;
+        queue->pending_tail = pending;
+        queue->pending_count++;
+    } else if (pending) {
+        iq_pending_recycle(queue, pending);
     }
-    queue->next_seq++;
-    iq_deliver(queue);
-    return true;
+    if (whole)
+        queue->next_seq++;
+}
+
+/* Ends a report's critical section: in delivery.c when there is anything to deliver (this message or one queued
+ * while nobody delivers) or to break on, else a plain unlock. */
+static inline void iq_finish(d12_info_queue *queue, const iq_decision *d, D3D12_MESSAGE_CATEGORY category,
+                             D3D12_MESSAGE_SEVERITY severity, D3D12_MESSAGE_ID id)
+{
+    if (__builtin_expect(!d->brk && !queue->pending_head, 1))
+        iq_unlock_and_reap(queue);
+    else
+        d12__iq_deliver_and_unlock(queue, d->brk, category, severity, id);
 }
 
 /* A formatted report (printf format or a format function): decide, format with no lock held, commit. */
@@ -222,35 +140,28 @@ static void iq_report(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category, D3
     if (!queue)
         return;
     iq_lock(queue);
-    iq_decision d = iq_decide(queue, category, severity, id);
-    iq_unlock(queue);
-    if (d.store || d.deliver)
-        iq_format_and_commit(queue, &d, category, severity, id, source);
-    if (d.brk)
-        d12__iq_break(queue, category, severity, id);
-}
-
-/* A verbatim report that needs a node allocated: the two-step path with the text as its source. */
-static __attribute__((noinline)) bool iq_text_format_and_commit(d12_info_queue *queue, const iq_decision *d,
-                                                                D3D12_MESSAGE_CATEGORY category,
-                                                                D3D12_MESSAGE_SEVERITY severity, D3D12_MESSAGE_ID id,
-                                                                const char *text)
-{
-    iq_source source = {.text = text};
-    return iq_format_and_commit(queue, d, category, severity, id, &source);
-}
-
-bool d12__info_queue_wants(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category, D3D12_MESSAGE_SEVERITY severity,
-                           D3D12_MESSAGE_ID id)
-{
-    if (!queue)
-        return false;
-    iq_lock(queue);
-    bool passed = iq_stack_passes(&queue->storage, category, severity, id);
-    bool wanted = queue->ignore_filter_callbacks > 0 ||
-                  (passed && (queue->limit > 0 || !queue->mute || queue->callback_count > 0));
-    iq_unlock(queue);
-    return wanted;
+    iq_decision d = queue->plain ? IQ_PLAIN : d12__iq_decide(queue, category, severity, id); /* filters.c */
+    if (d.store || d.deliver) {
+        iq_unlock(queue);
+        size_t length = 0;
+        iq_stored *node = iq_format(source, &length);
+        iq_pending *pending = NULL;
+        if (node) {
+            node->message = (D3D12_MESSAGE){category, severity, id, node->text, length};
+            if (d.deliver && (pending = iq_pending_new(length)) != NULL)
+                iq_pending_fill(pending, &d, category, severity, id, node->text, length);
+            if (d.deliver && !pending) {
+                free(node);
+                node = NULL;
+            }
+        }
+        iq_lock(queue);
+        bool whole = node && (!d.store || d12__iq_store(queue, node)); /* storage.c */
+        if (node && (!whole || !d.store))
+            free(node);
+        iq_commit(queue, &d, whole, pending);
+    }
+    iq_finish(queue, &d, category, severity, id); /* delivery.c, when anything is delivered or broken on */
 }
 
 void d12__info_queue_report_fn(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category,
@@ -281,8 +192,9 @@ void d12__info_queue_report_f(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY cate
 }
 
 /* Verbatim text (the driver-reported-messages path): decided and committed in one critical section when no node
- * has to be allocated (iq_report_text_locked), else the two-step path. False when the message could not be had
- * whole for lack of memory (then neither stored nor delivered). */
+ * has to be allocated (a pooled delivery node, a recycled store node), else with the lock dropped for each
+ * allocation. False when the message could not be had whole for lack of memory (then neither stored nor
+ * delivered). */
 bool d12__info_queue_report_text(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category,
                                  D3D12_MESSAGE_SEVERITY severity, D3D12_MESSAGE_ID id, const char *text)
 {
@@ -293,25 +205,19 @@ bool d12__info_queue_report_text(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY c
     size_t bytes = strlen(text) + 1; /* measured before the lock is taken */
     bool whole = true;
     iq_lock(queue);
-    iq_decision d = iq_decide(queue, category, severity, id);
-    if ((d.store || d.deliver) && iq_report_text_locked(queue, &d, category, severity, id, text, bytes)) {
-        iq_unlock_and_reap(queue);
-    } else {
-        iq_unlock(queue);
-        if (d.store || d.deliver)
-            whole = iq_text_format_and_commit(queue, &d, category, severity, id, text);
+    iq_decision d = __builtin_expect(queue->plain, 1) ? IQ_PLAIN : d12__iq_decide(queue, category, severity, id);
+    if (d.store || d.deliver) {
+        iq_pending *pending = NULL;
+        if (d.deliver && !(pending = iq_pending_reserve(queue, bytes)))
+            whole = false;
+        else if (d.store)
+            whole = d12__iq_store_text(queue, &(D3D12_MESSAGE){category, severity, id, text, bytes}); /* storage.c */
+        if (pending && whole)
+            iq_pending_fill(pending, &d, category, severity, id, text, bytes);
+        iq_commit(queue, &d, whole, pending);
     }
-    if (d.brk)
-        d12__iq_break(queue, category, severity, id);
+    iq_finish(queue, &d, category, severity, id); /* delivery.c, when anything is delivered or broken on */
     return whole;
-}
-
-size_t d12__info_queue_pending(d12_info_queue *queue)
-{
-    iq_lock(queue);
-    size_t count = queue->pending_count;
-    iq_unlock(queue);
-    return count;
 }
 
 /* ---- Adding messages ---- */

@@ -1,57 +1,125 @@
-/* InfoQueue storage: lifetime, the store of messages (blocks of pointers in a ring, the count limit, eviction with
- * the node kept as a spare), retrieval (GetMessage, the retrieval cursor) and the counters.
- * Design: docs/infoqueue.md "Storage and retrieval"; lock: docs/locking.md. */
-#define _GNU_SOURCE /* syscall(2) for the futex */
+/* InfoQueue storage: the store of messages (blocks of pointers in a ring, the count limit, eviction with the node
+ * kept as a spare), lifetime, retrieval (GetMessage, the retrieval cursor) and the counters. On a message's path
+ * report.c calls d12__iq_store or d12__iq_store_text once, with the lock held; nothing here calls another file of
+ * runtime/infoqueue/ on that path. Design: docs/infoqueue.md "Storage and retrieval"; lock: docs/locking.md. */
+#define _POSIX_C_SOURCE 200809L
 
-#include "store.h"
+#include "internal.h"
 
-#include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
-#ifndef NDEBUG
-_Thread_local unsigned d12__iq_locks_held; /* InfoQueue locks this thread holds (internal.h, iq_lock) */
-#endif
+/* ---- The store's primitives (caller holds the lock; docs/performance.md "Report path") ---- */
 
-/* ---- The lock's slow paths (internal.h) ---- */
-
-static void iq_futex_wait(_Atomic uint32_t *word, uint32_t expected)
+static inline iq_stored **iq_block(const d12_info_queue *queue, uint64_t number)
 {
-    syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0); /* EAGAIN or EINTR: the caller loops */
+    return queue->ring[(number / IQ_BLOCK) & (queue->ring_slots - 1)]; /* ring_slots is a power of two */
 }
 
-static void iq_futex_wake(_Atomic uint32_t *word, int count)
+static inline iq_stored *iq_at(const d12_info_queue *queue, uint64_t number)
 {
-    syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, count, NULL, NULL, 0);
+    return iq_block(queue, number)[number % IQ_BLOCK];
 }
 
-/* The compare-exchange found the lock held: mark it contended (2) and sleep until it is free, as glibc's default
- * mutex does (no spinning: with more reporting threads than cores, a spinner only delays the holder). */
-void d12__iq_lock_contended(d12_info_queue *queue)
+static inline bool iq_retrievable(const d12_info_queue *queue, const iq_stored *node)
 {
-    while (atomic_exchange_explicit(&queue->lock, 2, memory_order_acquire) != 0)
-        iq_futex_wait(&queue->lock, 2);
+    const D3D12_MESSAGE *m = &node->message;
+    return iq_stack_passes(&queue->retrieval, m->Category, m->Severity, m->ID);
 }
 
-void d12__iq_unlock_contended(d12_info_queue *queue)
+static inline bool iq_cursor_current(const d12_info_queue *queue)
 {
-    iq_futex_wake(&queue->lock, 1);
+    return queue->cursor_valid && queue->cursor_gen == queue->retrieval_gen;
 }
 
-void d12__iq_wait_callback_done(d12_info_queue *queue)
+static inline bool iq_count_current(const d12_info_queue *queue)
 {
-    uint32_t seen = atomic_load_explicit(&queue->callback_done, memory_order_relaxed);
-    iq_unlock(queue);
-    iq_futex_wait(&queue->callback_done, seen); /* returns at once if a broadcast came after `seen` */
-    iq_lock(queue);
+    return queue->retrievable_valid && queue->retrievable_gen == queue->retrieval_gen;
 }
 
-void d12__iq_broadcast_callback_done(d12_info_queue *queue)
+static bool iq_reserve_block(d12_info_queue *queue);
+static void iq_enforce_limit(d12_info_queue *queue);
+
+/* Makes room for message number `end`: a new block when it starts one (or the store is empty). */
+static inline bool iq_reserve_next(d12_info_queue *queue)
 {
-    atomic_fetch_add_explicit(&queue->callback_done, 1, memory_order_relaxed);
-    iq_futex_wake(&queue->callback_done, INT32_MAX);
+    if (__builtin_expect(queue->stored_count != 0 && queue->end % IQ_BLOCK != 0, 1))
+        return true;
+    return iq_reserve_block(queue);
+}
+
+/* The oldest message leaves the store (counted discarded); the retrieval cursor and count stay exact. Returns its
+ * node, which the caller frees (with no lock held) or reuses. */
+static inline __attribute__((always_inline)) iq_stored *iq_take_oldest(d12_info_queue *queue)
+{
+    uint64_t number = queue->first;
+    iq_stored *oldest = iq_at(queue, number);
+    bool cursor = iq_cursor_current(queue), count = iq_count_current(queue);
+    bool retrievable = (cursor || count) && iq_retrievable(queue, oldest);
+    if (cursor && number == queue->cursor_number)
+        queue->cursor_valid = false;
+    else if (cursor && retrievable)
+        queue->cursor_index--;
+    if (count && retrievable)
+        queue->retrievable--;
+    queue->first++;
+    queue->stored_count--;
+    if (queue->first == queue->end || queue->first % IQ_BLOCK == 0) {
+        free(iq_block(queue, number));
+        queue->ring[(number / IQ_BLOCK) & (queue->ring_slots - 1)] = NULL;
+    }
+    queue->discarded++;
+    return oldest;
+}
+
+/* Puts `node` at number `end` (its block exists) and counts it. */
+static inline __attribute__((always_inline)) void iq_place(d12_info_queue *queue, iq_stored *node)
+{
+    iq_block(queue, queue->end)[queue->end % IQ_BLOCK] = node;
+    queue->end++;
+    queue->stored_count++;
+    if (iq_count_current(queue) && iq_retrievable(queue, node))
+        queue->retrievable++;
+}
+
+/* Whether storing one more message can evict the oldest and reuse its node: the store is full and keeps a message
+ * after the eviction (so the eviction frees no block the new number needs). The steady state of a queue at its
+ * count limit. */
+static inline bool iq_can_recycle_oldest(const d12_info_queue *queue, size_t bytes)
+{
+    return queue->stored_count == queue->limit && queue->stored_count > 1 &&
+           iq_at(queue, queue->first)->capacity >= bytes;
+}
+
+/* Stores a copy of verbatim text with no allocation but a new block once per IQ_BLOCK messages (the report path's
+ * steady state; docs/performance.md "Report path"): in the oldest message's node when the store is full (it is
+ * evicted first, with the accounting the limit's eviction after a store has), else in the spare. False, with
+ * nothing changed, when neither fits or the store cannot grow: d12__iq_store_text then allocates with no lock
+ * held. */
+static inline __attribute__((always_inline)) bool iq_store_text_locked(d12_info_queue *queue,
+                                                                      D3D12_MESSAGE_CATEGORY category,
+                                                                      D3D12_MESSAGE_SEVERITY severity,
+                                                                      D3D12_MESSAGE_ID id, const char *text,
+                                                                      size_t bytes)
+{
+    bool recycled = iq_can_recycle_oldest(queue, bytes);
+    if (!recycled && (!queue->spare || queue->spare->capacity < bytes))
+        return false;
+    if (!iq_reserve_next(queue)) /* the block of number `end`, when it starts one */
+        return false;
+    iq_stored *node;
+    if (recycled) {
+        node = iq_take_oldest(queue); /* the store keeps a message: the block just reserved stays */
+    } else {
+        node = queue->spare;
+        queue->spare = NULL;
+    }
+    memcpy(node->text, text, bytes);
+    node->message = (D3D12_MESSAGE){category, severity, id, node->text, bytes};
+    iq_place(queue, node);
+    if (!recycled)
+        iq_enforce_limit(queue);
+    return true;
 }
 
 /* ---- Stored messages (caller holds the lock) ---- */
@@ -83,8 +151,8 @@ static bool iq_ring_resize(d12_info_queue *queue, uint64_t slots)
     return true;
 }
 
-/* The slow part of iq_reserve_next (store.h): a new block for number `end`. */
-bool d12__iq_reserve_block(d12_info_queue *queue)
+/* The slow part of iq_reserve_next: a new block for number `end`. */
+static bool iq_reserve_block(d12_info_queue *queue)
 {
     uint64_t number = queue->end;
     uint64_t in_use = queue->stored_count ? number / IQ_BLOCK - queue->first / IQ_BLOCK + 1 : 1;
@@ -105,7 +173,7 @@ static void iq_evict_oldest(d12_info_queue *queue)
     queue->evicted = oldest;
 }
 
-void d12__iq_enforce_limit(d12_info_queue *queue)
+static void iq_enforce_limit(d12_info_queue *queue)
 {
     while (queue->stored_count > queue->limit)
         iq_evict_oldest(queue);
@@ -117,44 +185,36 @@ bool d12__iq_store(d12_info_queue *queue, iq_stored *node)
     if (!iq_reserve_next(queue))
         return false;
     iq_place(queue, node);
-    d12__iq_enforce_limit(queue);
+    iq_enforce_limit(queue);
     return true;
 }
 
-static void iq_free_chain(iq_stored *node)
+/* Verbatim text in a node allocated with the lock dropped meanwhile (the store still growing, a text longer than
+ * the recycled node); out of line, so the fast path below pays nothing for it. */
+static __attribute__((noinline)) bool iq_store_text_allocated(d12_info_queue *queue, const D3D12_MESSAGE *message)
 {
-    while (node) {
-        iq_stored *next = node->next;
-        free(node);
-        node = next;
-    }
-}
-
-/* A new node for a message of `bytes` text bytes (NUL included). Sized up to IQ_MIN_TEXT text bytes, so that once it is
- * evicted it can hold most later messages as the spare. */
-iq_stored *d12__iq_node_new(size_t bytes)
-{
-    size_t capacity = bytes < IQ_MIN_TEXT ? IQ_MIN_TEXT : bytes;
-    if (capacity > SIZE_MAX - sizeof(iq_stored))
-        return NULL;
-    iq_stored *node = malloc(sizeof(iq_stored) + capacity);
-    if (node)
-        node->capacity = capacity;
-    return node;
-}
-
-/* Unlocks, then frees what was evicted meanwhile (by this thread or another), so no free() runs under the lock;
- * the first evicted node becomes the spare when there is none. */
-void d12__iq_unlock_and_reap(d12_info_queue *queue)
-{
-    iq_stored *evicted = queue->evicted;
-    queue->evicted = NULL;
-    if (evicted && !queue->spare) {
-        queue->spare = evicted;
-        evicted = evicted->next;
-    }
     iq_unlock(queue);
-    iq_free_chain(evicted);
+    iq_stored *node = iq_stored_new(message->DescriptionByteLength);
+    if (node) {
+        memcpy(node->text, message->pDescription, message->DescriptionByteLength);
+        node->message = *message;
+        node->message.pDescription = node->text;
+    }
+    iq_lock(queue);
+    if (node && d12__iq_store(queue, node))
+        return true;
+    free(node);
+    return false;
+}
+
+/* Verbatim text: in a recycled node or the spare when one fits (iq_store_text_locked), else in a new node. */
+bool d12__iq_store_text(d12_info_queue *queue, const D3D12_MESSAGE *message)
+{
+    if (__builtin_expect(iq_store_text_locked(queue, message->Category, message->Severity, message->ID,
+                                              message->pDescription, message->DescriptionByteLength),
+                         1))
+        return true;
+    return iq_store_text_allocated(queue, message);
 }
 
 HRESULT d12__info_queue_create(d12_info_queue **out)
@@ -207,7 +267,7 @@ static void iq_free_messages(d12_info_queue *queue)
 {
     iq_detached detached = iq_detach_messages(queue);
     iq_free_detached(&detached);
-    iq_free_chain(queue->evicted);
+    iq_stored_free_chain(queue->evicted);
     queue->evicted = NULL;
 }
 
@@ -243,8 +303,8 @@ HRESULT d12_info_queue_SetMessageCountLimit(d12_info_queue *queue, UINT64 Messag
     iq_lock(queue);
     queue->limit = MessageCountLimit;
     d12__iq_settings_changed(queue);
-    d12__iq_enforce_limit(queue); /* lowering the limit evicts the oldest now, counted as discarded */
-    d12__iq_unlock_and_reap(queue);
+    iq_enforce_limit(queue); /* lowering the limit evicts the oldest now, counted as discarded */
+    iq_unlock_and_reap(queue);
     return S_OK;
 }
 
@@ -252,7 +312,7 @@ void d12_info_queue_ClearStoredMessages(d12_info_queue *queue)
 {
     iq_lock(queue);
     iq_detached detached = iq_detach_messages(queue);
-    d12__iq_unlock_and_reap(queue);
+    iq_unlock_and_reap(queue);
     iq_free_detached(&detached);
 }
 
