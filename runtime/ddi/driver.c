@@ -1,5 +1,7 @@
-/* The runtime side of the driver boundary (driver.h). Everything a driver returns is checked before use:
- * table slots, list counts, sizes. */
+/* The runtime side of the driver boundary (driver.h): loading a driver, opening and closing its adapter, and its
+ * devices with the callbacks they get. Version negotiation and the offered tables are negotiate.c's, true
+ * capabilities driver_caps.c's (driver_internal.h). Everything a driver returns is checked before use: table slots,
+ * list counts, sizes. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <dlfcn.h>
@@ -12,71 +14,16 @@
 
 #include "ddi_trace.h"
 #include "driver.h"
+#include "driver_internal.h"
 #include "rthandle.h"
 #include "refdrv.h"
 
-#define BUILTIN_NAME "built-in reference driver"
 #define PRIVATE_ALIGNMENT 64
-
-typedef struct extended_feature {
-    D3D12DDI_FEATURE_0020 feature;
-    UINT32 *versions;
-    UINT32 version_count;
-} extended_feature;
-
-struct d12_driver_adapter {
-    char *path; /* NULL: the built-in driver */
-    D3D12DDI_ADAPTERFUNCS funcs;
-    D3D12DDI_HADAPTER handle;
-    UINT64 version;
-    LUID luid;
-    bool has_extended;
-    D3D12DDI_EXTENDED_FEATURES_FUNCS_0020 extended;
-    D3D12DDI_FEATURE_0020 *features; /* the same features as `extended_features`, as one array */
-    extended_feature *extended_features;
-    UINT32 feature_count;
-    bool has_gpu;            /* the three GPU-work tables were offered and filled */
-    d12_driver_gpu_funcs gpu;
-};
-
-struct d12_driver_device {
-    struct d12_driver_device *next_live; /* g_live_devices (g_live_devices_lock) */
-    d12_driver_adapter *adapter;
-    d12_driver_error_hook on_error;
-    void *context;
-    const d12_driver_message_hooks *messages;
-    const d12_driver_gpu_hooks *gpu;
-    D3D12DDI_HDEVICE handle;
-    void *rt_token; /* hRTDevice.handle: a generation-checked token (rthandle.h), never this pointer */
-    D3D12DDI_CORELAYER_DEVICECALLBACKS_0126 callbacks; /* must live as long as the driver's device */
-    D3D12DDI_KERNEL_THUNK_CALLBACKS_0127 kt_callbacks;  /* likewise; an older build's driver reads the 0110 prefix */
-};
-
-static const UINT64 k_runtime_versions[] = D12RT_DDI_SUPPORTED_VERSIONS;
 
 const char *d12__driver_adapter_name(const d12_driver_adapter *adapter)
 {
     return adapter->path ? adapter->path : BUILTIN_NAME;
 }
-
-/* "d12rt: driver NAME: what", one line: the message a user sees when a driver is broken. */
-__attribute__((format(printf, 2, 3))) static HRESULT broken(const d12_driver_adapter *adapter,
-                                                            const char *format, ...)
-{
-    va_list args;
-    va_start(args, format);
-    fprintf(stderr, "d12rt: driver %s: ", d12__driver_adapter_name(adapter));
-    vfprintf(stderr, format, args);
-    fputc('\n', stderr);
-    va_end(args);
-    return DXGI_ERROR_DRIVER_INTERNAL_ERROR;
-}
-
-/* A driver call that failed: out of memory is the driver's answer, passed on as it is (D3D12CreateDevice returns it
- * and the next one opens the adapter again: docs/reliability.md "Failure injection"); any other failure is a broken
- * driver. The line is printed either way. */
-#define CALL_FAILED(adapter, hr, ...) ((hr) == E_OUTOFMEMORY ? (broken(adapter, __VA_ARGS__), E_OUTOFMEMORY) \
-                                                             : broken(adapter, __VA_ARGS__))
 
 /* ---- Loading ---- */
 
@@ -122,223 +69,6 @@ static HRESULT check_adapter_funcs(const d12_driver_adapter *adapter)
             return broken(adapter, "OpenAdapter12 left %s NULL", slots[i].name);
     }
     return S_OK;
-}
-
-/* ---- Two-call list queries, bounded ---- */
-
-/* The count half of a two-call query: a failure or a count above D12_DRIVER_MAX_LIST is a broken driver. */
-static HRESULT checked_count(const d12_driver_adapter *adapter, const char *what, HRESULT hr, UINT32 count)
-{
-    if (FAILED(hr))
-        return CALL_FAILED(adapter, hr, "%s failed (0x%08X)", what, (unsigned)hr);
-    if (count > D12_DRIVER_MAX_LIST)
-        return broken(adapter, "%s reported %u entries (at most %u accepted)", what, count, D12_DRIVER_MAX_LIST);
-    return S_OK;
-}
-
-/* The fill half: it may not report more entries than the array it was given. */
-static HRESULT checked_fill(const d12_driver_adapter *adapter, const char *what, HRESULT hr, UINT32 given,
-                            UINT32 written)
-{
-    if (FAILED(hr))
-        return CALL_FAILED(adapter, hr, "%s failed (0x%08X) filling %u entries", what, (unsigned)hr, given);
-    if (written > given)
-        return broken(adapter, "%s wrote %u entries into room for %u", what, written, given);
-    return S_OK;
-}
-
-/* ---- Version negotiation ---- */
-
-static UINT64 highest_common(const UINT64 *driver_versions, UINT32 count)
-{
-    UINT64 best = 0;
-    for (UINT32 i = 0; i < count; i++) {
-        for (size_t j = 0; j < sizeof k_runtime_versions / sizeof k_runtime_versions[0]; j++) {
-            if (driver_versions[i] == k_runtime_versions[j] && driver_versions[i] > best)
-                best = driver_versions[i];
-        }
-    }
-    return best;
-}
-
-static HRESULT negotiate(d12_driver_adapter *adapter)
-{
-    UINT32 count = 0;
-    HRESULT hr = adapter->funcs.pfnGetSupportedVersions(adapter->handle, &count, NULL);
-    if (FAILED(hr = checked_count(adapter, "pfnGetSupportedVersions", hr, count)))
-        return hr;
-    UINT64 versions[D12_DRIVER_MAX_LIST];
-    UINT32 written = count;
-    hr = adapter->funcs.pfnGetSupportedVersions(adapter->handle, &written, count ? versions : NULL);
-    if (count && FAILED(hr = checked_fill(adapter, "pfnGetSupportedVersions", hr, count, written)))
-        return hr;
-    adapter->version = highest_common(versions, count ? written : 0);
-    if (!adapter->version) {
-        fprintf(stderr, "d12rt: driver %s: no DDI version in common with the runtime (it lists %u; the runtime "
-                "implements D3D12DDI_SUPPORTED_0x%016llX and older)\n", d12__driver_adapter_name(adapter),
-                count, (unsigned long long)k_runtime_versions[D12RT_DDI_SUPPORTED_VERSION_COUNT - 1]);
-        return DXGI_ERROR_UNSUPPORTED;
-    }
-    return S_OK;
-}
-
-/* ---- Extended features, queried once at adapter init (the spec; d3d12ddi.h says how this differs) ---- */
-
-/* The optional tables the driver offers, as a mask of 1 << D3D12DDI_TABLE_TYPE (types above 63 are ignored). */
-static HRESULT offered_tables(d12_driver_adapter *adapter, UINT64 *offered)
-{
-    UINT32 count = 0;
-    *offered = 0;
-    HRESULT hr = adapter->funcs.pfnGetOptionalDDITables(adapter->handle, &count, NULL);
-    if (FAILED(hr = checked_count(adapter, "pfnGetOptionalDDITables", hr, count)))
-        return hr;
-    D3D12DDI_TABLE_REQUEST tables[D12_DRIVER_MAX_LIST];
-    UINT32 written = count;
-    if (!count)
-        return S_OK;
-    hr = adapter->funcs.pfnGetOptionalDDITables(adapter->handle, &written, tables);
-    if (FAILED(hr = checked_fill(adapter, "pfnGetOptionalDDITables", hr, count, written)))
-        return hr;
-    for (UINT32 i = 0; i < written; i++) {
-        if ((UINT)tables[i].tableType < 64 && tables[i].numTables > 0)
-            *offered |= 1ull << tables[i].tableType;
-    }
-    return S_OK;
-}
-
-static bool offers(UINT64 offered, D3D12DDI_TABLE_TYPE type)
-{
-    return (offered >> type) & 1;
-}
-
-static HRESULT fill_extended_table(d12_driver_adapter *adapter)
-{
-    D3D12DDI_HRTTABLE none = {NULL};
-    D3D12DDI_EXTENDED_FEATURES_FUNCS_0020 *t = &adapter->extended;
-    HRESULT hr = adapter->funcs.pfnFillDDITable(adapter->handle, D3D12DDI_TABLE_TYPE_0020_EXTENDED_FEATURES, t,
-                                                sizeof *t, 0, none);
-    if (FAILED(hr))
-        return CALL_FAILED(adapter, hr, "pfnFillDDITable(EXTENDED_FEATURES) failed (0x%08X) though the table is "
-                           "offered", (unsigned)hr);
-    if (!t->pfnGetSupportedExtendedFeatures || !t->pfnGetSupportedExtendedFeatureVersions ||
-        !t->pfnEnableExtendedFeature)
-        return broken(adapter, "the extended-features table has a NULL slot");
-    d12__ddi_trace_wrap_extended(t);
-    adapter->has_extended = true;
-    return S_OK;
-}
-
-static HRESULT query_feature_versions(d12_driver_adapter *adapter, extended_feature *entry)
-{
-    const D3D12DDI_EXTENDED_FEATURES_FUNCS_0020 *t = &adapter->extended;
-    UINT32 count = 0;
-    HRESULT hr = t->pfnGetSupportedExtendedFeatureVersions(adapter->handle, entry->feature, &count, NULL);
-    if (FAILED(hr = checked_count(adapter, "pfnGetSupportedExtendedFeatureVersions", hr, count)))
-        return hr;
-    if (!count)
-        return broken(adapter, "extended feature %d has no versions", (int)entry->feature);
-    entry->versions = calloc(count, sizeof *entry->versions);
-    if (!entry->versions)
-        return E_OUTOFMEMORY;
-    UINT32 written = count;
-    hr = t->pfnGetSupportedExtendedFeatureVersions(adapter->handle, entry->feature, &written, entry->versions);
-    if (FAILED(hr = checked_fill(adapter, "pfnGetSupportedExtendedFeatureVersions", hr, count, written)))
-        return hr;
-    entry->version_count = written;
-    return S_OK;
-}
-
-static HRESULT query_extended_features(d12_driver_adapter *adapter)
-{
-    const D3D12DDI_EXTENDED_FEATURES_FUNCS_0020 *t = &adapter->extended;
-    UINT32 count = 0;
-    HRESULT hr = t->pfnGetSupportedExtendedFeatures(adapter->handle, &count, NULL);
-    if (FAILED(hr = checked_count(adapter, "pfnGetSupportedExtendedFeatures", hr, count)) || !count)
-        return hr;
-    adapter->features = calloc(count, sizeof *adapter->features);
-    adapter->extended_features = calloc(count, sizeof *adapter->extended_features);
-    if (!adapter->features || !adapter->extended_features)
-        return E_OUTOFMEMORY;
-    UINT32 written = count;
-    hr = t->pfnGetSupportedExtendedFeatures(adapter->handle, &written, adapter->features);
-    if (FAILED(hr = checked_fill(adapter, "pfnGetSupportedExtendedFeatures", hr, count, written)))
-        return hr;
-    for (UINT32 i = 0; i < written; i++) {
-        adapter->extended_features[i].feature = adapter->features[i];
-        adapter->feature_count = i + 1; /* counted as it goes, so a failure frees what was allocated */
-        if (FAILED(hr = query_feature_versions(adapter, &adapter->extended_features[i])))
-            return hr;
-    }
-    return S_OK;
-}
-
-static HRESULT init_extended_features(d12_driver_adapter *adapter, UINT64 offered)
-{
-    if (!offers(offered, D3D12DDI_TABLE_TYPE_0020_EXTENDED_FEATURES))
-        return S_OK;
-    HRESULT hr = fill_extended_table(adapter);
-    if (FAILED(hr))
-        return hr;
-    return query_extended_features(adapter);
-}
-
-/* ---- GPU-work tables, filled once at adapter init (d3d12ddi.h, "GPU work") ---- */
-
-/* Whether every slot of a table of function pointers is set (a table is nothing but function pointers). */
-static bool all_slots_set(const void *table, size_t size)
-{
-    for (size_t offset = 0; offset < size; offset += sizeof(void (*)(void))) {
-        void (*slot)(void);
-        memcpy(&slot, (const char *)table + offset, sizeof slot);
-        if (!slot)
-            return false;
-    }
-    return true;
-}
-
-static HRESULT fill_gpu_table(d12_driver_adapter *adapter, D3D12DDI_TABLE_TYPE type, const char *name, void *table,
-                              size_t size)
-{
-    D3D12DDI_HRTTABLE none = {NULL};
-    HRESULT hr = adapter->funcs.pfnFillDDITable(adapter->handle, type, table, size, 0, none);
-    if (FAILED(hr))
-        return CALL_FAILED(adapter, hr, "pfnFillDDITable(%s) failed (0x%08X) though the table is offered", name,
-                           (unsigned)hr);
-    if (!all_slots_set(table, size))
-        return broken(adapter, "the %s table has a NULL slot", name);
-    return S_OK;
-}
-
-/* A driver offering none of the three tables has no GPU work; one offering some but not all is broken. */
-static HRESULT init_gpu_tables(d12_driver_adapter *adapter, UINT64 offered)
-{
-    int count = offers(offered, D3D12DDI_TABLE_TYPE_DEVICE_CORE) + offers(offered, D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D) +
-                offers(offered, D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D);
-    if (count == 0)
-        return S_OK;
-    if (count != 3)
-        return broken(adapter, "it offers %d of the three GPU-work tables (DEVICE_CORE, COMMAND_LIST_3D, "
-                      "COMMAND_QUEUE_3D); a driver offers all of them or none", count);
-    d12_driver_gpu_funcs *gpu = &adapter->gpu;
-    HRESULT hr;
-    if (FAILED(hr = fill_gpu_table(adapter, D3D12DDI_TABLE_TYPE_DEVICE_CORE, "DEVICE_CORE", &gpu->core, sizeof gpu->core)) ||
-        FAILED(hr = fill_gpu_table(adapter, D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D, "COMMAND_LIST_3D", &gpu->list,
-                                   d12__driver_adapter_has_0127(adapter) ? sizeof gpu->list_0127 : sizeof gpu->list)) ||
-        FAILED(hr = fill_gpu_table(adapter, D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D, "COMMAND_QUEUE_3D", &gpu->queue,
-                                   sizeof gpu->queue)))
-        return hr;
-    d12__ddi_trace_wrap_gpu(gpu, d12__driver_adapter_has_0127(adapter));
-    adapter->has_gpu = true;
-    return S_OK;
-}
-
-static HRESULT init_optional_tables(d12_driver_adapter *adapter)
-{
-    UINT64 offered;
-    HRESULT hr = offered_tables(adapter, &offered);
-    if (FAILED(hr) || FAILED(hr = init_extended_features(adapter, offered)))
-        return hr;
-    return init_gpu_tables(adapter, offered);
 }
 
 /* ---- Opening and closing ---- */
@@ -390,7 +120,7 @@ HRESULT d12__driver_adapter_open(const char *path, d12_driver_adapter **out)
         free_adapter(adapter);
         return hr;
     }
-    if (FAILED(hr = negotiate(adapter)) || FAILED(hr = init_optional_tables(adapter))) {
+    if (FAILED(hr = d12__driver_negotiate(adapter)) || FAILED(hr = d12__driver_init_optional_tables(adapter))) {
         d12__driver_adapter_close(adapter);
         return hr;
     }
@@ -444,99 +174,6 @@ HRESULT d12__driver_adapter_get(d12_driver_adapter **out)
 UINT64 d12__driver_adapter_version(const d12_driver_adapter *adapter)
 {
     return adapter->version;
-}
-
-/* ---- Extended-feature queries ---- */
-
-const D3D12DDI_FEATURE_0020 *d12__driver_extended_features(const d12_driver_adapter *adapter, UINT32 *count)
-{
-    *count = adapter->feature_count;
-    return adapter->features;
-}
-
-static const extended_feature *find_feature(const d12_driver_adapter *adapter, D3D12DDI_FEATURE_0020 feature)
-{
-    for (UINT32 i = 0; i < adapter->feature_count; i++) {
-        if (adapter->extended_features[i].feature == feature)
-            return &adapter->extended_features[i];
-    }
-    return NULL;
-}
-
-const UINT32 *d12__driver_extended_feature_versions(const d12_driver_adapter *adapter,
-                                                    D3D12DDI_FEATURE_0020 feature, UINT32 *count)
-{
-    const extended_feature *entry = find_feature(adapter, feature);
-    *count = entry ? entry->version_count : 0;
-    return entry ? entry->versions : NULL;
-}
-
-UINT32 d12__driver_pick_feature_version(const d12_driver_adapter *adapter, D3D12DDI_FEATURE_0020 feature,
-                                        UINT32 highest_known)
-{
-    UINT32 count, best = 0;
-    const UINT32 *versions = d12__driver_extended_feature_versions(adapter, feature, &count);
-    for (UINT32 i = 0; i < count; i++) {
-        if (versions[i] <= highest_known && versions[i] > best)
-            best = versions[i];
-    }
-    return best;
-}
-
-/* ---- True capabilities ---- */
-
-UINT d12__driver_feature_data_size(UINT feature, d12_caps_flavor flavor)
-{
-    const d12_caps_feature *found = d12_caps_find_feature(feature);
-    d12_caps_version version;
-    UINT size = 0;
-    if (!found || !found->struct_name)
-        return 0;
-    d12_caps_resolve_version(flavor, d12_caps_runtime_version(flavor), &version);
-    for (uint32_t i = 0; i < found->layout_count; i++) {
-        const d12_caps_layout *layout = &found->layouts[i];
-        if (layout->first[version.line] <= version.number && layout->size > size)
-            size = layout->size;
-    }
-    return size;
-}
-
-/* Any layout of the feature, on either line: the runtime's newest for its flavor is one of them. */
-static const d12_caps_layout *layout_of_size(const d12_caps_feature *feature, UINT size)
-{
-    for (uint32_t i = 0; feature && feature->struct_name && i < feature->layout_count; i++) {
-        if (feature->layouts[i].size == size)
-            return &feature->layouts[i];
-    }
-    return NULL;
-}
-
-/* A zeroed copy holding only the input fields: the driver sees the application's inputs and nothing else,
- * and a driver that leaves a field alone answers 0, not whatever the application's struct held. */
-static void copy_inputs(const d12_caps_layout *layout, const void *from, unsigned char *to)
-{
-    for (uint32_t i = 0; i < layout->field_count; i++) {
-        const d12_caps_field *field = &layout->fields[i];
-        if (field->kind == D12_CAPS_FIELD_INPUT || field->kind == D12_CAPS_FIELD_INOUT)
-            memcpy(to + field->offset, (const unsigned char *)from + field->offset, field->size);
-    }
-}
-
-HRESULT d12__driver_get_feature_data(d12_driver_adapter *adapter, D3D12_FEATURE feature, void *data, UINT size)
-{
-    const d12_caps_layout *layout = layout_of_size(d12_caps_find_feature((UINT)feature), size);
-    if (!layout || !data)
-        return E_INVALIDARG;
-    unsigned char *copy = calloc(1, size);
-    if (!copy)
-        return E_OUTOFMEMORY;
-    copy_inputs(layout, data, copy);
-    D3D12DDIARG_GETCAPS args = {D3D12DDICAPS_TYPE_D12RT_FEATURE_DATA, &feature, copy, size};
-    HRESULT hr = adapter->funcs.pfnGetCaps(adapter->handle, &args);
-    if (SUCCEEDED(hr))
-        memcpy(data, copy, size);
-    free(copy);
-    return hr;
 }
 
 /* ---- Devices ---- */
