@@ -2,7 +2,7 @@
  * devices with the callbacks they get. Version negotiation and the offered tables are negotiate.c's, true
  * capabilities driver_caps.c's (driver_internal.h). Everything a driver returns is checked before use: table slots,
  * list counts, sizes. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* dladdr */
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ddi_trace.h"
 #include "driver.h"
@@ -27,15 +28,53 @@ const char *d12__driver_adapter_name(const d12_driver_adapter *adapter)
 
 /* ---- Loading ---- */
 
+/* The directory of the object this code was linked into (libd12rt.so, found with dladdr), into `dir`; "." when
+ * dladdr names no directory. */
+static bool own_directory(char *dir, size_t size)
+{
+    Dl_info info;
+    if (!dladdr((void *)&d12__driver_adapter_open, &info) || !info.dli_fname)
+        return false;
+    const char *slash = strrchr(info.dli_fname, '/');
+    int n = slash ? snprintf(dir, size, "%.*s", (int)(slash - info.dli_fname), info.dli_fname)
+                  : snprintf(dir, size, ".");
+    return n >= 0 && (size_t)n < size;
+}
+
+/* D12RT_DRIVER without a '/' names a driver (docs/drivers.md "Choosing a driver"): <libdir>/d12rt/libd12rt_<name>.so,
+ * then libd12rt_<name>.so beside libd12rt.so, <libdir> being the directory libd12rt.so was loaded from. The first
+ * that exists is the driver; when neither does, the name goes to dlopen as it is (the library search path: what
+ * such a value meant before names), and failing that the error names all three places. A value with a '/' is a
+ * path, opened as it is. */
+static void *open_named(const char *name, char tried[2][4096])
+{
+    char dir[2048];
+    if (!own_directory(dir, sizeof dir))
+        snprintf(dir, sizeof dir, ".");
+    int a = snprintf(tried[0], sizeof tried[0], "%s/d12rt/libd12rt_%s.so", dir, name);
+    int b = snprintf(tried[1], sizeof tried[1], "%s/libd12rt_%s.so", dir, name);
+    for (int i = 0; i < 2; i++)
+        if ((i ? b : a) > 0 && (size_t)(i ? b : a) < sizeof tried[i] && access(tried[i], F_OK) == 0)
+            return dlopen(tried[i], RTLD_NOW | RTLD_LOCAL);
+    return dlopen(name, RTLD_NOW | RTLD_LOCAL);
+}
+
 static HRESULT load_entry(const char *path, PFND3D12DDI_OPENADAPTER *entry)
 {
     if (!path) {
         *entry = d12_refdrv_OpenAdapter12;
         return S_OK;
     }
-    void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    char tried[2][4096] = {"", ""};
+    bool named = strchr(path, '/') == NULL;
+    void *library = named ? open_named(path, tried) : dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!library) {
-        fprintf(stderr, "d12rt: D12RT_DRIVER=%s: cannot load the driver: %s\n", path, dlerror());
+        const char *why = dlerror();
+        if (named && access(tried[0], F_OK) != 0 && access(tried[1], F_OK) != 0)
+            fprintf(stderr, "d12rt: D12RT_DRIVER=%s: no driver named %s: no %s, no %s, and not on the library search "
+                            "path: %s\n", path, path, tried[0], tried[1], why);
+        else
+            fprintf(stderr, "d12rt: D12RT_DRIVER=%s: cannot load the driver: %s\n", path, why);
         return E_FAIL;
     }
     dlerror();
