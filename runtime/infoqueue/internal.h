@@ -1,8 +1,8 @@
 /* The InfoQueue's shared internals: the object, its types, its lock and its nodes (docs/infoqueue.md; lock:
  * docs/locking.md).
  *
- * runtime/infoqueue/ is cut along a message's path (docs/infoqueue.md "A message's path"). One entry, report.c,
- * calls down, in this order and at most once each, into
+ * runtime/infoqueue/ is cut along a message's path (docs/infoqueue.md "Files, and a message's path"). One entry,
+ * report.c, calls down, in this order and at most once each, into
  *   filters.c  - the decision (storage filter, mute, break-on, who wants the text), and the filter, break-on and
  *                mute methods;
  *   storage.c  - the store of messages (blocks, count limit, eviction), lifetime, retrieval and the counters;

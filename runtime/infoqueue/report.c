@@ -1,9 +1,9 @@
-/* InfoQueue reporting: the one entry of a message's path (docs/infoqueue.md "A message's path"). A report takes the
- * lock, asks filters.c for the decision, stores through storage.c, queues the delivery copy, and ends in delivery.c
- * (callbacks, debug output, the break) or a plain unlock: each of those files is entered once, and none of them
- * calls back here. A formatted report drops the lock between the decision and the commit to format its text; a
- * verbatim one (the driver-reported-messages path) is decided and committed under one lock when it needs no
- * allocation (a recycled store node, a pooled delivery node).
+/* InfoQueue reporting: the one entry of a message's path (docs/infoqueue.md "Files, and a message's path"). A
+ * report takes the lock, asks filters.c for the decision, stores through storage.c, queues the delivery copy, and
+ * ends in delivery.c (callbacks, debug output, the break) or a plain unlock: each of those files is entered once,
+ * and none of them calls back here. A formatted report drops the lock between the decision and the commit to
+ * format its text; a verbatim one (the driver-reported-messages path) is decided and committed under one lock when
+ * it needs no allocation (a recycled store node, a pooled delivery node).
  * Design: docs/infoqueue.md; docs/performance.md "Report path". */
 #define _POSIX_C_SOURCE 200809L
 
@@ -15,9 +15,8 @@
 
 /* ---- Reporting ---- */
 
-/* Where a report's text comes from: exactly one of text, format + args, or fn + context. */
+/* Where a formatted report's text comes from: format + args, or fn + context. */
 typedef struct iq_source {
-    const char *text;
     const char *format;
     va_list *args;
     d12__info_queue_format_fn fn;
