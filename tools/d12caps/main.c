@@ -10,27 +10,14 @@
  * of its enum present at the runtime's own version for the flavor (flags: every bit present then), run through
  * the same check/clamp calls CheckFeatureSupport1 makes.
  */
+#include <getopt.h>
+
+#include "cli.h"
 #include "d12caps_tool.h"
 
-static const char usage_text[] =
-    "usage: d12caps --sdk N [--flavor retail|preview] [--json] [--all] [--changed]\n"
-    "       d12caps compare A B [--flavor retail|preview] [--json] [--all] [--changed]\n"
-    "       d12caps history ENUM [--json]\n"
-    "       d12caps enums [--json]\n"
-    "       d12caps versions [--json]\n"
-    "\n"
-    "  --sdk N      what an application built against Agility SDK version N sees, field by field\n"
-    "  compare A B  the same for two SDK versions side by side\n"
-    "  history ENUM every value of a capability enum with its first/removed version per line\n"
-    "  enums        the capability enums `history` knows\n"
-    "  versions     the SDK versions of the retail and preview lines\n"
-    "  --flavor F   the runtime answering: retail or preview (`d12caps versions` shows their SDK versions);\n"
-    "               default $D12RT_FLAVOR, else retail\n"
-    "  --json       machine-readable output\n"
-    "  --all        also list fields that are never clamped (bool, integer, input, ...)\n"
-    "  --changed    only fields an app sees differently from the true value (clamped or limited by its own\n"
-    "               request), or, with compare, differently at A and at B (where both have the feature)\n"
-    "  --json output always holds every feature and field.\n";
+/* d12caps_help (what --help prints) and d12caps_usage (its usage lines) come from tools/help/d12caps.txt, which
+ * is also the manual page (cmake/ToolHelp.cmake). */
+#include "d12caps_help.h"
 
 int usage_error(const char *format, ...)
 {
@@ -38,9 +25,9 @@ int usage_error(const char *format, ...)
     va_start(args, format);
     fputs("d12caps: ", stderr);
     vfprintf(stderr, format, args);
-    fputs("\n\n", stderr);
+    fputs("\n", stderr);
     va_end(args);
-    fputs(usage_text, stderr);
+    fputs(d12caps_usage, stderr);
     return EXIT_USAGE;
 }
 
@@ -69,55 +56,63 @@ static bool parse_flavor(const char *text, d12_caps_flavor *out)
     return false;
 }
 
-/* Handle one option at argv[*i]; returns 0, or the exit code of a usage error. */
-static int parse_option(int argc, char **argv, int *i, options *opts)
-{
-    const char *arg = argv[*i];
-    if (strcmp(arg, "--json") == 0) {
-        opts->json = true;
-    } else if (strcmp(arg, "--all") == 0) {
-        opts->all = true;
-    } else if (strcmp(arg, "--changed") == 0) {
-        opts->changed = true;
-    } else if (strcmp(arg, "--flavor") == 0 || strcmp(arg, "--sdk") == 0) {
-        if (*i + 1 >= argc)
-            return usage_error("%s needs a value", arg);
-        const char *value = argv[++*i];
-        if (arg[2] == 'f' && !parse_flavor(value, &opts->flavor))
-            return usage_error("unknown flavor '%s' (retail or preview)", value);
-        if (arg[2] == 's' && !parse_version(value, &opts->sdk))
-            return usage_error("SDK version '%s' is not a number", value);
-        opts->have_sdk |= arg[2] == 's';
-    } else {
-        return usage_error("unknown option '%s'", arg);
-    }
-    return 0;
-}
+enum { OPT_SDK = 0x200, OPT_FLAVOR, OPT_JSON, OPT_ALL, OPT_CHANGED };
 
+/* The options (any order, anywhere: getopt_long permutes), then the command and its arguments. Returns 0; or
+ * -1 after --help / --version (exit 0); or the exit code of a usage error. */
 static int parse_args(int argc, char **argv, options *opts)
 {
+    static const struct option long_options[] = {
+        D12_TOOL_COMMON_OPTIONS,
+        {"sdk", required_argument, NULL, OPT_SDK},
+        {"flavor", required_argument, NULL, OPT_FLAVOR},
+        {"json", no_argument, NULL, OPT_JSON},
+        {"all", no_argument, NULL, OPT_ALL},
+        {"changed", no_argument, NULL, OPT_CHANGED},
+        {NULL, 0, NULL, 0},
+    };
     if (!d12_caps_flavor_from_environment(&opts->flavor))
         return usage_error("D12RT_FLAVOR='%s' is neither retail nor preview", getenv("D12RT_FLAVOR"));
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(usage_text, stdout);
-            exit(0);
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", long_options, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            return d12_tool_print_help(d12caps_help) == 0 ? -1 : 1;
+        case D12_TOOL_OPT_VERSION:
+            return d12_tool_print_version("d12caps") == 0 ? -1 : 1;
+        case OPT_JSON:
+            opts->json = true;
+            break;
+        case OPT_ALL:
+            opts->all = true;
+            break;
+        case OPT_CHANGED:
+            opts->changed = true;
+            break;
+        case OPT_FLAVOR:
+            if (!parse_flavor(optarg, &opts->flavor))
+                return usage_error("unknown flavor '%s' (retail or preview)", optarg);
+            break;
+        case OPT_SDK:
+            if (!parse_version(optarg, &opts->sdk))
+                return usage_error("SDK version '%s' is not a number", optarg);
+            opts->have_sdk = true;
+            break;
+        default:
+            return d12_tool_bad_option("d12caps", d12caps_usage, c, optopt, argv, optind);
         }
-        if (strncmp(argv[i], "--", 2) == 0) {
-            int code = parse_option(argc, argv, &i, opts);
-            if (code)
-                return code;
-        } else if (!opts->command && !opts->have_sdk && opts->positional_count == 0) {
+    }
+    for (int i = optind; i < argc; i++) {
+        if (!opts->command && !opts->have_sdk && opts->positional_count == 0)
             opts->command = argv[i];
-        } else if (opts->positional_count < 2) {
+        else if (opts->positional_count < 2)
             opts->positional[opts->positional_count++] = argv[i];
-        } else {
+        else
             return usage_error("unexpected argument '%s'", argv[i]);
-        }
     }
     return 0;
 }
-
 
 int main(int argc, char **argv)
 {
@@ -129,7 +124,7 @@ int main(int argc, char **argv)
     options opts = {0};
     int code = parse_args(argc, argv, &opts);
     if (code)
-        return code;
+        return code < 0 ? 0 : code;
     if (!opts.command)
         return opts.have_sdk ? run_sdk(&opts) : usage_error("nothing to do");
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

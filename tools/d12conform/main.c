@@ -8,12 +8,17 @@
  * Each test runs in its own process (a re-exec of this program with --child NAME and a fresh environment: the trace
  * and the debug settings are per process), killed after the timeout; a crash or a hang fails that test only. */
 #include <fnmatch.h>
+#include <getopt.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "conform.h"
+/* d12conform_help (what --help prints) and d12conform_usage (its usage lines): tools/help/d12conform.txt, which is
+ * also the manual page (cmake/ToolHelp.cmake). */
+#include "d12conform_help.h"
 
 /* ======== the table: every area's tests, in CONFORM_AREAS order ======== */
 
@@ -100,13 +105,15 @@ static result run_one(const conform_test *t, const char *driver, unsigned timeou
     int status = 0;
     for (;;) {
         struct pollfd p = {pipe_fd[0], POLLIN, 0};
-        int remaining = (int)((start + timeout - now_seconds()) * 1000);
+        /* milliseconds left, in double: (int)(timeout * 1000) overflowed past INT_MAX / 1000 seconds */
+        double left_ms = (start + (double)timeout - now_seconds()) * 1000;
+        int remaining = left_ms >= 100 ? 100 : (int)left_ms;
         if (remaining <= 0) {
             timed_out = true;
             kill(pid, SIGKILL);
             break;
         }
-        if (poll(&p, 1, remaining < 100 ? remaining : 100) > 0) {
+        if (poll(&p, 1, remaining) > 0) {
             if (capacity - size < 1024)
                 text = realloc(text, capacity *= 2);
             ssize_t n = read(pipe_fd[0], text + size, capacity - size - 1);
@@ -184,11 +191,30 @@ static const char *outcome_name(outcome o)
     return o == PASS ? "passed" : o == NOT_EXERCISED ? "not exercised" : "failed";
 }
 
-static int usage(void)
+static int usage_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *format, ...)
 {
-    fprintf(stderr, "usage: d12conform [--driver PATH] [--list] [--run GLOB] [--json] [--junit FILE] [--timeout SECONDS]\n"
-                    "  without --driver the built-in reference driver is tested\n");
-    return 2;
+    char why[512];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(why, sizeof why, format, args);
+    va_end(args);
+    return d12_tool_usage_error("d12conform", d12conform_usage, "%s", why);
+}
+
+/* Seconds to wait for one test: digits only (strtoull alone would take "-1" as 2^64 - 1 and " 5" as 5), 1 to
+ * D12CONFORM_MAX_TIMEOUT, the most the parent's poll (int milliseconds) can wait for in one go. */
+#define D12CONFORM_MAX_TIMEOUT (INT_MAX / 1000)
+static bool parse_timeout(const char *text, unsigned *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long seconds = strtoull(text, &end, 10);
+    if (text[0] < '0' || text[0] > '9' || *end != '\0' || errno != 0 || seconds < 1 ||
+        seconds > D12CONFORM_MAX_TIMEOUT)
+        return false;
+    *out = (unsigned)seconds;
+    return true;
 }
 
 static int run_child(const char *name)
@@ -205,32 +231,62 @@ static int run_child(const char *name)
     return 2;
 }
 
+enum { OPT_DRIVER = 0x200, OPT_LIST, OPT_RUN, OPT_JSON, OPT_JUNIT, OPT_TIMEOUT, OPT_CHILD };
+
 int main(int argc, char **argv)
 {
     collect_tests();
     const char *driver = NULL, *glob = "*", *junit = NULL;
     bool list = false, json = false;
     unsigned timeout = 10;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--child") == 0 && i + 1 < argc)
-            return run_child(argv[i + 1]);
-        else if (strcmp(argv[i], "--driver") == 0 && i + 1 < argc)
-            driver = argv[++i];
-        else if (strcmp(argv[i], "--run") == 0 && i + 1 < argc)
-            glob = argv[++i];
-        else if (strcmp(argv[i], "--junit") == 0 && i + 1 < argc)
-            junit = argv[++i];
-        else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc)
-            timeout = (unsigned)atoi(argv[++i]);
-        else if (strcmp(argv[i], "--list") == 0)
+    static const struct option long_options[] = {
+        D12_TOOL_COMMON_OPTIONS,
+        {"driver", required_argument, NULL, OPT_DRIVER},
+        {"list", no_argument, NULL, OPT_LIST},
+        {"run", required_argument, NULL, OPT_RUN},
+        {"json", no_argument, NULL, OPT_JSON},
+        {"junit", required_argument, NULL, OPT_JUNIT},
+        {"timeout", required_argument, NULL, OPT_TIMEOUT},
+        /* internal: the re-exec of this program that runs one test (run_one) */
+        {"child", required_argument, NULL, OPT_CHILD},
+        {NULL, 0, NULL, 0},
+    };
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", long_options, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            return d12_tool_print_help(d12conform_help);
+        case D12_TOOL_OPT_VERSION:
+            return d12_tool_print_version("d12conform");
+        case OPT_CHILD:
+            return run_child(optarg);
+        case OPT_DRIVER:
+            driver = optarg;
+            break;
+        case OPT_RUN:
+            glob = optarg;
+            break;
+        case OPT_JUNIT:
+            junit = optarg;
+            break;
+        case OPT_TIMEOUT:
+            if (!parse_timeout(optarg, &timeout))
+                return usage_error("--timeout %s: not a whole number of seconds from 1 to %d", optarg,
+                                   D12CONFORM_MAX_TIMEOUT);
+            break;
+        case OPT_LIST:
             list = true;
-        else if (strcmp(argv[i], "--json") == 0)
+            break;
+        case OPT_JSON:
             json = true;
-        else
-            return usage();
+            break;
+        default:
+            return d12_tool_bad_option("d12conform", d12conform_usage, c, optopt, argv, optind);
+        }
     }
-    if (timeout == 0)
-        return usage();
+    if (optind < argc)
+        return usage_error("unexpected argument '%s'", argv[optind]);
     char resolved[PATH_MAX];
     if (driver && !realpath(driver, resolved)) {
         fprintf(stderr, "d12conform: --driver %s: %s\n", driver, strerror(errno));
