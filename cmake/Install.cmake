@@ -12,6 +12,9 @@
 #   PREFIX/bin/d12dred                                            the DRED report viewer (installed by tools/)
 #   PREFIX/bin/d12cfg                                             per-application registry settings (tools/)
 #   PREFIX/bin/d12caps                                            clamp tables per SDK version (tools/)
+#   PREFIX/share/man/man1/d12cfg.1, d12caps.1, d12dred.1, d12conform.1
+#                                                                 their manual pages, made from tools/help/*.txt
+#                                                                 like their --help (cmake/ToolHelp.cmake)
 # The four programs of DESIGN.md's public contract: d12cfg, d12caps, d12dred, d12conform. Those linking
 # libd12rt.so (d12conform) carry INSTALL_RPATH $ORIGIN/../lib; the others link static libraries only.
 # lib/ is CMAKE_INSTALL_LIBDIR (GNUInstallDirs: `lib` unless the configured prefix is /usr on a multiarch system),
@@ -23,7 +26,7 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-foreach(dir IN ITEMS CMAKE_INSTALL_LIBDIR CMAKE_INSTALL_INCLUDEDIR)
+foreach(dir IN ITEMS CMAKE_INSTALL_LIBDIR CMAKE_INSTALL_INCLUDEDIR CMAKE_INSTALL_MANDIR)
   if(IS_ABSOLUTE "${${dir}}")
     message(FATAL_ERROR "${dir} (${${dir}}) must be relative to the install prefix: d12rt's install is relocatable")
   endif()

@@ -11,39 +11,27 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "d12cfg_edit.h"
 #include "registry.h"
 
 #define EXIT_USAGE 2
 
-static const char usage_text[] =
-    "usage: d12cfg [--system] drm APP on|off|app\n"
-    "       d12cfg [--system] debug-layer APP on|off|app\n"
-    "       d12cfg [--system] dred APP breadcrumbs|page-fault|context on|off|system\n"
-    "       d12cfg show APP\n"
-    "       d12cfg list\n"
-    "\n"
-    "  drm          driver-reported messages for APP: forced on, forced off, or left to the application\n"
-    "  debug-layer  the debug layer for APP: forced on, forced off, or left to the application\n"
-    "  dred         a DRED feature for APP when the application leaves it SYSTEM_CONTROLLED: on (FORCED_ON),\n"
-    "               off (FORCED_OFF) or system (the value removed: off unless the other hive sets it)\n"
-    "  show         the settings APP gets, and where each comes from\n"
-    "  list         the applications either hive configures\n"
-    "  --system     write the system hive (HKLM) instead of the user's (HKCU)\n"
-    "\n"
-    "APP is the executable's file name (what D12RT_APP_NAME overrides). Files: $D12RT_HKCU or\n"
-    "${XDG_CONFIG_HOME:-$HOME/.config}/d12rt/user.reg; $D12RT_HKLM or /etc/d12rt/system.reg.\n";
+/* d12cfg_help (what --help prints) and d12cfg_usage (its usage lines) come from tools/help/d12cfg.txt, which is
+ * also the manual page (cmake/ToolHelp.cmake). */
+#include "d12cfg_help.h"
 
 static int usage(const char *why)
 {
     if (why)
         fprintf(stderr, "d12cfg: %s\n", why);
-    fputs(usage_text, stderr);
+    fputs(d12cfg_usage, stderr);
     return EXIT_USAGE;
 }
 
@@ -331,31 +319,32 @@ static int run(bool system, int argc, char **argv)
     return cmd_set(system, cmd, -1, argv[1], m);
 }
 
+enum { OPT_SYSTEM = 0x200 };
+
 int main(int argc, char **argv)
 {
+    /* Options may come anywhere (getopt_long permutes); `--` ends them, so an APP may start with '-'. A new
+     * option is one line here and one in tools/help/d12cfg.txt. */
+    static const struct option long_options[] = {
+        D12_TOOL_COMMON_OPTIONS,
+        {"system", no_argument, NULL, OPT_SYSTEM},
+        {NULL, 0, NULL, 0},
+    };
     bool system = false;
-    char **args = calloc((size_t)argc + 1, sizeof *args);
-    int n = 0;
-    if (!args)
-        return 1;
-    /* --system may come anywhere; `--` ends options so an APP may start with '-' */
-    bool options = true;
-    for (int i = 1; i < argc; i++) {
-        if (options && !strcmp(argv[i], "--system"))
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", long_options, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            return d12_tool_print_help(d12cfg_help);
+        case D12_TOOL_OPT_VERSION:
+            return d12_tool_print_version("d12cfg");
+        case OPT_SYSTEM:
             system = true;
-        else if (options && !strcmp(argv[i], "--"))
-            options = false;
-        else if (options && (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))) {
-            free(args);
-            fputs(usage_text, stdout);
-            return 0;
-        } else if (options && argv[i][0] == '-' && argv[i][1]) {
-            free(args);
-            return usage("unknown option");
-        } else
-            args[n++] = argv[i];
+            break;
+        default:
+            return d12_tool_bad_option("d12cfg", d12cfg_usage, c, optopt, argv, optind);
+        }
     }
-    int rc = run(system, n, args);
-    free(args);
-    return rc;
+    return run(system, argc - optind, argv + optind);
 }

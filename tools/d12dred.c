@@ -6,20 +6,21 @@
  *
  * Exit status: 0 success (diff: the reports agree), 1 diff: they differ, 2 usage error, 3 a file that cannot be
  * read or is not a valid report (the reason on stderr: `d12dred: FILE: line L, column C: ...`). */
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "cli.h"
 #include "d12dred_report.h"
+/* d12dred_help (what --help prints) and d12dred_usage (its usage lines): tools/help/d12dred.txt, which is also the
+ * manual page (cmake/ToolHelp.cmake). */
+#include "d12dred_help.h"
 
 enum { EXIT_SAME = 0, EXIT_DIFFERENT = 1, EXIT_USAGE = 2, EXIT_BAD_FILE = 3 };
 
-static int usage(FILE *out)
+static int usage(void)
 {
-    fprintf(out, "usage: d12dred show FILE [--json]\n"
-                 "       d12dred diff A B\n"
-                 "Shows a DRED report written by d12rt (D12RT_DRED_DUMP=DIR), or compares two.\n"
-                 "Exit status: 0 success or same, 1 different (diff), 2 usage, 3 unreadable or invalid report.\n");
-    return out == stdout ? EXIT_SAME : EXIT_USAGE;
+    return d12_tool_usage_error("d12dred", d12dred_usage, NULL);
 }
 
 static d12dred_report *load(const char *path)
@@ -65,21 +66,39 @@ static int diff(const char *a_path, const char *b_path)
     return rc == 0 ? EXIT_SAME : EXIT_DIFFERENT;
 }
 
+enum { OPT_JSON = 0x200 };
+
 int main(int argc, char **argv)
 {
-    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0))
-        return usage(stdout);
-    if (argc >= 3 && strcmp(argv[1], "show") == 0) {
-        if (argc == 3)
-            return show(argv[2], 0);
-        if (argc == 4 && strcmp(argv[3], "--json") == 0)
-            return show(argv[2], 1);
-        if (argc == 4 && strcmp(argv[2], "--json") == 0)
-            return show(argv[3], 1);
+    static const struct option long_options[] = {
+        D12_TOOL_COMMON_OPTIONS,
+        {"json", no_argument, NULL, OPT_JSON},
+        {NULL, 0, NULL, 0},
+    };
+    int json = 0;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", long_options, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            return d12_tool_print_help(d12dred_help);
+        case D12_TOOL_OPT_VERSION:
+            return d12_tool_print_version("d12dred");
+        case OPT_JSON:
+            json = 1;
+            break;
+        default:
+            return d12_tool_bad_option("d12dred", d12dred_usage, c, optopt, argv, optind);
+        }
     }
-    if (argc == 4 && strcmp(argv[1], "diff") == 0)
-        return diff(argv[2], argv[3]);
-    if (argc >= 2 && strcmp(argv[1], "show") != 0 && strcmp(argv[1], "diff") != 0)
-        fprintf(stderr, "d12dred: unknown command '%s'\n", argv[1]);
-    return usage(stderr);
+    /* getopt_long moved the options in front: argv[optind..] are the command and its operands, in order */
+    int count = argc - optind;
+    char **args = argv + optind;
+    if (count == 2 && strcmp(args[0], "show") == 0)
+        return show(args[1], json);
+    if (count == 3 && strcmp(args[0], "diff") == 0 && !json)
+        return diff(args[1], args[2]);
+    if (count >= 1 && strcmp(args[0], "show") != 0 && strcmp(args[0], "diff") != 0)
+        fprintf(stderr, "d12dred: unknown command '%s'\n", args[0]);
+    return usage();
 }

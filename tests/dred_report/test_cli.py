@@ -127,10 +127,15 @@ def case_missing_file(tool, golden):
 
 
 def case_usage(tool, golden):
-    for args in ((), ("show",), ("show", "a", "b"), ("diff", "a"), ("show", "a", "--yaml")):
+    for args in ((), ("show",), ("show", "a", "b"), ("diff", "a"), ("diff", "a", "b", "--json")):
         result = run(tool, *args)
         check_eq(result.returncode, 2, f"d12dred {' '.join(args)}: exit code 2")
         check(result.stderr.decode().startswith("usage: d12dred show FILE [--json]"), f"d12dred {' '.join(args)}: usage")
+    # a bad option is named before the usage lines (getopt_long; docs/tools.md)
+    result = run(tool, "show", "a", "--yaml")
+    check_eq(result.returncode, 2, "d12dred show a --yaml: exit code 2")
+    check(result.stderr.decode().startswith("d12dred: unknown option '--yaml'\nusage: d12dred show FILE [--json]"),
+          "d12dred show a --yaml: the option named, then the usage")
     result = run(tool, "explain", "x")
     check_eq(result.returncode, 2, "unknown command: exit code 2")
     check(result.stderr.decode().startswith("d12dred: unknown command 'explain'\nusage:"), "unknown command: named")

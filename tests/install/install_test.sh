@@ -9,7 +9,8 @@
 #   install_test.sh cmake   CMake client: find_package(d12rt) + d12rt::d12rt; a too-high version is refused
 #   install_test.sh cleanup remove TMP
 #
-# Environment (from tests/install/CMakeLists.txt): BUILD_DIR SOURCE_DIR TEST_DIR STATE_FILE LIBDIR CC CXX CMAKE
+# Environment (from tests/install/CMakeLists.txt): BUILD_DIR SOURCE_DIR TEST_DIR STATE_FILE LIBDIR MANDIR PYTHON
+# VERSION CC CXX CMAKE
 # and CLIENT_CFLAGS CLIENT_CXXFLAGS CLIENT_LDFLAGS — the build's own CMAKE_<LANG>_FLAGS/CMAKE_EXE_LINKER_FLAGS,
 # empty by default and the sanitizer flags in the asan preset: a client of an ASan-built libd12rt.so must carry
 # the ASan runtime itself. d12rt's own flags come from pkg-config alone.
@@ -73,6 +74,15 @@ setup)
         check "installed $f" test -f "$stage/$f" -a ! -L "$stage/$f"
     done
     check "installed d12dred runs" "$stage/bin/d12dred" --help
+    # Each program's section-1 manual page (cmake/ToolHelp.cmake), the one its own --help makes.
+    for tool in d12cfg d12caps d12dred d12conform; do
+        page=$stage/$MANDIR/man1/$tool.1
+        check "installed $MANDIR/man1/$tool.1" test -f "$page" -a ! -L "$page"
+        check "installed $tool.1 is the page \`$tool --help\` makes" \
+            sh -c '"$1" --help | "$2" "$3" check "$4" "$5" "$6"' sh "$stage/bin/$tool" "$PYTHON" \
+            "$SOURCE_DIR/tools/help/manpage.py" "$tool" "$VERSION" "$page"
+        check "man finds $tool in the prefix's MANPATH" test "$(MANPATH=$stage/$MANDIR man -w "$tool")" = "$page"
+    done
     check "soname link libd12rt.so.0" test "$(readlink "$stage/$LIBDIR/libd12rt.so.0")" = libd12rt.so.0.1.0
     check "dev link libd12rt.so" test "$(readlink "$stage/$LIBDIR/libd12rt.so")" = libd12rt.so.0
     check "SONAME libd12rt.so.0" contains "$(readelf -d "$stage/$LIBDIR/libd12rt.so.0.1.0")" "[libd12rt.so.0]"
@@ -106,6 +116,9 @@ setup)
     out=$(env -u LD_LIBRARY_PATH "$moved/bin/d12caps" --bogus 2>&1)
     check "moved d12caps rejects an unknown option with 2" test $? -eq 2
     check "moved d12dred --help exits 0" env -u LD_LIBRARY_PATH "$moved/bin/d12dred" --help
+    for tool in d12cfg d12caps d12dred d12conform; do
+        check "moved $tool --version" test "$(env -u LD_LIBRARY_PATH "$moved/bin/$tool" --version)" = "$tool $VERSION"
+    done
     echo "installed and moved to $moved"
     finish
     ;;

@@ -94,6 +94,9 @@ static jvalue *new_value(parser *ps, jtype type)
 
 static int hex4(parser *ps, uint32_t *out)
 {
+    /* *out is written on every path: at -O3 gcc inlines this into parse_escape but cannot see that parse_fail
+     * returns nonzero, and would otherwise warn that the caller may read it unset (-Wmaybe-uninitialized). */
+    *out = 0;
     if (ps->end - ps->p < 4)
         return parse_fail(ps, "truncated \\u escape");
     uint32_t value = 0;
