@@ -29,7 +29,7 @@ static ID3D12InfoQueue1 *g_queue;  /* the application's last reference, dropped 
 static atomic_int g_seen;
 static _Atomic HRESULT g_first = E_FAIL, g_second = S_OK;
 
-static void CALLBACK on_message(D3D12_MESSAGE_CATEGORY category, D3D12_MESSAGE_SEVERITY severity,
+static void on_message(D3D12_MESSAGE_CATEGORY category, D3D12_MESSAGE_SEVERITY severity,
                                 D3D12_MESSAGE_ID id, LPCSTR description, void *context)
 {
     (void)category, (void)severity, (void)context;
