@@ -100,28 +100,6 @@ static size_t dred_changes(d12_reg_setting_id id, mode m, d12_reg_change *c)
     return 1;
 }
 
-static int write_hive(const char *path, const d12_reg_file *hive, const char *key, const d12_reg_change *c,
-                      size_t count)
-{
-    char *text;
-    size_t size, bytes_size;
-    d12_reg_edit_result r = d12__reg_edit(hive, key, c, count, &text, &size);
-    if (r != D12_REG_EDIT_OK) {
-        fprintf(stderr, "d12cfg: %s: %s; the file is unchanged\n", path,
-                r == D12_REG_EDIT_NOMEM ? "out of memory" : "the edited file would not read back as written");
-        return 1;
-    }
-    /* a new file is UTF-8; an existing one keeps its encoding (regedit's UTF-16LE stays UTF-16LE) */
-    unsigned char *bytes = d12__reg_encode(text, size, hive->exists ? hive->encoding : D12_REG_UTF8, &bytes_size);
-    free(text);
-    const char *step = "out of memory";
-    int rc = bytes ? d12__reg_write_atomic(path, bytes, bytes_size, &step) : -1;
-    if (rc != 0)
-        fprintf(stderr, "d12cfg: %s: %s: %s; the file is unchanged\n", path, step, strerror(errno));
-    free(bytes);
-    return rc == 0 ? 0 : 1;
-}
-
 static int cmd_set(bool system, const char *what, int dred_feature, const char *app, mode m)
 {
     d12_reg_change c[3];
@@ -134,18 +112,7 @@ static int cmd_set(bool system, const char *what, int dred_feature, const char *
         return 1;
     }
     d12__registry_app_key(key, sizeof key, system ? D12_REG_HKLM_ROOT : D12_REG_HKCU_ROOT, app);
-    d12_reg_file hive;
-    if (d12__registry_load(path, stderr, &hive) != 0) {
-        fprintf(stderr, "d12cfg: %s: out of memory\n", path);
-        return 1;
-    }
-    int rc = 1;
-    if (hive.unreadable)
-        fprintf(stderr, "d12cfg: %s: cannot be read, so it is not rewritten\n", path);
-    else
-        rc = write_hive(path, &hive, key, c, count);
-    d12__registry_free(&hive);
-    return rc;
+    return d12__reg_update(path, key, c, count, stderr); /* locked, checked, mode and owner kept (d12cfg_edit.h) */
 }
 
 /* ---- Reading ---- */

@@ -1,7 +1,8 @@
 /* d12cfg's .reg editor (d12cfg_edit.h). The file is rewritten from its own line list: a line is either copied
  * as it was or dropped, and new value lines are inserted at one place, so comments, other keys, other values and
  * even malformed lines survive an edit untouched. */
-#define _XOPEN_SOURCE 700 /* realpath, mkstemp */
+#define _XOPEN_SOURCE 700 /* realpath, mkstemp, faccessat */
+#define _DEFAULT_SOURCE    /* flock */
 
 #include "d12cfg_edit.h"
 
@@ -12,8 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "cfgfile.h"
 
 #define NO_LINE ((size_t)-1)
 
@@ -354,7 +358,9 @@ static int write_all(int fd, const unsigned char *bytes, size_t size)
     return 0;
 }
 
-/* Writes the temporary file (mode of the file it replaces, 0644 for a new one) and fsyncs it. */
+#define KEEP_OWNER_IMPOSSIBLE 1
+
+/* Writes the temporary file (mode and owner of the file it replaces, 0644 for a new one) and fsyncs it. */
 static int write_temp(const char *target, char *tmp, const unsigned char *bytes, size_t size, const char **step)
 {
     int fd = mkstemp(tmp);
@@ -363,8 +369,20 @@ static int write_temp(const char *target, char *tmp, const unsigned char *bytes,
         return -1;
     }
     struct stat st;
-    mode_t mode = stat(target, &st) == 0 ? st.st_mode & 07777 : 0644;
+    bool exists = stat(target, &st) == 0;
+    mode_t mode = exists ? st.st_mode & 07777 : 0644;
     int rc = -1;
+    struct stat mine;
+    /* The replacement keeps the replaced file's owner and group (issue 17 item 7.7): a rename would otherwise hand
+     * the file to whoever ran d12cfg. Who may not give a file away (not root) and does not own it gets
+     * KEEP_OWNER_IMPOSSIBLE, and the caller rewrites the file in place instead. The owner goes first: chown clears
+     * the set-id bits that fchmod then restores. */
+    if (exists && fstat(fd, &mine) == 0 && (mine.st_uid != st.st_uid || mine.st_gid != st.st_gid) &&
+        fchown(fd, st.st_uid, st.st_gid) != 0) {
+        close(fd);
+        unlink(tmp);
+        return KEEP_OWNER_IMPOSSIBLE;
+    }
     if (fchmod(fd, mode) != 0)
         *step = "cannot set the temporary file's mode";
     else if (write_all(fd, bytes, size) != 0)
@@ -440,6 +458,31 @@ static int resolve_target(const char *path, char *target, size_t size)
     return 0;
 }
 
+/* The file belongs to someone else who lets this user write it: rewritten through its own inode, so owner, group,
+ * mode and hard links stay (not atomic against a crash, as a rename would be; d12cfg's lock still keeps concurrent
+ * runs apart). */
+static int write_in_place(const char *target, const unsigned char *bytes, size_t size, const char **step)
+{
+    int fd = open(target, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) {
+        *step = "cannot open the file to rewrite it";
+        return -1;
+    }
+    int rc = -1;
+    if (write_all(fd, bytes, size) != 0)
+        *step = "cannot rewrite the file";
+    else if (ftruncate(fd, (off_t)size) != 0)
+        *step = "cannot truncate the file";
+    else if (fsync(fd) != 0)
+        *step = "cannot fsync the file";
+    else
+        rc = 0;
+    int err = errno;
+    close(fd);
+    errno = err;
+    return rc;
+}
+
 int d12__reg_write_atomic(const char *path, const void *bytes, size_t size, const char **step)
 {
     char target[PATH_MAX], dir[PATH_MAX], tmp[PATH_MAX];
@@ -451,7 +494,10 @@ int d12__reg_write_atomic(const char *path, const void *bytes, size_t size, cons
         *step = "cannot create the directory";
         return -1;
     }
-    if (write_temp(target, tmp, bytes, size, step) != 0)
+    int written = write_temp(target, tmp, bytes, size, step);
+    if (written == KEEP_OWNER_IMPOSSIBLE)
+        return write_in_place(target, bytes, size, step);
+    if (written != 0)
         return -1;
     if (rename(tmp, target) != 0) {
         int err = errno;
@@ -462,4 +508,152 @@ int d12__reg_write_atomic(const char *path, const void *bytes, size_t size, cons
     }
     fsync_dir(dir);
     return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------------------
+ * Read, edit, write: one update of a hive (issue 17 items 7.4-7.7). */
+
+/* The encodings d12cfg can rewrite: UTF-8 (with or without its BOM) and UTF-16LE with its BOM, as regedit writes.
+ * A file that is UTF-16 without a BOM (NUL bytes in the text), UTF-16BE, or holds a NUL anywhere would get UTF-8
+ * lines appended to it, a mixed file neither side can read: NULL when the bytes are one of those, else the name. */
+static const char *unsupported_encoding(const unsigned char *b, size_t n)
+{
+    if (n >= 2 && b[0] == 0xFE && b[1] == 0xFF)
+        return "UTF-16BE";
+    if (n >= 2 && b[0] == 0xFF && b[1] == 0xFE)
+        return NULL; /* UTF-16LE with its BOM: decoded and re-encoded */
+    if (n >= 4 && b[0] == 0 && b[1] == 0 && b[2] == 0xFE && b[3] == 0xFF)
+        return "UTF-32BE";
+    const unsigned char *nul = memchr(b, 0, n);
+    if (!nul)
+        return NULL;
+    size_t at = (size_t)(nul - b);
+    return at % 2 ? "UTF-16LE without a byte-order mark" : "UTF-16BE without a byte-order mark";
+}
+
+/* Holds an exclusive advisory lock on the sidecar file "<target>.lock" (created 0644, never removed: removing it
+ * would let two runs lock two different files). Every d12cfg run holds it from reading the hive until its rename
+ * is done, so concurrent runs apply their edits one after another instead of each rewriting the file it read. */
+static int lock_hive(const char *target, const char **step)
+{
+    char lock[PATH_MAX];
+    if (snprintf(lock, sizeof lock, "%s.lock", target) >= (int)sizeof lock) {
+        *step = "the path is too long";
+        return -1;
+    }
+    int fd = open(lock, O_RDONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0644);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        close(fd);
+        fd = -1;
+        errno = EINVAL;
+    }
+    if (fd < 0) {
+        *step = "cannot open the lock file beside it";
+        return -1;
+    }
+    while (flock(fd, LOCK_EX) != 0) {
+        if (errno != EINTR) {
+            int err = errno;
+            close(fd);
+            errno = err;
+            *step = "cannot lock the lock file beside it";
+            return -1;
+        }
+    }
+    return fd;
+}
+
+static int refuse(FILE *errors, const char *path, const char *what)
+{
+    fprintf(errors, "d12cfg: %s: %s; the file is unchanged\n", path, what);
+    return 1;
+}
+
+/* Under the lock: read, check, edit, encode, check the size, write. */
+static int update_locked(const char *path, const char *target, const char *key, const d12_reg_change *changes,
+                         size_t count, FILE *errors)
+{
+    unsigned char *raw;
+    size_t raw_size;
+    char why[160], what[256];
+    d12_cfgfile_status status = d12_cfgfile_read(target, D12_CFGFILE_MAX_HIVE_BYTES, D12_CFGFILE_MAX_HIVE_TEXT, &raw,
+                                                 &raw_size, why, sizeof why);
+    if (status == D12_CFGFILE_NO_MEMORY)
+        return refuse(errors, path, "out of memory");
+    if (status == D12_CFGFILE_UNREADABLE) {
+        snprintf(what, sizeof what, "cannot be read (%s), so it is not rewritten", why);
+        return refuse(errors, path, what);
+    }
+    bool exists = status == D12_CFGFILE_OK;
+    const char *encoding = exists ? unsupported_encoding(raw, raw_size) : NULL;
+    if (encoding) {
+        free(raw);
+        snprintf(what, sizeof what, "unsupported encoding (%s)", encoding);
+        return refuse(errors, path, what);
+    }
+    /* "Refuse when the user could not write the file itself": the rename needs only the directory, so without this
+     * a user could replace a read-only file, or one of another user's, with a file of their own. The effective IDs
+     * decide, as they do for open (AT_EACCESS); root may write any file, as open would let it. */
+    if (exists && faccessat(AT_FDCWD, target, W_OK, AT_EACCESS) != 0) {
+        int err = errno;
+        free(raw);
+        snprintf(what, sizeof what, "you cannot write this file (%s), so it is not replaced", strerror(err));
+        return refuse(errors, path, what);
+    }
+    d12_reg_file hive;
+    int parsed = d12__registry_parse_buffer(raw ? raw : (const unsigned char *)"", raw_size, path, errors, &hive);
+    free(raw);
+    if (parsed != 0)
+        return refuse(errors, path, "out of memory");
+    hive.exists = exists;
+    char *text;
+    size_t size, bytes_size;
+    d12_reg_edit_result r = d12__reg_edit(&hive, key, changes, count, &text, &size);
+    d12_reg_encoding out_encoding = exists ? hive.encoding : D12_REG_UTF8; /* regedit's UTF-16LE stays UTF-16LE */
+    d12__registry_free(&hive);
+    if (r != D12_REG_EDIT_OK)
+        return refuse(errors, path, r == D12_REG_EDIT_NOMEM ? "out of memory"
+                                                            : "the edited file would not read back as written");
+    unsigned char *bytes = d12__reg_encode(text, size, out_encoding, &bytes_size);
+    free(text);
+    if (!bytes)
+        return refuse(errors, path, "out of memory");
+    /* The runtime reads no hive larger than this (every setting would then read as absent): one limit, both sides. */
+    if (bytes_size > D12_CFGFILE_MAX_HIVE_BYTES) {
+        free(bytes);
+        snprintf(what, sizeof what, "the edited file would be %zu bytes, more than the %s the runtime reads",
+                 bytes_size, D12_CFGFILE_MAX_HIVE_TEXT);
+        return refuse(errors, path, what);
+    }
+    const char *step = "out of memory";
+    int rc = d12__reg_write_atomic(target, bytes, bytes_size, &step);
+    if (rc != 0) {
+        snprintf(what, sizeof what, "%s: %s", step, strerror(errno));
+        refuse(errors, path, what);
+    }
+    free(bytes);
+    return rc == 0 ? 0 : 1;
+}
+
+int d12__reg_update(const char *path, const char *key, const d12_reg_change *changes, size_t count, FILE *errors)
+{
+    char target[PATH_MAX], dir[PATH_MAX], tmp[PATH_MAX];
+    if (resolve_target(path, target, sizeof target) != 0 || temp_name(target, dir, sizeof dir, tmp, sizeof tmp))
+        return refuse(errors, path, "cannot resolve the path");
+    if (mkdir_parents(dir) != 0) {
+        char what[256];
+        snprintf(what, sizeof what, "cannot create the directory: %s", strerror(errno));
+        return refuse(errors, path, what);
+    }
+    const char *step = NULL;
+    int lock = lock_hive(target, &step);
+    if (lock < 0) {
+        char what[256];
+        snprintf(what, sizeof what, "%s: %s", step, strerror(errno));
+        return refuse(errors, path, what);
+    }
+    int rc = update_locked(path, target, key, changes, count, errors);
+    close(lock); /* releases the lock */
+    return rc;
 }

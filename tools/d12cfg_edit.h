@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "registry.h"
 
@@ -38,5 +39,12 @@ unsigned char *d12__reg_encode(const char *text, size_t size, d12_reg_encoding e
  * gives it the old file's mode (0644 for a new one), renames it over `path` (the target of a symbolic link) and
  * fsyncs the directory. Returns 0, or -1 with errno and *step naming what failed. */
 int d12__reg_write_atomic(const char *path, const void *bytes, size_t size, const char **step);
+
+/* One d12cfg update of the hive at `path` (issue 17 items 7.4-7.7): under an exclusive advisory lock on the sidecar
+ * "<file>.lock", read the file (safely: cfgfile.h), refuse an encoding it cannot rewrite ("unsupported encoding"),
+ * a file the user could not write itself, and a result larger than the runtime reads (16 MiB), then edit, encode
+ * and replace it keeping its mode and owner. Each refusal is one line on `errors` naming `path`; nothing changes.
+ * Returns 0 or 1 (d12cfg's exit status). */
+int d12__reg_update(const char *path, const char *key, const d12_reg_change *changes, size_t count, FILE *errors);
 
 #endif

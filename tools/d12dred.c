@@ -15,6 +15,7 @@
 /* d12dred_help (what --help prints) and d12dred_usage (its usage lines): tools/help/d12dred.txt, which is also the
  * manual page (cmake/ToolHelp.cmake). */
 #include "d12dred_help.h"
+#include "d12dred_shape.h"
 
 enum { EXIT_SAME = 0, EXIT_DIFFERENT = 1, EXIT_USAGE = 2, EXIT_BAD_FILE = 3 };
 
@@ -27,7 +28,8 @@ static d12dred_report *load(const char *path)
 {
     char error[512];
     d12dred_report *report;
-    if (d12dred_report_read_json(path, &report, error, sizeof error) != 0) {
+    /* refused by shape before the tree is built, and read as a config file is (d12dred_shape.h; issue 17 item 7.9) */
+    if (d12dred_shape_load(path, &report, error, sizeof error) != 0) {
         /* read_json names the file itself when it cannot read it; a parse error is about its contents. */
         if (strncmp(error, "cannot read ", 12) == 0 || strstr(error, path) == error + 0)
             fprintf(stderr, "d12dred: %s\n", error);

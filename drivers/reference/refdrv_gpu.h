@@ -10,13 +10,22 @@
 #include "refdrv.h"
 
 /* The device's GPU virtual address space: a bump allocator (addresses are never reused, so a stale address
- * faults instead of reaching a newer buffer) and the live buffers sorted by address. Allocation order is
- * address order, so a new buffer is always appended. */
+ * faults instead of reaching a newer buffer) and the buffers sorted by address. Allocation order is address order,
+ * so a new buffer is always appended. A released buffer's entry keeps its address with no buffer (its range
+ * resolves to nothing, as a gap does) until a compaction, which runs when released entries outnumber live ones:
+ * a release is a binary search and a store, compactions amortized O(1) over releases in any order (issue 17 item
+ * 7.8: a memmove per release made 200 000 releases in creation order quadratic). */
+typedef struct d12__refdrv_va_entry {
+    UINT64 va;
+    struct d12__refdrv_buffer *buffer; /* NULL: released */
+} d12__refdrv_va_entry;
+
 typedef struct d12__refdrv_va_space {
     pthread_rwlock_t lock; /* guards everything below; readers are the timelines resolving addresses */
     UINT64 next;
-    struct d12__refdrv_buffer **live;
-    size_t count, capacity;
+    d12__refdrv_va_entry *entries;
+    size_t count, capacity, released; /* entries in use; allocated; of those in use, released */
+    UINT64 moved; /* entries copied by compactions, ever: the work a test counts (tests/driver/test_refdrv_va.c) */
 } d12__refdrv_va_space;
 
 #define D12_REFDRV_VA_BASE 0x0000000100000000ull
@@ -133,6 +142,9 @@ typedef struct d12__refdrv_command_allocator {
 /* The device's address space (malloc'ed), NULL out of memory. */
 d12__refdrv_va_space *d12__refdrv_va_create(void);
 void d12__refdrv_va_destroy(d12__refdrv_va_space *va);
+/* Reserve `buffer`'s address range (buffer->va) and register it; false when the registry cannot grow. */
+bool d12__refdrv_va_register(d12__refdrv_va_space *va, struct d12__refdrv_buffer *buffer);
+void d12__refdrv_va_unregister(d12__refdrv_va_space *va, const struct d12__refdrv_buffer *buffer);
 /* The live buffer whose allocation (its 64 KiB-granular span from its VA) contains `address`, with a reference
  * taken; NULL: the address is on a page mapped to no live allocation (a page fault). */
 d12__refdrv_buffer *d12__refdrv_buffer_acquire(d12__refdrv_device *device, UINT64 address);

@@ -29,18 +29,18 @@ void d12__refdrv_va_destroy(d12__refdrv_va_space *va)
 {
     if (!va)
         return;
-    free(va->live);
+    free(va->entries);
     pthread_rwlock_destroy(&va->lock);
     free(va);
 }
 
-/* Index of the last live buffer starting at or below `address`, or count when there is none. Read lock held. */
+/* Index of the last entry starting at or below `address`, or count when there is none. Read lock held. */
 static size_t find_below(const d12__refdrv_va_space *va, UINT64 address)
 {
     size_t low = 0, high = va->count;
     while (low < high) {
         size_t middle = low + (high - low) / 2;
-        if (va->live[middle]->va <= address)
+        if (va->entries[middle].va <= address)
             low = middle + 1;
         else
             high = middle;
@@ -58,10 +58,11 @@ d12__refdrv_buffer *d12__refdrv_buffer_acquire(d12__refdrv_device *device, UINT6
     d12__refdrv_buffer *found = NULL;
     pthread_rwlock_rdlock(&device->va->lock);
     size_t i = find_below(device->va, address);
+    d12__refdrv_buffer *buffer = i < device->va->count ? device->va->entries[i].buffer : NULL;
     /* The buffer's whole 64 KiB-granular allocation is mapped: an address past Width but inside it is the
-     * buffer's (an overrun, not a page fault). */
-    if (i < device->va->count && address - device->va->live[i]->va < d12__refdrv_allocation_span(device->va->live[i])) {
-        found = device->va->live[i];
+     * buffer's (an overrun, not a page fault). A released buffer's range is mapped to nothing. */
+    if (buffer && address - buffer->va < d12__refdrv_allocation_span(buffer)) {
+        found = buffer;
         atomic_fetch_add_explicit(&found->refs, 1, memory_order_relaxed);
     }
     pthread_rwlock_unlock(&device->va->lock);
@@ -112,17 +113,31 @@ char *d12__refdrv_buffer_name(d12__refdrv_device *device, const d12__refdrv_buff
     return name;
 }
 
-/* Reserve the address range and register the buffer; false when the registry cannot grow. */
-static bool register_buffer(d12__refdrv_va_space *va, d12__refdrv_buffer *buffer)
+/* Drop the released entries, keeping the order. Write lock held. */
+static void compact(d12__refdrv_va_space *va)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < va->count; i++) {
+        if (va->entries[i].buffer)
+            va->entries[kept++] = va->entries[i];
+    }
+    va->moved += kept;
+    va->count = kept;
+    va->released = 0;
+}
+
+bool d12__refdrv_va_register(d12__refdrv_va_space *va, d12__refdrv_buffer *buffer)
 {
     bool ok = true;
     pthread_rwlock_wrlock(&va->lock);
+    if (va->count == va->capacity && va->released * 2 >= va->count && va->released)
+        compact(va); /* at least half the entries go: room without growing */
     if (va->count == va->capacity) {
         size_t capacity = va->capacity ? va->capacity * 2 : 64;
-        d12__refdrv_buffer **live = realloc(va->live, capacity * sizeof *live);
-        ok = live != NULL;
+        d12__refdrv_va_entry *entries = realloc(va->entries, capacity * sizeof *entries);
+        ok = entries != NULL;
         if (ok) {
-            va->live = live;
+            va->entries = entries;
             va->capacity = capacity;
         }
     }
@@ -130,19 +145,23 @@ static bool register_buffer(d12__refdrv_va_space *va, d12__refdrv_buffer *buffer
         UINT64 span = d12__refdrv_allocation_span(buffer);
         buffer->va = va->next;
         va->next += span + D12_REFDRV_VA_ALIGNMENT; /* the unmapped gap */
-        va->live[va->count++] = buffer;
+        va->entries[va->count++] = (d12__refdrv_va_entry){buffer->va, buffer};
     }
     pthread_rwlock_unlock(&va->lock);
     return ok;
 }
 
-static void unregister_buffer(d12__refdrv_va_space *va, const d12__refdrv_buffer *buffer)
+/* A binary search and a store; a compaction when released entries outnumber the live ones, so each costs at most
+ * what the releases since the last one did. */
+void d12__refdrv_va_unregister(d12__refdrv_va_space *va, const d12__refdrv_buffer *buffer)
 {
     pthread_rwlock_wrlock(&va->lock);
     size_t i = find_below(va, buffer->va);
-    if (i < va->count && va->live[i] == buffer) {
-        memmove(&va->live[i], &va->live[i + 1], (va->count - i - 1) * sizeof *va->live);
-        va->count--;
+    if (i < va->count && va->entries[i].buffer == buffer) {
+        va->entries[i].buffer = NULL;
+        va->released++;
+        if (va->released * 2 > va->count)
+            compact(va);
     }
     pthread_rwlock_unlock(&va->lock);
 }
@@ -187,7 +206,7 @@ HRESULT APIENTRY d12__refdrv_create_resource(D3D12DDI_HDEVICE handle, const D3D1
     d12__refdrv_buffer *buffer = new_buffer(args, rt_resource);
     if (!buffer)
         return E_OUTOFMEMORY;
-    if (!register_buffer(device->va, buffer)) {
+    if (!d12__refdrv_va_register(device->va, buffer)) {
         d12__refdrv_buffer_release(buffer);
         return E_OUTOFMEMORY;
     }
@@ -199,7 +218,7 @@ VOID APIENTRY d12__refdrv_destroy_resource(D3D12DDI_HDEVICE handle, D3D12DDI_HRE
 {
     d12__refdrv_device *device = (d12__refdrv_device *)handle.pDrvPrivate;
     d12__refdrv_buffer *buffer = resource_of(resource)->buffer;
-    unregister_buffer(device->va, buffer);
+    d12__refdrv_va_unregister(device->va, buffer);
     d12__refdrv_buffer_release(buffer); /* executing commands may still hold it */
     resource_of(resource)->buffer = NULL;
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cfgfile.h"
 #include "d12_formats.h"
 #include "refdrv_profile.h"
 
@@ -337,10 +338,25 @@ static void apply_line(parser *p, char *text)
 
 static HRESULT apply_file(d12__refdrv_profile *profile, const char *path, FILE *errors)
 {
-    FILE *file = fopen(path, "r");
+    /* The path comes from the environment and may name a FIFO, /dev/zero or /dev/urandom: read it as the registry
+     * reads a hive (cfgfile.h: no blocking open, a regular file only, at most 1 MiB), then parse the bytes. */
+    unsigned char *bytes;
+    size_t size;
+    char why[160];
+    d12_cfgfile_status status = d12_cfgfile_read(path, D12_CFGFILE_MAX_PROFILE_BYTES, D12_CFGFILE_MAX_PROFILE_TEXT,
+                                                 &bytes, &size, why, sizeof why);
+    if (status != D12_CFGFILE_OK) {
+        fprintf(errors, "%s: cannot read the reference driver profile: %s\n", path,
+                status == D12_CFGFILE_ABSENT ? strerror(ENOENT) : status == D12_CFGFILE_NO_MEMORY ? strerror(ENOMEM)
+                                                                                                   : why);
+        return status == D12_CFGFILE_NO_MEMORY ? E_OUTOFMEMORY : E_INVALIDARG;
+    }
+    FILE *file = size ? fmemopen(bytes, size, "r") : NULL;
     if (!file) {
-        fprintf(errors, "%s: cannot read the reference driver profile: %s\n", path, strerror(errno));
-        return E_INVALIDARG;
+        free(bytes);
+        if (size)
+            fprintf(errors, "%s: cannot read the reference driver profile: %s\n", path, strerror(errno));
+        return size ? E_OUTOFMEMORY : S_OK; /* an empty profile changes nothing */
     }
     parser p = {profile, path, 0, errors, 0};
     char *line = NULL;
@@ -356,6 +372,7 @@ static HRESULT apply_file(d12__refdrv_profile *profile, const char *path, FILE *
     }
     free(line);
     fclose(file);
+    free(bytes);
     return p.error_count ? E_INVALIDARG : S_OK;
 }
 

@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "cfgfile.h"
 #include "ddi_trace.h"
 #include "driver.h"
 #include "fault/fault.h"
@@ -27,9 +28,12 @@ __attribute__((constructor)) static void open_trace(void)
     const char *path = getenv("D12RT_DDI_TRACE");
     if (!path || !*path)
         return;
-    g_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    /* This runs before main: a path naming a FIFO must not block it (cfgfile.h: a non-blocking open, a regular file
+     * only; issue 17 item 7.3). */
+    char why[160];
+    g_fd = d12_cfgfile_open_append(path, why, sizeof why);
     if (g_fd < 0) {
-        fprintf(stderr, "d12rt: D12RT_DDI_TRACE=%s: cannot open the trace file; no trace\n", path);
+        fprintf(stderr, "d12rt: D12RT_DDI_TRACE=%s: cannot open the trace file (%s); no trace\n", path, why);
         return;
     }
     g_on = true;

@@ -452,6 +452,11 @@ void d12__driver_destroy_device(d12_driver_device *device)
     free(device);
 }
 
+bool d12__driver_defer_destroy(d12_driver_device *device, void (*destroy)(void *), void *argument)
+{
+    return device && d12__rthandle_defer(device->rt_token, destroy, argument);
+}
+
 static bool reported(const d12_driver_adapter *adapter, D3D12DDI_FEATURE_0020 feature, UINT32 version)
 {
     UINT32 count;

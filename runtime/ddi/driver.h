@@ -155,6 +155,10 @@ HRESULT d12__driver_create_device(d12_driver_adapter *adapter, const d12_driver_
 /* pfnDestroyDevice, then free the private memory. After it returns the hook is never called again for this
  * device. NULL is ignored. */
 void d12__driver_destroy_device(d12_driver_device *device);
+/* Issue 17 item 7.1: when the calling thread is inside a callback of `device` (pfnReportMessageCb running the
+ * application's message callback, which dropped the last device reference), schedule destroy(argument) for the moment
+ * that callback returns, and answer true; false: the caller destroys now. */
+bool d12__driver_defer_destroy(d12_driver_device *device, void (*destroy)(void *), void *argument);
 
 /* pfnEnableExtendedFeature(hDevice, feature, version). E_INVALIDARG without calling the driver when the
  * adapter did not report that feature and version at init; otherwise what the driver returned. */

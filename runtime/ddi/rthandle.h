@@ -13,6 +13,8 @@
 #ifndef D12_RTHANDLE_H
 #define D12_RTHANDLE_H
 
+#include <stdbool.h>
+
 #include "d12rt/d3d12ddi.h"
 
 /* Live runtime handles at once; a register beyond it fails (E_OUTOFMEMORY). */
@@ -24,8 +26,13 @@ HRESULT d12__rthandle_register(void *object, void **token);
 void *d12__rthandle_acquire(const void *token);
 /* Give back the use an acquire that returned non-NULL took. */
 void d12__rthandle_release(const void *token);
-/* Invalidate `token` (every later acquire gets NULL) and wait until no use of it is in flight. NULL is ignored. */
+/* Invalidate `token` (every later acquire gets NULL) and wait until no use of it is in flight. NULL is ignored.
+ * Never called on a thread that holds a use of `token` (it would wait for itself): see d12__rthandle_defer. */
 void d12__rthandle_unregister(const void *token);
+/* When the calling thread holds a use of `token` (it is inside a callback that acquired it, and the application's
+ * code run from there dropped the object's last reference), record destroy(argument) to run on this thread right
+ * after its outermost use is given back, and answer true; otherwise false (destroy now). Issue 17 item 7.1. */
+bool d12__rthandle_defer(const void *token, void (*destroy)(void *), void *argument);
 
 /* The runtime handles of the other objects a driver is given and may pass back (hRTCommandQueue, hRTCommandList,
  * hRTFence, hRTResource) are not their addresses either but serial numbers, D12_RTHANDLE_SERIAL_TAG | n, n counting

@@ -250,6 +250,11 @@ static void device_destroy(struct d12_device *device)
     free(device);
 }
 
+static void device_destroy_deferred(void *device)
+{
+    device_destroy(device);
+}
+
 ULONG d12_device_AddRef(struct d12_device *self)
 {
     return (ULONG)atomic_fetch_add(&self->refcount, 1) + 1;
@@ -258,7 +263,10 @@ ULONG d12_device_AddRef(struct d12_device *self)
 ULONG d12_device_Release(struct d12_device *self)
 {
     ULONG left = (ULONG)atomic_fetch_sub(&self->refcount, 1) - 1;
-    if (left == 0)
+    /* The last reference dropped by the application's code inside a driver callback of this device (a message
+     * callback run from pfnReportMessageCb on a driver thread): the callback's frames still use the device, and the
+     * driver's handle cannot be unregistered while this thread holds it, so the destruction runs as it returns. */
+    if (left == 0 && !d12__driver_defer_destroy(self->driver, device_destroy_deferred, self))
         device_destroy(self);
     return left;
 }

@@ -548,71 +548,25 @@ static int load_warn(FILE *warnings, const char *path, const char *what, int err
     return out->text ? 0 : -1;
 }
 
-/* Reads at most D12_REG_MAX_FILE_BYTES + 1 bytes, so an oversized file is noticed without reading it all. */
-static unsigned char *read_all(int fd, size_t *size, int *err)
-{
-    size_t cap = 4096, n = 0;
-    unsigned char *buf = malloc(cap);
-    while (buf) {
-        if (n == cap) {
-            if (cap > D12_REG_MAX_FILE_BYTES)
-                break;
-            unsigned char *b = realloc(buf, cap * 2);
-            if (!b) {
-                free(buf);
-                return NULL;
-            }
-            buf = b;
-            cap *= 2;
-        }
-        ssize_t r = read(fd, buf + n, cap - n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            *err = errno;
-            free(buf);
-            return NULL;
-        }
-        if (r == 0)
-            break;
-        n += (size_t)r;
-    }
-    *size = n;
-    return buf;
-}
-
 int d12__registry_load(const char *path, FILE *warnings, d12_reg_file *out)
 {
     memset(out, 0, sizeof *out);
-    /* Nothing the path names may block device creation: O_NONBLOCK makes opening a FIFO return at once (a
-     * blocking open waits for a writer for ever), O_NOCTTY keeps a terminal from becoming ours; only a regular
-     * file is then read, and at most 16 MiB + 1 of it (read_all), so /dev/zero or a FIFO is never read. */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    if (fd < 0 && errno == ENOENT) {
+    /* Nothing the path names may block device creation or take unbounded memory (a FIFO, /dev/zero): the shared
+     * safe read (cfgfile.h) opens without blocking, reads only a regular file, and at most 16 MiB of it. */
+    unsigned char *bytes;
+    size_t size;
+    char why[160];
+    switch (d12_cfgfile_read(path, D12_REG_MAX_FILE_BYTES, D12_CFGFILE_MAX_HIVE_TEXT, &bytes, &size, why,
+                             sizeof why)) {
+    case D12_CFGFILE_ABSENT:
         out->text = calloc(1, 1);
         return out->text ? 0 : -1;
-    }
-    if (fd < 0)
-        return load_warn(warnings, path, "cannot open", errno, out);
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int err = errno;
-        close(fd);
-        return load_warn(warnings, path, "cannot read", err, out);
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        return load_warn(warnings, path, "not a regular file", 0, out);
-    }
-    size_t size = 0;
-    int err = ENOMEM;
-    unsigned char *bytes = read_all(fd, &size, &err);
-    close(fd);
-    if (!bytes)
-        return err == ENOMEM ? -1 : load_warn(warnings, path, "cannot read", err, out);
-    if (size > D12_REG_MAX_FILE_BYTES) {
-        free(bytes);
-        return load_warn(warnings, path, "larger than 16 MiB", 0, out);
+    case D12_CFGFILE_NO_MEMORY:
+        return -1;
+    case D12_CFGFILE_UNREADABLE:
+        return load_warn(warnings, path, why, 0, out);
+    case D12_CFGFILE_OK:
+        break;
     }
     int rc = d12__registry_parse_buffer(bytes, size, path, warnings, out);
     free(bytes);

@@ -14,13 +14,16 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cfgfile.h"
+
 /* Value types (winnt.h numbering; `hex(N):` gives type N). */
 #define D12_REG_SZ 1u
 #define D12_REG_BINARY 3u
 #define D12_REG_DWORD 4u
 
-/* Files larger than this are not read (one warning): a hive holds a few settings, not megabytes. */
-#define D12_REG_MAX_FILE_BYTES (16u << 20)
+/* Files larger than this are not read (one warning): a hive holds a few settings, not megabytes. The one limit
+ * d12cfg also refuses to write past (cfgfile.h; issue 17 item 7.4). */
+#define D12_REG_MAX_FILE_BYTES D12_CFGFILE_MAX_HIVE_BYTES
 /* Windows' limit on a key name component; also the longest application name. */
 #define D12_REG_MAX_NAME 255u
 #define D12_REG_PATH_MAX 4096u

@@ -26,6 +26,7 @@ LEVELS = {
     "caps": 6,
     "fault": 6,
     "dred/report": 6,
+    "cfgfile": 6,  # the safe reader of files a setting names: a leaf every reader shares
 }
 HUB = "device"
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')

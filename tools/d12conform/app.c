@@ -92,12 +92,17 @@ bool gpu_open(gpu *g, ID3D12Device *device)
     return g->src && g->dst;
 }
 
-/* Record a copy, a draw and a dispatch (GPU work of each kind) into the list. */
+/* Record a copy, a draw and a dispatch (GPU work of each kind) into the list, and one draw a validating driver has
+ * reason to report on: an indexed draw with no index buffer bound (the indices it reads are undefined). A driver that
+ * reports anything correlated reports it inside the recording call or at a flush, so corr.issued_annotated has a
+ * report to judge with every such driver, the reference driver included (issue 17 item 3), not only with one that
+ * reports on every draw. */
 void record_work(gpu *g)
 {
     ID3D12GraphicsCommandList_Reset(g->list, g->allocator, NULL);
     ID3D12GraphicsCommandList_CopyBufferRegion(g->list, g->dst, 0, g->src, 0, 256);
     ID3D12GraphicsCommandList_DrawInstanced(g->list, 3, 1, 0, 0);
+    ID3D12GraphicsCommandList_DrawIndexedInstanced(g->list, 3, 1, 0, 0, 0);
     ID3D12GraphicsCommandList_Dispatch(g->list, 1, 1, 1);
     ID3D12GraphicsCommandList_Close(g->list);
 }

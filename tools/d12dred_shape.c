@@ -1,0 +1,102 @@
+/* d12dred's early refusal of a file that cannot be a DRED report (d12dred_shape.h). */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfgfile.h"
+#include "d12dred_shape.h"
+
+static const char *skip_space(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+        p++;
+    return p;
+}
+
+static const char *kind_of(char c)
+{
+    return c == '[' ? "an array" : c == '"' ? "a string" : c == 't' || c == 'f' ? "a boolean" : c == 'n' ? "null"
+                                                                                                      : "a number";
+}
+
+/* The lexer only counts values and looks at what follows '[' and precedes ':': strings are skipped whole (escapes
+ * included), everything the parser would reject is left for the parser to name exactly. An array whose first
+ * element is an object but whose later ones are scalars ("[{}, 1, 1, ...]") spends the value budget: two bytes a
+ * value is four times over it. */
+int d12dred_shape_check(const char *data, size_t size, char *error, size_t error_size)
+{
+    const char *p = data, *end = data + size;
+    if (size >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
+        return 0; /* the parser's own message */
+    p = skip_space(p, end);
+    if (p < end && *p != '{') {
+        snprintf(error, error_size, "not a DRED report: the top level is %s, not an object", kind_of(*p));
+        return -1;
+    }
+    size_t values = 0, limit = D12DRED_SHAPE_MAX_VALUES(size);
+    while (p < end) {
+        char c = *p;
+        if (c == '"') {
+            for (p++; p < end && *p != '"'; p++) {
+                if (*p == '\\')
+                    p++;
+            }
+            p++;
+            const char *next = skip_space(p, end);
+            if (next < end && *next == ':') { /* a key, not a value */
+                p = next + 1;
+                continue;
+            }
+            values++;
+        } else if (c == '{') {
+            values++;
+            p++;
+        } else if (c == '[') {
+            values++;
+            const char *next = skip_space(p + 1, end);
+            if (next < end && *next != '{' && *next != ']') {
+                snprintf(error, error_size, "not a DRED report: an array holds %s (a report's arrays hold objects)",
+                         kind_of(*next));
+                return -1;
+            }
+            p = next;
+        } else if (c == '-' || (c >= '0' && c <= '9') || c == 't' || c == 'f' || c == 'n') {
+            values++;
+            while (p < end && *p != ',' && *p != '}' && *p != ']' && *p != ' ' && *p != '\n' && *p != '\r' &&
+                   *p != '\t')
+                p++;
+        } else {
+            p++;
+        }
+        if (values > limit) {
+            snprintf(error, error_size,
+                     "not a DRED report: more than %zu JSON values in %zu bytes (a report has one per 16 bytes or more)",
+                     limit, size);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int d12dred_shape_load(const char *path, d12dred_report **out, char *error, size_t error_size)
+{
+    *out = NULL;
+    unsigned char *bytes;
+    size_t size;
+    char why[160];
+    char max_text[32];
+    snprintf(max_text, sizeof max_text, "%zu MiB", D12DRED_MAX_FILE_BYTES >> 20);
+    d12_cfgfile_status status = d12_cfgfile_read(path, D12DRED_MAX_FILE_BYTES, max_text, &bytes, &size, why, sizeof why);
+    if (status != D12_CFGFILE_OK) {
+        snprintf(error, error_size, "cannot read %s: %s", path,
+                 status == D12_CFGFILE_ABSENT ? "No such file or directory"
+                 : status == D12_CFGFILE_NO_MEMORY ? "out of memory" : why);
+        return -1;
+    }
+    int rc = d12dred_shape_check((const char *)bytes, size, error, error_size);
+    if (rc == 0)
+        rc = d12dred_report_parse_buffer((const char *)bytes, size, out, error, error_size);
+    free(bytes);
+    return rc;
+}
