@@ -6,6 +6,7 @@
 #include "d12_messages.h"
 #include "device.h"
 #include "dred/breadcrumbs.h"
+#include "foreign.h"
 #include "list.h"
 #include "lockrank.h"
 #include "resource.h"
@@ -292,6 +293,8 @@ static HRESULT begin_recording(struct d12_command_list *list, struct d12_command
                                const char *method)
 {
     struct d12_device *device = list->device_child.device;
+    if (d12__foreign(device, allocator->device_child.device, method, "the command allocator", "returning E_INVALIDARG"))
+        return E_INVALIDARG;
     if (allocator->type != list->type) {
         d12__msg_command_allocator_type_mismatch(device->info_queue, method, (int)allocator->type, (int)list->type);
         return E_INVALIDARG;
@@ -406,6 +409,10 @@ static struct d12_resource *copy_operand(struct d12_command_list *list, const ch
     if (!resource) {
         d12__msg_copybufferregion_null_resource(list->device_child.device->info_queue, method, parameter);
         record_error(list, E_INVALIDARG);
+    } else if (d12__foreign(list->device_child.device, resource->device_child.device, method, parameter,
+                            "the call is dropped and Close returns E_INVALIDARG")) {
+        record_error(list, E_INVALIDARG);
+        return NULL;
     }
     return resource;
 }
@@ -519,8 +526,12 @@ ROOT_VIEW(SetComputeRootShaderResourceView, pfnSetComputeRootShaderResourceView,
 ROOT_VIEW(SetComputeRootUnorderedAccessView, pfnSetComputeRootUnorderedAccessView, D12_DRED_ROOT_COMPUTE_UAV)
 #undef ROOT_VIEW
 
+/* What convert_barrier answers for a resource of another device (already reported, by d12__foreign). */
+static const char k_foreign_barrier[] = "its resource was created by another device";
+
 /* One API barrier as the DDI's; NULL: what is wrong with it. */
-static const char *convert_barrier(const D3D12_RESOURCE_BARRIER *barrier, D3D12DDIARG_RESOURCE_BARRIER_0126 *out)
+static const char *convert_barrier(struct d12_device *device, const D3D12_RESOURCE_BARRIER *barrier,
+                                   D3D12DDIARG_RESOURCE_BARRIER_0126 *out)
 {
     memset(out, 0, sizeof *out);
     switch (barrier->Type) {
@@ -528,6 +539,9 @@ static const char *convert_barrier(const D3D12_RESOURCE_BARRIER *barrier, D3D12D
         struct d12_resource *resource = d12__resource_unwrap(barrier->Transition.pResource);
         if (!resource)
             return "Transition.pResource is NULL or not a d12rt resource";
+        if (d12__foreign(device, resource->device_child.device, "ID3D12GraphicsCommandList::ResourceBarrier",
+                         "Transition.pResource", "the call is dropped and Close returns E_INVALIDARG"))
+            return k_foreign_barrier;
         *out = (D3D12DDIARG_RESOURCE_BARRIER_0126){D3D12DDI_RESOURCE_BARRIER_TYPE_TRANSITION, resource->handle,
                                                    barrier->Transition.StateBefore, barrier->Transition.StateAfter};
         return NULL;
@@ -536,14 +550,25 @@ static const char *convert_barrier(const D3D12_RESOURCE_BARRIER *barrier, D3D12D
         struct d12_resource *resource = d12__resource_unwrap(barrier->UAV.pResource);
         if (barrier->UAV.pResource && !resource)
             return "UAV.pResource is not a d12rt resource";
+        if (resource && d12__foreign(device, resource->device_child.device, "ID3D12GraphicsCommandList::ResourceBarrier",
+                                     "UAV.pResource", "the call is dropped and Close returns E_INVALIDARG"))
+            return k_foreign_barrier;
         out->Type = D3D12DDI_RESOURCE_BARRIER_TYPE_UAV;
         if (resource)
             out->hResource = resource->handle;
         return NULL;
     }
-    case D3D12_RESOURCE_BARRIER_TYPE_ALIASING:
+    case D3D12_RESOURCE_BARRIER_TYPE_ALIASING: {
+        struct d12_resource *before = d12__resource_unwrap(barrier->Aliasing.pResourceBefore);
+        struct d12_resource *after = d12__resource_unwrap(barrier->Aliasing.pResourceAfter);
+        const char *method = "ID3D12GraphicsCommandList::ResourceBarrier", *why = "the call is dropped and Close "
+                             "returns E_INVALIDARG";
+        if ((before && d12__foreign(device, before->device_child.device, method, "Aliasing.pResourceBefore", why)) ||
+            (after && d12__foreign(device, after->device_child.device, method, "Aliasing.pResourceAfter", why)))
+            return k_foreign_barrier;
         out->Type = D3D12DDI_RESOURCE_BARRIER_TYPE_ALIASING; /* committed buffers never alias */
         return NULL;
+    }
     default:
         return "unknown D3D12_RESOURCE_BARRIER_TYPE";
     }
@@ -565,9 +590,10 @@ void d12_command_list_ResourceBarrier(struct d12_command_list *self, UINT NumBar
         UINT i = 0;
         const char *problem = NULL;
         for (; i < NumBarriers && !problem; i++)
-            problem = convert_barrier(&pBarriers[i], &barriers[i]);
+            problem = convert_barrier(self->device_child.device, &pBarriers[i], &barriers[i]);
         if (problem) {
-            d12__msg_resource_barrier_invalid(self->device_child.device->info_queue, i - 1, problem);
+            if (problem != k_foreign_barrier)
+                d12__msg_resource_barrier_invalid(self->device_child.device->info_queue, i - 1, problem);
             record_error(self, E_INVALIDARG);
         } else {
             before_work(self, D12_WORK_RESOURCE_BARRIER); /* GPU work like any other: it gets a state index */

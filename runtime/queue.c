@@ -8,6 +8,7 @@
 #include "dred/dred.h"
 #include "fence.h"
 #include "flush.h"
+#include "foreign.h"
 #include "list.h"
 #include "lockrank.h"
 #include "queue.h"
@@ -156,6 +157,9 @@ static HRESULT submit_operation(struct d12_command_queue *queue, operation_kind 
                                          : "ID3D12CommandQueue::Wait", "pFence is NULL or not a d12rt fence");
         return E_INVALIDARG;
     }
+    if (d12__foreign(device, fence->device_child.device, kind == OPERATION_SIGNAL ? "ID3D12CommandQueue::Signal"
+                     : "ID3D12CommandQueue::Wait", "pFence", "nothing is queued; returning E_INVALIDARG"))
+        return E_INVALIDARG;
     if (kind == OPERATION_WAIT)
         d12__flush_completed(device); /* "from within ... ID3D12CommandQueue::Wait" */
     struct d12_queue_operation *operation = malloc(sizeof *operation);
@@ -204,6 +208,9 @@ static bool check_lists(struct d12_command_queue *queue, UINT count, ID3D12Comma
                                                              (int)queue->desc.Type);
             return false;
         }
+        if (d12__foreign(device, list->device_child.device, "ID3D12CommandQueue::ExecuteCommandLists",
+                         "a command list", "nothing is submitted"))
+            return false;
         if (atomic_load(&list->open)) {
             /* d3d12-semantics.md 4.8: "Executing a command list that is still recording -> device removed,
              * GetDeviceRemovedReason = DXGI_ERROR_INVALID_CALL". */
