@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle.h"
 #include "d12_messages.h"
 #include "device.h"
 #include "dred/breadcrumbs.h"
@@ -72,7 +73,8 @@ HRESULT d12_command_allocator_Reset(struct d12_command_allocator *self)
         d12__msg_command_allocator_cannot_reset(self->device_child.device->info_queue);
         return E_FAIL; /* "E_FAIL if there is an actively recording command list referencing the allocator" */
     }
-    self->gpu->core.pfnResetCommandAllocator(self->handle);
+    if (self->handle.pDrvPrivate) /* a bundle allocator has no driver allocator (bundle.h) */
+        self->gpu->core.pfnResetCommandAllocator(self->handle);
     return S_OK;
 }
 
@@ -118,8 +120,16 @@ void d12_command_allocator_not_implemented(struct d12_command_allocator *self, c
     d12__msg_method_not_implemented(self->device_child.device->info_queue, interface_name, method);
 }
 
+/* A list type CreateCommandAllocator and CreateCommandList accept: an engine's, or a bundle (runtime/bundle.h). */
+static bool list_type_valid(D3D12_COMMAND_LIST_TYPE type)
+{
+    return type == D3D12_COMMAND_LIST_TYPE_BUNDLE || d12__command_list_type_flags(type) != D3D12DDI_COMMAND_QUEUE_FLAG_NONE;
+}
+
 static HRESULT create_driver_allocator(struct d12_device *device, struct d12_command_allocator *allocator)
 {
+    if (allocator->type == D3D12_COMMAND_LIST_TYPE_BUNDLE)
+        return S_OK; /* the runtime records bundles itself: the driver never sees one (bundle.h) */
     D3D12DDIARG_CREATECOMMANDALLOCATOR_0126 args = {d12__command_list_type_flags(allocator->type)};
     D3D12DDI_HDEVICE driver = d12__driver_device_handle(device->driver);
     SIZE_T size = allocator->gpu->core.pfnCalcPrivateCommandAllocatorSize(driver, &args);
@@ -145,7 +155,7 @@ HRESULT d12_device_CreateCommandAllocator(struct d12_device *self, D3D12_COMMAND
     HRESULT hr = d12__device_check_gpu_create(self, "ID3D12Device::CreateCommandAllocator");
     if (FAILED(hr))
         return hr;
-    if (d12__command_list_type_flags(type) == D3D12DDI_COMMAND_QUEUE_FLAG_NONE) {
+    if (!list_type_valid(type)) {
         d12__msg_invalid_command_list_type(self->info_queue, "ID3D12Device::CreateCommandAllocator", (int)type);
         return E_INVALIDARG;
     }
@@ -215,7 +225,9 @@ static void list_destroy(struct d12_command_list *list)
 {
     d12__device_child_unregister(&list->device_child);
     end_recording(list);
-    if (list->handle.pDrvPrivate)
+    if (list->type == D3D12_COMMAND_LIST_TYPE_BUNDLE)
+        d12__bundle_destroy(list);
+    else if (list->handle.pDrvPrivate)
         list->gpu->core.pfnDestroyCommandList(driver_device(&list->device_child), list->handle);
     free(list->handle.pDrvPrivate);
     list->handle.pDrvPrivate = NULL;
@@ -427,7 +439,7 @@ void d12_command_list_CopyBufferRegion(struct d12_command_list *self, ID3D12Reso
                                        ID3D12Resource *pSrcBuffer, UINT64 SrcOffset, UINT64 NumBytes)
 {
     const char *method = "CopyBufferRegion";
-    if (!recording(self, method))
+    if (!recording(self, method) || d12__bundle_refuses(self, method))
         return;
     struct d12_resource *dst = copy_operand(self, method, "pDstBuffer", pDstBuffer);
     struct d12_resource *src = dst ? copy_operand(self, method, "pSrcBuffer", pSrcBuffer) : NULL;
@@ -454,7 +466,7 @@ void d12_command_list_CopyResource(struct d12_command_list *self, ID3D12Resource
                                    ID3D12Resource *pSrcResource)
 {
     const char *method = "CopyResource";
-    if (!recording(self, method))
+    if (!recording(self, method) || d12__bundle_refuses(self, method))
         return;
     struct d12_resource *dst = copy_operand(self, method, "pDstResource", pDstResource);
     struct d12_resource *src = dst ? copy_operand(self, method, "pSrcResource", pSrcResource) : NULL;
@@ -577,7 +589,7 @@ static const char *convert_barrier(struct d12_device *device, const D3D12_RESOUR
 void d12_command_list_ResourceBarrier(struct d12_command_list *self, UINT NumBarriers,
                                       const D3D12_RESOURCE_BARRIER *pBarriers)
 {
-    if (!recording(self, "ResourceBarrier") || NumBarriers == 0)
+    if (!recording(self, "ResourceBarrier") || d12__bundle_refuses(self, "ResourceBarrier") || NumBarriers == 0)
         return;
     D3D12DDIARG_RESOURCE_BARRIER_0126 stack[D12_BARRIER_STACK];
     D3D12DDIARG_RESOURCE_BARRIER_0126 *barriers =
@@ -637,6 +649,8 @@ void d12_command_list_EndEvent(struct d12_command_list *self)
 static HRESULT create_driver_list(struct d12_device *device, struct d12_command_list *list,
                                   struct d12_command_allocator *allocator)
 {
+    if (list->type == D3D12_COMMAND_LIST_TYPE_BUNDLE)
+        return d12__bundle_create(list); /* recorded by the runtime, replayed at ExecuteBundle (bundle.h) */
     D3D12DDIARG_CREATECOMMANDLIST_0126 args = {d12__command_list_type_flags(list->type), allocator->handle};
     D3D12DDI_HDEVICE driver = d12__driver_device_handle(device->driver);
     SIZE_T size = list->gpu->core.pfnCalcPrivateCommandListSize(driver, &args);
@@ -671,7 +685,8 @@ static struct d12_command_list *new_list(struct d12_device *device, D3D12_COMMAN
         list->set_state_index = device->drm.funcs.pfnSetCommandListStateIndex;
         d12__recorder_init(&list->recorder, device->correlation, list);
     }
-    if (FAILED(d12__dred_list_create(device, list, &list->dred))) {
+    /* A bundle has no breadcrumbs of its own: its caller records EXECUTEBUNDLE (bundle.h). */
+    if (type != D3D12_COMMAND_LIST_TYPE_BUNDLE && FAILED(d12__dred_list_create(device, list, &list->dred))) {
         list_destroy(list); /* frees what new_list made */
         return NULL;
     }
@@ -691,7 +706,7 @@ HRESULT d12_device_CreateCommandList(struct d12_device *self, UINT nodeMask, D3D
     HRESULT hr = d12__device_check_gpu_create(self, method);
     if (FAILED(hr))
         return hr;
-    if (d12__command_list_type_flags(type) == D3D12DDI_COMMAND_QUEUE_FLAG_NONE) {
+    if (!list_type_valid(type)) {
         d12__msg_invalid_command_list_type(self->info_queue, method, (int)type);
         return E_INVALIDARG;
     }

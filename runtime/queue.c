@@ -203,6 +203,10 @@ static bool check_lists(struct d12_command_queue *queue, UINT count, ID3D12Comma
     struct d12_device *device = queue->device_child.device;
     for (UINT i = 0; i < count; i++) {
         struct d12_command_list *list = d12__command_list_unwrap(api_lists ? api_lists[i] : NULL);
+        if (list && list->type == D3D12_COMMAND_LIST_TYPE_BUNDLE) {
+            d12__msg_executecommandlists_bundlenotsupported(device->info_queue, i); /* only through ExecuteBundle */
+            return false;
+        }
         if (!list || list->type != queue->desc.Type) {
             d12__msg_executecommandlists_commandlistmismatch(device->info_queue, i, list ? (int)list->type : -1,
                                                              (int)queue->desc.Type);
