@@ -111,6 +111,8 @@ static void free_set(device_set *s)
 }
 
 static device_set a, b;
+static ID3D12CommandAllocator *g_a_bundle_allocator;
+static ID3D12GraphicsCommandList *g_a_bundle; /* closed */
 
 /* A with a closed list that copies A's upload buffer into A's readback buffer, then removed; B created after it. */
 static bool make_devices(void)
@@ -124,6 +126,13 @@ static bool make_devices(void)
         return false;
     fill(a.upload, 0xA1);
     fill(a.readback, 0x00);
+    CHECK_EQ_INT(ID3D12Device_CreateCommandAllocator(a.device, D3D12_COMMAND_LIST_TYPE_BUNDLE,
+                                                     &IID_ID3D12CommandAllocator, (void **)&g_a_bundle_allocator), S_OK);
+    if (g_a_bundle_allocator)
+        CHECK_EQ_INT(ID3D12Device_CreateCommandList(a.device, 0, D3D12_COMMAND_LIST_TYPE_BUNDLE, g_a_bundle_allocator,
+                                                    NULL, &IID_ID3D12GraphicsCommandList, (void **)&g_a_bundle), S_OK);
+    if (g_a_bundle)
+        CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(g_a_bundle), S_OK);
     ID3D12GraphicsCommandList_CopyBufferRegion(a.list, a.readback, 0, a.upload, 0, 64);
     CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(a.list), S_OK);
     /* Remove A: an open list executed ("device removed, DXGI_ERROR_INVALID_CALL"). */
@@ -147,6 +156,10 @@ static bool make_devices(void)
 
 static void free_devices(void)
 {
+    if (g_a_bundle)
+        ID3D12GraphicsCommandList_Release(g_a_bundle);
+    if (g_a_bundle_allocator)
+        ID3D12CommandAllocator_Release(g_a_bundle_allocator);
     free_set(&b);
     free_set(&a);
 }
@@ -326,6 +339,30 @@ static void test_allocator(void)
         ID3D12CommandAllocator_Release(b_other);
 }
 
+/* ExecuteBundle with a bundle of A: dropped, Close E_INVALIDARG; B's own bundle: S_OK. */
+static void test_bundle(void)
+{
+    ID3D12CommandAllocator *ba = NULL;
+    ID3D12GraphicsCommandList *a_bundle = g_a_bundle, *b_bundle = NULL; /* A's, made before A was removed */
+    CHECK_EQ_INT(ID3D12Device_CreateCommandAllocator(b.device, D3D12_COMMAND_LIST_TYPE_BUNDLE,
+                                                     &IID_ID3D12CommandAllocator, (void **)&ba), S_OK);
+    if (ba)
+        CHECK_EQ_INT(ID3D12Device_CreateCommandList(b.device, 0, D3D12_COMMAND_LIST_TYPE_BUNDLE, ba, NULL,
+                                                    &IID_ID3D12GraphicsCommandList, (void **)&b_bundle), S_OK);
+    if (!a_bundle || !b_bundle)
+        return;
+    CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(b_bundle), S_OK);
+    ID3D12GraphicsCommandList_ExecuteBundle(b.list, a_bundle);
+    CHECK_EQ_INT(count_foreign(b.iq), 1);
+    CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(b.list), E_INVALIDARG);
+    CHECK_EQ_INT(ID3D12GraphicsCommandList_Reset(b.list, b.allocator, NULL), S_OK);
+    ID3D12GraphicsCommandList_ExecuteBundle(b.list, b_bundle);
+    CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(b.list), S_OK);
+    CHECK_EQ_INT(count_foreign(b.iq), 1);
+    ID3D12GraphicsCommandList_Release(b_bundle);
+    ID3D12CommandAllocator_Release(ba);
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -334,7 +371,7 @@ int main(int argc, char **argv)
     } cases[] = {
         {"signal", test_signal},   {"wait", test_wait},       {"execute", test_execute},
         {"copy_buffer_region", test_copy_buffer_region},       {"copy_resource", test_copy_resource},
-        {"barrier", test_barrier}, {"allocator", test_allocator},
+        {"barrier", test_barrier}, {"allocator", test_allocator}, {"bundle", test_bundle},
     };
     for (size_t i = 0; argc == 2 && i < sizeof cases / sizeof cases[0]; i++) {
         if (strcmp(argv[1], cases[i].name) == 0) {
