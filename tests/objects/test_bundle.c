@@ -6,10 +6,12 @@
  * `test_bundle CASE`. */
 #define _GNU_SOURCE
 #define COBJMACROS
+#include <dirent.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <wchar.h>
 
 #include <wsl/winadapter.h>
@@ -22,6 +24,7 @@
 #define VB_TEXT "The vertex buffer view in slot 0 covers 64 bytes from offset 0 of "
 
 static ID3D12Device *g_device;
+static char g_dump_dir[] = "/tmp/d12rt_bundle_dump_XXXXXX"; /* D12RT_DRED_DUMP of the dred case */
 static ID3D12InfoQueue *g_iq;
 static gpu_context g_ctx;
 
@@ -34,6 +37,9 @@ static bool setup(bool dred)
     ID3D12Debug7_SetEnableDriverReportedMessages(debug, TRUE);
     ID3D12Debug7_Release(debug);
     if (dred) {
+        if (!CHECK(mkdtemp(g_dump_dir) != NULL))
+            return false;
+        setenv("D12RT_DRED_DUMP", g_dump_dir, 1);
         ID3D12DeviceRemovedExtendedDataSettings2 *s = NULL;
         if (!CHECK_HR(D3D12GetDebugInterface(&IID_ID3D12DeviceRemovedExtendedDataSettings2, (void **)&s), S_OK))
             return false;
@@ -538,6 +544,36 @@ static void test_dred(void)
     RELEASE_LAST(ba);
 }
 
+/* The report D12RT_DRED_DUMP wrote for the dred case's removal (complete once the device's last Release returned):
+ * its EXECUTEBUNDLE op names the bundle. */
+static void check_dump(void)
+{
+    DIR *d = opendir(g_dump_dir);
+    char path[512] = "";
+    unsigned files = 0;
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+        if (strncmp(e->d_name, "d12dred-", 8) == 0 && strstr(e->d_name, ".json")) {
+            files++;
+            snprintf(path, sizeof path, "%s/%s", g_dump_dir, e->d_name);
+        }
+    }
+    if (d)
+        closedir(d);
+    CHECK_EQ_INT(files, 1);
+    FILE *f = files == 1 ? fopen(path, "r") : NULL;
+    static char text[1 << 20];
+    size_t length = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    text[length] = 0;
+    if (f)
+        fclose(f);
+    const char *op = strstr(text, "EXECUTEBUNDLE");
+    CHECK(op != NULL);
+    CHECK(strstr(text, ":'Crumb'") != NULL); /* the bundle's identity, the op's context */
+    if (files == 1)
+        unlink(path);
+    rmdir(g_dump_dir);
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -557,6 +593,8 @@ int main(int argc, char **argv)
             if (setup(cases[i].dred))
                 cases[i].run();
             teardown();
+            if (cases[i].dred)
+                check_dump();
             return d12test_finish();
         }
     }
