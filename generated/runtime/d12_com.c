@@ -1985,10 +1985,7 @@ static HRESULT STDMETHODCALLTYPE command_list_list_Reset(ID3D12GraphicsCommandLi
 
 static void STDMETHODCALLTYPE command_list_list_ClearState(ID3D12GraphicsCommandList *This, ID3D12PipelineState *pPipelineState)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)pPipelineState;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "ClearState");
+    d12_command_list_ClearState(command_list_from_list(This), pPipelineState);
 }
 
 static void STDMETHODCALLTYPE command_list_list_DrawInstanced(ID3D12GraphicsCommandList *This, UINT VertexCountPerInstance, UINT InstanceCount, UINT StartVertexLocation, UINT StartInstanceLocation)
@@ -2013,15 +2010,7 @@ static void STDMETHODCALLTYPE command_list_list_CopyBufferRegion(ID3D12GraphicsC
 
 static void STDMETHODCALLTYPE command_list_list_CopyTextureRegion(ID3D12GraphicsCommandList *This, const D3D12_TEXTURE_COPY_LOCATION *pDst, UINT DstX, UINT DstY, UINT DstZ, const D3D12_TEXTURE_COPY_LOCATION *pSrc, const D3D12_BOX *pSrcBox)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)pDst;
-    (void)DstX;
-    (void)DstY;
-    (void)DstZ;
-    (void)pSrc;
-    (void)pSrcBox;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "CopyTextureRegion");
+    d12_command_list_CopyTextureRegion(command_list_from_list(This), pDst, DstX, DstY, DstZ, pSrc, pSrcBox);
 }
 
 static void STDMETHODCALLTYPE command_list_list_CopyResource(ID3D12GraphicsCommandList *This, ID3D12Resource *pDstResource, ID3D12Resource *pSrcResource)
@@ -2031,27 +2020,12 @@ static void STDMETHODCALLTYPE command_list_list_CopyResource(ID3D12GraphicsComma
 
 static void STDMETHODCALLTYPE command_list_list_CopyTiles(ID3D12GraphicsCommandList *This, ID3D12Resource *pTiledResource, const D3D12_TILED_RESOURCE_COORDINATE *pTileRegionStartCoordinate, const D3D12_TILE_REGION_SIZE *pTileRegionSize, ID3D12Resource *pBuffer, UINT64 BufferStartOffsetInBytes, D3D12_TILE_COPY_FLAGS Flags)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)pTiledResource;
-    (void)pTileRegionStartCoordinate;
-    (void)pTileRegionSize;
-    (void)pBuffer;
-    (void)BufferStartOffsetInBytes;
-    (void)Flags;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "CopyTiles");
+    d12_command_list_CopyTiles(command_list_from_list(This), pTiledResource, pTileRegionStartCoordinate, pTileRegionSize, pBuffer, BufferStartOffsetInBytes, Flags);
 }
 
 static void STDMETHODCALLTYPE command_list_list_ResolveSubresource(ID3D12GraphicsCommandList *This, ID3D12Resource *pDstResource, UINT DstSubresource, ID3D12Resource *pSrcResource, UINT SrcSubresource, DXGI_FORMAT Format)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)pDstResource;
-    (void)DstSubresource;
-    (void)pSrcResource;
-    (void)SrcSubresource;
-    (void)Format;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "ResolveSubresource");
+    d12_command_list_ResolveSubresource(command_list_from_list(This), pDstResource, DstSubresource, pSrcResource, SrcSubresource, Format);
 }
 
 static void STDMETHODCALLTYPE command_list_list_IASetPrimitiveTopology(ID3D12GraphicsCommandList *This, D3D12_PRIMITIVE_TOPOLOGY PrimitiveTopology)
@@ -2064,20 +2038,12 @@ static void STDMETHODCALLTYPE command_list_list_IASetPrimitiveTopology(ID3D12Gra
 
 static void STDMETHODCALLTYPE command_list_list_RSSetViewports(ID3D12GraphicsCommandList *This, UINT NumViewports, const D3D12_VIEWPORT *pViewports)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)NumViewports;
-    (void)pViewports;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "RSSetViewports");
+    d12_command_list_RSSetViewports(command_list_from_list(This), NumViewports, pViewports);
 }
 
 static void STDMETHODCALLTYPE command_list_list_RSSetScissorRects(ID3D12GraphicsCommandList *This, UINT NumRects, const D3D12_RECT *pRects)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)NumRects;
-    (void)pRects;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "RSSetScissorRects");
+    d12_command_list_RSSetScissorRects(command_list_from_list(This), NumRects, pRects);
 }
 
 static void STDMETHODCALLTYPE command_list_list_OMSetBlendFactor(ID3D12GraphicsCommandList *This, const FLOAT BlendFactor[4])
@@ -2111,10 +2077,7 @@ static void STDMETHODCALLTYPE command_list_list_ResourceBarrier(ID3D12GraphicsCo
 
 static void STDMETHODCALLTYPE command_list_list_ExecuteBundle(ID3D12GraphicsCommandList *This, ID3D12GraphicsCommandList *pCommandList)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)pCommandList;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "ExecuteBundle");
+    d12_command_list_ExecuteBundle(command_list_from_list(This), pCommandList);
 }
 
 static void STDMETHODCALLTYPE command_list_list_SetDescriptorHeaps(ID3D12GraphicsCommandList *This, UINT NumDescriptorHeaps, ID3D12DescriptorHeap * const *ppDescriptorHeaps)
@@ -2244,125 +2207,57 @@ static void STDMETHODCALLTYPE command_list_list_IASetVertexBuffers(ID3D12Graphic
 
 static void STDMETHODCALLTYPE command_list_list_SOSetTargets(ID3D12GraphicsCommandList *This, UINT StartSlot, UINT NumViews, const D3D12_STREAM_OUTPUT_BUFFER_VIEW *pViews)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)StartSlot;
-    (void)NumViews;
-    (void)pViews;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "SOSetTargets");
+    d12_command_list_SOSetTargets(command_list_from_list(This), StartSlot, NumViews, pViews);
 }
 
 static void STDMETHODCALLTYPE command_list_list_OMSetRenderTargets(ID3D12GraphicsCommandList *This, UINT NumRenderTargetDescriptors, const D3D12_CPU_DESCRIPTOR_HANDLE *pRenderTargetDescriptors, BOOL RTsSingleHandleToDescriptorRange, const D3D12_CPU_DESCRIPTOR_HANDLE *pDepthStencilDescriptor)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)NumRenderTargetDescriptors;
-    (void)pRenderTargetDescriptors;
-    (void)RTsSingleHandleToDescriptorRange;
-    (void)pDepthStencilDescriptor;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "OMSetRenderTargets");
+    d12_command_list_OMSetRenderTargets(command_list_from_list(This), NumRenderTargetDescriptors, pRenderTargetDescriptors, RTsSingleHandleToDescriptorRange, pDepthStencilDescriptor);
 }
 
 static void STDMETHODCALLTYPE command_list_list_ClearDepthStencilView(ID3D12GraphicsCommandList *This, D3D12_CPU_DESCRIPTOR_HANDLE DepthStencilView, D3D12_CLEAR_FLAGS ClearFlags, FLOAT Depth, UINT8 Stencil, UINT NumRects, const D3D12_RECT *pRects)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)DepthStencilView;
-    (void)ClearFlags;
-    (void)Depth;
-    (void)Stencil;
-    (void)NumRects;
-    (void)pRects;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "ClearDepthStencilView");
+    d12_command_list_ClearDepthStencilView(command_list_from_list(This), DepthStencilView, ClearFlags, Depth, Stencil, NumRects, pRects);
 }
 
 static void STDMETHODCALLTYPE command_list_list_ClearRenderTargetView(ID3D12GraphicsCommandList *This, D3D12_CPU_DESCRIPTOR_HANDLE RenderTargetView, const FLOAT ColorRGBA[4], UINT NumRects, const D3D12_RECT *pRects)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)RenderTargetView;
-    (void)ColorRGBA;
-    (void)NumRects;
-    (void)pRects;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "ClearRenderTargetView");
+    d12_command_list_ClearRenderTargetView(command_list_from_list(This), RenderTargetView, ColorRGBA, NumRects, pRects);
 }
 
 static void STDMETHODCALLTYPE command_list_list_ClearUnorderedAccessViewUint(ID3D12GraphicsCommandList *This, D3D12_GPU_DESCRIPTOR_HANDLE ViewGPUHandleInCurrentHeap, D3D12_CPU_DESCRIPTOR_HANDLE ViewCPUHandle, ID3D12Resource *pResource, const UINT Values[4], UINT NumRects, const D3D12_RECT *pRects)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)ViewGPUHandleInCurrentHeap;
-    (void)ViewCPUHandle;
-    (void)pResource;
-    (void)Values;
-    (void)NumRects;
-    (void)pRects;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "ClearUnorderedAccessViewUint");
+    d12_command_list_ClearUnorderedAccessViewUint(command_list_from_list(This), ViewGPUHandleInCurrentHeap, ViewCPUHandle, pResource, Values, NumRects, pRects);
 }
 
 static void STDMETHODCALLTYPE command_list_list_ClearUnorderedAccessViewFloat(ID3D12GraphicsCommandList *This, D3D12_GPU_DESCRIPTOR_HANDLE ViewGPUHandleInCurrentHeap, D3D12_CPU_DESCRIPTOR_HANDLE ViewCPUHandle, ID3D12Resource *pResource, const FLOAT Values[4], UINT NumRects, const D3D12_RECT *pRects)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)ViewGPUHandleInCurrentHeap;
-    (void)ViewCPUHandle;
-    (void)pResource;
-    (void)Values;
-    (void)NumRects;
-    (void)pRects;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "ClearUnorderedAccessViewFloat");
+    d12_command_list_ClearUnorderedAccessViewFloat(command_list_from_list(This), ViewGPUHandleInCurrentHeap, ViewCPUHandle, pResource, Values, NumRects, pRects);
 }
 
 static void STDMETHODCALLTYPE command_list_list_DiscardResource(ID3D12GraphicsCommandList *This, ID3D12Resource *pResource, const D3D12_DISCARD_REGION *pRegion)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)pResource;
-    (void)pRegion;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "DiscardResource");
+    d12_command_list_DiscardResource(command_list_from_list(This), pResource, pRegion);
 }
 
 static void STDMETHODCALLTYPE command_list_list_BeginQuery(ID3D12GraphicsCommandList *This, ID3D12QueryHeap *pQueryHeap, D3D12_QUERY_TYPE Type, UINT Index)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)pQueryHeap;
-    (void)Type;
-    (void)Index;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "BeginQuery");
+    d12_command_list_BeginQuery(command_list_from_list(This), pQueryHeap, Type, Index);
 }
 
 static void STDMETHODCALLTYPE command_list_list_EndQuery(ID3D12GraphicsCommandList *This, ID3D12QueryHeap *pQueryHeap, D3D12_QUERY_TYPE Type, UINT Index)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)pQueryHeap;
-    (void)Type;
-    (void)Index;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "EndQuery");
+    d12_command_list_EndQuery(command_list_from_list(This), pQueryHeap, Type, Index);
 }
 
 static void STDMETHODCALLTYPE command_list_list_ResolveQueryData(ID3D12GraphicsCommandList *This, ID3D12QueryHeap *pQueryHeap, D3D12_QUERY_TYPE Type, UINT StartIndex, UINT NumQueries, ID3D12Resource *pDestinationBuffer, UINT64 AlignedDestinationBufferOffset)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)pQueryHeap;
-    (void)Type;
-    (void)StartIndex;
-    (void)NumQueries;
-    (void)pDestinationBuffer;
-    (void)AlignedDestinationBufferOffset;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "ResolveQueryData");
+    d12_command_list_ResolveQueryData(command_list_from_list(This), pQueryHeap, Type, StartIndex, NumQueries, pDestinationBuffer, AlignedDestinationBufferOffset);
 }
 
 static void STDMETHODCALLTYPE command_list_list_SetPredication(ID3D12GraphicsCommandList *This, ID3D12Resource *pBuffer, UINT64 AlignedBufferOffset, D3D12_PREDICATION_OP Operation)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)pBuffer;
-    (void)AlignedBufferOffset;
-    (void)Operation;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "SetPredication");
+    d12_command_list_SetPredication(command_list_from_list(This), pBuffer, AlignedBufferOffset, Operation);
 }
 
 static void STDMETHODCALLTYPE command_list_list_SetMarker(ID3D12GraphicsCommandList *This, UINT Metadata, const void *pData, UINT Size)

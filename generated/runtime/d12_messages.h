@@ -40,6 +40,7 @@ extern "C" {
 #define D12_MESSAGE_ID_CHECKFEATURESUPPORT_FEATURE_AFTER_PIN ((D3D12_MESSAGE_ID)0x10201)
 #define D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGES_BUILD_TOO_OLD ((D3D12_MESSAGE_ID)0x10100)
 #define D12_MESSAGE_ID_CREATERESOURCE_INVALID_INITIAL_STATE ((D3D12_MESSAGE_ID)0x10400)
+#define D12_MESSAGE_ID_OBJECT_OF_ANOTHER_DEVICE ((D3D12_MESSAGE_ID)0x10700)
 
 typedef enum d12_msg {
     D12_MSG_METHOD_NOT_IMPLEMENTED,
@@ -93,6 +94,11 @@ typedef enum d12_msg {
     D12_MSG_CREATERESOURCEANDHEAP_INVALIDHEAPMISCFLAGS,
     D12_MSG_CREATERESOURCE_INVALID_INITIAL_STATE,
     D12_MSG_CREATERESOURCE_STATE_IGNORED,
+    D12_MSG_OBJECT_OF_ANOTHER_DEVICE,
+    D12_MSG_INVALID_BUNDLE_API,
+    D12_MSG_EXECUTE_BUNDLE_TYPE,
+    D12_MSG_EXECUTE_BUNDLE_OPEN_BUNDLE,
+    D12_MSG_EXECUTECOMMANDLISTS_BUNDLENOTSUPPORTED,
     D12_MSG_COUNT
 } d12_msg;
 
@@ -367,6 +373,31 @@ static inline void d12__msg_createresource_invalid_initial_state(d12_info_queue 
 static inline void d12__msg_createresource_state_ignored(d12_info_queue *queue, const char *state)
 {
     d12__info_queue_report(queue, D12_MSG_CREATERESOURCE_STATE_IGNORED, state);
+}
+
+static inline void d12__msg_object_of_another_device(d12_info_queue *queue, const char *method, const char *parameter, unsigned long long its_device, unsigned long long this_device, const char *consequence)
+{
+    d12__info_queue_report(queue, D12_MSG_OBJECT_OF_ANOTHER_DEVICE, method, parameter, its_device, this_device, consequence);
+}
+
+static inline void d12__msg_invalid_bundle_api(d12_info_queue *queue, const char *method)
+{
+    d12__info_queue_report(queue, D12_MSG_INVALID_BUNDLE_API, method);
+}
+
+static inline void d12__msg_execute_bundle_type(d12_info_queue *queue, const char *problem)
+{
+    d12__info_queue_report(queue, D12_MSG_EXECUTE_BUNDLE_TYPE, problem);
+}
+
+static inline void d12__msg_execute_bundle_open_bundle(d12_info_queue *queue)
+{
+    d12__info_queue_report(queue, D12_MSG_EXECUTE_BUNDLE_OPEN_BUNDLE);
+}
+
+static inline void d12__msg_executecommandlists_bundlenotsupported(d12_info_queue *queue, unsigned int index)
+{
+    d12__info_queue_report(queue, D12_MSG_EXECUTECOMMANDLISTS_BUNDLENOTSUPPORTED, index);
 }
 
 #ifdef __cplusplus

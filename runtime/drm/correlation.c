@@ -35,6 +35,10 @@ struct d12_recording {
     uint32_t *bases;
     uint32_t base_count, base_capacity;
     uint32_t inline_bases[INLINE_BASES];
+    /* Bundles' recordings it adopted (ExecuteBundle), a reference each; written by the recording thread while the
+     * recording is current, read once it is closed (retention) or freed. */
+    d12_recording **children;
+    uint32_t child_count, child_capacity;
 };
 
 struct d12_correlation {
@@ -348,7 +352,32 @@ static d12_recording *recording_create(d12_correlation *c, void *owner)
 
 bool d12__recording_resolvable(const d12_recording *recording)
 {
-    return atomic_load_explicit(&((d12_recording *)recording)->live_blocks, memory_order_relaxed) != 0;
+    if (atomic_load_explicit(&((d12_recording *)recording)->live_blocks, memory_order_relaxed) != 0)
+        return true;
+    for (uint32_t i = 0; i < recording->child_count; i++) /* a bundle's recording adopts none of its own */
+        if (atomic_load_explicit(&recording->children[i]->live_blocks, memory_order_relaxed) != 0)
+            return true;
+    return false;
+}
+
+bool d12__recording_adopt(d12_recording *parent, d12_recording *child)
+{
+    if (!parent || !child)
+        return true;
+    /* The same bundle executed again in a row costs nothing more (the common case: a bundle per draw batch). */
+    if (parent->child_count && parent->children[parent->child_count - 1] == child)
+        return true;
+    if (parent->child_count == parent->child_capacity) {
+        uint32_t capacity = parent->child_capacity ? parent->child_capacity * 2 : 4;
+        d12_recording **children = realloc(parent->children, capacity * sizeof *children);
+        if (!children)
+            return false;
+        parent->children = children;
+        parent->child_capacity = capacity;
+    }
+    d12__recording_ref(child);
+    parent->children[parent->child_count++] = child;
+    return true;
 }
 
 void d12__recording_ref(d12_recording *recording)
@@ -376,7 +405,12 @@ void d12__recording_unref(d12_recording *recording)
     void *owner = recording->owner;
     if (recording->bases != recording->inline_bases)
         free(recording->bases);
+    d12_recording **children = recording->children;
+    uint32_t child_count = recording->child_count;
     free(recording);
+    for (uint32_t i = 0; i < child_count; i++) /* bundles' recordings: none has children, so no recursion */
+        d12__recording_unref(children[i]);
+    free(children);
     if (c->ops.unref)
         c->ops.unref(owner);
 }

@@ -137,11 +137,18 @@ void d12__correlation_set_next_for_test(d12_correlation *correlation, uint32_t n
 
 /* ---- Recordings: references held by submissions ---- */
 
-/* Whether any index of `recording` may still resolve: some block it took is still in its slot. For a closed
+/* Whether any index of `recording` may still resolve: some block it took (or a bundle's recording it adopted took)
+ * is still in its slot. For a closed
  * recording (every submitted one) false is final: it never takes a block again, and eviction only removes them.
  * No lock (the count is read with a relaxed load): a submission's retention asks it to skip or drop a hold that
  * could never annotate a message (docs/performance.md, "Bounded retention"). */
 bool d12__recording_resolvable(const d12_recording *recording);
+
+/* ExecuteBundle (runtime/bundle.c): `parent` (the calling list's current recording) takes a reference on `child`
+ * (the bundle's), dropped when `parent` is freed, so a submission of the parent keeps the bundle's indices
+ * resolvable. Either may be NULL (then nothing happens); false: out of memory (the bundle's work is then not
+ * annotated once the bundle is reset or destroyed). Called by the parent's recording thread only. */
+bool d12__recording_adopt(d12_recording *parent, d12_recording *child);
 
 /* Take a reference (ExecuteCommandLists, per submission). `recording` may be NULL (a list whose begin failed). */
 void d12__recording_ref(d12_recording *recording);

@@ -15,6 +15,7 @@ void d12__flush_init(d12_flush *flush)
     atomic_init(&flush->removal_flushed, false);
     flush->begun = 0;
     flush->in_flight = NULL;
+    flush->orphans = NULL;
 }
 
 void d12__flush_note_completion(struct d12_device *device)

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 struct d12_device;
+struct d12_submission;
 
 typedef struct d12_flush {
     _Atomic uint64_t completions; /* bumped each time a queue's completion mark moves */
@@ -27,6 +28,9 @@ typedef struct d12_flush {
     /* The device's children lock: the retiring flushes (completed-work and queue-destruction flushes) in progress. */
     uint64_t begun;                   /* retiring flushes begun so far: the last one's number */
     struct d12_flush_pass *in_flight; /* those begun and not returned, any order */
+    /* The retention records of destroyed queues, kept while a flush in progress may still be delivering a message
+     * of their work (queue.c, "Retention across flushes"; docs/drm.md "Correlation under load"). */
+    struct d12_submission *orphans;
 } d12_flush;
 
 /* One retiring flush in progress (on its thread's stack). */

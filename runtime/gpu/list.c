@@ -3,9 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle.h"
 #include "d12_messages.h"
 #include "device.h"
 #include "dred/breadcrumbs.h"
+#include "foreign.h"
 #include "list.h"
 #include "lockrank.h"
 #include "resource.h"
@@ -71,7 +73,8 @@ HRESULT d12_command_allocator_Reset(struct d12_command_allocator *self)
         d12__msg_command_allocator_cannot_reset(self->device_child.device->info_queue);
         return E_FAIL; /* "E_FAIL if there is an actively recording command list referencing the allocator" */
     }
-    self->gpu->core.pfnResetCommandAllocator(self->handle);
+    if (self->handle.pDrvPrivate) /* a bundle allocator has no driver allocator (bundle.h) */
+        self->gpu->core.pfnResetCommandAllocator(self->handle);
     return S_OK;
 }
 
@@ -117,8 +120,16 @@ void d12_command_allocator_not_implemented(struct d12_command_allocator *self, c
     d12__msg_method_not_implemented(self->device_child.device->info_queue, interface_name, method);
 }
 
+/* A list type CreateCommandAllocator and CreateCommandList accept: an engine's, or a bundle (runtime/bundle.h). */
+static bool list_type_valid(D3D12_COMMAND_LIST_TYPE type)
+{
+    return type == D3D12_COMMAND_LIST_TYPE_BUNDLE || d12__command_list_type_flags(type) != D3D12DDI_COMMAND_QUEUE_FLAG_NONE;
+}
+
 static HRESULT create_driver_allocator(struct d12_device *device, struct d12_command_allocator *allocator)
 {
+    if (allocator->type == D3D12_COMMAND_LIST_TYPE_BUNDLE)
+        return S_OK; /* the runtime records bundles itself: the driver never sees one (bundle.h) */
     D3D12DDIARG_CREATECOMMANDALLOCATOR_0126 args = {d12__command_list_type_flags(allocator->type)};
     D3D12DDI_HDEVICE driver = d12__driver_device_handle(device->driver);
     SIZE_T size = allocator->gpu->core.pfnCalcPrivateCommandAllocatorSize(driver, &args);
@@ -144,7 +155,7 @@ HRESULT d12_device_CreateCommandAllocator(struct d12_device *self, D3D12_COMMAND
     HRESULT hr = d12__device_check_gpu_create(self, "ID3D12Device::CreateCommandAllocator");
     if (FAILED(hr))
         return hr;
-    if (d12__command_list_type_flags(type) == D3D12DDI_COMMAND_QUEUE_FLAG_NONE) {
+    if (!list_type_valid(type)) {
         d12__msg_invalid_command_list_type(self->info_queue, "ID3D12Device::CreateCommandAllocator", (int)type);
         return E_INVALIDARG;
     }
@@ -214,7 +225,9 @@ static void list_destroy(struct d12_command_list *list)
 {
     d12__device_child_unregister(&list->device_child);
     end_recording(list);
-    if (list->handle.pDrvPrivate)
+    if (list->type == D3D12_COMMAND_LIST_TYPE_BUNDLE)
+        d12__bundle_destroy(list);
+    else if (list->handle.pDrvPrivate)
         list->gpu->core.pfnDestroyCommandList(driver_device(&list->device_child), list->handle);
     free(list->handle.pDrvPrivate);
     list->handle.pDrvPrivate = NULL;
@@ -292,6 +305,8 @@ static HRESULT begin_recording(struct d12_command_list *list, struct d12_command
                                const char *method)
 {
     struct d12_device *device = list->device_child.device;
+    if (d12__foreign(device, allocator->device_child.device, method, "the command allocator", "returning E_INVALIDARG"))
+        return E_INVALIDARG;
     if (allocator->type != list->type) {
         d12__msg_command_allocator_type_mismatch(device->info_queue, method, (int)allocator->type, (int)list->type);
         return E_INVALIDARG;
@@ -406,6 +421,10 @@ static struct d12_resource *copy_operand(struct d12_command_list *list, const ch
     if (!resource) {
         d12__msg_copybufferregion_null_resource(list->device_child.device->info_queue, method, parameter);
         record_error(list, E_INVALIDARG);
+    } else if (d12__foreign(list->device_child.device, resource->device_child.device, method, parameter,
+                            "the call is dropped and Close returns E_INVALIDARG")) {
+        record_error(list, E_INVALIDARG);
+        return NULL;
     }
     return resource;
 }
@@ -420,7 +439,7 @@ void d12_command_list_CopyBufferRegion(struct d12_command_list *self, ID3D12Reso
                                        ID3D12Resource *pSrcBuffer, UINT64 SrcOffset, UINT64 NumBytes)
 {
     const char *method = "CopyBufferRegion";
-    if (!recording(self, method))
+    if (!recording(self, method) || d12__bundle_refuses(self, method))
         return;
     struct d12_resource *dst = copy_operand(self, method, "pDstBuffer", pDstBuffer);
     struct d12_resource *src = dst ? copy_operand(self, method, "pSrcBuffer", pSrcBuffer) : NULL;
@@ -447,7 +466,7 @@ void d12_command_list_CopyResource(struct d12_command_list *self, ID3D12Resource
                                    ID3D12Resource *pSrcResource)
 {
     const char *method = "CopyResource";
-    if (!recording(self, method))
+    if (!recording(self, method) || d12__bundle_refuses(self, method))
         return;
     struct d12_resource *dst = copy_operand(self, method, "pDstResource", pDstResource);
     struct d12_resource *src = dst ? copy_operand(self, method, "pSrcResource", pSrcResource) : NULL;
@@ -519,8 +538,12 @@ ROOT_VIEW(SetComputeRootShaderResourceView, pfnSetComputeRootShaderResourceView,
 ROOT_VIEW(SetComputeRootUnorderedAccessView, pfnSetComputeRootUnorderedAccessView, D12_DRED_ROOT_COMPUTE_UAV)
 #undef ROOT_VIEW
 
+/* What convert_barrier answers for a resource of another device (already reported, by d12__foreign). */
+static const char k_foreign_barrier[] = "its resource was created by another device";
+
 /* One API barrier as the DDI's; NULL: what is wrong with it. */
-static const char *convert_barrier(const D3D12_RESOURCE_BARRIER *barrier, D3D12DDIARG_RESOURCE_BARRIER_0126 *out)
+static const char *convert_barrier(struct d12_device *device, const D3D12_RESOURCE_BARRIER *barrier,
+                                   D3D12DDIARG_RESOURCE_BARRIER_0126 *out)
 {
     memset(out, 0, sizeof *out);
     switch (barrier->Type) {
@@ -528,6 +551,9 @@ static const char *convert_barrier(const D3D12_RESOURCE_BARRIER *barrier, D3D12D
         struct d12_resource *resource = d12__resource_unwrap(barrier->Transition.pResource);
         if (!resource)
             return "Transition.pResource is NULL or not a d12rt resource";
+        if (d12__foreign(device, resource->device_child.device, "ID3D12GraphicsCommandList::ResourceBarrier",
+                         "Transition.pResource", "the call is dropped and Close returns E_INVALIDARG"))
+            return k_foreign_barrier;
         *out = (D3D12DDIARG_RESOURCE_BARRIER_0126){D3D12DDI_RESOURCE_BARRIER_TYPE_TRANSITION, resource->handle,
                                                    barrier->Transition.StateBefore, barrier->Transition.StateAfter};
         return NULL;
@@ -536,14 +562,25 @@ static const char *convert_barrier(const D3D12_RESOURCE_BARRIER *barrier, D3D12D
         struct d12_resource *resource = d12__resource_unwrap(barrier->UAV.pResource);
         if (barrier->UAV.pResource && !resource)
             return "UAV.pResource is not a d12rt resource";
+        if (resource && d12__foreign(device, resource->device_child.device, "ID3D12GraphicsCommandList::ResourceBarrier",
+                                     "UAV.pResource", "the call is dropped and Close returns E_INVALIDARG"))
+            return k_foreign_barrier;
         out->Type = D3D12DDI_RESOURCE_BARRIER_TYPE_UAV;
         if (resource)
             out->hResource = resource->handle;
         return NULL;
     }
-    case D3D12_RESOURCE_BARRIER_TYPE_ALIASING:
+    case D3D12_RESOURCE_BARRIER_TYPE_ALIASING: {
+        struct d12_resource *before = d12__resource_unwrap(barrier->Aliasing.pResourceBefore);
+        struct d12_resource *after = d12__resource_unwrap(barrier->Aliasing.pResourceAfter);
+        const char *method = "ID3D12GraphicsCommandList::ResourceBarrier", *why = "the call is dropped and Close "
+                             "returns E_INVALIDARG";
+        if ((before && d12__foreign(device, before->device_child.device, method, "Aliasing.pResourceBefore", why)) ||
+            (after && d12__foreign(device, after->device_child.device, method, "Aliasing.pResourceAfter", why)))
+            return k_foreign_barrier;
         out->Type = D3D12DDI_RESOURCE_BARRIER_TYPE_ALIASING; /* committed buffers never alias */
         return NULL;
+    }
     default:
         return "unknown D3D12_RESOURCE_BARRIER_TYPE";
     }
@@ -552,7 +589,7 @@ static const char *convert_barrier(const D3D12_RESOURCE_BARRIER *barrier, D3D12D
 void d12_command_list_ResourceBarrier(struct d12_command_list *self, UINT NumBarriers,
                                       const D3D12_RESOURCE_BARRIER *pBarriers)
 {
-    if (!recording(self, "ResourceBarrier") || NumBarriers == 0)
+    if (!recording(self, "ResourceBarrier") || d12__bundle_refuses(self, "ResourceBarrier") || NumBarriers == 0)
         return;
     D3D12DDIARG_RESOURCE_BARRIER_0126 stack[D12_BARRIER_STACK];
     D3D12DDIARG_RESOURCE_BARRIER_0126 *barriers =
@@ -565,9 +602,10 @@ void d12_command_list_ResourceBarrier(struct d12_command_list *self, UINT NumBar
         UINT i = 0;
         const char *problem = NULL;
         for (; i < NumBarriers && !problem; i++)
-            problem = convert_barrier(&pBarriers[i], &barriers[i]);
+            problem = convert_barrier(self->device_child.device, &pBarriers[i], &barriers[i]);
         if (problem) {
-            d12__msg_resource_barrier_invalid(self->device_child.device->info_queue, i - 1, problem);
+            if (problem != k_foreign_barrier)
+                d12__msg_resource_barrier_invalid(self->device_child.device->info_queue, i - 1, problem);
             record_error(self, E_INVALIDARG);
         } else {
             before_work(self, D12_WORK_RESOURCE_BARRIER); /* GPU work like any other: it gets a state index */
@@ -611,6 +649,8 @@ void d12_command_list_EndEvent(struct d12_command_list *self)
 static HRESULT create_driver_list(struct d12_device *device, struct d12_command_list *list,
                                   struct d12_command_allocator *allocator)
 {
+    if (list->type == D3D12_COMMAND_LIST_TYPE_BUNDLE)
+        return d12__bundle_create(list); /* recorded by the runtime, replayed at ExecuteBundle (bundle.h) */
     D3D12DDIARG_CREATECOMMANDLIST_0126 args = {d12__command_list_type_flags(list->type), allocator->handle};
     D3D12DDI_HDEVICE driver = d12__driver_device_handle(device->driver);
     SIZE_T size = list->gpu->core.pfnCalcPrivateCommandListSize(driver, &args);
@@ -645,7 +685,8 @@ static struct d12_command_list *new_list(struct d12_device *device, D3D12_COMMAN
         list->set_state_index = device->drm.funcs.pfnSetCommandListStateIndex;
         d12__recorder_init(&list->recorder, device->correlation, list);
     }
-    if (FAILED(d12__dred_list_create(device, list, &list->dred))) {
+    /* A bundle has no breadcrumbs of its own: its caller records EXECUTEBUNDLE (bundle.h). */
+    if (type != D3D12_COMMAND_LIST_TYPE_BUNDLE && FAILED(d12__dred_list_create(device, list, &list->dred))) {
         list_destroy(list); /* frees what new_list made */
         return NULL;
     }
@@ -665,7 +706,7 @@ HRESULT d12_device_CreateCommandList(struct d12_device *self, UINT nodeMask, D3D
     HRESULT hr = d12__device_check_gpu_create(self, method);
     if (FAILED(hr))
         return hr;
-    if (d12__command_list_type_flags(type) == D3D12DDI_COMMAND_QUEUE_FLAG_NONE) {
+    if (!list_type_valid(type)) {
         d12__msg_invalid_command_list_type(self->info_queue, method, (int)type);
         return E_INVALIDARG;
     }

@@ -8,6 +8,7 @@
 #include "dred/dred.h"
 #include "fence.h"
 #include "flush.h"
+#include "foreign.h"
 #include "list.h"
 #include "lockrank.h"
 #include "queue.h"
@@ -156,6 +157,9 @@ static HRESULT submit_operation(struct d12_command_queue *queue, operation_kind 
                                          : "ID3D12CommandQueue::Wait", "pFence is NULL or not a d12rt fence");
         return E_INVALIDARG;
     }
+    if (d12__foreign(device, fence->device_child.device, kind == OPERATION_SIGNAL ? "ID3D12CommandQueue::Signal"
+                     : "ID3D12CommandQueue::Wait", "pFence", "nothing is queued; returning E_INVALIDARG"))
+        return E_INVALIDARG;
     if (kind == OPERATION_WAIT)
         d12__flush_completed(device); /* "from within ... ID3D12CommandQueue::Wait" */
     struct d12_queue_operation *operation = malloc(sizeof *operation);
@@ -199,11 +203,18 @@ static bool check_lists(struct d12_command_queue *queue, UINT count, ID3D12Comma
     struct d12_device *device = queue->device_child.device;
     for (UINT i = 0; i < count; i++) {
         struct d12_command_list *list = d12__command_list_unwrap(api_lists ? api_lists[i] : NULL);
+        if (list && list->type == D3D12_COMMAND_LIST_TYPE_BUNDLE) {
+            d12__msg_executecommandlists_bundlenotsupported(device->info_queue, i); /* only through ExecuteBundle */
+            return false;
+        }
         if (!list || list->type != queue->desc.Type) {
             d12__msg_executecommandlists_commandlistmismatch(device->info_queue, i, list ? (int)list->type : -1,
                                                              (int)queue->desc.Type);
             return false;
         }
+        if (d12__foreign(device, list->device_child.device, "ID3D12CommandQueue::ExecuteCommandLists",
+                         "a command list", "nothing is submitted"))
+            return false;
         if (atomic_load(&list->open)) {
             /* d3d12-semantics.md 4.8: "Executing a command list that is still recording -> device removed,
              * GetDeviceRemovedReason = DXGI_ERROR_INVALID_CALL". */
@@ -525,6 +536,10 @@ void d12__queues_mark_retirement(struct d12_device *device, struct d12_flush_pas
         mark_completed(queue, pass->number);
         d12__unlock(&queue->lock, D12_RANK_QUEUE);
     }
+    /* A destroyed queue's work has all run (its driver queue drained before it went): every record is complete. */
+    for (struct d12_submission *s = device->flush.orphans; s; s = s->next)
+        if (s->flush == 0)
+            s->flush = pass->number;
     d12__unlock(&device->children_lock, D12_RANK_CHILDREN);
 }
 
@@ -590,21 +605,31 @@ static void recycle(struct d12_device *device, struct d12_submission *chain)
     d12__unlock(&device->children_lock, D12_RANK_CHILDREN);
 }
 
-void d12__queues_retire(struct d12_device *device, struct d12_flush_pass *pass)
+/* Issue 17 item 1: a queue's final Release used to drop its retention records as soon as its own flush returned,
+ * but a flush begun earlier on another thread may hold that queue's findings and still be delivering them (the
+ * driver's flush hands over whatever it holds when called; the application's callbacks make a delivery slow): the
+ * recording was freed under it and the finding arrived bare. The destroyed queue's records become the device's
+ * orphans instead, retired by the same rule as any queue's: once the flush that marked them and every flush begun by
+ * the time it returned have returned. With no flush in progress at all nothing can be delivering them. Called with
+ * the children lock held. */
+static struct d12_submission **detach_orphans(d12_flush *flush, uint64_t pass, uint64_t begun, uint64_t returned,
+                                              struct d12_submission **tail)
 {
-    struct d12_submission *retired = NULL, **tail = &retired;
-    d12__lock(&device->children_lock, D12_RANK_CHILDREN);
-    uint64_t begun;
-    uint64_t returned = d12__flush_pass_end(&device->flush, pass, &begun);
-    for (struct d12_command_queue *queue = device->queues; queue; queue = queue->next) {
-        d12__lock(&queue->lock, D12_RANK_QUEUE);
-        note_returned(queue, pass->number, begun);
-        tail = detach_released(queue, returned, tail);
-        d12__unlock(&queue->lock, D12_RANK_QUEUE);
+    bool idle = flush->in_flight == NULL;
+    for (struct d12_submission **link = &flush->orphans; *link;) {
+        struct d12_submission *s = *link;
+        if (s->flush != 0 && s->flush == pass)
+            s->release_after = begun;
+        if (idle || (s->release_after != 0 && s->release_after <= returned)) {
+            *link = s->next;
+            s->next = NULL;
+            *tail = s;
+            tail = &s->next;
+        } else {
+            link = &s->next;
+        }
     }
-    d12__unlock(&device->children_lock, D12_RANK_CHILDREN);
-    release_holds(retired); /* may destroy command lists (and call the driver): no lock held */
-    recycle(device, retired);
+    return tail;
 }
 
 /* ---- Lifetime ---- */
@@ -622,6 +647,8 @@ static void link_queue(struct d12_device *device, struct d12_command_queue *queu
     d12__unlock(&device->children_lock, D12_RANK_CHILDREN);
 }
 
+/* The queue leaves the device's list; its retention records (its work has all run or been dropped by now) become the
+ * device's orphans, kept while a flush in progress may deliver their findings (detach_orphans). */
 static void unlink_queue(struct d12_device *device, struct d12_command_queue *queue)
 {
     d12__lock(&device->children_lock, D12_RANK_CHILDREN);
@@ -631,7 +658,32 @@ static void unlink_queue(struct d12_device *device, struct d12_command_queue *qu
             break;
         }
     }
+    d12__lock(&queue->lock, D12_RANK_QUEUE);
+    if (queue->submissions) {
+        for (struct d12_submission *s = queue->submissions; s; s = s->next)
+            s->queue = NULL; /* recycle() frees them */
+        *queue->submissions_tail = device->flush.orphans;
+        device->flush.orphans = queue->submissions;
+        queue->submissions = NULL;
+        queue->submissions_tail = &queue->submissions;
+        queue->unmarked = queue->newest = NULL;
+        queue->unmarked_count = 0;
+    }
+    d12__unlock(&queue->lock, D12_RANK_QUEUE);
     d12__unlock(&device->children_lock, D12_RANK_CHILDREN);
+}
+
+/* After a queue's destruction flush (or none, when none may be made now): the orphans nothing can be delivering any
+ * more go. */
+static void release_idle_orphans(struct d12_device *device)
+{
+    struct d12_submission *released = NULL;
+    d12__lock(&device->children_lock, D12_RANK_CHILDREN);
+    if (device->flush.in_flight == NULL)
+        detach_orphans(&device->flush, 0, 0, 0, &released);
+    d12__unlock(&device->children_lock, D12_RANK_CHILDREN);
+    release_holds(released);
+    recycle(device, released);
 }
 
 /* Release what the driver will never pass back now that its queue is gone. */
@@ -676,6 +728,7 @@ static void queue_destroy(struct d12_command_queue *queue)
     unlink_queue(device, queue);
     if (queue->handle.pDrvPrivate)
         d12__flush_now(device);
+    release_idle_orphans(device);
     if (d12__device_is_removed(device)) {
         /* Issue 8 item 5: "queue destruction on a removed device makes the one removal flush if it has not happened
          * yet"; then DRED's report is completed if the application never surfaced the removal (dred.h). */
@@ -791,4 +844,22 @@ HRESULT d12_device_CreateCommandQueue(struct d12_device *self, const D3D12_COMMA
     hr = d12__command_queue_QueryInterface(queue, riid, ppCommandQueue);
     d12_command_queue_Release(queue);
     return hr;
+}
+
+void d12__queues_retire(struct d12_device *device, struct d12_flush_pass *pass)
+{
+    struct d12_submission *retired = NULL, **tail = &retired;
+    d12__lock(&device->children_lock, D12_RANK_CHILDREN);
+    uint64_t begun;
+    uint64_t returned = d12__flush_pass_end(&device->flush, pass, &begun);
+    for (struct d12_command_queue *queue = device->queues; queue; queue = queue->next) {
+        d12__lock(&queue->lock, D12_RANK_QUEUE);
+        note_returned(queue, pass->number, begun);
+        tail = detach_released(queue, returned, tail);
+        d12__unlock(&queue->lock, D12_RANK_QUEUE);
+    }
+    tail = detach_orphans(&device->flush, pass->number, begun, returned, tail);
+    d12__unlock(&device->children_lock, D12_RANK_CHILDREN);
+    release_holds(retired); /* may destroy command lists (and call the driver): no lock held */
+    recycle(device, retired);
 }

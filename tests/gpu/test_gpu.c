@@ -207,7 +207,8 @@ static void test_allocator_create(void)
     CHECK_EQ_INT(ID3D12Device_CreateCommandAllocator(device, D3D12_COMMAND_LIST_TYPE_COPY, &IID_ID3D12CommandAllocator,
                                                      NULL), S_FALSE);
     ID3D12CommandAllocator *allocator = (void *)1;
-    CHECK_EQ_INT(ID3D12Device_CreateCommandAllocator(device, D3D12_COMMAND_LIST_TYPE_BUNDLE,
+    /* Video lists are not d12rt's (bundles are: tests/objects bundle.allocator_create). */
+    CHECK_EQ_INT(ID3D12Device_CreateCommandAllocator(device, D3D12_COMMAND_LIST_TYPE_VIDEO_DECODE,
                                                      &IID_ID3D12CommandAllocator, (void **)&allocator), E_INVALIDARG);
     EXPECT_MSG(iq, D3D12_MESSAGE_ID_CREATE_COMMAND_LIST_INVALID_COMMAND_LIST_TYPE, "CreateCommandAllocator");
     CHECK_EQ_INT(ID3D12Device_CreateCommandAllocator(device, (D3D12_COMMAND_LIST_TYPE)42,
@@ -275,9 +276,13 @@ static void test_list_create(void)
                                                 &IID_ID3D12GraphicsCommandList, (void **)&second), E_INVALIDARG);
     EXPECT_MSG(iq, MSG_COMMAND_ALLOCATOR_TYPE_MISMATCH, NULL);
     /* Bad type, bad node mask. */
-    CHECK_EQ_INT(ID3D12Device_CreateCommandList(device, 0, D3D12_COMMAND_LIST_TYPE_BUNDLE, direct, NULL,
+    CHECK_EQ_INT(ID3D12Device_CreateCommandList(device, 0, D3D12_COMMAND_LIST_TYPE_VIDEO_DECODE, direct, NULL,
                                                 &IID_ID3D12GraphicsCommandList, (void **)&second), E_INVALIDARG);
     EXPECT_MSG(iq, D3D12_MESSAGE_ID_CREATE_COMMAND_LIST_INVALID_COMMAND_LIST_TYPE, "CreateCommandList");
+    /* A BUNDLE list on a DIRECT allocator: the types differ (tests/objects bundle.list_create has the rest). */
+    CHECK_EQ_INT(ID3D12Device_CreateCommandList(device, 0, D3D12_COMMAND_LIST_TYPE_BUNDLE, direct, NULL,
+                                                &IID_ID3D12GraphicsCommandList, (void **)&second), E_INVALIDARG);
+    EXPECT_MSG(iq, MSG_COMMAND_ALLOCATOR_TYPE_MISMATCH, "created for type 0, the command list is type 1");
     CHECK_EQ_INT(ID3D12Device_CreateCommandList(device, 2, D3D12_COMMAND_LIST_TYPE_DIRECT, direct, NULL,
                                                 &IID_ID3D12GraphicsCommandList, (void **)&second), E_INVALIDARG);
     EXPECT_MSG(iq, MSG_CREATE_INVALID_ARGUMENT, "nodeMask");
@@ -1732,7 +1737,7 @@ static void test_create_failure_nulls_out(void)
     CHECK_EQ_INT(ID3D12Device_CreateCommandQueue(device, NULL, &IID_ID3D12CommandQueue, &object), E_INVALIDARG);
     CHECK(object == NULL);
     object = (void *)(uintptr_t)0xdeadbeef;
-    CHECK_EQ_INT(ID3D12Device_CreateCommandAllocator(device, D3D12_COMMAND_LIST_TYPE_BUNDLE,
+    CHECK_EQ_INT(ID3D12Device_CreateCommandAllocator(device, D3D12_COMMAND_LIST_TYPE_VIDEO_DECODE,
                                                      &IID_ID3D12CommandAllocator, &object), E_INVALIDARG);
     CHECK(object == NULL);
     object = (void *)(uintptr_t)0xdeadbeef;
