@@ -27,6 +27,7 @@
 #include <directx/d3d12sdklayers.h>
 #include <d12rt/d3d12_ext.h>
 
+#include "bench_fence.h"
 #include "bench_gpu.h"
 #include "bench_memory.h"
 #include "d12caps.h"
@@ -830,6 +831,10 @@ static void judge_budgets(void)
     judge("committed 64 KiB buffer create + release", "d12rt min <= vkd3d min",
           have(buf_d12rt, buf_vkd3d) ? buf_d12rt->min : 0, have(buf_d12rt, buf_vkd3d) ? buf_vkd3d->min : 0, "ns",
           false, have(buf_d12rt, buf_vkd3d));
+    const bench_row *fence_wait = row_named(BENCH_FENCE_WAIT_ROW), *guarded = row_named(BENCH_FENCE_GUARDED_FLOOR_ROW);
+    judge("fence event wait vs guarded eventfd floor", "min <= 1.2 x min(dup + write + close + read)",
+          have(fence_wait, guarded) ? fence_wait->min : 0, have(fence_wait, guarded) ? 1.2 * guarded->min : 0, "ns",
+          false, have(fence_wait, guarded));
     const bench_row *stored = row_named("report_text stored"), *callback = row_named("report_text stored, callback");
     judge("report path, muted, no callback", ">= 20 M stored msgs/s (1e3 / min ns)",
           stored && stored->min > 0 ? 1e3 / stored->min : 0, 20.0, "M/s", true, stored != NULL);
@@ -924,6 +929,7 @@ int main(int argc, char **argv)
         setup_device();
         const bench_row *empty = row_named("empty indirect call");
         bench_ddi_setup(empty ? (int)(empty - rows) : -1); /* after every fork: it makes a driver device */
+        bench_fence_setup();
     }
     if (only_row != NULL && !setup_failed) {
         const bench_row *row = row_named(only_row);
@@ -975,6 +981,7 @@ int main(int argc, char **argv)
     bench_gpu_teardown();
     bench_peer_teardown();
     bench_ddi_teardown();
+    bench_fence_teardown();
     if (queue_stored != NULL)
         d12__info_queue_destroy(queue_stored);
     if (queue_denied != NULL)

@@ -37,7 +37,10 @@ set(rows
   "committed buffer create + release (page-fault tracking)"
   "CheckFeatureSupport OPTIONS5"
   "CheckFeatureSupport1 OPTIONS5 (SDK 620)"
-  "CheckFeatureSupport1 OPTIONS5 (SDK 606)")
+  "CheckFeatureSupport1 OPTIONS5 (SDK 606)"
+  "eventfd write + read (floor)"
+  "dup + write + close + read (guarded floor)"
+  "fence event wait (SetEventOnCompletion + Signal + read)")
 
 execute_process(COMMAND ${D12BENCH} --quick RESULT_VARIABLE rc OUTPUT_VARIABLE table ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)

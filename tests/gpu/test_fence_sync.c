@@ -9,6 +9,7 @@
  *             values already reached, a fence released while in the set, device removal, a concurrent stress. */
 #define _GNU_SOURCE
 #define COBJMACROS
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 
@@ -449,6 +450,62 @@ static void test_multi_stress(void)
     }
 }
 
+/* ======== event_* ======== */
+
+/* The registration fast path's proof of identity (runtime/event.c: one epoll_ctl MOD on the event's own epoll
+ * instance) follows an eventfd as the application moves it between numbers: E verified at N, moved to M, N reused by
+ * E2, then E put back at N. Each registration through N fires the eventfd N names at that moment, never the other
+ * (read through descriptors of their own). A proof keyed by the number alone would fire E2 the last time. */
+static void test_event_number_moves(void)
+{
+    ID3D12Device *device = create_device(true);
+    if (!device)
+        return;
+    ID3D12Fence *fence = new_fence(device, 0);
+    int first = new_event(), n = first;
+    int first_seen = fcntl(first, F_DUPFD_CLOEXEC, 200), moved = fcntl(first, F_DUPFD_CLOEXEC, 300);
+    UINT64 value = 0;
+    if (fence && CHECK(first_seen >= 0 && moved >= 0)) {
+        for (int round = 0; round < 2; round++) { /* the second round takes the fast path */
+            CHECK_HR(ID3D12Fence_SetEventOnCompletion(fence, ++value, as_handle(n)), S_OK);
+            CHECK_HR(ID3D12Fence_Signal(fence, value), S_OK);
+            CHECK(fired(first_seen, WAIT_MS, NULL));
+        }
+        /* A registration left pending keeps E's held event alive through the moves (a parked one would simply be
+         * discarded when N is next seen naming something else). */
+        CHECK_HR(ID3D12Fence_SetEventOnCompletion(fence, 1000, as_handle(n)), S_OK);
+        close(n); /* E lives on at `moved` (and `first_seen`) */
+        int second = new_event();
+        CHECK_EQ_INT(second, n); /* E2 reuses N */
+        int second_seen = fcntl(second, F_DUPFD_CLOEXEC, 400);
+        for (int round = 0; round < 2; round++) {
+            CHECK_HR(ID3D12Fence_SetEventOnCompletion(fence, ++value, as_handle(n)), S_OK);
+            CHECK_HR(ID3D12Fence_Signal(fence, value), S_OK);
+            CHECK(fired(second_seen, WAIT_MS, NULL));
+            CHECK(!fired(first_seen, 0, NULL));
+        }
+        CHECK_EQ_INT(dup2(moved, n), n); /* E back at N (E2 lives on at second_seen) */
+        for (int round = 0; round < 2; round++) {
+            CHECK_HR(ID3D12Fence_SetEventOnCompletion(fence, ++value, as_handle(n)), S_OK);
+            CHECK_HR(ID3D12Fence_Signal(fence, value), S_OK);
+            CHECK(fired(first_seen, WAIT_MS, NULL));
+            CHECK(!fired(second_seen, 0, NULL));
+        }
+        CHECK_HR(ID3D12Fence_Signal(fence, 1000), S_OK); /* the pending one fires E */
+        CHECK(fired(first_seen, WAIT_MS, NULL));
+        CHECK(!fired(second_seen, 0, NULL));
+        close(second_seen);
+    }
+    close(n);
+    if (first_seen >= 0)
+        close(first_seen);
+    if (moved >= 0)
+        close(moved);
+    if (fence)
+        RELEASE_LAST(fence);
+    RELEASE_LAST(device);
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -465,6 +522,7 @@ int main(int argc, char **argv)
         {"multi_released", test_multi_released},
         {"multi_device_removed", test_multi_device_removed},
         {"multi_stress", test_multi_stress},
+        {"event_number_moves", test_event_number_moves},
     };
     for (size_t i = 0; argc == 2 && i < sizeof cases / sizeof cases[0]; i++) {
         if (strcmp(argv[1], cases[i].name) == 0) {
