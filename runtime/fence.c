@@ -16,8 +16,9 @@ static UINT64 visible_value(struct d12_fence *fence)
     return atomic_load_explicit(&fence->value, memory_order_acquire);
 }
 
-/* Fire one registration, already unlinked: signal its event, or tell its set (which owns a member's storage). */
-static void fire(d12_fence_waiter *waiter)
+/* Fire one registration, already unlinked (fence lock held): signal its event, or tell its set (which owns a
+ * member's storage). */
+static void fire(struct d12_fence *fence, d12_fence_waiter *waiter)
 {
     if (waiter->multi != NULL) {
         d12__fence_multi_member_done(waiter->multi);
@@ -25,7 +26,10 @@ static void fire(d12_fence_waiter *waiter)
     }
     d12__event_signal(waiter->event);
     d12__event_release(waiter->event);
-    free(waiter);
+    if (waiter == &fence->spare)
+        fence->spare_busy = false;
+    else
+        free(waiter);
 }
 
 /* Fire and drop the registrations `reached` now satisfies. Called with the lock held (write() never blocks on an
@@ -36,7 +40,7 @@ static void fire_waiters(struct d12_fence *fence, UINT64 reached)
         struct d12_fence_waiter *waiter = *link;
         if (waiter->value <= reached) {
             *link = waiter->next;
-            fire(waiter);
+            fire(fence, waiter);
         } else {
             link = &waiter->next;
         }
@@ -74,7 +78,8 @@ void d12__fence_set(struct d12_fence *fence, UINT64 value)
     atomic_store_explicit(&fence->value, value, memory_order_release);
     fire_waiters(fence, value);
     satisfy_gpu_waits(fence, value, false); /* before any later Signal can lower the value again */
-    pthread_cond_broadcast(&fence->changed);
+    if (fence->sleepers != 0)
+        pthread_cond_broadcast(&fence->changed);
     d12__unlock(&fence->lock, D12_RANK_FENCE);
 }
 
@@ -103,8 +108,11 @@ bool d12__fence_gpu_wait_end(struct d12_fence *fence, d12_fence_gpu_wait *wait, 
 {
     d12__lock(&fence->lock, D12_RANK_FENCE);
     struct d12_device *device = fence->device_child.device;
-    while (!wait->satisfied && !atomic_load(abandon) && !d12__device_is_removed(device))
+    while (!wait->satisfied && !atomic_load(abandon) && !d12__device_is_removed(device)) {
+        fence->sleepers++;
         pthread_cond_wait(&fence->changed, &fence->lock);
+        fence->sleepers--;
+    }
     bool satisfied = wait->satisfied;
     if (!satisfied)
         unlink_gpu_wait(fence, wait);
@@ -146,12 +154,23 @@ D3D12_FENCE_FLAGS d12_fence_GetCreationFlags(struct d12_fence *self)
     return self->flags;
 }
 
+static void add_waiter_locked(struct d12_fence *fence, d12_fence_waiter *waiter)
+{
+    waiter->next = fence->waiters;
+    fence->waiters = waiter;
+    /* "with v <= completed fires immediately"; a fence already released counts as reached. */
+    fire_waiters(fence, fence->released ? UINT64_MAX : visible_value(fence));
+}
+
 /* A NULL event: "blocks until reached"; removal and the fence's final Release (on another thread) release it. */
 static void block_until(struct d12_fence *fence, UINT64 value)
 {
     d12__lock(&fence->lock, D12_RANK_FENCE);
-    while (visible_value(fence) < value && !fence->released)
+    while (visible_value(fence) < value && !fence->released) {
+        fence->sleepers++;
         pthread_cond_wait(&fence->changed, &fence->lock);
+        fence->sleepers--;
+    }
     d12__unlock(&fence->lock, D12_RANK_FENCE);
 }
 
@@ -176,23 +195,27 @@ HRESULT d12_fence_SetEventOnCompletion(struct d12_fence *self, UINT64 Value, HAN
     }
     if (FAILED(hr))
         return hr;
-    struct d12_fence_waiter *waiter = malloc(sizeof *waiter);
+    d12__lock(&self->lock, D12_RANK_FENCE);
+    d12_fence_waiter *waiter = &self->spare;
+    if (self->spare_busy)
+        waiter = malloc(sizeof *waiter); /* under the fence's lock: malloc takes none of the runtime's */
+    else
+        self->spare_busy = true;
     if (!waiter) {
+        d12__unlock(&self->lock, D12_RANK_FENCE);
         d12__event_release(event);
         return E_OUTOFMEMORY;
     }
-    *waiter = (struct d12_fence_waiter){Value, event, NULL, NULL};
-    d12__fence_add_waiter(self, waiter);
+    *waiter = (d12_fence_waiter){Value, event, NULL, NULL};
+    add_waiter_locked(self, waiter);
+    d12__unlock(&self->lock, D12_RANK_FENCE);
     return S_OK;
 }
 
 void d12__fence_add_waiter(struct d12_fence *fence, d12_fence_waiter *waiter)
 {
     d12__lock(&fence->lock, D12_RANK_FENCE);
-    waiter->next = fence->waiters;
-    fence->waiters = waiter;
-    /* "with v <= completed fires immediately"; a fence already released counts as reached. */
-    fire_waiters(fence, fence->released ? UINT64_MAX : visible_value(fence));
+    add_waiter_locked(fence, waiter);
     d12__unlock(&fence->lock, D12_RANK_FENCE);
 }
 
@@ -214,7 +237,7 @@ static void abandon_waiters(struct d12_fence *fence)
     fence->released = true;
     for (d12_fence_waiter *waiter = fence->waiters, *next; waiter; waiter = next) {
         next = waiter->next;
-        fire(waiter);
+        fire(fence, waiter);
     }
     fence->waiters = NULL;
     satisfy_gpu_waits(fence, 0, true);

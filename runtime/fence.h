@@ -56,6 +56,11 @@ struct d12_fence {
     struct d12_fence_waiter *waiters;  /* eventfd registrations not yet fired */
     d12_fence_gpu_wait *gpu_waits;     /* lock: queue waits pending and not yet satisfied */
     bool released;                     /* lock: the application's last reference went (every waiter released) */
+    unsigned sleepers;                 /* lock: threads in pthread_cond_wait on `changed` (none: no broadcast) */
+    /* lock: one SetEventOnCompletion registration's storage, so the usual "register, signal, wait" round costs no
+     * allocation (issue 17 item 4); further registrations pending at once are allocated. */
+    d12_fence_waiter spare;
+    bool spare_busy;
 };
 
 /* Add a waiter (SetEventOnMultipleFenceCompletion's members); it fires at once when the fence reached `value`
