@@ -126,6 +126,8 @@ HRESULT d12_device_SetEventOnMultipleFenceCompletion(struct d12_device *self, ID
     HRESULT hr = check_arguments(self, ppFences, pFenceValues, NumFences, Flags);
     if (FAILED(hr))
         return hr;
+    if (NumFences == UINT32_MAX)
+        return E_OUTOFMEMORY; /* `refs` counts NumFences + 1 (and no such array fits in memory anyway) */
     /* UINT fences of 32 bytes each: at most 128 GiB, no overflow of size_t. */
     struct d12_fence_multi *multi = malloc(sizeof *multi + (size_t)NumFences * sizeof(d12_fence_waiter));
     if (multi == NULL)
