@@ -4,7 +4,8 @@
  * Semantics (../shared/reference/d3d12-semantics.md 4.8): CPU Signal may lower the value; SetEventOnCompletion
  * fires at once when the value is already reached; registrations are one-shot; an event is an eventfd descriptor
  * cast to HANDLE (signalled by writing 1); a NULL event blocks until the value is reached. Once the device is
- * removed the fence reads UINT64_MAX and every waiter is released.
+ * removed the fence reads UINT64_MAX and every waiter is released; so is every waiter when the application's last
+ * reference goes, queue operations pending or not (issue 17 item 4: registrations fire, queue waits are satisfied).
  *
  * Locks: `lock` guards the waiters and pairs with `changed`; it ranks below a queue's lock and above nothing but
  * leaf locks. `value` is atomic so GetCompletedValue takes no lock. */
