@@ -12,6 +12,7 @@
 #include <d12rt/d3d12_ext.h>
 
 #include "bench.h"
+#include "bench_fence.h"
 #include "peer_rows.h"
 
 /* ---- Budgets (issue 11 item 2; docs/performance.md "Budgets") ----
@@ -84,6 +85,11 @@ void bench_budgets_judge(void)
     judge("committed 64 KiB buffer create + release", "d12rt min <= vkd3d min",
           have(buf_d12rt, buf_vkd3d) ? buf_d12rt->min : 0, have(buf_d12rt, buf_vkd3d) ? buf_vkd3d->min : 0, "ns",
           false, have(buf_d12rt, buf_vkd3d));
+    const bench_row *fence_wait = bench_row_named(BENCH_FENCE_WAIT_ROW),
+                    *guarded = bench_row_named(BENCH_FENCE_GUARDED_FLOOR_ROW);
+    judge("fence event wait vs guarded eventfd floor", "min <= 1.2 x min(dup + write + close + read)",
+          have(fence_wait, guarded) ? fence_wait->min : 0, have(fence_wait, guarded) ? 1.2 * guarded->min : 0, "ns",
+          false, have(fence_wait, guarded));
     const bench_row *stored = bench_row_named("report_text stored"), *callback = bench_row_named("report_text stored, callback");
     judge("report path, muted, no callback", ">= 20 M stored msgs/s (1e3 / min ns)",
           stored && stored->min > 0 ? 1e3 / stored->min : 0, 20.0, "M/s", true, stored != NULL);

@@ -28,6 +28,7 @@
 #include <d12rt/d3d12_ext.h>
 
 #include "bench.h"
+#include "bench_fence.h"
 #include "bench_gpu.h"
 #include "bench_memory.h"
 
@@ -335,6 +336,7 @@ int main(int argc, char **argv)
         bench_device_setup();
         const bench_row *empty = bench_row_named("empty indirect call");
         bench_ddi_setup(empty ? (int)(empty - bench_rows) : -1); /* after every fork: it makes a driver device */
+        bench_fence_setup();
     }
     if (only_row != NULL && !setup_failed) {
         const bench_row *row = bench_row_named(only_row);
@@ -382,6 +384,7 @@ int main(int argc, char **argv)
     bench_gpu_teardown();
     bench_peer_teardown();
     bench_ddi_teardown();
+    bench_fence_teardown();
     bench_info_queue_teardown();
     return status;
 }

@@ -37,7 +37,10 @@ set(rows
   "committed buffer create + release (page-fault tracking)"
   "CheckFeatureSupport OPTIONS5"
   "CheckFeatureSupport1 OPTIONS5 (SDK 620)"
-  "CheckFeatureSupport1 OPTIONS5 (SDK 606)")
+  "CheckFeatureSupport1 OPTIONS5 (SDK 606)"
+  "eventfd write + read (floor)"
+  "dup + write + close + read (guarded floor)"
+  "fence event wait (SetEventOnCompletion + Signal + read)")
 
 execute_process(COMMAND ${D12BENCH} --quick RESULT_VARIABLE rc OUTPUT_VARIABLE table ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
@@ -125,7 +128,7 @@ if(NOT (rc EQUAL 0 OR rc EQUAL 1))
   message(FATAL_ERROR "d12bench --check-budget --scaling --quick --json exited with ${rc}\n${json}${err}")
 endif()
 string(JSON budgets ERROR_VARIABLE json_error LENGTH "${json}" budgets)
-if(json_error OR NOT budgets EQUAL 9)
-  message(FATAL_ERROR "d12bench --check-budget --json: expected 9 budgets (${json_error})\n${json}")
+if(json_error OR NOT budgets EQUAL 10)
+  message(FATAL_ERROR "d12bench --check-budget --json: expected 10 budgets (${json_error})\n${json}")
 endif()
 message(STATUS "d12bench: --peer and --check-budget run; ${budgets} budgets judged")

@@ -17,8 +17,9 @@ STATUS_BAD_INPUT = "D12_CAPS_BAD_INPUT"
 
 FLAVORS = ("retail", "preview")
 # SDK numbers that no SDK shipped, requested by the exhaustive cases on top of every listed one (section 1:
-# "Numbers that no SDK shipped (609, 5, 0 ...) are accepted and compared like any other").
-UNLISTED_VERSIONS = (0, 5, 609, 701, 718)
+# "Numbers that no SDK shipped (609, 5, 0 ...) are accepted and compared like any other"; 0 and 3 bound the
+# numbers older than every SDK, which read as the oldest one).
+UNLISTED_VERSIONS = (0, 3, 5, 609, 701, 718)
 # Flag bits the unknown-bit probe may use: never bit 31, so every 4-byte value stays positive as an int32.
 _HIGHEST_PROBE_BIT = 30
 
@@ -72,7 +73,10 @@ class Oracle:
         if flavor == "retail" and requested == self.sdk.runtime["preview"]:
             number = self.sdk.runtime["retail"]
         status = STATUS_TOO_NEW if number > self.runtime_version(flavor) else STATUS_OK
-        return Resolved(status, requested, number, self.line_of(number))
+        line = self.line_of(number)
+        # A number older than every SDK of its line (retail 0 ... 3) reads as the oldest SDK (issue 17 item 2).
+        oldest = min(n for n, _ in self.sdk.lines[line].versions)
+        return Resolved(status, requested, max(number, oldest), line)
 
     def legacy_version(self, flavor):
         """Section 5: the version just before CheckFeatureSupport1 on the runtime's line."""
@@ -130,16 +134,23 @@ class Oracle:
                 bit <<= 1
             return kept
         if kind == "feature_level":
-            if self._visible(enum, t, version, line):
+            # Levels are numbers (issue 17 item 5): one the enum never had is visible when the caller requested it.
+            requested = list(requested_levels or ())
+
+            def visible(level):
+                if all(v.value != level for v in enum.values):
+                    return level in requested
+                return self._visible(enum, level, version, line)
+            if visible(t):
                 return t
-            lower = [r for r in (requested_levels or ()) if r <= t and self._visible(enum, r, version, line)]
+            lower = [r for r in requested if r <= t and visible(r)]
             return max(lower) if lower else 0
         return t  # bool, integer, input, inout, opaque: never changed
 
     def input_known(self, enum, number, flavor):
-        """In/out inputs: a value the runtime knows at its own version (section 3)."""
+        """In/out inputs: a value the runtime knows at its own version, never 0 (section 3)."""
         version = self.runtime_version(flavor)
-        return self.exists(enum, number, version, self.line_of(version))
+        return number != 0 and self.exists(enum, number, version, self.line_of(version))
 
     # ---- Section 4: sizes ----
 

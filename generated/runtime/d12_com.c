@@ -738,15 +738,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreatePipelineLibrary(ID3D12Devic
 
 static HRESULT STDMETHODCALLTYPE device_device_SetEventOnMultipleFenceCompletion(ID3D12Device17 *This, ID3D12Fence * const *ppFences, const UINT64 *pFenceValues, UINT NumFences, D3D12_MULTIPLE_FENCE_WAIT_FLAGS Flags, HANDLE hEvent)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)ppFences;
-    (void)pFenceValues;
-    (void)NumFences;
-    (void)Flags;
-    (void)hEvent;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device1", "SetEventOnMultipleFenceCompletion");
-    return E_NOTIMPL;
+    return d12_device_SetEventOnMultipleFenceCompletion(device_from_device(This), ppFences, pFenceValues, NumFences, Flags, hEvent);
 }
 
 static HRESULT STDMETHODCALLTYPE device_device_SetResidencyPriority(ID3D12Device17 *This, UINT NumObjects, ID3D12Pageable * const *ppObjects, const D3D12_RESIDENCY_PRIORITY *pPriorities)

@@ -38,6 +38,7 @@ extern "C" {
 #define D12_MESSAGE_ID_DRIVER_FENCE_OPERATION_MISMATCH ((D3D12_MESSAGE_ID)0x10013)
 #define D12_MESSAGE_ID_CHECKFEATURESUPPORT_FIELD_CLAMPED ((D3D12_MESSAGE_ID)0x10200)
 #define D12_MESSAGE_ID_CHECKFEATURESUPPORT_FEATURE_AFTER_PIN ((D3D12_MESSAGE_ID)0x10201)
+#define D12_MESSAGE_ID_CHECKFEATURESUPPORT1_FEATURE_NOT_YET ((D3D12_MESSAGE_ID)0x10a00)
 #define D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGES_BUILD_TOO_OLD ((D3D12_MESSAGE_ID)0x10100)
 #define D12_MESSAGE_ID_CREATERESOURCE_INVALID_INITIAL_STATE ((D3D12_MESSAGE_ID)0x10400)
 #define D12_MESSAGE_ID_OBJECT_OF_ANOTHER_DEVICE ((D3D12_MESSAGE_ID)0x10700)
@@ -88,6 +89,7 @@ typedef enum d12_msg {
     D12_MSG_DRIVER_FENCE_OPERATION_MISMATCH,
     D12_MSG_CHECKFEATURESUPPORT_FIELD_CLAMPED,
     D12_MSG_CHECKFEATURESUPPORT_FEATURE_AFTER_PIN,
+    D12_MSG_CHECKFEATURESUPPORT1_FEATURE_NOT_YET,
     D12_MSG_DRIVER_REPORTED_MESSAGES_BUILD_TOO_OLD,
     D12_MSG_CREATERESOURCE_INVALIDALIGNMENT,
     D12_MSG_CREATERESOURCE_INVALIDMISCFLAGS,
@@ -145,9 +147,9 @@ static inline void d12__msg_checkfeaturesupport_unknown_feature(d12_info_queue *
     d12__info_queue_report(queue, D12_MSG_CHECKFEATURESUPPORT_UNKNOWN_FEATURE, method, feature, sdk_version);
 }
 
-static inline void d12__msg_checkfeaturesupport_mismatched_data_size(d12_info_queue *queue, const char *method, const char *feature, unsigned int size, const char *struct_name, unsigned int sdk_version)
+static inline void d12__msg_checkfeaturesupport_mismatched_data_size(d12_info_queue *queue, const char *method, const char *feature, unsigned int size, const char *struct_name, unsigned int sdk_version, const char *valid_sizes)
 {
-    d12__info_queue_report(queue, D12_MSG_CHECKFEATURESUPPORT_MISMATCHED_DATA_SIZE, method, feature, size, struct_name, sdk_version);
+    d12__info_queue_report(queue, D12_MSG_CHECKFEATURESUPPORT_MISMATCHED_DATA_SIZE, method, feature, size, struct_name, sdk_version, valid_sizes);
 }
 
 static inline void d12__msg_debug_layer_enabled_after_device(d12_info_queue *queue)
@@ -343,6 +345,11 @@ static inline void d12__msg_checkfeaturesupport_field_clamped(d12_info_queue *qu
 static inline void d12__msg_checkfeaturesupport_feature_after_pin(d12_info_queue *queue, const char *feature, unsigned int pinned_version)
 {
     d12__info_queue_report(queue, D12_MSG_CHECKFEATURESUPPORT_FEATURE_AFTER_PIN, feature, pinned_version);
+}
+
+static inline void d12__msg_checkfeaturesupport1_feature_not_yet(d12_info_queue *queue, const char *feature, unsigned int sdk_version, const char *since)
+{
+    d12__info_queue_report(queue, D12_MSG_CHECKFEATURESUPPORT1_FEATURE_NOT_YET, feature, sdk_version, since);
 }
 
 static inline void d12__msg_driver_reported_messages_build_too_old(d12_info_queue *queue, const char *driver, unsigned int build)

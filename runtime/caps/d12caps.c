@@ -44,9 +44,15 @@ d12_caps_status d12_caps_resolve_version(d12_caps_flavor flavor, UINT requested,
      * without querying capabilities or modifying pFeatureSupportData." */
     if (number > d12_caps_runtime_version(flavor))
         return D12_CAPS_VERSION_TOO_NEW;
+    d12_caps_line line = d12_caps_line_of(number);
+    /* "Every size the struct has had up to that version is valid": a number older than every SDK of its line
+     * (retail 0 ... 3) is read as the oldest SDK, so it sees the oldest layout and the oldest values of the
+     * features that always existed, not none at all (issue 17 item 2; docs/clamping.md section 1). */
+    if (d12__caps_sdk_version_count[line] > 0 && number < d12__caps_sdk_versions[line][0])
+        number = d12__caps_sdk_versions[line][0];
     out->requested = requested;
     out->number = number;
-    out->line = d12_caps_line_of(number);
+    out->line = line;
     return D12_CAPS_OK;
 }
 
@@ -162,18 +168,48 @@ static int64_t clamp_flags(const d12_caps_enum *enumeration, int64_t true_value,
     return kept;
 }
 
+static bool is_enum_value(const d12_caps_enum *enumeration, int64_t number)
+{
+    for (uint32_t i = 0; i < enumeration->count; i++) {
+        if (enumeration->values[i].value == number)
+            return true;
+    }
+    return false;
+}
+
+static bool is_requested(int64_t level, const D3D_FEATURE_LEVEL *requested, UINT requested_count)
+{
+    for (UINT i = 0; requested != NULL && i < requested_count; i++) {
+        if (requested[i] == level)
+            return true;
+    }
+    return false;
+}
+
+/* What a caller may see of a feature level: a visible value of the enum, or a number the enum never had that the
+ * caller requested itself. Levels are compared as numbers (issue 17 item 5): {0x0000, 0x3000} answers 0x3000, as
+ * wine-vkd3d's and vkd3d-proton's test_check_feature_support assert; a number the caller named is not a driver
+ * capability newer than its SDK, so it is not protected. */
+static bool level_visible(const d12_caps_enum *enumeration, int64_t level, d12_caps_version version,
+                          const D3D_FEATURE_LEVEL *requested, UINT requested_count)
+{
+    if (!is_enum_value(enumeration, level))
+        return is_requested(level, requested, requested_count);
+    return number_visible(enumeration, level, version);
+}
+
 /* MaxSupportedFeatureLevel must stay one of the caller's requested levels: the highest one at or below the true
  * level that the caller may see. */
 static int64_t clamp_feature_level(const d12_caps_enum *enumeration, int64_t true_value, d12_caps_version version,
                                    const D3D_FEATURE_LEVEL *requested, UINT requested_count)
 {
-    if (number_visible(enumeration, true_value, version))
+    if (level_visible(enumeration, true_value, version, requested, requested_count))
         return true_value;
     int64_t best = 0;
     for (UINT i = 0; requested != NULL && i < requested_count; i++) {
         int64_t level = requested[i];
-        if (level <= true_value && level > best && number_visible(enumeration, level, version))
-            best = level; /* visible: a value of the enum (a number it never had is protected) */
+        if (level <= true_value && level > best && level_visible(enumeration, level, version, requested, requested_count))
+            best = level;
     }
     return best;
 }
@@ -281,15 +317,12 @@ static bool feature_levels_of(const d12_caps_layout *layout, const void *data, U
     return false;
 }
 
-static d12_caps_status check_requested_levels(const D3D12_FEATURE_DATA_FEATURE_LEVELS *levels,
-                                              d12_caps_version known)
+/* Only the list itself is checked: a requested level the runtime does not know is compared as a number
+ * (issue 17 item 5; docs/clamping.md section 3). */
+static d12_caps_status check_requested_levels(const D3D12_FEATURE_DATA_FEATURE_LEVELS *levels)
 {
     if (levels->NumFeatureLevels == 0 || levels->pFeatureLevelsRequested == NULL)
         return D12_CAPS_BAD_INPUT;
-    for (UINT i = 0; i < levels->NumFeatureLevels; i++) {
-        if (!number_present(d12__caps_feature_level_enum, levels->pFeatureLevelsRequested[i], known))
-            return D12_CAPS_BAD_INPUT;
-    }
     return D12_CAPS_OK;
 }
 
@@ -300,12 +333,15 @@ d12_caps_status d12_caps_check_inputs(d12_caps_flavor flavor, UINT feature, cons
     if (layout == NULL)
         return D12_CAPS_BAD_SIZE;
     D3D12_FEATURE_DATA_FEATURE_LEVELS levels;
-    if (feature_levels_of(layout, data, size, &levels) && check_requested_levels(&levels, known) != D12_CAPS_OK)
+    if (feature_levels_of(layout, data, size, &levels) && check_requested_levels(&levels) != D12_CAPS_OK)
         return D12_CAPS_BAD_INPUT;
     for (uint32_t i = 0; i < layout->field_count; i++) {
         const d12_caps_field *field = &layout->fields[i];
         bool in_out = field->kind == D12_CAPS_FIELD_SHADER_MODEL || field->kind == D12_CAPS_FIELD_ROOT_SIGNATURE_VERSION;
-        if (in_out && !number_present(field->enumeration, read_field(data, field), known))
+        int64_t asked = in_out ? read_field(data, field) : 0;
+        /* 0 (D3D_SHADER_MODEL_NONE) is an answer, never a request: "initialize the HighestShaderModel field to the
+         * highest shader model that your application understands" (issue 17 item 5). */
+        if (in_out && (asked == 0 || !number_present(field->enumeration, asked, known)))
             return D12_CAPS_BAD_INPUT;
     }
     return D12_CAPS_OK;

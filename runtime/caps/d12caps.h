@@ -164,7 +164,9 @@ d12_caps_line d12_caps_line_of(UINT number);
 /* Resolve a caller's SDKVersion for a runtime flavor. "On a retail runtime, the exact current
  * D3D12_PREVIEW_SDK_VERSION value is treated as D3D12_SDK_VERSION. Other preview version numbers are not
  * remapped." A version above the runtime's (after the remap) is D12_CAPS_VERSION_TOO_NEW and *out is left
- * untouched; the runtime then returns E_INVALIDARG without querying capabilities. */
+ * untouched; the runtime then returns E_INVALIDARG without querying capabilities. A number older than every SDK
+ * of its line (retail 0 ... 3) resolves to the oldest one (retail 4): `number` is then that SDK, `requested`
+ * stays what the caller passed. */
 d12_caps_status d12_caps_resolve_version(d12_caps_flavor flavor, UINT requested, d12_caps_version *out);
 
 /* The level legacy CheckFeatureSupport is pinned to: the version just before CheckFeatureSupport1 on the

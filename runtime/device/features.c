@@ -3,6 +3,7 @@
  * answers in the newest layout of the runtime's own SDK version; the caller's layout may be older, so fields
  * travel between the two by name. The runtime keeps using the true values: only the caller's copy is clamped. */
 #include <stdalign.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "d12_formats.h"
@@ -46,7 +47,8 @@ static void write_i32(void *data, const d12_caps_field *field, int32_t value)
 }
 
 /* The in/out answers: the highest shader model / root signature version the driver supports that is not above
- * the caller's, and the highest requested feature level the driver supports (DXGI_ERROR_UNSUPPORTED: none). */
+ * the caller's, and the highest requested feature level at or below the device's, compared as numbers; none is
+ * S_OK with MaxSupportedFeatureLevel 0, as Windows answers (docs/device.md, issue 17 item 5). */
 static HRESULT apply_in_out_rules(const d12_caps_layout *layout, void *data, const void *caller_in)
 {
     for (uint32_t i = 0; i < layout->field_count; i++) {
@@ -64,8 +66,6 @@ static HRESULT apply_in_out_rules(const d12_caps_layout *layout, void *data, con
                     best = level;
             }
             write_i32(data, field, (int32_t)best);
-            if (best == 0)
-                return DXGI_ERROR_UNSUPPORTED;
         }
     }
     return S_OK;
@@ -106,6 +106,38 @@ static void warn_clamped(void *context, const d12_caps_clamp_report *report)
                                                     (long long)report->after);
 }
 
+/* The debug-layer error of a size that matches no layout at `version`: a feature that did not exist yet there
+ * says so (with the SDK that brought it), otherwise the sizes the struct had by then are listed, so the message
+ * never blames the size for what the version decided (issue 17 item 2). Formatted on the error path only. */
+static void report_bad_size(struct d12_device *device, const char *method, const d12_caps_feature *feature,
+                            UINT size, d12_caps_version version, bool legacy)
+{
+    char text[128] = "";
+    size_t used = 0;
+    uint32_t first = D12_CAPS_NEVER;
+    for (uint32_t i = 0; i < feature->layout_count; i++) {
+        const d12_caps_layout *layout = &feature->layouts[i];
+        uint32_t since = layout->first[version.line];
+        if (since != D12_CAPS_NEVER && since < first)
+            first = since;
+        if (since == D12_CAPS_NEVER || since > version.number || used >= sizeof text)
+            continue;
+        int n = snprintf(text + used, sizeof text - used, "%s%u", used ? ", " : "", layout->size);
+        used = n < 0 ? sizeof text : used + (size_t)n;
+    }
+    if (!legacy && !d12_caps_feature_present(feature, version)) {
+        if (first == D12_CAPS_NEVER)
+            snprintf(text, sizeof text, "it is not on the %s line", d12_caps_line_name(version.line));
+        else
+            snprintf(text, sizeof text, "it came with SDK %u", first);
+        d12__msg_checkfeaturesupport1_feature_not_yet(device->info_queue, feature->name, version.requested, text);
+        return;
+    }
+    d12__msg_checkfeaturesupport_mismatched_data_size(device->info_queue, method, feature->name, size,
+                                                      feature->struct_name, version.requested,
+                                                      used ? text : "none");
+}
+
 static HRESULT check_arguments(struct d12_device *device, const char *method, UINT feature, void *data, UINT size,
                                d12_caps_version size_version, bool legacy, const d12_caps_layout **layout)
 {
@@ -127,8 +159,7 @@ static HRESULT check_arguments(struct d12_device *device, const char *method, UI
     case D12_CAPS_OK:
         break;
     case D12_CAPS_BAD_SIZE:
-        d12__msg_checkfeaturesupport_mismatched_data_size(device->info_queue, method, known->name, size,
-                                                          known->struct_name, size_version.requested);
+        report_bad_size(device, method, known, size, size_version, legacy);
         return E_INVALIDARG;
     default:
         d12__msg_checkfeaturesupport_unknown_feature(device->info_queue, method, feature, size_version.requested);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 
 struct d12_event {
     int fd;          /* the runtime's duplicate (close-on-exec) */
+    int vouched;     /* an epoll instance holding (this file, number) for each number it was acquired through, or -1 */
     int number;      /* the application's descriptor it was last acquired through (g_lock) */
     bool has_id;     /* fdinfo gave the eventfd-id */
     uint64_t id;     /* the eventfd-id: unique among live eventfds, and this one lives while held */
@@ -71,6 +73,32 @@ static int compare_files(int a, int b)
     return result == 0 ? 0 : 1;
 }
 
+/* The one-syscall identity check (issue 17 item 4). An epoll item is keyed by (open file, descriptor number), and
+ * EPOLL_CTL_MOD finds one only when `number` names that very file now. Each held event has its own epoll instance
+ * and adds to it only (its own file, a number just proved to name it): so MOD(number) succeeding is proof that the
+ * number still names the event's file, as kcmp equal is, at about a third of kcmp's cost (kcmp takes both tasks'
+ * exec locks and looks both descriptors up; MOD one mutex and one tree lookup). Items of numbers that moved on never
+ * match another file, and go with the instance when the event is discarded. Without epoll: kcmp. */
+static void vouch(struct d12_event *event, int number)
+{
+    if (event->vouched < 0)
+        event->vouched = epoll_create1(EPOLL_CLOEXEC);
+    struct epoll_event interest = {0, {0}};
+    if (event->vouched >= 0 && epoll_ctl(event->vouched, EPOLL_CTL_ADD, number, &interest) != 0 && errno != EEXIST) {
+        close(event->vouched); /* cannot vouch for this number: kcmp decides for this event from now on */
+        event->vouched = -1;
+    }
+}
+
+/* 0: `number` names the event's file now; 1: it does not (or is not open); -1: no way to tell (kcmp missing). */
+static int still_names(struct d12_event *event, int number)
+{
+    if (event->vouched < 0)
+        return compare_files(event->fd, number);
+    struct epoll_event interest = {0, {0}};
+    return epoll_ctl(event->vouched, EPOLL_CTL_MOD, number, &interest) == 0 ? 0 : 1;
+}
+
 /* What /proc/self/fdinfo/<fd> says: whether it is an eventfd ("eventfd-count:") and its "eventfd-id:" if listed. */
 typedef struct {
     bool readable, is_eventfd, has_id;
@@ -115,6 +143,7 @@ static struct d12_event *hold_new(int fd, const fdinfo *info)
         free(event);
         return NULL;
     }
+    event->vouched = -1;
     event->number = fd;
     event->has_id = info->has_id;
     event->id = info->id;
@@ -156,6 +185,8 @@ static void forget(struct d12_event *event)
 
 static void discard(struct d12_event *event)
 {
+    if (event->vouched >= 0)
+        close(event->vouched);
     close(event->fd);
     free(event);
 }
@@ -171,7 +202,7 @@ static struct d12_event *acquire_recent(int number, struct d12_event **stale)
     struct d12_event *event = g_recent[slot].event;
     if (!event || g_recent[slot].number != number || event->number != number)
         return NULL;
-    int same = compare_files(event->fd, number);
+    int same = still_names(event, number);
     if (same == 0) {
         take_reference(event);
         return event;
@@ -205,8 +236,10 @@ static HRESULT acquire_checked(int fd, d12_event **out, d12_event_problem *probl
         event->next = g_events;
         g_events = event;
     }
-    if (event)
+    if (event) {
         remember(event, fd);
+        vouch(event, fd); /* the next registration through `fd` is one epoll_ctl */
+    }
     d12__unlock(&g_lock, D12_RANK_EVENTS);
     *out = event;
     return event ? S_OK : E_OUTOFMEMORY;
@@ -262,14 +295,14 @@ void d12__event_release(d12_event *event)
     struct d12_event *closing = NULL;
     d12__lock(&g_lock, D12_RANK_EVENTS);
     if (--event->refs == 0) {
-        /* Park it while the application still has it under the number it registered with (the next registration
-         * through that number then costs one kcmp); let it go at once otherwise. */
+        /* Park it, with no system call on the signal's path (issue 17 item 4: a check here, even one F_GETFD, cost
+         * as much as the whole identity check of the registration): the next registration through its number costs
+         * one epoll_ctl. Whether the number still names this file is decided then (a parked event whose number names
+         * something else is closed there); a parked duplicate is never written, whatever the number names. At most
+         * D12_EVENT_PARKED_MAX are parked: the oldest goes. */
         g_parked++;
         event->parked_at = ++g_tick;
-        if (compare_files(event->fd, event->number) != 0) {
-            forget(event);
-            closing = event;
-        } else if (g_parked > D12_EVENT_PARKED_MAX) {
+        if (g_parked > D12_EVENT_PARKED_MAX) {
             closing = oldest_parked();
             forget(closing);
         }

@@ -13,15 +13,18 @@
  * The cost of asking fdinfo (an open, two reads and a close of a procfs file: ~8000 instructions and 9 system calls
  * per registration) is paid once per event, not per registration: the runtime remembers which event each descriptor
  * number was last acquired through (D12_EVENT_RECENT_SLOTS, direct-mapped by number) and a registration through that
- * number again is one kcmp(KCMP_FILE) of the number against the held duplicate. kcmp equal is proof: the duplicate
- * keeps that open file alive, so no other file can be it, and it was an eventfd when first held. When the last
- * registration of an event fires or is dropped, the duplicate is PARKED (kept, with no registration) if the
- * application's number still names the same file, so the usual "register, wait, register again" loop never asks
- * fdinfo again; it is closed at once when the application's number no longer names it, when that number is next seen
- * naming something else, and when more than D12_EVENT_PARKED_MAX are parked (the oldest goes). A parked duplicate is
- * never written (only registrations fire). Cost: at most D12_EVENT_PARKED_MAX descriptors, and an eventfd the
- * application closes after its registrations fired lives on until one of those happens. Without kcmp (a kernel without
- * CONFIG_KCMP, a seccomp filter) nothing is parked or cached and every registration asks fdinfo.
+ * number again is one epoll_ctl(EPOLL_CTL_MOD) of the number on the event's own epoll instance (issue 17 item 4). An
+ * epoll item is keyed by (open file, number) and the instance holds items of the event's own file only, each added
+ * right after the number was proved to name it: MOD succeeding is proof that the number names that file now (the
+ * held duplicate keeps it alive, so no other file can be it), as kcmp(KCMP_FILE) equal is, at about a fifth of
+ * kcmp's cost. Each held event so holds two descriptors (the duplicate and the epoll instance). When the last
+ * registration of an event fires or is dropped, the event is PARKED (kept, with no registration) without any check
+ * on the signal's path, so the usual "register, wait, register again" loop never asks fdinfo again; a parked event is
+ * closed when its number is next seen naming something else, and when more than D12_EVENT_PARKED_MAX are parked (the
+ * oldest goes). A parked duplicate is never written (only registrations fire). Cost: at most D12_EVENT_PARKED_MAX
+ * parked events, and an eventfd the application closes after its registrations fired lives on until one of those
+ * happens. Without an epoll instance an event falls back to kcmp; without kcmp either (a kernel without CONFIG_KCMP,
+ * a seccomp filter) nothing is cached and every registration asks fdinfo.
  *
  * What is an eventfd: /proc/self/fdinfo/N lists an `eventfd-count:` line for an eventfd and for nothing else (the
  * kernel's eventfd show_fdinfo); a descriptor that is not open, or whose fdinfo cannot be read, is refused too.
@@ -56,7 +59,7 @@ HRESULT d12__event_acquire(HANDLE handle, d12_event **out, d12_event_problem *pr
 /* "signal = write(fd, 1)" on the runtime's duplicate. Never blocks (the counter is far below its maximum). */
 void d12__event_signal(d12_event *event);
 
-/* Drop a reference; the last parks the duplicate or closes it (see above). */
+/* Drop a reference; the last parks the event (see above). */
 void d12__event_release(d12_event *event);
 
 #endif

@@ -8,18 +8,28 @@
 #include "fence.h"
 #include "lockrank.h"
 
-struct d12_fence_waiter {
-    UINT64 value;
-    d12_event *event; /* the runtime's reference to the application's eventfd (event.h) */
-    struct d12_fence_waiter *next;
-};
-
 /* The value the application sees: UINT64_MAX once the device is removed. */
 static UINT64 visible_value(struct d12_fence *fence)
 {
     if (d12__device_is_removed(fence->device_child.device))
         return UINT64_MAX;
     return atomic_load_explicit(&fence->value, memory_order_acquire);
+}
+
+/* Fire one registration, already unlinked (fence lock held): signal its event, or tell its set (which owns a
+ * member's storage). */
+static void fire(struct d12_fence *fence, d12_fence_waiter *waiter)
+{
+    if (waiter->multi != NULL) {
+        d12__fence_multi_member_done(waiter->multi);
+        return;
+    }
+    d12__event_signal(waiter->event);
+    d12__event_release(waiter->event);
+    if (waiter == &fence->spare)
+        fence->spare_busy = false;
+    else
+        free(waiter);
 }
 
 /* Fire and drop the registrations `reached` now satisfies. Called with the lock held (write() never blocks on an
@@ -29,10 +39,8 @@ static void fire_waiters(struct d12_fence *fence, UINT64 reached)
     for (struct d12_fence_waiter **link = &fence->waiters; *link;) {
         struct d12_fence_waiter *waiter = *link;
         if (waiter->value <= reached) {
-            d12__event_signal(waiter->event);
-            d12__event_release(waiter->event);
             *link = waiter->next;
-            free(waiter);
+            fire(fence, waiter);
         } else {
             link = &waiter->next;
         }
@@ -70,7 +78,8 @@ void d12__fence_set(struct d12_fence *fence, UINT64 value)
     atomic_store_explicit(&fence->value, value, memory_order_release);
     fire_waiters(fence, value);
     satisfy_gpu_waits(fence, value, false); /* before any later Signal can lower the value again */
-    pthread_cond_broadcast(&fence->changed);
+    if (fence->sleepers != 0)
+        pthread_cond_broadcast(&fence->changed);
     d12__unlock(&fence->lock, D12_RANK_FENCE);
 }
 
@@ -99,8 +108,11 @@ bool d12__fence_gpu_wait_end(struct d12_fence *fence, d12_fence_gpu_wait *wait, 
 {
     d12__lock(&fence->lock, D12_RANK_FENCE);
     struct d12_device *device = fence->device_child.device;
-    while (!wait->satisfied && !atomic_load(abandon) && !d12__device_is_removed(device))
+    while (!wait->satisfied && !atomic_load(abandon) && !d12__device_is_removed(device)) {
+        fence->sleepers++;
         pthread_cond_wait(&fence->changed, &fence->lock);
+        fence->sleepers--;
+    }
     bool satisfied = wait->satisfied;
     if (!satisfied)
         unlink_gpu_wait(fence, wait);
@@ -142,19 +154,32 @@ D3D12_FENCE_FLAGS d12_fence_GetCreationFlags(struct d12_fence *self)
     return self->flags;
 }
 
-/* A NULL event: "blocks until reached"; removal releases it. */
+static void add_waiter_locked(struct d12_fence *fence, d12_fence_waiter *waiter)
+{
+    waiter->next = fence->waiters;
+    fence->waiters = waiter;
+    /* "with v <= completed fires immediately"; a fence already released counts as reached. */
+    fire_waiters(fence, fence->released ? UINT64_MAX : visible_value(fence));
+}
+
+/* A NULL event: "blocks until reached"; removal and the fence's final Release (on another thread) release it. */
 static void block_until(struct d12_fence *fence, UINT64 value)
 {
     d12__lock(&fence->lock, D12_RANK_FENCE);
-    while (visible_value(fence) < value)
+    while (visible_value(fence) < value && !fence->released) {
+        fence->sleepers++;
         pthread_cond_wait(&fence->changed, &fence->lock);
+        fence->sleepers--;
+    }
     d12__unlock(&fence->lock, D12_RANK_FENCE);
 }
 
 HRESULT d12_fence_SetEventOnCompletion(struct d12_fence *self, UINT64 Value, HANDLE hEvent)
 {
     if (hEvent == NULL) {
+        d12__fence_hold(self); /* its memory outlives a final Release made meanwhile on another thread */
         block_until(self, Value);
+        d12__fence_unhold(self);
         return S_OK;
     }
     /* Only an eventfd is an event; the runtime holds its own reference, so the application may close its
@@ -170,18 +195,28 @@ HRESULT d12_fence_SetEventOnCompletion(struct d12_fence *self, UINT64 Value, HAN
     }
     if (FAILED(hr))
         return hr;
-    struct d12_fence_waiter *waiter = malloc(sizeof *waiter);
+    d12__lock(&self->lock, D12_RANK_FENCE);
+    d12_fence_waiter *waiter = &self->spare;
+    if (self->spare_busy)
+        waiter = malloc(sizeof *waiter); /* under the fence's lock: malloc takes none of the runtime's */
+    else
+        self->spare_busy = true;
     if (!waiter) {
+        d12__unlock(&self->lock, D12_RANK_FENCE);
         d12__event_release(event);
         return E_OUTOFMEMORY;
     }
-    *waiter = (struct d12_fence_waiter){Value, event, NULL};
-    d12__lock(&self->lock, D12_RANK_FENCE);
-    waiter->next = self->waiters;
-    self->waiters = waiter;
-    fire_waiters(self, visible_value(self)); /* "with v <= completed fires immediately" */
+    *waiter = (d12_fence_waiter){Value, event, NULL, NULL};
+    add_waiter_locked(self, waiter);
     d12__unlock(&self->lock, D12_RANK_FENCE);
     return S_OK;
+}
+
+void d12__fence_add_waiter(struct d12_fence *fence, d12_fence_waiter *waiter)
+{
+    d12__lock(&fence->lock, D12_RANK_FENCE);
+    add_waiter_locked(fence, waiter);
+    d12__unlock(&fence->lock, D12_RANK_FENCE);
 }
 
 /* ---- Lifetime ---- */
@@ -191,15 +226,18 @@ ULONG d12_fence_AddRef(struct d12_fence *self)
     return (ULONG)atomic_fetch_add(&self->refcount, 1) + 1;
 }
 
-/* The application let go of the fence: its registrations are dropped unfired, and the queue waits still pending on
- * it complete (nothing could satisfy them any more, and nothing may hang for ever). */
+/* The application let go of the fence, even with queue operations still pending on it: every registration fires
+ * (events and SetEventOnMultipleFenceCompletion members, which count it as reached), every queue wait pending on it
+ * is satisfied and every NULL-event wait returns — nothing could satisfy them any more, and nothing may hang for
+ * ever. vkd3d-proton's tests/d3d12_sync.c, run on Windows: "releasing the fence unblocks all waiters",
+ * "Destroying fences unblock any waiters" (issue 17 item 4; docs/gpu-work.md, "Fence lifetime"). */
 static void abandon_waiters(struct d12_fence *fence)
 {
     d12__lock(&fence->lock, D12_RANK_FENCE);
-    for (struct d12_fence_waiter *waiter = fence->waiters, *next; waiter; waiter = next) {
+    fence->released = true;
+    for (d12_fence_waiter *waiter = fence->waiters, *next; waiter; waiter = next) {
         next = waiter->next;
-        d12__event_release(waiter->event);
-        free(waiter);
+        fire(fence, waiter);
     }
     fence->waiters = NULL;
     satisfy_gpu_waits(fence, 0, true);

@@ -4,7 +4,8 @@
  * Semantics (../shared/reference/d3d12-semantics.md 4.8): CPU Signal may lower the value; SetEventOnCompletion
  * fires at once when the value is already reached; registrations are one-shot; an event is an eventfd descriptor
  * cast to HANDLE (signalled by writing 1); a NULL event blocks until the value is reached. Once the device is
- * removed the fence reads UINT64_MAX and every waiter is released.
+ * removed the fence reads UINT64_MAX and every waiter is released; so is every waiter when the application's last
+ * reference goes, queue operations pending or not (issue 17 item 4: registrations fire, queue waits are satisfied).
  *
  * Locks: `lock` guards the waiters and pairs with `changed`; it ranks below a queue's lock and above nothing but
  * leaf locks. `value` is atomic so GetCompletedValue takes no lock. */
@@ -17,7 +18,18 @@
 #include "child.h"
 #include "d12_com.h"
 
-struct d12_fence_waiter;
+struct d12_event;
+struct d12_fence_multi;
+
+/* One registration on a fence (fence lock): SetEventOnCompletion's event, or one fence of a
+ * SetEventOnMultipleFenceCompletion set (runtime/fence_multi.c), which owns the storage and is told when its
+ * fence reached `value`, was released by the application, or the device was removed. */
+typedef struct d12_fence_waiter {
+    UINT64 value;
+    struct d12_event *event;        /* SetEventOnCompletion: the runtime's reference to the eventfd (event.h) */
+    struct d12_fence_multi *multi;  /* a set's member instead (event NULL) */
+    struct d12_fence_waiter *next;
+} d12_fence_waiter;
 
 /* A queue Wait(fence, value) from its submission until the driver passes it back (queue.c embeds one in each wait
  * operation). Satisfied once the fence reached `value` at any moment while the wait was pending, whatever the value
@@ -44,7 +56,21 @@ struct d12_fence {
     pthread_cond_t changed;            /* broadcast when the value changes or the device is removed */
     struct d12_fence_waiter *waiters;  /* eventfd registrations not yet fired */
     d12_fence_gpu_wait *gpu_waits;     /* lock: queue waits pending and not yet satisfied */
+    bool released;                     /* lock: the application's last reference went (every waiter released) */
+    unsigned sleepers;                 /* lock: threads in pthread_cond_wait on `changed` (none: no broadcast) */
+    /* lock: one SetEventOnCompletion registration's storage, so the usual "register, signal, wait" round costs no
+     * allocation (issue 17 item 4); further registrations pending at once are allocated. */
+    d12_fence_waiter spare;
+    bool spare_busy;
 };
+
+/* Add a waiter (SetEventOnMultipleFenceCompletion's members); it fires at once when the fence reached `value`
+ * already, was released, or the device is removed. */
+void d12__fence_add_waiter(struct d12_fence *fence, d12_fence_waiter *waiter);
+
+/* fence_multi.c: a set's member is done (its fence reached the value, was released, or the device was removed).
+ * Called under that fence's lock; takes only the events leaf lock. */
+void d12__fence_multi_member_done(struct d12_fence_multi *multi);
 
 /* Set the value (CPU Signal, or a queue's signal reached on the GPU timeline) and fire the waiters it satisfies. */
 void d12__fence_set(struct d12_fence *fence, UINT64 value);

@@ -37,6 +37,26 @@ static d12_caps_version resolved(d12_caps_flavor flavor, UINT sdk)
     return version;
 }
 
+/* A number older than every SDK of its line (0 ... 3) resolves to the oldest SDK, 4 (issue 17 item 2): it sees
+ * the oldest layout (OPTIONS5 answers) and the oldest values; `requested` keeps what the caller passed. */
+static void test_older_than_every_sdk(void)
+{
+    for (UINT sdk = 0; sdk < 4; sdk++) {
+        d12_caps_version v = resolved(RETAIL, sdk);
+        CHECK_EQ_INT(v.requested, sdk);
+        CHECK_EQ_INT(v.number, 4);
+        CHECK_EQ_INT(v.line, D12_CAPS_LINE_RETAIL);
+        CHECK_EQ_INT(d12_caps_check_query(D3D12_FEATURE_D3D12_OPTIONS5, sizeof(D3D12_FEATURE_DATA_D3D12_OPTIONS5), v),
+                     D12_CAPS_OK);
+        CHECK_EQ_INT(d12_caps_check_query(D3D12_FEATURE_SHADER_CACHE, sizeof(D3D12_FEATURE_DATA_SHADER_CACHE), v),
+                     D12_CAPS_OK);
+    }
+    /* Negative: 4 and 5 stay themselves; a feature that came later still has no size at 0 (as at 4). */
+    CHECK_EQ_INT(resolved(RETAIL, 5).number, 5);
+    CHECK_EQ_INT(resolved(RETAIL, 4).number, 4);
+    CHECK_EQ_INT(d12_caps_check_query(D3D12_FEATURE_FUTURE_WIDGETS, 8, resolved(RETAIL, 0)), D12_CAPS_BAD_SIZE);
+}
+
 static D3D12_RAYTRACING_TIER raytracing_at(d12_caps_flavor flavor, UINT sdk, D3D12_RAYTRACING_TIER true_tier,
                                            report_log *log)
 {
@@ -277,17 +297,23 @@ static void test_feature_levels(void)
     CHECK(levels.pFeatureLevelsRequested == gap);
     CHECK_EQ_INT(levels.NumFeatureLevels, 2);
 
-    /* Negative: at 622 12_3 is seen; an empty or unknown list is rejected before the driver is asked. */
+    /* Negative: at 622 12_3 is seen; an empty list is rejected before the driver is asked. */
     levels = (D3D12_FEATURE_DATA_FEATURE_LEVELS){4, all, D3D_FEATURE_LEVEL_12_3};
     CHECK_EQ_INT(query(RETAIL, D3D12_FEATURE_FEATURE_LEVELS, &levels, sizeof levels, 622, &log), D12_CAPS_OK);
     CHECK_EQ_INT(levels.MaxSupportedFeatureLevel, D3D_FEATURE_LEVEL_12_3);
     levels = (D3D12_FEATURE_DATA_FEATURE_LEVELS){0, all, D3D_FEATURE_LEVEL_12_3};
     CHECK_EQ_INT(d12_caps_check_inputs(RETAIL, D3D12_FEATURE_FEATURE_LEVELS, &levels, sizeof levels),
                  D12_CAPS_BAD_INPUT);
+    /* A level the runtime does not know is a number, not an error (issue 17 item 5): accepted, and an answer the
+     * caller requested itself passes the clamp at any version; one it did not request is lowered as before. */
     static const D3D_FEATURE_LEVEL unknown[] = {D3D_FEATURE_LEVEL_12_0, (D3D_FEATURE_LEVEL)0xc400};
-    levels = (D3D12_FEATURE_DATA_FEATURE_LEVELS){2, unknown, D3D_FEATURE_LEVEL_12_0};
-    CHECK_EQ_INT(d12_caps_check_inputs(RETAIL, D3D12_FEATURE_FEATURE_LEVELS, &levels, sizeof levels),
-                 D12_CAPS_BAD_INPUT);
+    levels = (D3D12_FEATURE_DATA_FEATURE_LEVELS){2, unknown, (D3D_FEATURE_LEVEL)0xc400};
+    CHECK_EQ_INT(d12_caps_check_inputs(RETAIL, D3D12_FEATURE_FEATURE_LEVELS, &levels, sizeof levels), D12_CAPS_OK);
+    CHECK_EQ_INT(query(RETAIL, D3D12_FEATURE_FEATURE_LEVELS, &levels, sizeof levels, 610, &log), D12_CAPS_OK);
+    CHECK_EQ_INT(levels.MaxSupportedFeatureLevel, 0xc400);
+    levels = (D3D12_FEATURE_DATA_FEATURE_LEVELS){1, unknown, (D3D_FEATURE_LEVEL)0xc400};
+    CHECK_EQ_INT(query(RETAIL, D3D12_FEATURE_FEATURE_LEVELS, &levels, sizeof levels, 610, &log), D12_CAPS_OK);
+    CHECK_EQ_INT(levels.MaxSupportedFeatureLevel, D3D_FEATURE_LEVEL_12_0);
     levels = (D3D12_FEATURE_DATA_FEATURE_LEVELS){2, NULL, D3D_FEATURE_LEVEL_12_0};
     CHECK_EQ_INT(d12_caps_check_inputs(RETAIL, D3D12_FEATURE_FEATURE_LEVELS, &levels, sizeof levels),
                  D12_CAPS_BAD_INPUT);
@@ -375,6 +401,7 @@ static void test_new_feature(void)
 int main(void)
 {
     test_preview_remap();
+    test_older_than_every_sdk();
     test_too_new();
     test_tier_lowered();
     test_flag_cleared();

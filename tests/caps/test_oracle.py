@@ -43,6 +43,19 @@ def production():
     check(tuple(o.resolve("preview", 721)) == ("D12_CAPS_OK", 721, "preview"), "preview 721 stays")
     check(tuple(o.resolve("preview", 609)) == ("D12_CAPS_OK", 609, "retail"), "preview runtime, retail 609")
     check(o.resolve("preview", 722).status == "D12_CAPS_VERSION_TOO_NEW", "preview 722 too new")
+    # Older than every SDK (issue 17 item 2): 0 ... 3 read as 4 and see OPTIONS; 5 stays 5.
+    options = o.model.features["D3D12_FEATURE_D3D12_OPTIONS5"]
+    for sdk in range(4):
+        r = o.resolve("retail", sdk)
+        check(tuple(r) == ("D12_CAPS_OK", 4, "retail") and r.requested == sdk, f"retail {sdk} -> 4")
+        check(o.query_status(options, options.layouts[0].size, r) == "D12_CAPS_OK", f"OPTIONS5 at {sdk}")
+    check(o.resolve("retail", 5).number == 5, "retail 5 stays")
+    # Levels are numbers (issue 17 item 5): a requested level the enum never had passes; one not requested does not.
+    levels = o.model.enums["D3D_FEATURE_LEVEL"]
+    r610 = o.resolve("retail", 610)
+    check(o.clamp_value("feature_level", levels, 0x3000, r610, [0, 0x3000]) == 0x3000, "0x3000 requested passes")
+    check(o.clamp_value("feature_level", levels, 0x3001, r610, [0, 0x3000]) == 0x3000, "0x3001 not requested")
+    check(not o.input_known(o.model.enums["D3D_SHADER_MODEL"], 0, "retail"), "HighestShaderModel 0 is no input")
     # Section 2: the production spec clamps no known value at any accepted version.
     changed = [c for c in o.cases() if c.expected is not None and c.expected != c.true_value
                and not o.is_protected(c.field.enum, c.true_value, c.line)]
