@@ -12,6 +12,8 @@
  * Environment (read at OpenAdapter12):
  *   D12RT_VULKAN_DEVICE=N          the physical device (default: the first discrete GPU, else the first)
  *   D12RT_VULKAN_VALIDATION=off|core|sync|gpuav   Vulkan validation as driver-reported messages (default off)
+ *   D12RT_VULKAN_VALIDATION_STRICT=1  test hook: any validation message is written to stderr and the process
+ *                                  aborts (the suites run under `sync` that must see no validation message at all)
  */
 #ifndef D12_VKDRV_H
 #define D12_VKDRV_H
@@ -54,6 +56,7 @@ typedef struct d12__vkdrv_adapter {
     D3D12DDI_HRTADAPTER rt_adapter;
     d12__refdrv_profile profile;
     d12__vkdrv_validation validation;
+    bool strict; /* D12RT_VULKAN_VALIDATION_STRICT */
     VkInstance instance;
     VkDebugUtilsMessengerEXT messenger;
     VkPhysicalDevice physical;
@@ -86,6 +89,7 @@ typedef struct d12__vkdrv_device {
     D3D12DDI_CORELAYER_DEVICECALLBACKS_0126 callbacks;
     D3D12DDI_KERNEL_THUNK_CALLBACKS_0127 kt;
     bool has_kt, has_0127, drm_enabled;
+    atomic_bool mode_reported;
     VkDevice vk;
     VkQueue queue;
     pthread_mutex_t queue_lock; /* vkQueueSubmit: the VkQueue is shared by every d12 queue of the device */
@@ -214,6 +218,7 @@ extern const D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 d12__vkdrv_drm_
 extern const D3D12DDI_DEVICE_FUNCS_CORE_0126 d12__vkdrv_device_core_funcs;
 extern const D3D12DDI_COMMAND_LIST_FUNCS_3D_0127 d12__vkdrv_command_list_funcs;
 extern const D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126 d12__vkdrv_command_queue_funcs;
+void d12__vkdrv_report_mode(d12__vkdrv_device *device);
 void d12__vkdrv_report_now(d12__vkdrv_device *device, UINT64 id, D3D12DDI_MESSAGE_SEVERITY_0126 severity,
                            D3D12DDI_MESSAGE_CATEGORY_0126 category, UINT32 state_index, const char *format, ...)
     __attribute__((format(printf, 6, 7)));

@@ -322,6 +322,8 @@ HRESULT APIENTRY d12_vkdrv_OpenAdapter12(D3D12DDIARG_OPENADAPTER *args)
     }
     adapter->rt_adapter = args->hRTAdapter;
     adapter->validation = validation_from_environment();
+    const char *strict = getenv("D12RT_VULKAN_VALIDATION_STRICT");
+    adapter->strict = strict && strcmp(strict, "1") == 0;
     hr = create_instance(adapter);
     if (SUCCEEDED(hr))
         hr = pick_physical_device(adapter);

@@ -159,7 +159,7 @@ HRESULT APIENTRY d12__vkdrv_enable_extended_feature(D3D12DDI_HDEVICE handle, D3D
         return E_INVALIDARG;
     device->drm_enabled = true;
     /* "exactly one message ... before EnableExtendedFeature returns": the initialization message; the
-     * validation mode's INFO message waits for the first flush. */
+     * validation mode's INFO message comes with the device's first object (d12__vkdrv_report_mode). */
     D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 message = {
         .VendorMessageId = D12_REFDRV_DRM_INIT_ID,
         .Severity = D3D12DDI_MESSAGE_SEVERITY_0126_MESSAGE,
@@ -171,15 +171,21 @@ HRESULT APIENTRY d12__vkdrv_enable_extended_feature(D3D12DDI_HDEVICE handle, D3D
     if (FAILED(hr))
         fprintf(stderr, "d12rt Vulkan driver: the runtime rejected the initialization message (0x%08X)\n",
                 (unsigned)hr);
-    if (device->adapter->validation != D12_VKDRV_VALIDATION_OFF) {
-        d12__vkdrv_report_later(device, D12_VKDRV_MSG_VALIDATION_MODE, D3D12DDI_MESSAGE_SEVERITY_0126_INFO,
-                                D3D12DDI_MESSAGE_CATEGORY_0126_INITIALIZATION,
-                                D3D12DDI_COMMAND_LIST_STATE_INDEX_NONE_0126,
-                                "Vulkan validation: %s (D12RT_VULKAN_VALIDATION) on %s.",
-                                d12__vkdrv_validation_name(device->adapter->validation),
-                                device->adapter->properties.deviceName);
-    }
     return S_OK;
+}
+
+/* The one INFO message naming the validation mode (decided when the adapter opened), from the first object creation
+ * after the feature was enabled: the enable call itself may report only the initialization message. */
+void d12__vkdrv_report_mode(d12__vkdrv_device *device)
+{
+    if (device->adapter->validation == D12_VKDRV_VALIDATION_OFF || !device->drm_enabled ||
+        atomic_exchange_explicit(&device->mode_reported, true, memory_order_relaxed))
+        return;
+    d12__vkdrv_report_now(device, D12_VKDRV_MSG_VALIDATION_MODE, D3D12DDI_MESSAGE_SEVERITY_0126_INFO,
+                          D3D12DDI_MESSAGE_CATEGORY_0126_INITIALIZATION, D3D12DDI_COMMAND_LIST_STATE_INDEX_NONE_0126,
+                          "Vulkan validation: %s (D12RT_VULKAN_VALIDATION) on %s.",
+                          d12__vkdrv_validation_name(device->adapter->validation),
+                          device->adapter->properties.deviceName);
 }
 
 void d12__vkdrv_report_now(d12__vkdrv_device *device, UINT64 id, D3D12DDI_MESSAGE_SEVERITY_0126 severity,

@@ -80,6 +80,7 @@ HRESULT APIENTRY d12__vkdrv_create_allocator(D3D12DDI_HDEVICE handle,
     d12__vkdrv_device *device = (d12__vkdrv_device *)handle.pDrvPrivate;
     if (!args || !allocator.pDrvPrivate)
         return E_INVALIDARG;
+    d12__vkdrv_report_mode(device);
     d12__vkdrv_pool *pool = calloc(1, sizeof *pool);
     if (!pool || pthread_mutex_init(&pool->garbage_lock, NULL) != 0) {
         free(pool);

@@ -208,6 +208,7 @@ HRESULT APIENTRY d12__vkdrv_create_resource(D3D12DDI_HDEVICE handle, const D3D12
     d12__vkdrv_device *device = (d12__vkdrv_device *)handle.pDrvPrivate;
     if (!args || !resource.pDrvPrivate || !args->Width)
         return E_INVALIDARG;
+    d12__vkdrv_report_mode(device);
     d12__vkdrv_buffer *buffer = NULL;
     HRESULT hr = new_buffer(device, args, rt_resource, &buffer);
     d12__vkdrv_validation_drain(device, false);

@@ -329,6 +329,7 @@ HRESULT APIENTRY d12__vkdrv_create_queue(D3D12DDI_HDEVICE handle, const D3D12DDI
     d12__vkdrv_queue *queue = queue_of(queue_handle);
     if (!args || !queue || !device->has_kt)
         return E_INVALIDARG;
+    d12__vkdrv_report_mode(device);
     memset(queue, 0, sizeof *queue);
     queue->device = device;
     queue->rt_queue = rt_queue;

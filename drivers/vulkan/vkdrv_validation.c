@@ -111,6 +111,10 @@ void d12__vkdrv_validation_drain(d12__vkdrv_device *device, bool now)
     t_tail = &t_head;
     for (queued *m = messages, *next; m; m = next) {
         next = m->next;
+        if (device->adapter->strict) {
+            fprintf(stderr, "d12rt Vulkan driver: D12RT_VULKAN_VALIDATION_STRICT: %s\n", m->text);
+            abort();
+        }
         if (now)
             d12__vkdrv_report_now(device, m->id, m->severity, D3D12DDI_MESSAGE_CATEGORY_0126_STATE_SETTING, t_scope,
                                   "%s", m->text);
