@@ -35,6 +35,12 @@
 /* The messenger's findings: 0x0D12000100000000 | (uint32_t)messageIdNumber (docs/vulkan.md). */
 #define D12_VKDRV_MSG_VALIDATION_BASE 0x0D12000100000000ull
 #define D12_VKDRV_MSG_VALIDATION_MODE 0x0D12000000000401ull /* INFO: the validation mode of the adapter */
+/* The page table of the kernels: one 64-bit entry per 64 KiB page from D12_VKDRV_VA_BASE (the page's buffer device
+ * address, 0: unmapped), 2^20 entries (64 GiB of VA; an address above reads as unmapped). */
+#define D12_VKDRV_PAGE_TABLE_ENTRIES (1u << 20)
+/* A draw's or dispatch's invocations run in chunks of about this many nanoseconds, one submission each. */
+#define D12_VKDRV_CHUNK_NS 5000000ull
+#define D12_VKDRV_MAX_DISPATCH_INVOCATIONS (65535ull * 64ull)
 /* A timeline waits for its GPU work in slices of this many nanoseconds, reporting progress between them. */
 #define D12_VKDRV_WAIT_SLICE_NS 5000000ull
 
@@ -96,6 +102,15 @@ typedef struct d12__vkdrv_device {
     uint32_t type_device, type_upload, type_readback; /* memory type indices */
     bool readback_coherent;
     d12__vkdrv_va_space va;
+    /* The kernels' page table (written under va.lock) and pipeline (created at the first draw or dispatch). */
+    VkBuffer page_table;
+    VkDeviceMemory page_table_memory;
+    UINT64 *page_table_entries;
+    VkDeviceAddress page_table_address;
+    pthread_mutex_t kernel_lock;
+    VkShaderModule kernel_module;
+    VkPipelineLayout kernel_layout;
+    VkPipeline kernel_pipeline; /* guarded by kernel_lock until set */
     pthread_mutex_t pending_lock;
     d12__vkdrv_pending_message *pending, **pending_tail;
 } d12__vkdrv_device;
@@ -109,6 +124,7 @@ typedef struct d12__vkdrv_buffer {
     UINT64 va, size, span;
     VkBuffer vk;
     VkDeviceMemory memory;
+    VkDeviceAddress address; /* the buffer device address (the page table's entries) */
     void *mapped; /* UPLOAD, READBACK (and DEFAULT on a unified-memory device): persistently mapped */
     D3D12DDI_HRTRESOURCE rt_resource;
     D3D12DDI_HEAP_TYPE heap_type;
@@ -134,6 +150,7 @@ typedef enum d12__vkdrv_op_type {
 typedef struct d12__vkdrv_op {
     uint8_t type, slot, root_kind, compute; /* as d12__refdrv_command; WRITE_IMMEDIATE: compute = mode */
     bool recorded;      /* a Vulkan command was recorded for it (its ranges passed the record-time check) */
+    uint16_t segment;   /* the command buffer it was recorded in (a draw or dispatch ends one) */
     UINT32 state_index;
     UINT32 op_index;
     union {
@@ -172,8 +189,9 @@ typedef struct d12__vkdrv_recording {
     atomic_uint refs;
     d12__vkdrv_device *device;
     d12__vkdrv_pool *pool;
-    VkCommandBuffer cb;
-    bool has_cb; /* a command buffer was begun (false: out of memory) */
+    /* The command buffers: one, plus one after each draw or dispatch (whose kernel runs between them). */
+    VkCommandBuffer *cbs;
+    size_t cb_count, cb_capacity;
     D3D12DDI_HRTCOMMANDLIST rt_list;
     d12__vkdrv_op *ops;
     size_t op_count, op_capacity;
@@ -233,6 +251,11 @@ bool d12__vkdrv_run_once(d12__vkdrv_device *device, void (*record)(VkCommandBuff
 bool d12__vkdrv_va_init(d12__vkdrv_va_space *va);
 void d12__vkdrv_va_destroy(d12__vkdrv_va_space *va);
 d12__vkdrv_buffer *d12__vkdrv_buffer_acquire(d12__vkdrv_device *device, UINT64 address);
+/* Every live buffer overlapping [start, end), a reference each, appended to *held (grown with realloc); and the
+ * page count mapped so far (what a kernel may translate). false: out of memory. */
+bool d12__vkdrv_buffer_hold_range(d12__vkdrv_device *device, UINT64 start, UINT64 end, d12__vkdrv_buffer ***held,
+                                  size_t *count, size_t *capacity);
+UINT64 d12__vkdrv_mapped_pages(d12__vkdrv_device *device);
 void d12__vkdrv_buffer_retain(d12__vkdrv_buffer *buffer);
 void d12__vkdrv_buffer_release(d12__vkdrv_buffer *buffer);
 char *d12__vkdrv_buffer_name(d12__vkdrv_device *device, const d12__vkdrv_buffer *buffer);
@@ -276,11 +299,60 @@ typedef struct d12__vkdrv_fault {
     UINT flags;
     size_t op; /* the op that faulted */
 } d12__vkdrv_fault;
-/* Replay the recording's op log with the reference driver's execution-time rules (docs/refdrv.md): findings are
- * queued on the device; `skip[i]` is set for each op whose effect must not run (a finding); the first page fault
- * stops the walk and is returned. */
-void d12__vkdrv_check_recording(d12__vkdrv_device *device, const d12__vkdrv_recording *recording, bool *skip,
-                                d12__vkdrv_fault *fault);
+
+/* The kernel's arguments (the GLSL Args block of shaders/draw.comp, std430). */
+typedef struct d12__vkdrv_view {
+    UINT64 va;
+    UINT32 size, stride;
+} d12__vkdrv_view;
+typedef struct d12__vkdrv_kernel_args {
+    d12__vkdrv_view index; /* stride: bytes per index */
+    UINT32 kind, count, start; /* kind: 0 draw, 1 indexed draw, 2 dispatch */
+    INT32 base_vertex;
+    UINT32 vertex_buffers, roots, pad0, pad1;
+    d12__vkdrv_view vb[D12_VKDRV_MAX_VERTEX_BUFFERS];
+    d12__vkdrv_view root[D12_VKDRV_MAX_ROOT_PARAMETERS]; /* stride: the bytes the root reads */
+} d12__vkdrv_kernel_args;
+
+/* A replay of a recording's op log with the reference driver's execution-time rules (docs/refdrv.md), one segment
+ * at a time: findings are queued on the device; `skip[i]` is set for each op whose effect must not run; the first
+ * page fault of a copy or write stops the walk and is returned. Draws and dispatches get the overrun findings here;
+ * their page faults are the kernel's to find (vkdrv_kernel.c). */
+typedef struct d12__vkdrv_walk d12__vkdrv_walk;
+d12__vkdrv_walk *d12__vkdrv_walk_begin(d12__vkdrv_device *device);
+void d12__vkdrv_walk_ops(d12__vkdrv_walk *walk, const d12__vkdrv_recording *recording, size_t from, size_t to,
+                         bool *skip, d12__vkdrv_fault *fault);
+/* What the draw or dispatch `op` reads, as the kernel's arguments. */
+void d12__vkdrv_walk_args(const d12__vkdrv_walk *walk, const d12__vkdrv_op *op, d12__vkdrv_kernel_args *args);
+void d12__vkdrv_walk_end(d12__vkdrv_walk *walk);
+/* The reference driver's words for what faulted at `va` among the arguments (NULL: none of them). */
+const char *d12__vkdrv_args_what(const d12__vkdrv_kernel_args *args, UINT64 va, char *buffer, size_t size);
+
+/* ---- vkdrv_kernel.c ---- */
+typedef struct d12__vkdrv_kernel_queue {
+    VkBuffer buffer; /* the arguments (offset 0) and the fault record (offset 2048), host-visible */
+    VkDeviceMemory memory;
+    unsigned char *mapped;
+    VkDeviceAddress address;
+    UINT64 chunk; /* invocations of the next chunk (adapted to D12_VKDRV_CHUNK_NS) */
+} d12__vkdrv_kernel_queue;
+typedef enum d12__vkdrv_kernel_result {
+    D12_VKDRV_KERNEL_DONE,
+    D12_VKDRV_KERNEL_FAULT,   /* *fault_va: the lowest address that did not translate */
+    D12_VKDRV_KERNEL_STOPPED, /* the device was removed between two chunks (the TDR) */
+} d12__vkdrv_kernel_result;
+/* The page table and the pipeline of a device (page table at device creation; pipeline lazily). */
+bool d12__vkdrv_kernel_device_init(d12__vkdrv_device *device);
+void d12__vkdrv_kernel_device_fini(d12__vkdrv_device *device);
+void d12__vkdrv_kernel_queue_fini(d12__vkdrv_device *device, d12__vkdrv_kernel_queue *kq);
+/* Run a draw or dispatch (`total` invocations: vertices x instances, or X*Y*Z groups) to its end in chunks of about
+ * 5 ms; `submit` submits one chunk and waits for it (false: the device is removed, stop). */
+d12__vkdrv_kernel_result d12__vkdrv_kernel_run(d12__vkdrv_device *device, d12__vkdrv_kernel_queue *kq,
+                                               VkCommandPool pool, const d12__vkdrv_kernel_args *args, UINT64 total,
+                                               bool (*submit)(void *context, VkCommandBuffer cb), void *context,
+                                               UINT64 *fault_va);
+/* Page-table maintenance (va.lock held for writing). */
+void d12__vkdrv_page_table_map(d12__vkdrv_device *device, const d12__vkdrv_buffer *buffer, bool mapped);
 
 /* ---- vkdrv_queue.c ---- */
 SIZE_T APIENTRY d12__vkdrv_calc_private_queue_size(D3D12DDI_HDEVICE device,

@@ -3,7 +3,9 @@
  * write would touch resolved against the live buffers when the timeline reaches it. A range inside the buffer's
  * 64 KiB-granular allocation but past its Width is an overrun finding (the op's effect is skipped); a byte on a
  * page mapped to no live allocation is a page fault (the CORRUPTION finding; the walk stops there). A root CBV
- * reads 256 bytes, a root SRV or UAV 4, as the reference driver models them. */
+ * reads 256 bytes, a root SRV or UAV 4, as the reference driver models them. The page faults of draws and
+ * dispatches are found by their kernel instead, on the GPU, through the page table (vkdrv_kernel.c): here they get
+ * only the overrun findings, which are about a view and its buffer, not about an access. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <stdio.h>
@@ -35,7 +37,13 @@ typedef struct walk {
     d12__vkdrv_fault *fault;
     size_t op;
     bool bad; /* the current op had a finding or a fault */
+    bool gpu; /* the current op is a draw or dispatch: its page faults are the kernel's */
+    bindings b;
 } walk;
+
+struct d12__vkdrv_walk {
+    walk w;
+};
 
 static void later(d12__vkdrv_device *device, UINT64 id, D3D12DDI_MESSAGE_SEVERITY_0126 severity, UINT32 index,
                   const char *text)
@@ -62,12 +70,14 @@ static void check_range(walk *w, UINT32 index, UINT64 address, UINT64 size, bool
         return;
     d12__vkdrv_buffer *buffer = d12__vkdrv_buffer_acquire(w->device, address);
     if (!buffer) {
-        page_fault(w, index, address, write, what);
+        if (!w->gpu)
+            page_fault(w, index, address, write, what);
         return;
     }
     UINT64 offset = address - buffer->va;
     if (size > buffer->span - offset) {
-        page_fault(w, index, buffer->va + buffer->span, write, what);
+        if (!w->gpu)
+            page_fault(w, index, buffer->va + buffer->span, write, what);
     } else if (offset > buffer->size || size > buffer->size - offset) {
         w->bad = true;
         if (w->device->drm_enabled) {
@@ -143,24 +153,33 @@ static void bind(bindings *b, const d12__vkdrv_op *op)
     }
 }
 
-void d12__vkdrv_check_recording(d12__vkdrv_device *device, const d12__vkdrv_recording *recording, bool *skip,
-                                d12__vkdrv_fault *fault)
+d12__vkdrv_walk *d12__vkdrv_walk_begin(d12__vkdrv_device *device)
+{
+    d12__vkdrv_walk *state = calloc(1, sizeof *state);
+    if (state)
+        state->w.device = device;
+    return state;
+}
+
+void d12__vkdrv_walk_end(d12__vkdrv_walk *state)
+{
+    free(state);
+}
+
+void d12__vkdrv_walk_ops(d12__vkdrv_walk *state, const d12__vkdrv_recording *recording, size_t from, size_t to,
+                         bool *skip, d12__vkdrv_fault *fault)
 {
     memset(fault, 0, sizeof *fault);
-    bindings *b = calloc(1, sizeof *b);
-    if (!b) {
-        /* Nothing can be checked: nothing runs (the device is removed: its work cannot be proven safe). */
-        device->callbacks.pfnSetErrorCb(device->rt_device, E_OUTOFMEMORY);
-        fault->faulted = true;
-        fault->op = 0;
-        return;
-    }
-    walk w = {device, fault, 0, false};
-    for (size_t i = 0; i < recording->op_count && !fault->faulted; i++) {
+    walk *w = &state->w;
+    bindings *b = &w->b;
+    w->fault = fault;
+    for (size_t i = from; i < to && !fault->faulted; i++) {
         const d12__vkdrv_op *op = &recording->ops[i];
         UINT32 index = op->state_index;
-        w.op = i;
-        w.bad = false;
+        w->op = i;
+        w->bad = false;
+        w->gpu = op->type == D12_VKDRV_OP_DRAW || op->type == D12_VKDRV_OP_DRAW_INDEXED ||
+                 op->type == D12_VKDRV_OP_DISPATCH;
         switch ((d12__vkdrv_op_type)op->type) {
         case D12_VKDRV_OP_SET_VERTEX_BUFFER:
         case D12_VKDRV_OP_SET_INDEX_BUFFER:
@@ -168,32 +187,84 @@ void d12__vkdrv_check_recording(d12__vkdrv_device *device, const d12__vkdrv_reco
             bind(b, op);
             break;
         case D12_VKDRV_OP_DRAW_INDEXED:
-            check_index_buffer(&w, b, op);
+            check_index_buffer(w, b, op);
             __attribute__((fallthrough));
         case D12_VKDRV_OP_DRAW:
-            check_vertex_buffers(&w, b, index);
-            check_roots(&w, b->graphics, b->graphics_mask, index);
+            check_vertex_buffers(w, b, index);
+            check_roots(w, b->graphics, b->graphics_mask, index);
             break;
         case D12_VKDRV_OP_DISPATCH:
-            check_roots(&w, b->compute, b->compute_mask, index);
+            check_roots(w, b->compute, b->compute_mask, index);
             break;
         case D12_VKDRV_OP_COPY:
-            check_range(&w, index, op->u.copy.src, op->u.copy.size, false, D12_REFDRV_MSG_COPY_PAST_END,
+            check_range(w, index, op->u.copy.src, op->u.copy.size, false, D12_REFDRV_MSG_COPY_PAST_END,
                         "The copy source");
-            check_range(&w, index, op->u.copy.dst, op->u.copy.size, true, D12_REFDRV_MSG_COPY_PAST_END,
+            check_range(w, index, op->u.copy.dst, op->u.copy.size, true, D12_REFDRV_MSG_COPY_PAST_END,
                         "The copy destination");
             break;
         case D12_VKDRV_OP_WRITE_IMMEDIATE:
-            check_range(&w, index, op->u.write.dest, 4, true, D12_REFDRV_MSG_WRITE_PAST_END,
+            check_range(w, index, op->u.write.dest, 4, true, D12_REFDRV_MSG_WRITE_PAST_END,
                         "The write-immediate destination");
             break;
         case D12_VKDRV_OP_BARRIER:
             break;
         }
-        skip[i] = w.bad;
+        skip[i] = w->bad && !w->gpu; /* a draw with an overrun finding still runs (its reads stay in the span) */
         /* Before build 0127 there is nobody to tell of a fault: the access is skipped and the timeline goes on. */
-        if (fault->faulted && !device->has_0127)
+        if (fault->faulted && !w->device->has_0127)
             fault->faulted = false;
     }
-    free(b);
+}
+
+void d12__vkdrv_walk_args(const d12__vkdrv_walk *state, const d12__vkdrv_op *op, d12__vkdrv_kernel_args *args)
+{
+    const bindings *b = &state->w.b;
+    memset(args, 0, sizeof *args);
+    bool compute = op->type == D12_VKDRV_OP_DISPATCH;
+    args->kind = op->type == D12_VKDRV_OP_DRAW ? 0 : op->type == D12_VKDRV_OP_DRAW_INDEXED ? 1 : 2;
+    args->count = op->u.draw.count;
+    args->start = op->u.draw.start;
+    args->base_vertex = op->u.draw.base_vertex;
+    if (op->type == D12_VKDRV_OP_DRAW_INDEXED) {
+        args->index.va = b->index.u.view.address;
+        args->index.size = b->index.u.view.size;
+        args->index.stride = b->index.u.view.stride_or_format == DXGI_FORMAT_R16_UINT ? 2 : 4;
+    }
+    if (!compute) {
+        for (unsigned slot = 0; slot < D12_VKDRV_MAX_VERTEX_BUFFERS; slot++) {
+            if (b->vertex_mask & (1u << slot)) {
+                args->vb[slot].va = b->vertex[slot].u.view.address;
+                args->vb[slot].size = b->vertex[slot].u.view.size;
+                args->vb[slot].stride = b->vertex[slot].u.view.stride_or_format;
+                args->vertex_buffers = slot + 1;
+            }
+        }
+    }
+    const root_binding *roots = compute ? b->compute : b->graphics;
+    uint64_t mask = compute ? b->compute_mask : b->graphics_mask;
+    for (unsigned i = 0; i < D12_VKDRV_MAX_ROOT_PARAMETERS; i++) {
+        if ((mask & (1ull << i)) && roots[i].address) {
+            args->root[i].va = roots[i].address;
+            args->root[i].stride = roots[i].kind == 0 ? ROOT_CBV_READ : ROOT_VIEW_READ;
+            args->root[i].size = roots[i].kind; /* for the fault's words (d12__vkdrv_args_what) */
+            args->roots = i + 1;
+        }
+    }
+}
+
+/* The first binding (index buffer, vertex buffers by slot, roots by index) whose bytes contain `va`. */
+const char *d12__vkdrv_args_what(const d12__vkdrv_kernel_args *args, UINT64 va, char *buffer, size_t size)
+{
+    if (args->kind == 1 && va - args->index.va < args->index.size)
+        return snprintf(buffer, size, "The index buffer view"), buffer;
+    for (unsigned slot = 0; slot < args->vertex_buffers; slot++) {
+        if (args->vb[slot].va && va - args->vb[slot].va < args->vb[slot].size)
+            return snprintf(buffer, size, "The vertex buffer view in slot %u", slot), buffer;
+    }
+    for (unsigned i = 0; i < args->roots; i++) {
+        if (args->root[i].va && va - args->root[i].va < args->root[i].stride)
+            return snprintf(buffer, size, "The root %s at root parameter %u", k_root_kind_names[args->root[i].size], i),
+                   buffer;
+    }
+    return NULL;
 }

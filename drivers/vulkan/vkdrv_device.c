@@ -50,11 +50,17 @@ static HRESULT create_vk_device(d12__vkdrv_device *device)
                                      .pQueuePriorities = &priority};
     VkPhysicalDeviceVulkan13Features v13 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
                                             .synchronization2 = VK_TRUE};
+    /* The kernels read through buffer device addresses with 64-bit arithmetic and a 64-bit atomicMin. */
     VkPhysicalDeviceVulkan12Features v12 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
                                             .pNext = &v13,
-                                            .timelineSemaphore = VK_TRUE};
+                                            .timelineSemaphore = VK_TRUE,
+                                            .bufferDeviceAddress = VK_TRUE,
+                                            .shaderBufferInt64Atomics = VK_TRUE};
+    VkPhysicalDeviceFeatures2 features = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+                                          .pNext = &v12,
+                                          .features = {.shaderInt64 = VK_TRUE}};
     VkDeviceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
-                               .pNext = &v12,
+                               .pNext = &features,
                                .queueCreateInfoCount = 1,
                                .pQueueCreateInfos = &queue};
     VkResult result = vkCreateDevice(adapter->physical, &info, NULL, &device->vk);
@@ -82,6 +88,11 @@ static HRESULT create_vk_device(d12__vkdrv_device *device)
     }
     device->readback_coherent =
         (memory->memoryTypes[device->type_readback].propertyFlags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
+    if (!d12__vkdrv_kernel_device_init(device)) {
+        vkDestroyDevice(device->vk, NULL);
+        device->vk = VK_NULL_HANDLE;
+        return E_OUTOFMEMORY;
+    }
     return S_OK;
 }
 
@@ -140,6 +151,7 @@ VOID APIENTRY d12__vkdrv_destroy_device(D3D12DDI_HDEVICE handle)
     d12__vkdrv_device *device = device_of(handle);
     if (device->vk) {
         vkDeviceWaitIdle(device->vk);
+        d12__vkdrv_kernel_device_fini(device);
         vkDestroyDevice(device->vk, NULL);
     }
     d12__vkdrv_validation_drain(device, false);

@@ -127,8 +127,9 @@ void d12__vkdrv_recording_release(d12__vkdrv_recording *recording)
         return;
     for (size_t i = 0; i < recording->buffer_count; i++)
         d12__vkdrv_buffer_release(recording->buffers[i]);
-    if (recording->has_cb)
-        pool_give_back(recording->pool, recording->cb);
+    for (size_t i = 0; i < recording->cb_count; i++)
+        pool_give_back(recording->pool, recording->cbs[i]);
+    free(recording->cbs);
     pool_release(recording->pool);
     free(recording->buffers);
     free(recording->ops);
@@ -141,6 +142,11 @@ d12__vkdrv_recording *d12__vkdrv_list_recording(D3D12DDI_HCOMMANDLIST handle)
     if (recording)
         atomic_fetch_add_explicit(&recording->refs, 1, memory_order_relaxed);
     return recording;
+}
+
+static VkCommandBuffer current(const d12__vkdrv_command_list *list)
+{
+    return list->recording->cbs[list->recording->cb_count - 1];
 }
 
 static void list_error(d12__vkdrv_command_list *list, HRESULT hr)
@@ -178,6 +184,7 @@ static d12__vkdrv_op *append(d12__vkdrv_command_list *list, d12__vkdrv_op_type t
     op->type = (uint8_t)type;
     op->state_index = list->state_index;
     op->op_index = D3D12DDI_OP_INDEX_UNKNOWN;
+    op->segment = (uint16_t)(recording->cb_count - 1);
     return op;
 }
 
@@ -300,7 +307,7 @@ static void vk_begin(d12__vkdrv_command_list *list)
         char name[32];
         snprintf(name, sizeof name, "d12op %u", list->state_index);
         VkDebugUtilsLabelEXT label = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT, .pLabelName = name};
-        adapter->ext.begin_label(list->recording->cb, &label);
+        adapter->ext.begin_label(current(list), &label);
     }
 }
 
@@ -310,7 +317,7 @@ static void vk_end(d12__vkdrv_command_list *list)
     if (adapter->validation == D12_VKDRV_VALIDATION_OFF)
         return;
     if (adapter->ext.end_label)
-        adapter->ext.end_label(list->recording->cb);
+        adapter->ext.end_label(current(list));
     d12__vkdrv_validation_drain(list->device, true);
     d12__vkdrv_validation_scope(D3D12DDI_COMMAND_LIST_STATE_INDEX_NONE_0126);
 }
@@ -323,6 +330,35 @@ SIZE_T APIENTRY d12__vkdrv_calc_private_list_size(D3D12DDI_HDEVICE device,
     (void)device;
     (void)args;
     return sizeof(d12__vkdrv_command_list);
+}
+
+/* The recording's next command buffer, begun (the first, at Create/Reset, or the one after a draw or dispatch). */
+static bool new_segment(d12__vkdrv_recording *recording)
+{
+    if (recording->cb_count == UINT16_MAX ||
+        !grow((void **)&recording->cbs, &recording->cb_capacity, recording->cb_count, sizeof *recording->cbs))
+        return false;
+    VkCommandBufferAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                         .commandPool = recording->pool->vk,
+                                         .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                         .commandBufferCount = 1};
+    VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                      .flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT};
+    VkCommandBuffer cb;
+    if (vkAllocateCommandBuffers(recording->device->vk, &alloc, &cb) != VK_SUCCESS)
+        return false;
+    recording->cbs[recording->cb_count++] = cb;
+    return vkBeginCommandBuffer(cb, &begin) == VK_SUCCESS;
+}
+
+/* A draw or dispatch ends the command buffer: its kernel runs between this one and the next, in chunks. No barrier
+ * is added: the application's own order the rest (the timeline submits the pieces in order and waits for each). */
+static void end_segment(d12__vkdrv_command_list *list)
+{
+    if (vkEndCommandBuffer(current(list)) != VK_SUCCESS || !new_segment(list->recording)) {
+        list_error(list, E_OUTOFMEMORY);
+        list->closed = true; /* nothing more can be recorded into it */
+    }
 }
 
 /* A fresh recording into a new command buffer of `pool`, opened by the ExecuteCommandLists-boundary barrier. */
@@ -343,21 +379,12 @@ static HRESULT start_recording(d12__vkdrv_command_list *list, d12__vkdrv_pool *p
     recording->rt_list = list->rt_list;
     recording->pool = pool;
     atomic_fetch_add_explicit(&pool->refs, 1, memory_order_relaxed);
-    VkCommandBufferAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-                                         .commandPool = pool->vk,
-                                         .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-                                         .commandBufferCount = 1};
-    VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                      .flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT};
-    if (vkAllocateCommandBuffers(list->device->vk, &alloc, &recording->cb) != VK_SUCCESS) {
+    if (!new_segment(recording)) {
         d12__vkdrv_recording_release(recording);
         return E_OUTOFMEMORY;
     }
-    recording->has_cb = true;
     list->recording = recording;
-    if (vkBeginCommandBuffer(recording->cb, &begin) != VK_SUCCESS)
-        return E_OUTOFMEMORY;
-    d12__vkdrv_full_barrier(recording->cb);
+    d12__vkdrv_full_barrier(current(list));
     return S_OK;
 }
 
@@ -385,7 +412,7 @@ VOID APIENTRY d12__vkdrv_destroy_list(D3D12DDI_HDEVICE device, D3D12DDI_HCOMMAND
     (void)device;
     d12__vkdrv_command_list *list = list_of(handle);
     if (list->recording && !list->closed)
-        vkEndCommandBuffer(list->recording->cb);
+        vkEndCommandBuffer(current(list));
     d12__vkdrv_recording_release(list->recording);
     list->recording = NULL;
     free(list->copy_dsts);
@@ -396,8 +423,8 @@ static VOID APIENTRY close_list(D3D12DDI_HCOMMANDLIST handle)
 {
     d12__vkdrv_command_list *list = list_of(handle);
     if (list->recording && !list->closed) {
-        d12__vkdrv_host_barrier(list->recording->cb);
-        if (vkEndCommandBuffer(list->recording->cb) != VK_SUCCESS)
+        d12__vkdrv_host_barrier(current(list));
+        if (vkEndCommandBuffer(current(list)) != VK_SUCCESS)
             list_error(list, E_OUTOFMEMORY);
         d12__vkdrv_validation_drain(list->device, true);
     }
@@ -408,7 +435,7 @@ static VOID APIENTRY reset_list(D3D12DDI_HCOMMANDLIST handle, const D3D12DDIARG_
 {
     d12__vkdrv_command_list *list = list_of(handle);
     if (list->recording && !list->closed)
-        vkEndCommandBuffer(list->recording->cb);
+        vkEndCommandBuffer(current(list));
     if (!args || !args->hDrvCommandAllocator.pDrvPrivate) {
         list_error(list, E_INVALIDARG);
         return;
@@ -500,6 +527,7 @@ static VOID APIENTRY draw(D3D12DDI_HCOMMANDLIST handle, UINT vertices, UINT inst
     op->u.draw.count = vertices;
     op->u.draw.instances = instances;
     op->u.draw.start = start_vertex;
+    end_segment(list);
 }
 
 static VOID APIENTRY draw_indexed(D3D12DDI_HCOMMANDLIST handle, UINT indices, UINT instances, UINT start_index,
@@ -520,6 +548,7 @@ static VOID APIENTRY draw_indexed(D3D12DDI_HCOMMANDLIST handle, UINT indices, UI
     op->u.draw.instances = instances;
     op->u.draw.start = start_index;
     op->u.draw.base_vertex = base_vertex;
+    end_segment(list);
 }
 
 static VOID APIENTRY dispatch(D3D12DDI_HCOMMANDLIST handle, UINT x, UINT y, UINT z)
@@ -533,6 +562,7 @@ static VOID APIENTRY dispatch(D3D12DDI_HCOMMANDLIST handle, UINT x, UINT y, UINT
     op->u.draw.count = x;
     op->u.draw.instances = y;
     op->u.draw.start = z;
+    end_segment(list);
 }
 
 /* D3D12 orders copies whose destinations overlap: such a copy waits for the earlier one (a barrier on its
@@ -543,7 +573,7 @@ static void serialize_overlapping_copy(d12__vkdrv_command_list *list, d12__vkdrv
     UINT64 end = start + size;
     for (size_t i = 0; i < list->copy_dst_count; i++) {
         if (list->copy_dsts[i].start < end && start < list->copy_dsts[i].end) {
-            buffer_barrier(list->recording->cb, dst->vk, start - dst->va, size, VK_PIPELINE_STAGE_2_COPY_BIT,
+            buffer_barrier(current(list), dst->vk, start - dst->va, size, VK_PIPELINE_STAGE_2_COPY_BIT,
                            VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT,
                            VK_ACCESS_2_TRANSFER_WRITE_BIT);
             list->copy_dst_count = 0;
@@ -579,7 +609,7 @@ static void record_copy(d12__vkdrv_command_list *list, UINT64 dst_va, UINT64 src
                                       .regionCount = 1,
                                       .pRegions = &region};
             vk_begin(list);
-            vkCmdCopyBuffer2(list->recording->cb, &info);
+            vkCmdCopyBuffer2(current(list), &info);
             vk_end(list);
         }
     }
@@ -648,7 +678,7 @@ static VOID APIENTRY resource_barrier(D3D12DDI_HCOMMANDLIST handle, UINT count,
         dependency.pBufferMemoryBarriers = buffers;
     }
     vk_begin(list);
-    vkCmdPipelineBarrier2(list->recording->cb, &dependency);
+    vkCmdPipelineBarrier2(current(list), &dependency);
     vk_end(list);
     free(buffers);
 }
@@ -711,10 +741,10 @@ static VOID APIENTRY write_buffer_immediate(D3D12DDI_HCOMMANDLIST handle, UINT c
         if (dst && hold(list, dst)) {
             op->recorded = true;
             vk_begin(list);
-            buffer_barrier(list->recording->cb, dst->vk, params[i].Dest - dst->va, 4,
+            buffer_barrier(current(list), dst->vk, params[i].Dest - dst->va, 4,
                            VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT,
                            VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
-            vkCmdFillBuffer(list->recording->cb, dst->vk, params[i].Dest - dst->va, 4, params[i].Value);
+            vkCmdFillBuffer(current(list), dst->vk, params[i].Dest - dst->va, 4, params[i].Value);
             vk_end(list);
         }
         d12__vkdrv_buffer_release(dst);

@@ -51,6 +51,43 @@ d12__vkdrv_buffer *d12__vkdrv_buffer_acquire(d12__vkdrv_device *device, UINT64 a
     return found;
 }
 
+bool d12__vkdrv_buffer_hold_range(d12__vkdrv_device *device, UINT64 start, UINT64 end, d12__vkdrv_buffer ***held,
+                                  size_t *count, size_t *capacity)
+{
+    bool ok = true;
+    pthread_rwlock_rdlock(&device->va.lock);
+    size_t i = find_below(&device->va, start);
+    if (i == device->va.count)
+        i = 0;
+    for (; ok && i < device->va.count && device->va.live[i]->va < end; i++) {
+        d12__vkdrv_buffer *buffer = device->va.live[i];
+        if (buffer->va + buffer->span <= start)
+            continue;
+        if (*count == *capacity) {
+            size_t next = *capacity ? *capacity * 2 : 16;
+            d12__vkdrv_buffer **grown = realloc(*held, next * sizeof *grown);
+            if (!grown) {
+                ok = false;
+                break;
+            }
+            *held = grown;
+            *capacity = next;
+        }
+        atomic_fetch_add_explicit(&buffer->refs, 1, memory_order_relaxed);
+        (*held)[(*count)++] = buffer;
+    }
+    pthread_rwlock_unlock(&device->va.lock);
+    return ok;
+}
+
+UINT64 d12__vkdrv_mapped_pages(d12__vkdrv_device *device)
+{
+    pthread_rwlock_rdlock(&device->va.lock);
+    UINT64 pages = (device->va.next - D12_VKDRV_VA_BASE) / D12_VKDRV_VA_ALIGNMENT;
+    pthread_rwlock_unlock(&device->va.lock);
+    return pages < D12_VKDRV_PAGE_TABLE_ENTRIES ? pages : D12_VKDRV_PAGE_TABLE_ENTRIES;
+}
+
 void d12__vkdrv_buffer_retain(d12__vkdrv_buffer *buffer)
 {
     atomic_fetch_add_explicit(&buffer->refs, 1, memory_order_relaxed);
@@ -105,11 +142,14 @@ static bool register_buffer(d12__vkdrv_va_space *va, d12__vkdrv_buffer *buffer)
         buffer->va = va->next;
         va->next += buffer->span + D12_VKDRV_VA_ALIGNMENT;
         va->live[va->count++] = buffer;
+        d12__vkdrv_page_table_map(buffer->device, buffer, true);
     }
     pthread_rwlock_unlock(&va->lock);
     return ok;
 }
 
+/* The range's pages read as unmapped from now on; the memory lives while something holds the buffer (a recording,
+ * or a timeline running a kernel that may still translate through the old entries). */
 static void unregister_buffer(d12__vkdrv_va_space *va, const d12__vkdrv_buffer *buffer)
 {
     pthread_rwlock_wrlock(&va->lock);
@@ -117,6 +157,7 @@ static void unregister_buffer(d12__vkdrv_va_space *va, const d12__vkdrv_buffer *
     if (i < va->count && va->live[i] == buffer) {
         memmove(&va->live[i], &va->live[i + 1], (va->count - i - 1) * sizeof *va->live);
         va->count--;
+        d12__vkdrv_page_table_map(buffer->device, buffer, false);
     }
     pthread_rwlock_unlock(&va->lock);
 }
@@ -157,7 +198,8 @@ static HRESULT new_buffer(d12__vkdrv_device *device, const D3D12DDIARG_CREATERES
     VkBufferCreateInfo info = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
                                .size = buffer->span,
                                .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
-                                        VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                                        VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                        VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT,
                                .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
     if (vkCreateBuffer(device->vk, &info, NULL, &buffer->vk) != VK_SUCCESS) {
         free(buffer);
@@ -168,7 +210,10 @@ static HRESULT new_buffer(d12__vkdrv_device *device, const D3D12DDIARG_CREATERES
     uint32_t type = args->HeapType == D3D12DDI_HEAP_TYPE_UPLOAD     ? device->type_upload
                     : args->HeapType == D3D12DDI_HEAP_TYPE_READBACK ? device->type_readback
                                                                     : device->type_device;
+    VkMemoryAllocateFlagsInfo flags = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO,
+                                       .flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT};
     VkMemoryAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                                  .pNext = &flags,
                                   .allocationSize = requirements.size,
                                   .memoryTypeIndex = type};
     bool host_visible = (device->adapter->memory.memoryTypes[type].propertyFlags &
@@ -180,6 +225,11 @@ static HRESULT new_buffer(d12__vkdrv_device *device, const D3D12DDIARG_CREATERES
         return E_OUTOFMEMORY;
     }
     bool ok = vkBindBufferMemory(device->vk, buffer->vk, buffer->memory, 0) == VK_SUCCESS;
+    if (ok) {
+        VkBufferDeviceAddressInfo address = {.sType = VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO,
+                                             .buffer = buffer->vk};
+        buffer->address = vkGetBufferDeviceAddress(device->vk, &address);
+    }
     if (ok && host_visible)
         ok = vkMapMemory(device->vk, buffer->memory, 0, VK_WHOLE_SIZE, 0, &buffer->mapped) == VK_SUCCESS;
     if (ok && buffer->mapped) {

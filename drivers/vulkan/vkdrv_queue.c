@@ -40,7 +40,8 @@ typedef struct d12__vkdrv_queue {
     /* The timeline thread's own: */
     VkSemaphore semaphore;
     UINT64 value;      /* the last value submitted */
-    VkCommandPool pool; /* the re-recordings of lists that fault */
+    VkCommandPool pool; /* the re-recordings of lists that fault, and the kernels' chunks */
+    d12__vkdrv_kernel_queue kernel;
     bool reset;         /* the engine was reset: every later operation is dropped */
 } d12__vkdrv_queue;
 
@@ -67,24 +68,22 @@ static bool still_running(d12__vkdrv_queue *queue)
     return !queue->reset;
 }
 
-/* The first op of the list that does GPU work (its OpIndex names the list's start for the watchdog). */
-static UINT32 first_op_index(const d12__vkdrv_recording *recording, bool *any)
+/* The first op of ops [from, to) that does GPU work (its OpIndex names the piece for the watchdog). */
+static bool first_op_index(const d12__vkdrv_recording *recording, size_t from, size_t to, UINT32 *op_index)
 {
-    *any = false;
-    for (size_t i = 0; i < recording->op_count; i++) {
-        uint8_t type = recording->ops[i].type;
-        if (type >= D12_VKDRV_OP_DRAW) {
-            *any = true;
-            return recording->ops[i].op_index;
+    for (size_t i = from; i < to; i++) {
+        if (recording->ops[i].type >= D12_VKDRV_OP_DRAW) {
+            *op_index = recording->ops[i].op_index;
+            return true;
         }
     }
-    return D3D12DDI_OP_INDEX_UNKNOWN;
+    return false;
 }
 
-/* The list up to (not including) op `end`, without the ops whose effect is skipped: a full barrier between ops
- * (this path runs only before a fault or after a finding, so ordering beyond the application's costs nothing). */
+/* Ops [from, end) of one segment without the ops whose effect is skipped: a full barrier between ops (this path
+ * runs only before a fault or after a finding, so ordering beyond the application's costs nothing). */
 static VkCommandBuffer rerecord(d12__vkdrv_queue *queue, const d12__vkdrv_recording *recording, const bool *skip,
-                                size_t end)
+                                size_t from, size_t end)
 {
     d12__vkdrv_device *device = queue->device;
     VkCommandBufferAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
@@ -98,7 +97,7 @@ static VkCommandBuffer rerecord(d12__vkdrv_queue *queue, const d12__vkdrv_record
                                       .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
     vkBeginCommandBuffer(cb, &begin);
     d12__vkdrv_full_barrier(cb);
-    for (size_t i = 0; i < end; i++) {
+    for (size_t i = from; i < end; i++) {
         if (!skip[i] && recording->ops[i].recorded)
             d12__vkdrv_record_op(device, cb, &recording->ops[i]);
     }
@@ -168,46 +167,121 @@ static void invalidate_readback(d12__vkdrv_device *device, const d12__vkdrv_reco
     }
 }
 
-/* One list. false: the engine was reset (a fault, or the device is removed). */
+static void report_fault(d12__vkdrv_queue *queue, const d12__vkdrv_recording *recording, const d12__vkdrv_op *op,
+                         UINT64 va, UINT flags)
+{
+    d12__vkdrv_device *device = queue->device;
+    D3D12DDICB_DEVICEFAULT_0127 report = {
+        .ExecutionState = D3D12DDI_DEVICE_EXECUTION_STATE_ERROR_DMAPAGEFAULT,
+        .FaultedVirtualAddress = va,
+        .PageFaultFlags = flags,
+        .hRTCommandQueue = queue->rt_queue,
+        .hRTCommandList = recording->rt_list,
+        .OpIndex = op->op_index,
+    };
+    device->kt.pfnDeviceFaultCb(device->rt_device, &report);
+}
+
+/* One chunk of a kernel: submitted and waited for, then the watchdog asked whether to go on. */
+static bool submit_chunk(void *context, VkCommandBuffer cb)
+{
+    d12__vkdrv_queue *queue = context;
+    D3D12DDI_HRTCOMMANDLIST none = {NULL};
+    return submit_and_wait(queue, cb) &&
+           progress(queue, D3D12DDI_GPU_PROGRESS_0127_OP_SLICE, none, D3D12DDI_OP_INDEX_UNKNOWN);
+}
+
+/* The draw or dispatch `op`: its kernel, with the bindings the walk replayed. false: the engine was reset. */
+static bool run_kernel(d12__vkdrv_queue *queue, const d12__vkdrv_recording *recording, d12__vkdrv_walk *walk,
+                       const d12__vkdrv_op *op)
+{
+    d12__vkdrv_device *device = queue->device;
+    if (!progress(queue, D3D12DDI_GPU_PROGRESS_0127_OP_BEGIN, recording->rt_list, op->op_index))
+        return false;
+    d12__vkdrv_kernel_args args;
+    d12__vkdrv_walk_args(walk, op, &args);
+    UINT64 total = (UINT64)op->u.draw.count * op->u.draw.instances;
+    if (op->type == D12_VKDRV_OP_DISPATCH)
+        total *= op->u.draw.start;
+    UINT64 va = 0;
+    d12__vkdrv_kernel_result result =
+        d12__vkdrv_kernel_run(device, &queue->kernel, queue->pool, &args, total, submit_chunk, queue, &va);
+    if (result == D12_VKDRV_KERNEL_DONE)
+        return true;
+    if (result == D12_VKDRV_KERNEL_FAULT && !device->has_0127)
+        return true; /* before build 0127 nobody can be told: the faulting reads read nothing, the timeline goes on */
+    if (result == D12_VKDRV_KERNEL_FAULT) {
+        char what[64];
+        const char *name = d12__vkdrv_args_what(&args, va, what, sizeof what);
+        d12__vkdrv_report_later(device, D12_REFDRV_MSG_PAGE_FAULT, D3D12DDI_MESSAGE_SEVERITY_0126_CORRUPTION,
+                                D3D12DDI_MESSAGE_CATEGORY_0126_EXECUTION, op->state_index,
+                                "Page fault: %s reads GPU virtual address 0x%016llX, which is in no live buffer.",
+                                name ? name : "The draw", (unsigned long long)va);
+        report_fault(queue, recording, op, va, D3D12DDI_PAGE_FAULT_FLAG_NONE);
+    }
+    return false;
+}
+
+/* One segment of a list: ops [from, to), checked, submitted (re-recorded without what must not run when the checks
+ * say so) and waited for; then its closing draw or dispatch, if any. false: the engine was reset. */
+static bool execute_segment(d12__vkdrv_queue *queue, const d12__vkdrv_recording *recording, d12__vkdrv_walk *walk,
+                            size_t segment, size_t from, size_t to, bool *skip)
+{
+    d12__vkdrv_device *device = queue->device;
+    d12__vkdrv_fault fault;
+    d12__vkdrv_walk_ops(walk, recording, from, to, skip, &fault);
+    const d12__vkdrv_op *last = to > from ? &recording->ops[to - 1] : NULL;
+    bool closing_kernel = last && !fault.faulted && (last->type == D12_VKDRV_OP_DRAW ||
+                                                     last->type == D12_VKDRV_OP_DRAW_INDEXED ||
+                                                     last->type == D12_VKDRV_OP_DISPATCH);
+    UINT32 first = D3D12DDI_OP_INDEX_UNKNOWN;
+    if (first_op_index(recording, from, closing_kernel ? to - 1 : to, &first) || fault.faulted) {
+        bool truncate = fault.faulted;
+        for (size_t i = from; i < to && !truncate; i++)
+            truncate = skip[i] && recording->ops[i].recorded;
+        if (!progress(queue, D3D12DDI_GPU_PROGRESS_0127_OP_BEGIN, recording->rt_list, first))
+            return false;
+        VkCommandBuffer cb = truncate ? rerecord(queue, recording, skip, from, fault.faulted ? fault.op : to)
+                                      : recording->cbs[segment];
+        bool running = cb != VK_NULL_HANDLE && submit_and_wait(queue, cb);
+        if (truncate && cb)
+            vkFreeCommandBuffers(device->vk, queue->pool, 1, &cb);
+        if (running && fault.faulted) {
+            report_fault(queue, recording, &recording->ops[fault.op], fault.va, fault.flags);
+            return false;
+        }
+        if (!running)
+            return false;
+    }
+    return !closing_kernel || run_kernel(queue, recording, walk, last);
+}
+
+/* One list, segment by segment (a draw or dispatch closes a segment). false: the engine was reset. */
 static bool execute(d12__vkdrv_queue *queue, const d12__vkdrv_recording *recording)
 {
     d12__vkdrv_device *device = queue->device;
-    bool any;
-    UINT32 first = first_op_index(recording, &any);
-    if (!any || !recording->has_cb)
+    if (!recording->cb_count || !recording->op_count)
         return true;
-    if (!progress(queue, D3D12DDI_GPU_PROGRESS_0127_OP_BEGIN, recording->rt_list, first))
-        return false;
     bool *skip = calloc(recording->op_count, sizeof *skip);
-    if (!skip) {
+    d12__vkdrv_walk *walk = d12__vkdrv_walk_begin(device);
+    if (!skip || !walk) {
+        free(skip);
+        d12__vkdrv_walk_end(walk);
         device->callbacks.pfnSetErrorCb(device->rt_device, E_OUTOFMEMORY);
         return false;
     }
-    d12__vkdrv_fault fault;
-    d12__vkdrv_check_recording(device, recording, skip, &fault);
-    bool truncate = fault.faulted;
-    for (size_t i = 0; i < recording->op_count && !truncate; i++)
-        truncate = skip[i] && recording->ops[i].recorded;
-    VkCommandBuffer cb = recording->cb;
-    if (truncate)
-        cb = rerecord(queue, recording, skip, fault.faulted ? fault.op : recording->op_count);
-    bool running = cb != VK_NULL_HANDLE && submit_and_wait(queue, cb);
-    if (truncate && cb)
-        vkFreeCommandBuffers(device->vk, queue->pool, 1, &cb);
-    free(skip);
-    invalidate_readback(device, recording);
-    if (running && fault.faulted) {
-        D3D12DDICB_DEVICEFAULT_0127 report = {
-            .ExecutionState = D3D12DDI_DEVICE_EXECUTION_STATE_ERROR_DMAPAGEFAULT,
-            .FaultedVirtualAddress = fault.va,
-            .PageFaultFlags = fault.flags,
-            .hRTCommandQueue = queue->rt_queue,
-            .hRTCommandList = recording->rt_list,
-            .OpIndex = recording->ops[fault.op].op_index,
-        };
-        device->kt.pfnDeviceFaultCb(device->rt_device, &report);
-        return false;
+    bool running = true;
+    size_t from = 0;
+    for (size_t segment = 0; segment < recording->cb_count && running && from < recording->op_count; segment++) {
+        size_t to = from;
+        while (to < recording->op_count && recording->ops[to].segment == segment)
+            to++;
+        running = execute_segment(queue, recording, walk, segment, from, to, skip);
+        from = to;
     }
+    free(skip);
+    d12__vkdrv_walk_end(walk);
+    invalidate_readback(device, recording);
     return running;
 }
 
@@ -375,6 +449,7 @@ VOID APIENTRY d12__vkdrv_destroy_queue(D3D12DDI_HDEVICE handle, D3D12DDI_HCOMMAN
     pthread_join(queue->thread, NULL);
     pthread_cond_destroy(&queue->wake);
     pthread_mutex_destroy(&queue->lock);
+    d12__vkdrv_kernel_queue_fini(device, &queue->kernel);
     vkDestroyCommandPool(device->vk, queue->pool, NULL);
     vkDestroySemaphore(device->vk, queue->semaphore, NULL);
 }
