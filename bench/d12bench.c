@@ -28,6 +28,7 @@
 #include <d12rt/d3d12_ext.h>
 
 #include "bench_gpu.h"
+#include "bench_vulkan.h"
 #include "bench_memory.h"
 #include "d12caps.h"
 #include "infoqueue.h"
@@ -917,6 +918,7 @@ int main(int argc, char **argv)
         setup_caps();
         setup_info_queue();
         bench_gpu_setup(); /* forks its worker processes: before this process makes a device or a thread */
+        bench_vulkan_setup(); /* the Vulkan driver's rows: forks too (bench_vulkan.c) */
     }
     if (peer_only || check_budget_mode)
         peer_vkd3d = bench_peer_setup(); /* fork + exec: before this process makes a device */
@@ -973,6 +975,7 @@ int main(int argc, char **argv)
     if (device != NULL)
         ID3D12Device17_Release(device);
     bench_gpu_teardown();
+    bench_vulkan_teardown();
     bench_peer_teardown();
     bench_ddi_teardown();
     if (queue_stored != NULL)
