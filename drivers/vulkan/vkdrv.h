@@ -374,5 +374,7 @@ void d12__vkdrv_validation_scope(UINT32 state_index);
  * else held for the next flush (EXECUTION, the index of the op's debug label, else 0xFFFFFFFF). */
 void d12__vkdrv_validation_drain(d12__vkdrv_device *device, bool now);
 const char *d12__vkdrv_validation_name(d12__vkdrv_validation mode);
+/* Drop what the messenger queued on this thread with no device to report it (the instance's destruction). */
+void d12__vkdrv_validation_discard(void);
 
 #endif

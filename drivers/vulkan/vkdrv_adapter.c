@@ -146,6 +146,7 @@ static void free_adapter(d12__vkdrv_adapter *adapter)
         adapter->ext.destroy_messenger(adapter->instance, adapter->messenger, NULL);
     if (adapter->instance)
         vkDestroyInstance(adapter->instance, NULL);
+    d12__vkdrv_validation_discard();
     d12__refdrv_profile_free(&adapter->profile);
     free(adapter);
 }

@@ -225,7 +225,7 @@ static bool run_kernel(d12__vkdrv_queue *queue, const d12__vkdrv_recording *reco
 /* One segment of a list: ops [from, to), checked, submitted (re-recorded without what must not run when the checks
  * say so) and waited for; then its closing draw or dispatch, if any. false: the engine was reset. */
 static bool execute_segment(d12__vkdrv_queue *queue, const d12__vkdrv_recording *recording, d12__vkdrv_walk *walk,
-                            size_t segment, size_t from, size_t to, bool *skip)
+                            size_t segment, size_t from, size_t to, bool *skip, bool closes_list)
 {
     d12__vkdrv_device *device = queue->device;
     d12__vkdrv_fault fault;
@@ -235,7 +235,9 @@ static bool execute_segment(d12__vkdrv_queue *queue, const d12__vkdrv_recording 
                                                      last->type == D12_VKDRV_OP_DRAW_INDEXED ||
                                                      last->type == D12_VKDRV_OP_DISPATCH);
     UINT32 first = D3D12DDI_OP_INDEX_UNKNOWN;
-    if (first_op_index(recording, from, closing_kernel ? to - 1 : to, &first) || fault.faulted) {
+    /* The list's last command buffer is submitted even with no work of its own: its device-to-host barrier makes the
+     * list's writes visible to the CPU before the fence is passed back. */
+    if (first_op_index(recording, from, closing_kernel ? to - 1 : to, &first) || fault.faulted || closes_list) {
         bool truncate = fault.faulted;
         for (size_t i = from; i < to && !truncate; i++)
             truncate = skip[i] && recording->ops[i].recorded;
@@ -272,11 +274,11 @@ static bool execute(d12__vkdrv_queue *queue, const d12__vkdrv_recording *recordi
     }
     bool running = true;
     size_t from = 0;
-    for (size_t segment = 0; segment < recording->cb_count && running && from < recording->op_count; segment++) {
+    for (size_t segment = 0; segment < recording->cb_count && running; segment++) {
         size_t to = from;
         while (to < recording->op_count && recording->ops[to].segment == segment)
             to++;
-        running = execute_segment(queue, recording, walk, segment, from, to, skip);
+        running = execute_segment(queue, recording, walk, segment, from, to, skip, segment == recording->cb_count - 1);
         from = to;
     }
     free(skip);

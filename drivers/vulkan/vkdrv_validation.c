@@ -125,3 +125,14 @@ void d12__vkdrv_validation_drain(d12__vkdrv_device *device, bool now)
         free(m);
     }
 }
+
+void d12__vkdrv_validation_discard(void)
+{
+    for (queued *m = t_head, *next; m; m = next) {
+        next = m->next;
+        free(m->text);
+        free(m);
+    }
+    t_head = NULL;
+    t_tail = &t_head;
+}
