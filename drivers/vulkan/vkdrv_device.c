@@ -49,7 +49,8 @@ static HRESULT create_vk_device(d12__vkdrv_device *device)
                                      .queueCount = 1,
                                      .pQueuePriorities = &priority};
     VkPhysicalDeviceVulkan13Features v13 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
-                                            .synchronization2 = VK_TRUE};
+                                            .synchronization2 = VK_TRUE,
+                                            .maintenance4 = VK_TRUE}; /* the kernel's SPIR-V 1.6 uses LocalSizeId */
     /* The kernels read through buffer device addresses with 64-bit arithmetic and a 64-bit atomicMin. */
     VkPhysicalDeviceVulkan12Features v12 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
                                             .pNext = &v13,

@@ -285,7 +285,7 @@ void d12__vkdrv_record_op(d12__vkdrv_device *device, VkCommandBuffer cb, const d
         d12__vkdrv_buffer *dst = resolve(device, op->u.write.dest, 4);
         if (dst) {
             buffer_barrier(cb, dst->vk, op->u.write.dest - dst->va, 4, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
-                           VK_ACCESS_2_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_2_CLEAR_BIT,
+                           VK_ACCESS_2_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
                            VK_ACCESS_2_TRANSFER_WRITE_BIT);
             vkCmdFillBuffer(cb, dst->vk, op->u.write.dest - dst->va, 4, op->u.write.value);
         }
@@ -743,7 +743,7 @@ static VOID APIENTRY write_buffer_immediate(D3D12DDI_HCOMMANDLIST handle, UINT c
             vk_begin(list);
             buffer_barrier(current(list), dst->vk, params[i].Dest - dst->va, 4,
                            VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT,
-                           VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+                           VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
             vkCmdFillBuffer(current(list), dst->vk, params[i].Dest - dst->va, 4, params[i].Value);
             vk_end(list);
         }
