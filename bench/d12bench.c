@@ -30,6 +30,7 @@
 #include "bench.h"
 #include "bench_fence.h"
 #include "bench_gpu.h"
+#include "bench_vulkan.h"
 #include "bench_memory.h"
 
 bench_row bench_rows[BENCH_MAX_ROWS];
@@ -275,7 +276,8 @@ static void print_table(int reps, bool quick, const char *cpu, long cpus)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: d12bench [--quick] [--json] [--reps N] [--ms N] [--scaling] [--peer | --check-budget] [--row NAME N]\n");
+    fprintf(stderr, "usage: d12bench [--quick] [--json] [--reps N] [--ms N] [--scaling] [--peer | --check-budget] [--row NAME N]\n"
+                    "                [--driver PATH|NAME]\n");
 }
 
 
@@ -305,6 +307,10 @@ int main(int argc, char **argv)
             peer_only = true;
         } else if (strcmp(argv[i], "--check-budget") == 0) {
             check_budget_mode = true;
+        } else if (strcmp(argv[i], "--driver") == 0 && i + 1 < argc) {
+            /* Every row's device, and the peer program's d12rt side, on that driver: D12RT_DRIVER's own rule
+             * (runtime/ddi/driver_name.h: a NAME is <libdir>/d12rt/libd12rt_NAME.so, then beside libd12rt.so). */
+            setenv("D12RT_DRIVER", argv[++i], 1);
         } else {
             usage();
             return 2;
@@ -329,6 +335,7 @@ int main(int argc, char **argv)
         bench_caps_setup();
         bench_info_queue_setup(scaling_mode);
         bench_gpu_setup(); /* forks its worker processes: before this process makes a device or a thread */
+        bench_vulkan_setup(); /* the Vulkan driver's rows: forks too (bench_vulkan.c) */
     }
     if (peer_only || check_budget_mode)
         peer_vkd3d = bench_peer_setup(); /* fork + exec: before this process makes a device */
@@ -382,6 +389,7 @@ int main(int argc, char **argv)
         free(bench_rows[r].samples);
     bench_device_teardown();
     bench_gpu_teardown();
+    bench_vulkan_teardown();
     bench_peer_teardown();
     bench_ddi_teardown();
     bench_fence_teardown();

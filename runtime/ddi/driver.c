@@ -15,6 +15,7 @@
 
 #include "ddi_trace.h"
 #include "driver.h"
+#include "driver_name.h"
 #include "driver_internal.h"
 #include "rthandle.h"
 #include "refdrv.h"
@@ -28,35 +29,15 @@ const char *d12__driver_adapter_name(const d12_driver_adapter *adapter)
 
 /* ---- Loading ---- */
 
-/* The directory of the object this code was linked into (libd12rt.so, found with dladdr), into `dir`; "." when
- * dladdr names no directory. */
-static bool own_directory(char *dir, size_t size)
-{
-    Dl_info info;
-    if (!dladdr((void *)&d12__driver_adapter_open, &info) || !info.dli_fname)
-        return false;
-    const char *slash = strrchr(info.dli_fname, '/');
-    int n = slash ? snprintf(dir, size, "%.*s", (int)(slash - info.dli_fname), info.dli_fname)
-                  : snprintf(dir, size, ".");
-    return n >= 0 && (size_t)n < size;
-}
-
-/* D12RT_DRIVER without a '/' names a driver (docs/drivers.md "Choosing a driver"): <libdir>/d12rt/libd12rt_<name>.so,
- * then libd12rt_<name>.so beside libd12rt.so, <libdir> being the directory libd12rt.so was loaded from. The first
+/* D12RT_DRIVER without a '/' names a driver (driver_name.h, docs/drivers.md "Choosing a driver"). The first place
  * that exists is the driver; when neither does, the name goes to dlopen as it is (the library search path: what
- * such a value meant before names), and failing that the error names all three places. A value with a '/' is a
- * path, opened as it is. */
-static void *open_named(const char *name, char tried[2][4096])
+ * such a value meant before names), and failing that the error names all three places. */
+static void *open_named(const char *name, char tried[2][D12_DRIVER_NAME_PATH_MAX])
 {
     char dir[2048];
-    if (!own_directory(dir, sizeof dir))
-        snprintf(dir, sizeof dir, ".");
-    int a = snprintf(tried[0], sizeof tried[0], "%s/d12rt/libd12rt_%s.so", dir, name);
-    int b = snprintf(tried[1], sizeof tried[1], "%s/libd12rt_%s.so", dir, name);
-    for (int i = 0; i < 2; i++)
-        if ((i ? b : a) > 0 && (size_t)(i ? b : a) < sizeof tried[i] && access(tried[i], F_OK) == 0)
-            return dlopen(tried[i], RTLD_NOW | RTLD_LOCAL);
-    return dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    d12__driver_library_dir((const void *)&d12__driver_adapter_open, dir, sizeof dir);
+    int found = d12__driver_name_find(dir, name, tried);
+    return dlopen(found >= 0 ? tried[found] : name, RTLD_NOW | RTLD_LOCAL);
 }
 
 static HRESULT load_entry(const char *path, PFND3D12DDI_OPENADAPTER *entry)
@@ -65,8 +46,8 @@ static HRESULT load_entry(const char *path, PFND3D12DDI_OPENADAPTER *entry)
         *entry = d12_refdrv_OpenAdapter12;
         return S_OK;
     }
-    char tried[2][4096] = {"", ""};
-    bool named = strchr(path, '/') == NULL;
+    char tried[2][D12_DRIVER_NAME_PATH_MAX] = {"", ""};
+    bool named = d12__driver_is_name(path);
     void *library = named ? open_named(path, tried) : dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!library) {
         const char *why = dlerror();

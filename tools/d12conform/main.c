@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "driver_name.h"
 #include "conform.h"
 /* d12conform_help (what --help prints) and d12conform_usage (its usage lines): tools/help/d12conform.txt, which is
  * also the manual page (cmake/ToolHelp.cmake). */
@@ -288,6 +289,18 @@ int main(int argc, char **argv)
     if (optind < argc)
         return usage_error("unexpected argument '%s'", argv[optind]);
     char resolved[PATH_MAX];
+    char tried[2][D12_DRIVER_NAME_PATH_MAX];
+    if (d12__driver_is_name(driver)) { /* the runtime's rule (driver_name.h): beside the libd12rt.so this links */
+        char dir[2048];
+        d12__driver_library_dir((const void *)&D3D12CreateDevice, dir, sizeof dir);
+        int found = d12__driver_name_find(dir, driver, tried);
+        if (found < 0) {
+            fprintf(stderr, "d12conform: --driver %s: no driver named %s: no %s, no %s\n", driver, driver, tried[0],
+                    tried[1]);
+            return 2;
+        }
+        driver = tried[found];
+    }
     if (driver && !realpath(driver, resolved)) {
         fprintf(stderr, "d12conform: --driver %s: %s\n", driver, strerror(errno));
         return 2;

@@ -1,0 +1,254 @@
+/* d12bench's Vulkan-driver rows (bench_vulkan.h, docs/vulkan.md "Costs"): what recording one CopyBufferRegion
+ * costs with each validation mode, a submission's round trip, a small draw through the kernel, and a 1M-vertex
+ * draw (the kernel's rate). Each mode runs in its own worker process (the mode is fixed when the adapter opens);
+ * the parent asks a worker to time N operations over a pipe. */
+#define _GNU_SOURCE
+#define COBJMACROS
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <wsl/winadapter.h>
+#include <directx/d3d12.h>
+
+#include "bench_gpu.h"
+#include "bench_vulkan.h"
+
+#ifdef D12BENCH_VULKAN_DRIVER
+
+enum { ROW_RECORD_COPY, ROW_EXECUTE_COPY, ROW_DRAW_SMALL, ROW_DRAW_1M };
+
+typedef struct vk_worker {
+    const char *mode;
+    pid_t pid;
+    int to_worker, from_worker;
+} vk_worker;
+
+static vk_worker workers[] = {{"off", -1, -1, -1}, {"core", -1, -1, -1}, {"sync", -1, -1, -1}, {"gpuav", -1, -1, -1}};
+#define WORKER_COUNT (sizeof workers / sizeof workers[0])
+
+typedef struct vk_row {
+    vk_worker *worker;
+    uint32_t row;
+} vk_row;
+static vk_row row_contexts[WORKER_COUNT * 4];
+
+static double now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+/* ---- The worker ---- */
+
+typedef struct vk_gpu {
+    ID3D12Device *device;
+    ID3D12CommandQueue *queue;
+    ID3D12CommandAllocator *allocator;
+    ID3D12GraphicsCommandList *list;
+    ID3D12Fence *fence;
+    UINT64 value;
+    ID3D12Resource *a, *b;
+    unsigned recorded;
+} vk_gpu;
+
+static bool open_gpu(vk_gpu *g)
+{
+    const D3D12_COMMAND_LIST_TYPE direct = D3D12_COMMAND_LIST_TYPE_DIRECT;
+    D3D12_COMMAND_QUEUE_DESC desc = {direct, 0, D3D12_COMMAND_QUEUE_FLAG_NONE, 0};
+    D3D12_HEAP_PROPERTIES heap = {D3D12_HEAP_TYPE_DEFAULT, D3D12_CPU_PAGE_PROPERTY_UNKNOWN,
+                                  D3D12_MEMORY_POOL_UNKNOWN, 1, 1};
+    D3D12_RESOURCE_DESC buffer = {D3D12_RESOURCE_DIMENSION_BUFFER, 0, 65536, 1, 1, 1, DXGI_FORMAT_UNKNOWN, {1, 0},
+                                  D3D12_TEXTURE_LAYOUT_ROW_MAJOR, D3D12_RESOURCE_FLAG_NONE};
+    return SUCCEEDED(D3D12CreateDevice(NULL, D3D_FEATURE_LEVEL_11_0, &IID_ID3D12Device, (void **)&g->device)) &&
+           SUCCEEDED(ID3D12Device_CreateCommandQueue(g->device, &desc, &IID_ID3D12CommandQueue, (void **)&g->queue)) &&
+           SUCCEEDED(ID3D12Device_CreateCommandAllocator(g->device, direct, &IID_ID3D12CommandAllocator,
+                                                         (void **)&g->allocator)) &&
+           SUCCEEDED(ID3D12Device_CreateCommandList(g->device, 0, direct, g->allocator, NULL,
+                                                    &IID_ID3D12GraphicsCommandList, (void **)&g->list)) &&
+           SUCCEEDED(ID3D12Device_CreateFence(g->device, 0, D3D12_FENCE_FLAG_NONE, &IID_ID3D12Fence,
+                                              (void **)&g->fence)) &&
+           SUCCEEDED(ID3D12Device_CreateCommittedResource(g->device, &heap, D3D12_HEAP_FLAG_NONE, &buffer,
+                                                          D3D12_RESOURCE_STATE_COMMON, NULL, &IID_ID3D12Resource,
+                                                          (void **)&g->a)) &&
+           SUCCEEDED(ID3D12Device_CreateCommittedResource(g->device, &heap, D3D12_HEAP_FLAG_NONE, &buffer,
+                                                          D3D12_RESOURCE_STATE_COMMON, NULL, &IID_ID3D12Resource,
+                                                          (void **)&g->b));
+}
+
+/* Execute the list, wait for the GPU, reopen the list. */
+static bool run_list(vk_gpu *g)
+{
+    if (FAILED(ID3D12GraphicsCommandList_Close(g->list)))
+        return false;
+    ID3D12CommandList *lists[] = {(ID3D12CommandList *)g->list};
+    ID3D12CommandQueue_ExecuteCommandLists(g->queue, 1, lists);
+    ID3D12CommandQueue_Signal(g->queue, g->fence, ++g->value);
+    while (ID3D12Fence_GetCompletedValue(g->fence) < g->value) {
+        if (ID3D12Fence_GetCompletedValue(g->fence) == UINT64_MAX)
+            return false; /* removed */
+        usleep(20);
+    }
+    g->recorded = 0;
+    return SUCCEEDED(ID3D12CommandAllocator_Reset(g->allocator)) &&
+           SUCCEEDED(ID3D12GraphicsCommandList_Reset(g->list, g->allocator, NULL));
+}
+
+/* Copies alternate between the two halves' directions with a barrier every 2 so no hazard is reported (the
+ * messages would be a cost of their own). The list is reset (not executed) every 4096 commands. */
+static double time_row(vk_gpu *g, uint32_t row, uint64_t n)
+{
+    double start = now_ns();
+    for (uint64_t i = 0; i < n; i++) {
+        switch (row) {
+        case ROW_RECORD_COPY:
+            if (g->recorded == 4096) {
+                ID3D12GraphicsCommandList_Close(g->list);
+                ID3D12CommandAllocator_Reset(g->allocator);
+                ID3D12GraphicsCommandList_Reset(g->list, g->allocator, NULL);
+                g->recorded = 0;
+            }
+            ID3D12GraphicsCommandList_CopyBufferRegion(g->list, g->b, (i & 63) * 1024, g->a, (i & 63) * 1024, 1024);
+            g->recorded++;
+            break;
+        case ROW_EXECUTE_COPY:
+            ID3D12GraphicsCommandList_CopyBufferRegion(g->list, g->b, 0, g->a, 0, 1024);
+            if (!run_list(g))
+                return -1;
+            break;
+        case ROW_DRAW_SMALL:
+        case ROW_DRAW_1M:
+            ID3D12GraphicsCommandList_DrawInstanced(g->list, row == ROW_DRAW_SMALL ? 3 : 1u << 20, 1, 0, 0);
+            if (!run_list(g))
+                return -1;
+            break;
+        }
+    }
+    return now_ns() - start;
+}
+
+static void worker_main(vk_worker *w, int in, int out)
+{
+    setenv("D12RT_DRIVER", D12BENCH_VULKAN_DRIVER, 1);
+    setenv("D12RT_VULKAN_VALIDATION", w->mode, 1);
+    setenv("XDG_RUNTIME_DIR", "/tmp", 0);
+    setenv("D12RT_HKCU", "/nonexistent-d12bench/hkcu", 1);
+    setenv("D12RT_HKLM", "/nonexistent-d12bench/hklm", 1);
+    setenv("D12RT_TDR_DELAY_MS", "3600000", 1);
+    vk_gpu g = {0};
+    bool ok = open_gpu(&g) && time_row(&g, ROW_DRAW_SMALL, 1) >= 0; /* the kernel's pipeline is made at first use */
+    double hello = ok ? 0 : -1;
+    if (write(out, &hello, sizeof hello) != sizeof hello || !ok)
+        _exit(1);
+    struct {
+        uint32_t row;
+        uint64_t n;
+    } command;
+    while (read(in, &command, sizeof command) == sizeof command) {
+        double ns = time_row(&g, command.row, command.n);
+        if (write(out, &ns, sizeof ns) != sizeof ns)
+            break;
+    }
+    _exit(0);
+}
+
+/* ---- The parent ---- */
+
+static double timed(void *context, uint64_t iterations)
+{
+    vk_row *r = context;
+    struct {
+        uint32_t row;
+        uint64_t n;
+    } command = {r->row, iterations};
+    double ns = -1;
+    if (write(r->worker->to_worker, &command, sizeof command) != sizeof command ||
+        read(r->worker->from_worker, &ns, sizeof ns) != sizeof ns || ns < 0) {
+        bench_fail_setup("a Vulkan worker (bench_vulkan.c)");
+        return 0;
+    }
+    return ns;
+}
+
+static bool start(vk_worker *w)
+{
+    int down[2], up[2];
+    if (pipe(down) != 0 || pipe(up) != 0)
+        return false;
+    fflush(NULL);
+    w->pid = fork();
+    if (w->pid == 0) {
+        close(down[1]);
+        close(up[0]);
+        worker_main(w, down[0], up[1]);
+    }
+    close(down[0]);
+    close(up[1]);
+    w->to_worker = down[1];
+    w->from_worker = up[0];
+    double hello = -1;
+    return w->pid > 0 && read(w->from_worker, &hello, sizeof hello) == sizeof hello && hello == 0;
+}
+
+void bench_vulkan_setup(void)
+{
+    static const char *const names[] = {"CopyBufferRegion recorded (Vulkan driver, validation off)",
+                                        "CopyBufferRegion recorded (Vulkan driver, validation core)",
+                                        "CopyBufferRegion recorded (Vulkan driver, validation sync)",
+                                        "CopyBufferRegion recorded (Vulkan driver, validation gpuav)"};
+    size_t used = 0;
+    int baseline = -1;
+    for (size_t i = 0; i < WORKER_COUNT; i++) {
+        if (!start(&workers[i])) {
+            fprintf(stderr, "d12bench: the Vulkan driver did not start with validation %s: no row for it\n",
+                    workers[i].mode);
+            continue;
+        }
+        row_contexts[used] = (vk_row){&workers[i], ROW_RECORD_COPY};
+        int index = bench_add_timed_row("vulkan", names[i], "one 1 KiB copy recorded into a VkCommandBuffer",
+                                        timed, &row_contexts[used++], baseline);
+        if (i == 0) {
+            baseline = index;
+            row_contexts[used] = (vk_row){&workers[i], ROW_EXECUTE_COPY};
+            bench_add_timed_row("vulkan", "ExecuteCommandLists + fence, 1 copy (Vulkan driver)",
+                                "record, submit, wait for the fence", timed, &row_contexts[used++], -1);
+            row_contexts[used] = (vk_row){&workers[i], ROW_DRAW_SMALL};
+            int small = bench_add_timed_row("vulkan", "DrawInstanced 3 vertices executed (Vulkan driver kernel)",
+                                            "record, submit, one kernel chunk, wait", timed, &row_contexts[used++], -1);
+            row_contexts[used] = (vk_row){&workers[i], ROW_DRAW_1M};
+            bench_add_timed_row("vulkan", "DrawInstanced 1M vertices executed (Vulkan driver kernel)",
+                                "2^20 kernel invocations, each reading through the page table", timed,
+                                &row_contexts[used++], small);
+        }
+    }
+}
+
+void bench_vulkan_teardown(void)
+{
+    for (size_t i = 0; i < WORKER_COUNT; i++) {
+        if (workers[i].pid <= 0)
+            continue;
+        close(workers[i].to_worker);
+        close(workers[i].from_worker);
+        waitpid(workers[i].pid, NULL, 0);
+        workers[i].pid = -1;
+    }
+}
+
+#else
+
+void bench_vulkan_setup(void)
+{
+}
+
+void bench_vulkan_teardown(void)
+{
+}
+
+#endif

@@ -1,0 +1,380 @@
+/* libd12rt_vulkan.so: d12rt's second driver, on Vulkan (docs/vulkan.md). It implements the same DDI as the
+ * reference driver (d12rt/d3d12ddi.h) and keeps its contracts (docs/refdrv.md, docs/gpu-work.md): the GPU VA
+ * space is the driver's own (64 KiB aligned, an unmapped gap after every buffer, never reused), copies and writes
+ * are real Vulkan commands recorded into a VkCommandBuffer inside the DDI call, a queue is a timeline thread that
+ * owns a timeline semaphore, and findings use the reference driver's VendorMessageIds.
+ *
+ * Files: vkdrv_adapter.c (instance, physical device, caps, tables), vkdrv_device.c (VkDevice, messages),
+ * vkdrv_memory.c (buffers, VA space), vkdrv_list.c (allocators = command pools, lists), vkdrv_check.c (the
+ * execution-time checks shared with the reference driver's rules), vkdrv_queue.c (timelines),
+ * vkdrv_validation.c (the VK_EXT_debug_utils messenger).
+ *
+ * Environment (read at OpenAdapter12):
+ *   D12RT_VULKAN_DEVICE=N          the physical device (default: the first discrete GPU, else the first)
+ *   D12RT_VULKAN_VALIDATION=off|core|sync|gpuav   Vulkan validation as driver-reported messages (default off)
+ *   D12RT_VULKAN_VALIDATION_STRICT=1  test hook: any validation message is written to stderr and the process
+ *                                  aborts (the suites run under `sync` that must see no validation message at all)
+ */
+#ifndef D12_VKDRV_H
+#define D12_VKDRV_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include <vulkan/vulkan.h>
+
+#include "d12rt/d3d12ddi.h"
+
+#include "refdrv.h" /* the VendorMessageIds, the profile (refdrv_profile.h) */
+
+#define D12_VKDRV_VA_BASE 0x0000000100000000ull
+#define D12_VKDRV_VA_ALIGNMENT 0x10000ull
+#define D12_VKDRV_MAX_VERTEX_BUFFERS 32
+#define D12_VKDRV_MAX_ROOT_PARAMETERS 64
+/* The messenger's findings: 0x0D12000100000000 | (uint32_t)messageIdNumber (docs/vulkan.md). */
+#define D12_VKDRV_MSG_VALIDATION_BASE 0x0D12000100000000ull
+#define D12_VKDRV_MSG_VALIDATION_MODE 0x0D12000000000401ull /* INFO: the validation mode of the adapter */
+/* The page table of the kernels: one 64-bit entry per 64 KiB page from D12_VKDRV_VA_BASE (the page's buffer device
+ * address, 0: unmapped), 2^20 entries (64 GiB of VA; an address above reads as unmapped). */
+#define D12_VKDRV_PAGE_TABLE_ENTRIES (1u << 20)
+/* A draw's or dispatch's invocations run in chunks of about this many nanoseconds, one submission each. */
+#define D12_VKDRV_CHUNK_NS 5000000ull
+#define D12_VKDRV_MAX_DISPATCH_INVOCATIONS (65535ull * 64ull)
+/* A timeline waits for its GPU work in slices of this many nanoseconds, reporting progress between them. */
+#define D12_VKDRV_WAIT_SLICE_NS 5000000ull
+
+typedef enum d12__vkdrv_validation {
+    D12_VKDRV_VALIDATION_OFF,
+    D12_VKDRV_VALIDATION_CORE,
+    D12_VKDRV_VALIDATION_SYNC,
+    D12_VKDRV_VALIDATION_GPUAV,
+} d12__vkdrv_validation;
+
+typedef struct d12__vkdrv_vk_ext {
+    PFN_vkCreateDebugUtilsMessengerEXT create_messenger;
+    PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger;
+    PFN_vkCmdBeginDebugUtilsLabelEXT begin_label;
+    PFN_vkCmdEndDebugUtilsLabelEXT end_label;
+} d12__vkdrv_vk_ext;
+
+typedef struct d12__vkdrv_adapter {
+    D3D12DDI_HRTADAPTER rt_adapter;
+    d12__refdrv_profile profile;
+    d12__vkdrv_validation validation;
+    bool strict; /* D12RT_VULKAN_VALIDATION_STRICT */
+    VkInstance instance;
+    VkDebugUtilsMessengerEXT messenger;
+    VkPhysicalDevice physical;
+    VkPhysicalDeviceProperties properties;
+    VkPhysicalDeviceMemoryProperties memory;
+    uint32_t queue_family;
+    bool debug_utils;
+    d12__vkdrv_vk_ext ext;
+} d12__vkdrv_adapter;
+
+typedef struct d12__vkdrv_pending_message {
+    struct d12__vkdrv_pending_message *next;
+    UINT64 vendor_message_id;
+    D3D12DDI_MESSAGE_SEVERITY_0126 severity;
+    D3D12DDI_MESSAGE_CATEGORY_0126 category;
+    UINT32 state_index;
+    char *text;
+} d12__vkdrv_pending_message;
+
+typedef struct d12__vkdrv_va_space {
+    pthread_rwlock_t lock;
+    UINT64 next;
+    struct d12__vkdrv_buffer **live;
+    size_t count, capacity;
+} d12__vkdrv_va_space;
+
+typedef struct d12__vkdrv_device {
+    d12__vkdrv_adapter *adapter;
+    D3D12DDI_HRTDEVICE rt_device;
+    D3D12DDI_CORELAYER_DEVICECALLBACKS_0126 callbacks;
+    D3D12DDI_KERNEL_THUNK_CALLBACKS_0127 kt;
+    bool has_kt, has_0127, drm_enabled;
+    atomic_bool mode_reported;
+    VkDevice vk;
+    VkQueue queue;
+    pthread_mutex_t queue_lock; /* vkQueueSubmit: the VkQueue is shared by every d12 queue of the device */
+    uint32_t type_device, type_upload, type_readback; /* memory type indices */
+    bool readback_coherent;
+    d12__vkdrv_va_space va;
+    /* The kernels' page table (written under va.lock) and pipeline (created at the first draw or dispatch). */
+    VkBuffer page_table;
+    VkDeviceMemory page_table_memory;
+    UINT64 *page_table_entries;
+    VkDeviceAddress page_table_address;
+    pthread_mutex_t kernel_lock;
+    VkShaderModule kernel_module;
+    VkPipelineLayout kernel_layout;
+    VkPipeline kernel_pipeline; /* guarded by kernel_lock until set */
+    pthread_mutex_t pending_lock;
+    d12__vkdrv_pending_message *pending, **pending_tail;
+} d12__vkdrv_device;
+
+/* A buffer: the Vulkan buffer covers the whole 64 KiB-granular allocation (the span), so an access past Width but
+ * inside the span reads real memory, as the VA contract says. Refcounted: the resource object holds one, every
+ * recording that recorded a command on it holds one, so its Vulkan objects outlive the last GPU use. */
+typedef struct d12__vkdrv_buffer {
+    atomic_uint refs;
+    d12__vkdrv_device *device;
+    UINT64 va, size, span;
+    VkBuffer vk;
+    VkDeviceMemory memory;
+    VkDeviceAddress address; /* the buffer device address (the page table's entries) */
+    void *mapped; /* UPLOAD, READBACK (and DEFAULT on a unified-memory device): persistently mapped */
+    D3D12DDI_HRTRESOURCE rt_resource;
+    D3D12DDI_HEAP_TYPE heap_type;
+} d12__vkdrv_buffer;
+
+typedef struct d12__vkdrv_resource {
+    d12__vkdrv_buffer *buffer;
+} d12__vkdrv_resource;
+
+/* ---- The op log: what a list recorded, in the reference driver's form, for the execution-time checks. ---- */
+typedef enum d12__vkdrv_op_type {
+    D12_VKDRV_OP_SET_VERTEX_BUFFER,
+    D12_VKDRV_OP_SET_INDEX_BUFFER,
+    D12_VKDRV_OP_SET_ROOT,
+    D12_VKDRV_OP_DRAW,
+    D12_VKDRV_OP_DRAW_INDEXED,
+    D12_VKDRV_OP_DISPATCH,
+    D12_VKDRV_OP_COPY,
+    D12_VKDRV_OP_BARRIER,
+    D12_VKDRV_OP_WRITE_IMMEDIATE,
+} d12__vkdrv_op_type;
+
+typedef struct d12__vkdrv_op {
+    uint8_t type, slot, root_kind, compute; /* as d12__refdrv_command; WRITE_IMMEDIATE: compute = mode */
+    bool recorded;      /* a Vulkan command was recorded for it (its ranges passed the record-time check) */
+    uint16_t segment;   /* the command buffer it was recorded in (a draw or dispatch ends one) */
+    UINT32 state_index;
+    UINT32 op_index;
+    union {
+        struct {
+            UINT64 address;
+            UINT32 size, stride_or_format;
+        } view;
+        struct {
+            UINT32 count, instances, start;
+            INT32 base_vertex;
+        } draw;
+        struct {
+            UINT64 dst, src, size;
+        } copy;
+        struct {
+            UINT64 dest;
+            UINT32 value;
+        } write;
+    } u;
+} d12__vkdrv_op;
+
+/* A command pool: the allocator's, refcounted because a recording still executing keeps its command buffer (and
+ * so the pool) alive after the allocator is destroyed. Command buffers released by a timeline are freed on the
+ * recording thread (the pool is externally synchronized with every command buffer recording from it). */
+typedef struct d12__vkdrv_pool {
+    atomic_uint refs;
+    d12__vkdrv_device *device;
+    VkCommandPool vk;
+    pthread_mutex_t garbage_lock;
+    VkCommandBuffer *garbage;
+    size_t garbage_count, garbage_capacity;
+    bool allocator_alive; /* guarded by garbage_lock: false once the allocator is destroyed */
+} d12__vkdrv_pool;
+
+typedef struct d12__vkdrv_recording {
+    atomic_uint refs;
+    d12__vkdrv_device *device;
+    d12__vkdrv_pool *pool;
+    /* The command buffers: one, plus one after each draw or dispatch (whose kernel runs between them). */
+    VkCommandBuffer *cbs;
+    size_t cb_count, cb_capacity;
+    D3D12DDI_HRTCOMMANDLIST rt_list;
+    d12__vkdrv_op *ops;
+    size_t op_count, op_capacity;
+    d12__vkdrv_buffer **buffers; /* every buffer a recorded command names, one reference each */
+    size_t buffer_count, buffer_capacity;
+} d12__vkdrv_recording;
+
+typedef struct d12__vkdrv_range {
+    UINT64 start, end;
+} d12__vkdrv_range;
+
+typedef struct d12__vkdrv_command_allocator {
+    d12__vkdrv_pool *pool;
+} d12__vkdrv_command_allocator;
+
+typedef struct d12__vkdrv_command_list {
+    d12__vkdrv_device *device;
+    D3D12DDI_HRTCOMMANDLIST rt_list;
+    d12__vkdrv_pool *pool; /* the allocator's pool of the current recording (a reference) */
+    d12__vkdrv_recording *recording;
+    UINT32 state_index;
+    bool closed, index_buffer_bound;
+    uint64_t graphics_zero_mask, compute_zero_mask;
+    uint8_t graphics_kinds[D12_VKDRV_MAX_ROOT_PARAMETERS], compute_kinds[D12_VKDRV_MAX_ROOT_PARAMETERS];
+    /* Copy destinations since the application's last barrier: a copy whose destination overlaps one of them is
+     * serialized after it (D3D12 orders such copies; vkd3d-proton does the same). */
+    d12__vkdrv_range *copy_dsts;
+    size_t copy_dst_count, copy_dst_capacity;
+} d12__vkdrv_command_list;
+
+/* ---- vkdrv_adapter.c ---- */
+HRESULT APIENTRY d12_vkdrv_OpenAdapter12(D3D12DDIARG_OPENADAPTER *args);
+
+/* ---- vkdrv_device.c ---- */
+SIZE_T APIENTRY d12__vkdrv_calc_private_device_size(D3D12DDI_HADAPTER adapter,
+                                                    const D3D12DDIARG_CALCPRIVATEDEVICESIZE *args);
+HRESULT APIENTRY d12__vkdrv_create_device(D3D12DDI_HADAPTER adapter, const D3D12DDIARG_CREATEDEVICE_0003 *args);
+VOID APIENTRY d12__vkdrv_destroy_device(D3D12DDI_HDEVICE device);
+HRESULT APIENTRY d12__vkdrv_enable_extended_feature(D3D12DDI_HDEVICE device, D3D12DDI_FEATURE_0020 feature,
+                                                    UINT32 version);
+extern const D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 d12__vkdrv_drm_funcs;
+extern const D3D12DDI_DEVICE_FUNCS_CORE_0126 d12__vkdrv_device_core_funcs;
+extern const D3D12DDI_COMMAND_LIST_FUNCS_3D_0127 d12__vkdrv_command_list_funcs;
+extern const D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126 d12__vkdrv_command_queue_funcs;
+void d12__vkdrv_report_mode(d12__vkdrv_device *device);
+void d12__vkdrv_report_now(d12__vkdrv_device *device, UINT64 id, D3D12DDI_MESSAGE_SEVERITY_0126 severity,
+                           D3D12DDI_MESSAGE_CATEGORY_0126 category, UINT32 state_index, const char *format, ...)
+    __attribute__((format(printf, 6, 7)));
+void d12__vkdrv_report_later(d12__vkdrv_device *device, UINT64 id, D3D12DDI_MESSAGE_SEVERITY_0126 severity,
+                             D3D12DDI_MESSAGE_CATEGORY_0126 category, UINT32 state_index, const char *format, ...)
+    __attribute__((format(printf, 6, 7)));
+/* A one-off command buffer run to completion (buffer zeroing on a device without host-visible device memory). */
+bool d12__vkdrv_run_once(d12__vkdrv_device *device, void (*record)(VkCommandBuffer cb, void *context),
+                         void *context);
+
+/* ---- vkdrv_memory.c ---- */
+bool d12__vkdrv_va_init(d12__vkdrv_va_space *va);
+void d12__vkdrv_va_destroy(d12__vkdrv_va_space *va);
+d12__vkdrv_buffer *d12__vkdrv_buffer_acquire(d12__vkdrv_device *device, UINT64 address);
+/* Every live buffer overlapping [start, end), a reference each, appended to *held (grown with realloc); and the
+ * page count mapped so far (what a kernel may translate). false: out of memory. */
+bool d12__vkdrv_buffer_hold_range(d12__vkdrv_device *device, UINT64 start, UINT64 end, d12__vkdrv_buffer ***held,
+                                  size_t *count, size_t *capacity);
+UINT64 d12__vkdrv_mapped_pages(d12__vkdrv_device *device);
+void d12__vkdrv_buffer_retain(d12__vkdrv_buffer *buffer);
+void d12__vkdrv_buffer_release(d12__vkdrv_buffer *buffer);
+char *d12__vkdrv_buffer_name(d12__vkdrv_device *device, const d12__vkdrv_buffer *buffer);
+d12__vkdrv_buffer *d12__vkdrv_resource_buffer(D3D12DDI_HRESOURCE resource);
+SIZE_T APIENTRY d12__vkdrv_calc_private_resource_size(D3D12DDI_HDEVICE device,
+                                                      const D3D12DDIARG_CREATERESOURCE_0126 *args);
+HRESULT APIENTRY d12__vkdrv_create_resource(D3D12DDI_HDEVICE device, const D3D12DDIARG_CREATERESOURCE_0126 *args,
+                                            D3D12DDI_HRESOURCE resource, D3D12DDI_HRTRESOURCE rt_resource);
+VOID APIENTRY d12__vkdrv_destroy_resource(D3D12DDI_HDEVICE device, D3D12DDI_HRESOURCE resource);
+HRESULT APIENTRY d12__vkdrv_map_resource(D3D12DDI_HDEVICE device, D3D12DDI_HRESOURCE resource, void **data);
+VOID APIENTRY d12__vkdrv_unmap_resource(D3D12DDI_HDEVICE device, D3D12DDI_HRESOURCE resource);
+UINT64 APIENTRY d12__vkdrv_resource_gpu_va(D3D12DDI_HDEVICE device, D3D12DDI_HRESOURCE resource);
+
+/* ---- vkdrv_list.c ---- */
+SIZE_T APIENTRY d12__vkdrv_calc_private_allocator_size(D3D12DDI_HDEVICE device,
+                                                       const D3D12DDIARG_CREATECOMMANDALLOCATOR_0126 *args);
+HRESULT APIENTRY d12__vkdrv_create_allocator(D3D12DDI_HDEVICE device,
+                                             const D3D12DDIARG_CREATECOMMANDALLOCATOR_0126 *args,
+                                             D3D12DDI_HCOMMANDALLOCATOR allocator);
+VOID APIENTRY d12__vkdrv_destroy_allocator(D3D12DDI_HDEVICE device, D3D12DDI_HCOMMANDALLOCATOR allocator);
+VOID APIENTRY d12__vkdrv_reset_allocator(D3D12DDI_HCOMMANDALLOCATOR allocator);
+SIZE_T APIENTRY d12__vkdrv_calc_private_list_size(D3D12DDI_HDEVICE device,
+                                                  const D3D12DDIARG_CREATECOMMANDLIST_0126 *args);
+HRESULT APIENTRY d12__vkdrv_create_list(D3D12DDI_HDEVICE device, const D3D12DDIARG_CREATECOMMANDLIST_0126 *args,
+                                        D3D12DDI_HCOMMANDLIST list, D3D12DDI_HRTCOMMANDLIST rt_list);
+VOID APIENTRY d12__vkdrv_destroy_list(D3D12DDI_HDEVICE device, D3D12DDI_HCOMMANDLIST list);
+d12__vkdrv_recording *d12__vkdrv_list_recording(D3D12DDI_HCOMMANDLIST list);
+void d12__vkdrv_recording_release(d12__vkdrv_recording *recording);
+/* The Vulkan command of one op (copies and writes; the rest record nothing), into `cb`: the list's recording call
+ * and the truncated re-recording of a faulting submission (vkdrv_queue.c) share it. */
+void d12__vkdrv_record_op(d12__vkdrv_device *device, VkCommandBuffer cb, const d12__vkdrv_op *op);
+/* The barrier that opens every executed list (the ExecuteCommandLists boundary) and the device-to-host barrier
+ * that closes it. */
+void d12__vkdrv_full_barrier(VkCommandBuffer cb);
+void d12__vkdrv_host_barrier(VkCommandBuffer cb);
+
+/* ---- vkdrv_check.c ---- */
+typedef struct d12__vkdrv_fault {
+    bool faulted;
+    UINT64 va;
+    UINT flags;
+    size_t op; /* the op that faulted */
+} d12__vkdrv_fault;
+
+/* The kernel's arguments (the GLSL Args block of shaders/draw.comp, std430). */
+typedef struct d12__vkdrv_view {
+    UINT64 va;
+    UINT32 size, stride;
+} d12__vkdrv_view;
+typedef struct d12__vkdrv_kernel_args {
+    d12__vkdrv_view index; /* stride: bytes per index */
+    UINT32 kind, count, start; /* kind: 0 draw, 1 indexed draw, 2 dispatch */
+    INT32 base_vertex;
+    UINT32 vertex_buffers, roots, pad0, pad1;
+    d12__vkdrv_view vb[D12_VKDRV_MAX_VERTEX_BUFFERS];
+    d12__vkdrv_view root[D12_VKDRV_MAX_ROOT_PARAMETERS]; /* stride: the bytes the root reads */
+} d12__vkdrv_kernel_args;
+
+/* A replay of a recording's op log with the reference driver's execution-time rules (docs/refdrv.md), one segment
+ * at a time: findings are queued on the device; `skip[i]` is set for each op whose effect must not run; the first
+ * page fault of a copy or write stops the walk and is returned. Draws and dispatches get the overrun findings here;
+ * their page faults are the kernel's to find (vkdrv_kernel.c). */
+typedef struct d12__vkdrv_walk d12__vkdrv_walk;
+d12__vkdrv_walk *d12__vkdrv_walk_begin(d12__vkdrv_device *device);
+void d12__vkdrv_walk_ops(d12__vkdrv_walk *walk, const d12__vkdrv_recording *recording, size_t from, size_t to,
+                         bool *skip, d12__vkdrv_fault *fault);
+/* What the draw or dispatch `op` reads, as the kernel's arguments. */
+void d12__vkdrv_walk_args(const d12__vkdrv_walk *walk, const d12__vkdrv_op *op, d12__vkdrv_kernel_args *args);
+void d12__vkdrv_walk_end(d12__vkdrv_walk *walk);
+/* The reference driver's words for what faulted at `va` among the arguments (NULL: none of them). */
+const char *d12__vkdrv_args_what(const d12__vkdrv_kernel_args *args, UINT64 va, char *buffer, size_t size);
+
+/* ---- vkdrv_kernel.c ---- */
+typedef struct d12__vkdrv_kernel_queue {
+    VkBuffer buffer; /* the arguments (offset 0) and the fault record (offset 2048), host-visible */
+    VkDeviceMemory memory;
+    unsigned char *mapped;
+    VkDeviceAddress address;
+    UINT64 chunk; /* invocations of the next chunk (adapted to D12_VKDRV_CHUNK_NS) */
+} d12__vkdrv_kernel_queue;
+typedef enum d12__vkdrv_kernel_result {
+    D12_VKDRV_KERNEL_DONE,
+    D12_VKDRV_KERNEL_FAULT,   /* *fault_va: the lowest address that did not translate */
+    D12_VKDRV_KERNEL_STOPPED, /* the device was removed between two chunks (the TDR) */
+} d12__vkdrv_kernel_result;
+/* The page table and the pipeline of a device (page table at device creation; pipeline lazily). */
+bool d12__vkdrv_kernel_device_init(d12__vkdrv_device *device);
+void d12__vkdrv_kernel_device_fini(d12__vkdrv_device *device);
+void d12__vkdrv_kernel_queue_fini(d12__vkdrv_device *device, d12__vkdrv_kernel_queue *kq);
+/* Run a draw or dispatch (`total` invocations: vertices x instances, or X*Y*Z groups) to its end in chunks of about
+ * 5 ms; `submit` submits one chunk and waits for it (false: the device is removed, stop). */
+d12__vkdrv_kernel_result d12__vkdrv_kernel_run(d12__vkdrv_device *device, d12__vkdrv_kernel_queue *kq,
+                                               VkCommandPool pool, const d12__vkdrv_kernel_args *args, UINT64 total,
+                                               bool (*submit)(void *context, VkCommandBuffer cb), void *context,
+                                               UINT64 *fault_va);
+/* Page-table maintenance (va.lock held for writing). */
+void d12__vkdrv_page_table_map(d12__vkdrv_device *device, const d12__vkdrv_buffer *buffer, bool mapped);
+
+/* ---- vkdrv_queue.c ---- */
+SIZE_T APIENTRY d12__vkdrv_calc_private_queue_size(D3D12DDI_HDEVICE device,
+                                                   const D3D12DDIARG_CREATECOMMANDQUEUE_0126 *args);
+HRESULT APIENTRY d12__vkdrv_create_queue(D3D12DDI_HDEVICE device, const D3D12DDIARG_CREATECOMMANDQUEUE_0126 *args,
+                                         D3D12DDI_HCOMMANDQUEUE queue, D3D12DDI_HRTCOMMANDQUEUE rt_queue);
+VOID APIENTRY d12__vkdrv_destroy_queue(D3D12DDI_HDEVICE device, D3D12DDI_HCOMMANDQUEUE queue);
+
+/* ---- vkdrv_validation.c ---- */
+/* The layers and pNext chain for the adapter's instance in `mode`; false: the layer is not installed. */
+bool d12__vkdrv_validation_instance(d12__vkdrv_validation mode, VkInstanceCreateInfo *info,
+                                    VkValidationFeaturesEXT *features);
+VkBool32 VKAPI_PTR d12__vkdrv_messenger(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                        VkDebugUtilsMessageTypeFlagsEXT types,
+                                        const VkDebugUtilsMessengerCallbackDataEXT *data, void *user);
+/* The state index the record-time messages of this thread belong to (set around each vkCmd* of a list). */
+void d12__vkdrv_validation_scope(UINT32 state_index);
+/* Report what the messenger queued on this thread: `now` from a recording call (STATE_SETTING, the scope's index),
+ * else held for the next flush (EXECUTION, the index of the op's debug label, else 0xFFFFFFFF). */
+void d12__vkdrv_validation_drain(d12__vkdrv_device *device, bool now);
+const char *d12__vkdrv_validation_name(d12__vkdrv_validation mode);
+/* Drop what the messenger queued on this thread with no device to report it (the instance's destruction). */
+void d12__vkdrv_validation_discard(void);
+
+#endif

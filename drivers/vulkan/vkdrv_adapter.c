@@ -1,0 +1,346 @@
+/* The Vulkan driver's adapter: OpenAdapter12 creates the VkInstance (with the validation layer when
+ * D12RT_VULKAN_VALIDATION asks for it: decided here, once), picks the physical device (D12RT_VULKAN_DEVICE), and
+ * answers caps from the reference driver's profile and format tables, limited by what the Vulkan device offers. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vkdrv.h"
+
+#define ERROR_INSUFFICIENT_BUFFER_HR ((HRESULT)0x8007007AL)
+
+static const UINT64 k_versions[] = D12RT_DDI_SUPPORTED_VERSIONS;
+static const UINT32 k_drm_versions[] = {D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_0};
+
+static d12__vkdrv_adapter *adapter_of(D3D12DDI_HADAPTER handle)
+{
+    return (d12__vkdrv_adapter *)handle.pDrvPrivate;
+}
+
+static HRESULT copy_list(UINT32 *entries, void *out, const void *items, UINT32 count, size_t item_size)
+{
+    if (!entries)
+        return E_INVALIDARG;
+    if (!out) {
+        *entries = count;
+        return S_OK;
+    }
+    if (*entries < count)
+        return ERROR_INSUFFICIENT_BUFFER_HR;
+    if (count)
+        memcpy(out, items, count * item_size);
+    *entries = count;
+    return S_OK;
+}
+
+static HRESULT APIENTRY get_supported_versions(D3D12DDI_HADAPTER adapter, UINT32 *entries, UINT64 *versions)
+{
+    (void)adapter;
+    return copy_list(entries, versions, k_versions, sizeof k_versions / sizeof k_versions[0], sizeof k_versions[0]);
+}
+
+/* The profile's answer, then what the Vulkan device cannot do taken away: a D3D12 driver on Vulkan reports what
+ * it can translate (vkd3d-proton derives the same OPTIONS fields from the same Vulkan features). */
+static HRESULT APIENTRY get_caps(D3D12DDI_HADAPTER handle, const D3D12DDIARG_GETCAPS *args)
+{
+    if (!args || args->Type != D3D12DDICAPS_TYPE_D12RT_FEATURE_DATA || !args->pInfo)
+        return E_INVALIDARG;
+    d12__vkdrv_adapter *adapter = adapter_of(handle);
+    D3D12_FEATURE feature = *(const D3D12_FEATURE *)args->pInfo;
+    HRESULT hr = d12__refdrv_profile_fill(&adapter->profile, (UINT)feature, args->pData, args->DataSize);
+    if (FAILED(hr))
+        return hr;
+    VkPhysicalDeviceFeatures features;
+    vkGetPhysicalDeviceFeatures(adapter->physical, &features);
+    if (feature == D3D12_FEATURE_D3D12_OPTIONS && args->DataSize >= sizeof(D3D12_FEATURE_DATA_D3D12_OPTIONS)) {
+        D3D12_FEATURE_DATA_D3D12_OPTIONS *options = args->pData;
+        if (!features.shaderFloat64)
+            options->DoublePrecisionFloatShaderOps = FALSE;
+    } else if (feature == D3D12_FEATURE_D3D12_OPTIONS1 &&
+               args->DataSize >= sizeof(D3D12_FEATURE_DATA_D3D12_OPTIONS1)) {
+        D3D12_FEATURE_DATA_D3D12_OPTIONS1 *options = args->pData;
+        if (!features.shaderInt64)
+            options->Int64ShaderOps = FALSE;
+    }
+    return S_OK;
+}
+
+static HRESULT APIENTRY get_optional_ddi_tables(D3D12DDI_HADAPTER adapter, UINT32 *entries,
+                                                D3D12DDI_TABLE_REQUEST *requests)
+{
+    static const D3D12DDI_TABLE_REQUEST k_tables[] = {
+        {D3D12DDI_TABLE_TYPE_0020_EXTENDED_FEATURES, 1},
+        {D3D12DDI_TABLE_TYPE_DEVICE_CORE, 1},
+        {D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D, 1},
+        {D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D, 1},
+    };
+    (void)adapter;
+    return copy_list(entries, requests, k_tables, sizeof k_tables / sizeof k_tables[0], sizeof k_tables[0]);
+}
+
+static HRESULT APIENTRY get_supported_extended_features(D3D12DDI_HADAPTER adapter, UINT32 *entries,
+                                                        D3D12DDI_FEATURE_0020 *features)
+{
+    (void)adapter;
+    if (!entries)
+        return E_INVALIDARG;
+    if (features && *entries < 1)
+        return ERROR_INSUFFICIENT_BUFFER_HR;
+    if (features)
+        features[0] = D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES;
+    *entries = 1;
+    return S_OK;
+}
+
+static HRESULT APIENTRY get_supported_extended_feature_versions(D3D12DDI_HADAPTER adapter,
+                                                                D3D12DDI_FEATURE_0020 feature, UINT32 *entries,
+                                                                UINT32 *versions)
+{
+    (void)adapter;
+    if (feature != D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES)
+        return E_INVALIDARG;
+    return copy_list(entries, versions, k_drm_versions, 1, sizeof(UINT32));
+}
+
+static HRESULT copy_table(void *table, SIZE_T size, const void *source, size_t source_size)
+{
+    if (size < source_size)
+        return E_INVALIDARG;
+    memcpy(table, source, source_size);
+    return S_OK;
+}
+
+static HRESULT APIENTRY fill_ddi_table(D3D12DDI_HADAPTER adapter, D3D12DDI_TABLE_TYPE type, void *table,
+                                       SIZE_T size, UINT number, D3D12DDI_HRTTABLE rt_table)
+{
+    static const D3D12DDI_EXTENDED_FEATURES_FUNCS_0020 k_extended = {
+        get_supported_extended_features, get_supported_extended_feature_versions,
+        d12__vkdrv_enable_extended_feature};
+    (void)rt_table;
+    (void)adapter;
+    if (number != 0 || !table)
+        return E_INVALIDARG;
+    switch (type) {
+    case D3D12DDI_TABLE_TYPE_0020_EXTENDED_FEATURES:
+        return copy_table(table, size, &k_extended, sizeof k_extended);
+    case D3D12DDI_TABLE_TYPE_DEVICE_CORE:
+        return copy_table(table, size, &d12__vkdrv_device_core_funcs, sizeof d12__vkdrv_device_core_funcs);
+    case D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D:
+        if (size >= sizeof d12__vkdrv_command_list_funcs)
+            return copy_table(table, size, &d12__vkdrv_command_list_funcs, sizeof d12__vkdrv_command_list_funcs);
+        return copy_table(table, size, &d12__vkdrv_command_list_funcs, sizeof(D3D12DDI_COMMAND_LIST_FUNCS_3D_0126));
+    case D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D:
+        return copy_table(table, size, &d12__vkdrv_command_queue_funcs, sizeof d12__vkdrv_command_queue_funcs);
+    case D3D12DDI_TABLE_TYPE_0126_DRIVER_REPORTED_MESSAGES:
+        return copy_table(table, size, &d12__vkdrv_drm_funcs, sizeof d12__vkdrv_drm_funcs);
+    default:
+        return E_INVALIDARG;
+    }
+}
+
+static void free_adapter(d12__vkdrv_adapter *adapter)
+{
+    if (adapter->messenger)
+        adapter->ext.destroy_messenger(adapter->instance, adapter->messenger, NULL);
+    if (adapter->instance)
+        vkDestroyInstance(adapter->instance, NULL);
+    d12__vkdrv_validation_discard();
+    d12__refdrv_profile_free(&adapter->profile);
+    free(adapter);
+}
+
+static HRESULT APIENTRY close_adapter(D3D12DDI_HADAPTER handle)
+{
+    free_adapter(adapter_of(handle));
+    return S_OK;
+}
+
+/* D12RT_VULKAN_VALIDATION (vkdrv.h); anything else is reported and means off. */
+static d12__vkdrv_validation validation_from_environment(void)
+{
+    const char *mode = getenv("D12RT_VULKAN_VALIDATION");
+    if (!mode || !*mode || strcmp(mode, "off") == 0)
+        return D12_VKDRV_VALIDATION_OFF;
+    if (strcmp(mode, "core") == 0)
+        return D12_VKDRV_VALIDATION_CORE;
+    if (strcmp(mode, "sync") == 0)
+        return D12_VKDRV_VALIDATION_SYNC;
+    if (strcmp(mode, "gpuav") == 0)
+        return D12_VKDRV_VALIDATION_GPUAV;
+    fprintf(stderr, "d12rt Vulkan driver: D12RT_VULKAN_VALIDATION=%s is not off, core, sync or gpuav; using off\n",
+            mode);
+    return D12_VKDRV_VALIDATION_OFF;
+}
+
+static bool has_instance_extension(const char *name)
+{
+    uint32_t count = 0;
+    if (vkEnumerateInstanceExtensionProperties(NULL, &count, NULL) != VK_SUCCESS)
+        return false;
+    VkExtensionProperties *all = calloc(count ? count : 1, sizeof *all);
+    bool found = false;
+    if (all && vkEnumerateInstanceExtensionProperties(NULL, &count, all) == VK_SUCCESS) {
+        for (uint32_t i = 0; i < count && !found; i++)
+            found = strcmp(all[i].extensionName, name) == 0;
+    }
+    free(all);
+    return found;
+}
+
+static HRESULT create_instance(d12__vkdrv_adapter *adapter)
+{
+    VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+                             .pApplicationName = "d12rt",
+                             .pEngineName = "libd12rt_vulkan",
+                             .apiVersion = VK_API_VERSION_1_3};
+    const char *extensions[1];
+    uint32_t extension_count = 0;
+    adapter->debug_utils = has_instance_extension(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+    if (adapter->debug_utils)
+        extensions[extension_count++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+    VkInstanceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+                                 .pApplicationInfo = &app,
+                                 .enabledExtensionCount = extension_count,
+                                 .ppEnabledExtensionNames = extensions};
+    VkValidationFeaturesEXT features;
+    if (adapter->validation != D12_VKDRV_VALIDATION_OFF) {
+        if (!adapter->debug_utils || !d12__vkdrv_validation_instance(adapter->validation, &info, &features)) {
+            fprintf(stderr, "d12rt Vulkan driver: D12RT_VULKAN_VALIDATION=%s needs VK_LAYER_KHRONOS_validation and "
+                            "VK_EXT_debug_utils (apt install vulkan-validationlayers)\n",
+                    d12__vkdrv_validation_name(adapter->validation));
+            return E_FAIL;
+        }
+    }
+    VkResult result = vkCreateInstance(&info, NULL, &adapter->instance);
+    if (result != VK_SUCCESS) {
+        adapter->instance = VK_NULL_HANDLE;
+        fprintf(stderr, "d12rt Vulkan driver: vkCreateInstance failed (%d)\n", (int)result);
+        return E_FAIL;
+    }
+    if (adapter->debug_utils) {
+        adapter->ext.create_messenger = (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(
+            adapter->instance, "vkCreateDebugUtilsMessengerEXT");
+        adapter->ext.destroy_messenger = (PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(
+            adapter->instance, "vkDestroyDebugUtilsMessengerEXT");
+        adapter->ext.begin_label =
+            (PFN_vkCmdBeginDebugUtilsLabelEXT)vkGetInstanceProcAddr(adapter->instance, "vkCmdBeginDebugUtilsLabelEXT");
+        adapter->ext.end_label =
+            (PFN_vkCmdEndDebugUtilsLabelEXT)vkGetInstanceProcAddr(adapter->instance, "vkCmdEndDebugUtilsLabelEXT");
+    }
+    if (adapter->validation != D12_VKDRV_VALIDATION_OFF && adapter->ext.create_messenger) {
+        VkDebugUtilsMessengerCreateInfoEXT messenger = {
+            .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+            .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+                               VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+            .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                           VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
+            .pfnUserCallback = d12__vkdrv_messenger,
+            .pUserData = adapter};
+        if (adapter->ext.create_messenger(adapter->instance, &messenger, NULL, &adapter->messenger) != VK_SUCCESS) {
+            adapter->messenger = VK_NULL_HANDLE;
+            return E_FAIL;
+        }
+    }
+    return S_OK;
+}
+
+/* D12RT_VULKAN_DEVICE=N, else the first discrete GPU, else the first device; it must offer Vulkan 1.3
+ * (synchronization2, timeline semaphores and vkCmdCopyBuffer2 are core there) and a queue with compute. */
+static HRESULT pick_physical_device(d12__vkdrv_adapter *adapter)
+{
+    uint32_t count = 0;
+    if (vkEnumeratePhysicalDevices(adapter->instance, &count, NULL) != VK_SUCCESS || !count) {
+        fprintf(stderr, "d12rt Vulkan driver: no Vulkan device (is VK_DRIVER_FILES set, mesa-vulkan-drivers installed?)\n");
+        return E_FAIL;
+    }
+    VkPhysicalDevice *devices = calloc(count, sizeof *devices);
+    if (!devices)
+        return E_OUTOFMEMORY;
+    vkEnumeratePhysicalDevices(adapter->instance, &count, devices);
+    uint32_t chosen = 0;
+    const char *text = getenv("D12RT_VULKAN_DEVICE");
+    if (text && *text) {
+        char *end;
+        unsigned long n = strtoul(text, &end, 10);
+        if (*end || n >= count) {
+            fprintf(stderr, "d12rt Vulkan driver: D12RT_VULKAN_DEVICE=%s is not a device index below %u\n", text,
+                    count);
+            free(devices);
+            return E_INVALIDARG;
+        }
+        chosen = (uint32_t)n;
+    } else {
+        for (uint32_t i = 0; i < count; i++) {
+            VkPhysicalDeviceProperties properties;
+            vkGetPhysicalDeviceProperties(devices[i], &properties);
+            if (properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU) {
+                chosen = i;
+                break;
+            }
+        }
+    }
+    adapter->physical = devices[chosen];
+    free(devices);
+    vkGetPhysicalDeviceProperties(adapter->physical, &adapter->properties);
+    vkGetPhysicalDeviceMemoryProperties(adapter->physical, &adapter->memory);
+    if (adapter->properties.apiVersion < VK_API_VERSION_1_3) {
+        fprintf(stderr, "d12rt Vulkan driver: %s offers Vulkan %u.%u; the driver needs 1.3\n",
+                adapter->properties.deviceName, VK_API_VERSION_MAJOR(adapter->properties.apiVersion),
+                VK_API_VERSION_MINOR(adapter->properties.apiVersion));
+        return E_FAIL;
+    }
+    uint32_t families = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(adapter->physical, &families, NULL);
+    VkQueueFamilyProperties *family = calloc(families ? families : 1, sizeof *family);
+    if (!family)
+        return E_OUTOFMEMORY;
+    vkGetPhysicalDeviceQueueFamilyProperties(adapter->physical, &families, family);
+    HRESULT hr = E_FAIL;
+    for (uint32_t i = 0; i < families; i++) {
+        if (family[i].queueFlags & VK_QUEUE_COMPUTE_BIT) {
+            adapter->queue_family = i;
+            hr = S_OK;
+            break;
+        }
+    }
+    free(family);
+    return hr;
+}
+
+HRESULT APIENTRY d12_vkdrv_OpenAdapter12(D3D12DDIARG_OPENADAPTER *args)
+{
+    if (!args || !args->pAdapterFuncs)
+        return E_INVALIDARG;
+    d12__vkdrv_adapter *adapter = calloc(1, sizeof *adapter);
+    if (!adapter)
+        return E_OUTOFMEMORY;
+    HRESULT hr = d12__refdrv_profile_load(&adapter->profile, stderr);
+    if (FAILED(hr)) {
+        free(adapter);
+        return hr;
+    }
+    adapter->rt_adapter = args->hRTAdapter;
+    adapter->validation = validation_from_environment();
+    const char *strict = getenv("D12RT_VULKAN_VALIDATION_STRICT");
+    adapter->strict = strict && strcmp(strict, "1") == 0;
+    hr = create_instance(adapter);
+    if (SUCCEEDED(hr))
+        hr = pick_physical_device(adapter);
+    if (FAILED(hr)) {
+        free_adapter(adapter);
+        return hr;
+    }
+    const D3D12DDI_ADAPTERFUNCS funcs = {
+        d12__vkdrv_calc_private_device_size, d12__vkdrv_create_device, close_adapter, get_supported_versions,
+        get_caps, get_optional_ddi_tables, fill_ddi_table, d12__vkdrv_destroy_device};
+    *args->pAdapterFuncs = funcs;
+    args->hAdapter.pDrvPrivate = adapter;
+    return S_OK;
+}
+
+HRESULT APIENTRY OpenAdapter12(D3D12DDIARG_OPENADAPTER *args)
+{
+    return d12_vkdrv_OpenAdapter12(args);
+}

@@ -1,0 +1,759 @@
+/* The Vulkan driver's command allocators (a VkCommandPool each) and command lists. A list records into a
+ * VkCommandBuffer inside each DDI call: copies are vkCmdCopyBuffer2, barriers vkCmdPipelineBarrier2, writes
+ * vkCmdFillBuffer after a barrier on the marker buffer alone. Every address is resolved against the driver's VA map
+ * first; a range that is not wholly inside one live buffer is never recorded into Vulkan: the op log keeps it, and
+ * the timeline reports it as the reference driver does (PAST_END finding, or page fault). Apart from the barrier
+ * that opens the list (the ExecuteCommandLists boundary), the one that closes it (device to host) and the one
+ * before each write-immediate (its destination is the marker buffer only), the driver adds a barrier only between
+ * two copies whose destinations overlap, as D3D12 orders them. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vkdrv.h"
+
+static const char *const k_root_kind_names[] = {"CBV", "SRV", "UAV"};
+
+static d12__vkdrv_command_list *list_of(D3D12DDI_HCOMMANDLIST handle)
+{
+    return (d12__vkdrv_command_list *)handle.pDrvPrivate;
+}
+
+/* ---- Pools ---- */
+
+static void pool_release(d12__vkdrv_pool *pool)
+{
+    if (!pool || atomic_fetch_sub_explicit(&pool->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    vkDestroyCommandPool(pool->device->vk, pool->vk, NULL); /* frees every command buffer still in it */
+    free(pool->garbage);
+    pthread_mutex_destroy(&pool->garbage_lock);
+    free(pool);
+}
+
+/* Free the command buffers the timelines gave back: on the thread that owns the pool (the recording thread). */
+static void pool_collect(d12__vkdrv_pool *pool)
+{
+    pthread_mutex_lock(&pool->garbage_lock);
+    if (pool->garbage_count)
+        vkFreeCommandBuffers(pool->device->vk, pool->vk, (uint32_t)pool->garbage_count, pool->garbage);
+    pool->garbage_count = 0;
+    pthread_mutex_unlock(&pool->garbage_lock);
+}
+
+/* A recording's command buffer once nothing executes it: freed now when the allocator is gone (nobody records from
+ * the pool any more), else handed to the pool's owner. Out of memory it stays in the pool until the pool goes. */
+static void pool_give_back(d12__vkdrv_pool *pool, VkCommandBuffer cb)
+{
+    pthread_mutex_lock(&pool->garbage_lock);
+    if (!pool->allocator_alive) {
+        vkFreeCommandBuffers(pool->device->vk, pool->vk, 1, &cb);
+    } else {
+        if (pool->garbage_count == pool->garbage_capacity) {
+            size_t capacity = pool->garbage_capacity ? pool->garbage_capacity * 2 : 16;
+            VkCommandBuffer *grown = realloc(pool->garbage, capacity * sizeof *grown);
+            if (grown) {
+                pool->garbage = grown;
+                pool->garbage_capacity = capacity;
+            }
+        }
+        if (pool->garbage_count < pool->garbage_capacity)
+            pool->garbage[pool->garbage_count++] = cb;
+    }
+    pthread_mutex_unlock(&pool->garbage_lock);
+}
+
+SIZE_T APIENTRY d12__vkdrv_calc_private_allocator_size(D3D12DDI_HDEVICE device,
+                                                       const D3D12DDIARG_CREATECOMMANDALLOCATOR_0126 *args)
+{
+    (void)device;
+    (void)args;
+    return sizeof(d12__vkdrv_command_allocator);
+}
+
+HRESULT APIENTRY d12__vkdrv_create_allocator(D3D12DDI_HDEVICE handle,
+                                             const D3D12DDIARG_CREATECOMMANDALLOCATOR_0126 *args,
+                                             D3D12DDI_HCOMMANDALLOCATOR allocator)
+{
+    d12__vkdrv_device *device = (d12__vkdrv_device *)handle.pDrvPrivate;
+    if (!args || !allocator.pDrvPrivate)
+        return E_INVALIDARG;
+    d12__vkdrv_report_mode(device);
+    d12__vkdrv_pool *pool = calloc(1, sizeof *pool);
+    if (!pool || pthread_mutex_init(&pool->garbage_lock, NULL) != 0) {
+        free(pool);
+        return E_OUTOFMEMORY;
+    }
+    atomic_init(&pool->refs, 1);
+    pool->device = device;
+    pool->allocator_alive = true;
+    VkCommandPoolCreateInfo info = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                    .queueFamilyIndex = device->adapter->queue_family};
+    if (vkCreateCommandPool(device->vk, &info, NULL, &pool->vk) != VK_SUCCESS) {
+        pthread_mutex_destroy(&pool->garbage_lock);
+        free(pool);
+        return E_OUTOFMEMORY;
+    }
+    ((d12__vkdrv_command_allocator *)allocator.pDrvPrivate)->pool = pool;
+    return S_OK;
+}
+
+VOID APIENTRY d12__vkdrv_destroy_allocator(D3D12DDI_HDEVICE device, D3D12DDI_HCOMMANDALLOCATOR allocator)
+{
+    (void)device;
+    d12__vkdrv_pool *pool = ((d12__vkdrv_command_allocator *)allocator.pDrvPrivate)->pool;
+    pool_collect(pool);
+    pthread_mutex_lock(&pool->garbage_lock);
+    pool->allocator_alive = false;
+    pthread_mutex_unlock(&pool->garbage_lock);
+    pool_release(pool);
+}
+
+/* The command buffers of recordings that completed are freed; those still executing (or still held by a list)
+ * keep theirs, since D3D12's rule that an allocator is reset only after its work completed is the application's to
+ * keep and breaking it must not crash the process. */
+VOID APIENTRY d12__vkdrv_reset_allocator(D3D12DDI_HCOMMANDALLOCATOR allocator)
+{
+    pool_collect(((d12__vkdrv_command_allocator *)allocator.pDrvPrivate)->pool);
+}
+
+/* ---- Recordings ---- */
+
+void d12__vkdrv_recording_release(d12__vkdrv_recording *recording)
+{
+    if (!recording || atomic_fetch_sub_explicit(&recording->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    for (size_t i = 0; i < recording->buffer_count; i++)
+        d12__vkdrv_buffer_release(recording->buffers[i]);
+    for (size_t i = 0; i < recording->cb_count; i++)
+        pool_give_back(recording->pool, recording->cbs[i]);
+    free(recording->cbs);
+    pool_release(recording->pool);
+    free(recording->buffers);
+    free(recording->ops);
+    free(recording);
+}
+
+d12__vkdrv_recording *d12__vkdrv_list_recording(D3D12DDI_HCOMMANDLIST handle)
+{
+    d12__vkdrv_recording *recording = list_of(handle)->recording;
+    if (recording)
+        atomic_fetch_add_explicit(&recording->refs, 1, memory_order_relaxed);
+    return recording;
+}
+
+static VkCommandBuffer current(const d12__vkdrv_command_list *list)
+{
+    return list->recording->cbs[list->recording->cb_count - 1];
+}
+
+static void list_error(d12__vkdrv_command_list *list, HRESULT hr)
+{
+    if (list->device->callbacks.pfnSetCommandListErrorCb)
+        list->device->callbacks.pfnSetCommandListErrorCb(list->rt_list, hr);
+}
+
+static bool grow(void **array, size_t *capacity, size_t count, size_t item)
+{
+    if (count < *capacity)
+        return true;
+    size_t next = *capacity ? *capacity * 2 : 64;
+    void *grown = realloc(*array, next * item);
+    if (!grown)
+        return false;
+    *array = grown;
+    *capacity = next;
+    return true;
+}
+
+static d12__vkdrv_op *append(d12__vkdrv_command_list *list, d12__vkdrv_op_type type)
+{
+    d12__vkdrv_recording *recording = list->recording;
+    if (!recording || list->closed) {
+        list_error(list, recording ? E_INVALIDARG : E_OUTOFMEMORY);
+        return NULL;
+    }
+    if (!grow((void **)&recording->ops, &recording->op_capacity, recording->op_count, sizeof *recording->ops)) {
+        list_error(list, E_OUTOFMEMORY);
+        return NULL;
+    }
+    d12__vkdrv_op *op = &recording->ops[recording->op_count++];
+    memset(op, 0, sizeof *op);
+    op->type = (uint8_t)type;
+    op->state_index = list->state_index;
+    op->op_index = D3D12DDI_OP_INDEX_UNKNOWN;
+    op->segment = (uint16_t)(recording->cb_count - 1);
+    return op;
+}
+
+/* The recording keeps the buffer (and so its Vulkan objects) alive while it can execute. */
+static bool hold(d12__vkdrv_command_list *list, d12__vkdrv_buffer *buffer)
+{
+    d12__vkdrv_recording *r = list->recording;
+    if (r->buffer_count && r->buffers[r->buffer_count - 1] == buffer)
+        return true;
+    if (!grow((void **)&r->buffers, &r->buffer_capacity, r->buffer_count, sizeof *r->buffers))
+        return false;
+    d12__vkdrv_buffer_retain(buffer);
+    r->buffers[r->buffer_count++] = buffer;
+    return true;
+}
+
+/* The live buffer wholly containing [address, address + size) within its Width, with a reference; else NULL. */
+static d12__vkdrv_buffer *resolve(d12__vkdrv_device *device, UINT64 address, UINT64 size)
+{
+    d12__vkdrv_buffer *buffer = d12__vkdrv_buffer_acquire(device, address);
+    if (buffer && (address - buffer->va > buffer->size || size > buffer->size - (address - buffer->va))) {
+        d12__vkdrv_buffer_release(buffer);
+        return NULL;
+    }
+    return buffer;
+}
+
+void d12__vkdrv_full_barrier(VkCommandBuffer cb)
+{
+    VkMemoryBarrier2 memory = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
+                               .srcStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                               .srcAccessMask = VK_ACCESS_2_MEMORY_WRITE_BIT,
+                               .dstStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                               .dstAccessMask = VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT};
+    VkDependencyInfo dependency = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO,
+                                   .memoryBarrierCount = 1,
+                                   .pMemoryBarriers = &memory};
+    vkCmdPipelineBarrier2(cb, &dependency);
+}
+
+void d12__vkdrv_host_barrier(VkCommandBuffer cb)
+{
+    VkMemoryBarrier2 memory = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
+                               .srcStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                               .srcAccessMask = VK_ACCESS_2_MEMORY_WRITE_BIT,
+                               .dstStageMask = VK_PIPELINE_STAGE_2_HOST_BIT,
+                               .dstAccessMask = VK_ACCESS_2_HOST_READ_BIT};
+    VkDependencyInfo dependency = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO,
+                                   .memoryBarrierCount = 1,
+                                   .pMemoryBarriers = &memory};
+    vkCmdPipelineBarrier2(cb, &dependency);
+}
+
+static void buffer_barrier(VkCommandBuffer cb, VkBuffer buffer, VkDeviceSize offset, VkDeviceSize size,
+                           VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access, VkPipelineStageFlags2 dst_stage,
+                           VkAccessFlags2 dst_access)
+{
+    VkBufferMemoryBarrier2 barrier = {.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER_2,
+                                      .srcStageMask = src_stage,
+                                      .srcAccessMask = src_access,
+                                      .dstStageMask = dst_stage,
+                                      .dstAccessMask = dst_access,
+                                      .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                                      .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                                      .buffer = buffer,
+                                      .offset = offset,
+                                      .size = size};
+    VkDependencyInfo dependency = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO,
+                                   .bufferMemoryBarrierCount = 1,
+                                   .pBufferMemoryBarriers = &barrier};
+    vkCmdPipelineBarrier2(cb, &dependency);
+}
+
+/* A copy or a write, resolved again (its buffers are live: the caller checked). Used by the truncated
+ * re-recording of a submission that faults; the recording call records the same commands itself. */
+void d12__vkdrv_record_op(d12__vkdrv_device *device, VkCommandBuffer cb, const d12__vkdrv_op *op)
+{
+    if (op->type == D12_VKDRV_OP_COPY) {
+        d12__vkdrv_buffer *dst = resolve(device, op->u.copy.dst, op->u.copy.size);
+        d12__vkdrv_buffer *src = resolve(device, op->u.copy.src, op->u.copy.size);
+        if (dst && src) {
+            VkBufferCopy2 region = {.sType = VK_STRUCTURE_TYPE_BUFFER_COPY_2,
+                                    .srcOffset = op->u.copy.src - src->va,
+                                    .dstOffset = op->u.copy.dst - dst->va,
+                                    .size = op->u.copy.size};
+            VkCopyBufferInfo2 info = {.sType = VK_STRUCTURE_TYPE_COPY_BUFFER_INFO_2,
+                                      .srcBuffer = src->vk,
+                                      .dstBuffer = dst->vk,
+                                      .regionCount = 1,
+                                      .pRegions = &region};
+            if (op->u.copy.size)
+                vkCmdCopyBuffer2(cb, &info);
+            d12__vkdrv_full_barrier(cb);
+        }
+        d12__vkdrv_buffer_release(dst);
+        d12__vkdrv_buffer_release(src);
+    } else if (op->type == D12_VKDRV_OP_WRITE_IMMEDIATE) {
+        d12__vkdrv_buffer *dst = resolve(device, op->u.write.dest, 4);
+        if (dst) {
+            buffer_barrier(cb, dst->vk, op->u.write.dest - dst->va, 4, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                           VK_ACCESS_2_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
+                           VK_ACCESS_2_TRANSFER_WRITE_BIT);
+            vkCmdFillBuffer(cb, dst->vk, op->u.write.dest - dst->va, 4, op->u.write.value);
+        }
+        d12__vkdrv_buffer_release(dst);
+    } else if (op->type == D12_VKDRV_OP_BARRIER) {
+        d12__vkdrv_full_barrier(cb);
+    }
+}
+
+/* Around each vkCmd* of a list: the debug label naming the op (submit-time messages) and the record-time scope;
+ * after it, what the layers said about it is reported from this very call. */
+static void vk_begin(d12__vkdrv_command_list *list)
+{
+    d12__vkdrv_adapter *adapter = list->device->adapter;
+    if (adapter->validation == D12_VKDRV_VALIDATION_OFF)
+        return;
+    d12__vkdrv_validation_scope(list->state_index);
+    if (adapter->ext.begin_label) {
+        char name[32];
+        snprintf(name, sizeof name, "d12op %u", list->state_index);
+        VkDebugUtilsLabelEXT label = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT, .pLabelName = name};
+        adapter->ext.begin_label(current(list), &label);
+    }
+}
+
+static void vk_end(d12__vkdrv_command_list *list)
+{
+    d12__vkdrv_adapter *adapter = list->device->adapter;
+    if (adapter->validation == D12_VKDRV_VALIDATION_OFF)
+        return;
+    if (adapter->ext.end_label)
+        adapter->ext.end_label(current(list));
+    d12__vkdrv_validation_drain(list->device, true);
+    d12__vkdrv_validation_scope(D3D12DDI_COMMAND_LIST_STATE_INDEX_NONE_0126);
+}
+
+/* ---- Lists ---- */
+
+SIZE_T APIENTRY d12__vkdrv_calc_private_list_size(D3D12DDI_HDEVICE device,
+                                                  const D3D12DDIARG_CREATECOMMANDLIST_0126 *args)
+{
+    (void)device;
+    (void)args;
+    return sizeof(d12__vkdrv_command_list);
+}
+
+/* The recording's next command buffer, begun (the first, at Create/Reset, or the one after a draw or dispatch). */
+static bool new_segment(d12__vkdrv_recording *recording)
+{
+    if (recording->cb_count == UINT16_MAX ||
+        !grow((void **)&recording->cbs, &recording->cb_capacity, recording->cb_count, sizeof *recording->cbs))
+        return false;
+    VkCommandBufferAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                         .commandPool = recording->pool->vk,
+                                         .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                         .commandBufferCount = 1};
+    VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                      .flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT};
+    VkCommandBuffer cb;
+    if (vkAllocateCommandBuffers(recording->device->vk, &alloc, &cb) != VK_SUCCESS)
+        return false;
+    recording->cbs[recording->cb_count++] = cb;
+    return vkBeginCommandBuffer(cb, &begin) == VK_SUCCESS;
+}
+
+/* A draw or dispatch ends the command buffer: its kernel runs between this one and the next, in chunks. No barrier
+ * is added: the application's own order the rest (the timeline submits the pieces in order and waits for each). */
+static void end_segment(d12__vkdrv_command_list *list)
+{
+    if (vkEndCommandBuffer(current(list)) != VK_SUCCESS || !new_segment(list->recording)) {
+        list_error(list, E_OUTOFMEMORY);
+        list->closed = true; /* nothing more can be recorded into it */
+    }
+}
+
+/* A fresh recording into a new command buffer of `pool`, opened by the ExecuteCommandLists-boundary barrier. */
+static HRESULT start_recording(d12__vkdrv_command_list *list, d12__vkdrv_pool *pool)
+{
+    d12__vkdrv_recording_release(list->recording);
+    list->recording = NULL;
+    list->closed = false;
+    list->index_buffer_bound = false;
+    list->graphics_zero_mask = list->compute_zero_mask = 0;
+    list->copy_dst_count = 0;
+    pool_collect(pool);
+    d12__vkdrv_recording *recording = calloc(1, sizeof *recording);
+    if (!recording)
+        return E_OUTOFMEMORY;
+    atomic_init(&recording->refs, 1);
+    recording->device = list->device;
+    recording->rt_list = list->rt_list;
+    recording->pool = pool;
+    atomic_fetch_add_explicit(&pool->refs, 1, memory_order_relaxed);
+    if (!new_segment(recording)) {
+        d12__vkdrv_recording_release(recording);
+        return E_OUTOFMEMORY;
+    }
+    list->recording = recording;
+    d12__vkdrv_full_barrier(current(list));
+    return S_OK;
+}
+
+HRESULT APIENTRY d12__vkdrv_create_list(D3D12DDI_HDEVICE device, const D3D12DDIARG_CREATECOMMANDLIST_0126 *args,
+                                        D3D12DDI_HCOMMANDLIST handle, D3D12DDI_HRTCOMMANDLIST rt_list)
+{
+    d12__vkdrv_command_list *list = list_of(handle);
+    if (!args || !list || !args->hDrvCommandAllocator.pDrvPrivate)
+        return E_INVALIDARG;
+    memset(list, 0, sizeof *list);
+    list->device = (d12__vkdrv_device *)device.pDrvPrivate;
+    list->rt_list = rt_list;
+    list->state_index = D3D12DDI_COMMAND_LIST_STATE_INDEX_NONE_0126;
+    HRESULT hr = start_recording(list, ((d12__vkdrv_command_allocator *)args->hDrvCommandAllocator.pDrvPrivate)->pool);
+    if (FAILED(hr)) {
+        d12__vkdrv_recording_release(list->recording);
+        free(list->copy_dsts);
+        list->recording = NULL;
+    }
+    return hr;
+}
+
+VOID APIENTRY d12__vkdrv_destroy_list(D3D12DDI_HDEVICE device, D3D12DDI_HCOMMANDLIST handle)
+{
+    (void)device;
+    d12__vkdrv_command_list *list = list_of(handle);
+    if (list->recording && !list->closed)
+        vkEndCommandBuffer(current(list));
+    d12__vkdrv_recording_release(list->recording);
+    list->recording = NULL;
+    free(list->copy_dsts);
+    list->copy_dsts = NULL;
+}
+
+static VOID APIENTRY close_list(D3D12DDI_HCOMMANDLIST handle)
+{
+    d12__vkdrv_command_list *list = list_of(handle);
+    if (list->recording && !list->closed) {
+        d12__vkdrv_host_barrier(current(list));
+        if (vkEndCommandBuffer(current(list)) != VK_SUCCESS)
+            list_error(list, E_OUTOFMEMORY);
+        d12__vkdrv_validation_drain(list->device, true);
+    }
+    list->closed = true;
+}
+
+static VOID APIENTRY reset_list(D3D12DDI_HCOMMANDLIST handle, const D3D12DDIARG_RESETCOMMANDLIST_0126 *args)
+{
+    d12__vkdrv_command_list *list = list_of(handle);
+    if (list->recording && !list->closed)
+        vkEndCommandBuffer(current(list));
+    if (!args || !args->hDrvCommandAllocator.pDrvPrivate) {
+        list_error(list, E_INVALIDARG);
+        return;
+    }
+    if (FAILED(start_recording(list, ((d12__vkdrv_command_allocator *)args->hDrvCommandAllocator.pDrvPrivate)->pool)))
+        list_error(list, E_OUTOFMEMORY);
+}
+
+static VOID APIENTRY set_vertex_buffers(D3D12DDI_HCOMMANDLIST handle, UINT start, UINT count,
+                                        const D3D12DDI_VERTEX_BUFFER_VIEW *views)
+{
+    d12__vkdrv_command_list *list = list_of(handle);
+    for (UINT i = 0; i < count && start + i < D12_VKDRV_MAX_VERTEX_BUFFERS; i++) {
+        d12__vkdrv_op *op = append(list, D12_VKDRV_OP_SET_VERTEX_BUFFER);
+        if (!op)
+            return;
+        op->slot = (uint8_t)(start + i);
+        op->u.view.address = views ? views[i].BufferLocation : 0;
+        op->u.view.size = views ? views[i].SizeInBytes : 0;
+        op->u.view.stride_or_format = views ? views[i].StrideInBytes : 0;
+    }
+}
+
+static VOID APIENTRY set_index_buffer(D3D12DDI_HCOMMANDLIST handle, const D3D12DDI_INDEX_BUFFER_VIEW *view)
+{
+    d12__vkdrv_command_list *list = list_of(handle);
+    d12__vkdrv_op *op = append(list, D12_VKDRV_OP_SET_INDEX_BUFFER);
+    if (!op)
+        return;
+    list->index_buffer_bound = view != NULL;
+    op->u.view.address = view ? view->BufferLocation : 0;
+    op->u.view.size = view ? view->SizeInBytes : 0;
+    op->u.view.stride_or_format = view ? (UINT32)view->Format : 0;
+}
+
+static void set_root(D3D12DDI_HCOMMANDLIST handle, bool compute, unsigned kind, UINT index, UINT64 address)
+{
+    d12__vkdrv_command_list *list = list_of(handle);
+    if (index >= D12_VKDRV_MAX_ROOT_PARAMETERS) {
+        list_error(list, E_INVALIDARG);
+        return;
+    }
+    d12__vkdrv_op *op = append(list, D12_VKDRV_OP_SET_ROOT);
+    if (!op)
+        return;
+    uint64_t *mask = compute ? &list->compute_zero_mask : &list->graphics_zero_mask;
+    (compute ? list->compute_kinds : list->graphics_kinds)[index] = (uint8_t)kind;
+    *mask = address ? *mask & ~(1ull << index) : *mask | (1ull << index);
+    op->slot = (uint8_t)index;
+    op->root_kind = (uint8_t)kind;
+    op->compute = compute;
+    op->u.view.address = address;
+}
+
+#define ROOT_SETTER(name, compute, kind)                                                                      \
+    static VOID APIENTRY name(D3D12DDI_HCOMMANDLIST handle, UINT index, UINT64 address)                      \
+    {                                                                                                         \
+        set_root(handle, compute, kind, index, address);                                                      \
+    }
+ROOT_SETTER(set_graphics_root_cbv, false, 0)
+ROOT_SETTER(set_graphics_root_srv, false, 1)
+ROOT_SETTER(set_graphics_root_uav, false, 2)
+ROOT_SETTER(set_compute_root_cbv, true, 0)
+ROOT_SETTER(set_compute_root_srv, true, 1)
+ROOT_SETTER(set_compute_root_uav, true, 2)
+
+/* The reference driver's record-time findings (docs/refdrv.md), with its VendorMessageIds. */
+static void report_null_roots(d12__vkdrv_command_list *list, uint64_t mask, const uint8_t *kinds)
+{
+    for (unsigned i = 0; i < D12_VKDRV_MAX_ROOT_PARAMETERS; i++) {
+        if (mask & (1ull << i))
+            d12__vkdrv_report_now(list->device, D12_REFDRV_MSG_ROOT_DESCRIPTOR_NULL,
+                                  D3D12DDI_MESSAGE_SEVERITY_0126_ERROR, D3D12DDI_MESSAGE_CATEGORY_0126_EXECUTION,
+                                  list->state_index, "Root parameter %u is a root %s bound to GPU virtual address 0.",
+                                  i, k_root_kind_names[kinds[i]]);
+    }
+}
+
+static VOID APIENTRY draw(D3D12DDI_HCOMMANDLIST handle, UINT vertices, UINT instances, UINT start_vertex,
+                          UINT start_instance)
+{
+    (void)start_instance;
+    d12__vkdrv_command_list *list = list_of(handle);
+    if (list->graphics_zero_mask)
+        report_null_roots(list, list->graphics_zero_mask, list->graphics_kinds);
+    d12__vkdrv_op *op = append(list, D12_VKDRV_OP_DRAW);
+    if (!op)
+        return;
+    op->u.draw.count = vertices;
+    op->u.draw.instances = instances;
+    op->u.draw.start = start_vertex;
+    end_segment(list);
+}
+
+static VOID APIENTRY draw_indexed(D3D12DDI_HCOMMANDLIST handle, UINT indices, UINT instances, UINT start_index,
+                                  INT base_vertex, UINT start_instance)
+{
+    (void)start_instance;
+    d12__vkdrv_command_list *list = list_of(handle);
+    if (!list->index_buffer_bound)
+        d12__vkdrv_report_now(list->device, D12_REFDRV_MSG_NO_INDEX_BUFFER, D3D12DDI_MESSAGE_SEVERITY_0126_ERROR,
+                              D3D12DDI_MESSAGE_CATEGORY_0126_EXECUTION, list->state_index,
+                              "No index buffer is bound; the indices read are undefined.");
+    if (list->graphics_zero_mask)
+        report_null_roots(list, list->graphics_zero_mask, list->graphics_kinds);
+    d12__vkdrv_op *op = append(list, D12_VKDRV_OP_DRAW_INDEXED);
+    if (!op)
+        return;
+    op->u.draw.count = indices;
+    op->u.draw.instances = instances;
+    op->u.draw.start = start_index;
+    op->u.draw.base_vertex = base_vertex;
+    end_segment(list);
+}
+
+static VOID APIENTRY dispatch(D3D12DDI_HCOMMANDLIST handle, UINT x, UINT y, UINT z)
+{
+    d12__vkdrv_command_list *list = list_of(handle);
+    if (list->compute_zero_mask)
+        report_null_roots(list, list->compute_zero_mask, list->compute_kinds);
+    d12__vkdrv_op *op = append(list, D12_VKDRV_OP_DISPATCH);
+    if (!op)
+        return;
+    op->u.draw.count = x;
+    op->u.draw.instances = y;
+    op->u.draw.start = z;
+    end_segment(list);
+}
+
+/* D3D12 orders copies whose destinations overlap: such a copy waits for the earlier one (a barrier on its
+ * destination only). The set is cleared by the application's own barriers. */
+static void serialize_overlapping_copy(d12__vkdrv_command_list *list, d12__vkdrv_buffer *dst, UINT64 start,
+                                       UINT64 size)
+{
+    UINT64 end = start + size;
+    for (size_t i = 0; i < list->copy_dst_count; i++) {
+        if (list->copy_dsts[i].start < end && start < list->copy_dsts[i].end) {
+            buffer_barrier(current(list), dst->vk, start - dst->va, size, VK_PIPELINE_STAGE_2_COPY_BIT,
+                           VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT,
+                           VK_ACCESS_2_TRANSFER_WRITE_BIT);
+            list->copy_dst_count = 0;
+            break;
+        }
+    }
+    if (grow((void **)&list->copy_dsts, &list->copy_dst_capacity, list->copy_dst_count, sizeof *list->copy_dsts))
+        list->copy_dsts[list->copy_dst_count++] = (d12__vkdrv_range){start, end};
+}
+
+/* Checked against the VA map now: only a copy wholly inside live buffers is recorded into Vulkan. The op log
+ * keeps it either way, so the timeline reports one that is not as the reference driver does. */
+static void record_copy(d12__vkdrv_command_list *list, UINT64 dst_va, UINT64 src_va, UINT64 size)
+{
+    d12__vkdrv_op *op = append(list, D12_VKDRV_OP_COPY);
+    if (!op)
+        return;
+    op->u.copy.dst = dst_va;
+    op->u.copy.src = src_va;
+    op->u.copy.size = size;
+    d12__vkdrv_buffer *dst = resolve(list->device, dst_va, size), *src = resolve(list->device, src_va, size);
+    if (dst && src && hold(list, dst) && hold(list, src)) {
+        op->recorded = true;
+        if (size) {
+            serialize_overlapping_copy(list, dst, dst_va, size);
+            VkBufferCopy2 region = {.sType = VK_STRUCTURE_TYPE_BUFFER_COPY_2,
+                                    .srcOffset = src_va - src->va,
+                                    .dstOffset = dst_va - dst->va,
+                                    .size = size};
+            VkCopyBufferInfo2 info = {.sType = VK_STRUCTURE_TYPE_COPY_BUFFER_INFO_2,
+                                      .srcBuffer = src->vk,
+                                      .dstBuffer = dst->vk,
+                                      .regionCount = 1,
+                                      .pRegions = &region};
+            vk_begin(list);
+            vkCmdCopyBuffer2(current(list), &info);
+            vk_end(list);
+        }
+    }
+    d12__vkdrv_buffer_release(dst);
+    d12__vkdrv_buffer_release(src);
+}
+
+static VOID APIENTRY copy_buffer_region(D3D12DDI_HCOMMANDLIST handle, D3D12DDI_HRESOURCE dst, UINT64 dst_offset,
+                                        D3D12DDI_HRESOURCE src, UINT64 src_offset, UINT64 bytes)
+{
+    record_copy(list_of(handle), d12__vkdrv_resource_buffer(dst)->va + dst_offset,
+                d12__vkdrv_resource_buffer(src)->va + src_offset, bytes);
+}
+
+static VOID APIENTRY copy_resource(D3D12DDI_HCOMMANDLIST handle, D3D12DDI_HRESOURCE dst, D3D12DDI_HRESOURCE src)
+{
+    record_copy(list_of(handle), d12__vkdrv_resource_buffer(dst)->va, d12__vkdrv_resource_buffer(src)->va,
+                d12__vkdrv_resource_buffer(src)->size);
+}
+
+/* A transition or UAV barrier on one buffer: a buffer memory barrier on it; one on every resource (NULL): a global
+ * memory barrier. From every earlier write to every later access, as D3D12's barrier orders them. */
+static VOID APIENTRY resource_barrier(D3D12DDI_HCOMMANDLIST handle, UINT count,
+                                      const D3D12DDIARG_RESOURCE_BARRIER_0126 *barriers)
+{
+    d12__vkdrv_command_list *list = list_of(handle);
+    if (!count)
+        return;
+    d12__vkdrv_op *op = append(list, D12_VKDRV_OP_BARRIER);
+    if (!op || !barriers)
+        return;
+    op->u.draw.count = count;
+    op->recorded = true;
+    list->copy_dst_count = 0;
+    VkBufferMemoryBarrier2 *buffers = calloc(count, sizeof *buffers);
+    VkMemoryBarrier2 global = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
+                               .srcStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                               .srcAccessMask = VK_ACCESS_2_MEMORY_WRITE_BIT,
+                               .dstStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                               .dstAccessMask = VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT};
+    uint32_t buffer_count = 0;
+    bool all = !buffers;
+    for (UINT i = 0; i < count && !all; i++) {
+        d12__vkdrv_buffer *buffer = barriers[i].hResource.pDrvPrivate ? d12__vkdrv_resource_buffer(barriers[i].hResource)
+                                                                      : NULL;
+        if (!buffer || !hold(list, buffer)) {
+            all = true;
+            break;
+        }
+        buffers[buffer_count++] = (VkBufferMemoryBarrier2){.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER_2,
+                                                           .srcStageMask = global.srcStageMask,
+                                                           .srcAccessMask = global.srcAccessMask,
+                                                           .dstStageMask = global.dstStageMask,
+                                                           .dstAccessMask = global.dstAccessMask,
+                                                           .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                                                           .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                                                           .buffer = buffer->vk,
+                                                           .size = VK_WHOLE_SIZE};
+    }
+    VkDependencyInfo dependency = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
+    if (all) {
+        dependency.memoryBarrierCount = 1;
+        dependency.pMemoryBarriers = &global;
+    } else {
+        dependency.bufferMemoryBarrierCount = buffer_count;
+        dependency.pBufferMemoryBarriers = buffers;
+    }
+    vk_begin(list);
+    vkCmdPipelineBarrier2(current(list), &dependency);
+    vk_end(list);
+    free(buffers);
+}
+
+static bool is_gpu_work(const d12__vkdrv_op *op)
+{
+    switch ((d12__vkdrv_op_type)op->type) {
+    case D12_VKDRV_OP_DRAW:
+    case D12_VKDRV_OP_DRAW_INDEXED:
+    case D12_VKDRV_OP_DISPATCH:
+    case D12_VKDRV_OP_COPY:
+    case D12_VKDRV_OP_BARRIER:
+        return true;
+    case D12_VKDRV_OP_WRITE_IMMEDIATE:
+        return op->compute != D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_MARKER_OUT;
+    default:
+        return false;
+    }
+}
+
+/* d3d12ddi.h, D3D12DDICB_DEVICEFAULT_0127: an op's OpIndex is the Value of the MARKER_OUT write recorded directly
+ * after it, minus 1. */
+static void name_previous_op(d12__vkdrv_command_list *list, UINT32 value)
+{
+    d12__vkdrv_recording *r = list->recording;
+    if (!r || !r->op_count || value == 0)
+        return;
+    d12__vkdrv_op *previous = &r->ops[r->op_count - 1];
+    if (is_gpu_work(previous) && previous->op_index == D3D12DDI_OP_INDEX_UNKNOWN)
+        previous->op_index = value - 1;
+}
+
+/* Each write: a barrier whose destination is the marker word alone (it orders the write after every earlier
+ * command, which is what MARKER_OUT asks, and after the earlier writes to it), then vkCmdFillBuffer. The DEFAULT
+ * and MARKER_IN modes are stronger than they need be, never weaker, and no application command waits on them. */
+static VOID APIENTRY write_buffer_immediate(D3D12DDI_HCOMMANDLIST handle, UINT count,
+                                            const D3D12DDI_WRITEBUFFERIMMEDIATE_PARAMETER_0127 *params,
+                                            const D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_0127 *modes)
+{
+    d12__vkdrv_command_list *list = list_of(handle);
+    if (count && !params) {
+        list_error(list, E_INVALIDARG);
+        return;
+    }
+    for (UINT i = 0; i < count; i++) {
+        D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_0127 mode = modes ? modes[i] : D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_DEFAULT;
+        if ((params[i].Dest & 3) || (unsigned)mode > D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_MARKER_OUT) {
+            list_error(list, E_INVALIDARG);
+            continue;
+        }
+        if (mode == D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_MARKER_OUT && !list->closed)
+            name_previous_op(list, params[i].Value);
+        d12__vkdrv_op *op = append(list, D12_VKDRV_OP_WRITE_IMMEDIATE);
+        if (!op)
+            return;
+        op->compute = (uint8_t)mode;
+        op->u.write.dest = params[i].Dest;
+        op->u.write.value = params[i].Value;
+        d12__vkdrv_buffer *dst = resolve(list->device, params[i].Dest, 4);
+        if (dst && hold(list, dst)) {
+            op->recorded = true;
+            vk_begin(list);
+            buffer_barrier(current(list), dst->vk, params[i].Dest - dst->va, 4,
+                           VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT,
+                           VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+            vkCmdFillBuffer(current(list), dst->vk, params[i].Dest - dst->va, 4, params[i].Value);
+            vk_end(list);
+        }
+        d12__vkdrv_buffer_release(dst);
+    }
+}
+
+const D3D12DDI_COMMAND_LIST_FUNCS_3D_0127 d12__vkdrv_command_list_funcs = {
+    close_list,         reset_list,         set_vertex_buffers,    set_index_buffer,      set_graphics_root_cbv,
+    set_graphics_root_srv, set_graphics_root_uav, set_compute_root_cbv, set_compute_root_srv, set_compute_root_uav,
+    draw,               draw_indexed,       dispatch,              copy_buffer_region,    copy_resource,
+    resource_barrier,   write_buffer_immediate,
+};

@@ -1,0 +1,457 @@
+/* The Vulkan driver's command queues: one timeline thread per queue takes operations from a FIFO in submission
+ * order, as the reference driver's do. EXECUTE submits each list's command buffer to the device's VkQueue,
+ * signalling the queue's timeline semaphore, and waits for the value in slices of 5 ms, reporting progress between
+ * them (the runtime's TDR watchdog) and abandoning the work once the runtime says the device is removed; SIGNAL and
+ * WAIT are passed back through the kernel-thunk callbacks once every earlier submission's semaphore value was
+ * reached, so a fence never runs ahead of the GPU. Before submitting, the timeline runs the reference driver's
+ * execution-time checks on the list's op log (vkdrv_check.c): when they find a fault, or an op whose effect must
+ * be skipped although it was recorded, the list is re-recorded on the timeline's own pool up to the faulting op,
+ * so no Vulkan command ever touches memory the VA contract says is unmapped. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vkdrv.h"
+
+typedef enum op_type {
+    OP_EXECUTE,
+    OP_SIGNAL,
+    OP_WAIT,
+} op_type;
+
+typedef struct queue_op {
+    struct queue_op *next;
+    op_type type;
+    D3D12DDIARG_FENCE_OPERATION_0126 fence;
+    UINT count;
+    d12__vkdrv_recording *recordings[];
+} queue_op;
+
+typedef struct d12__vkdrv_queue {
+    d12__vkdrv_device *device;
+    D3D12DDI_HRTCOMMANDQUEUE rt_queue;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    queue_op *head, **tail; /* guarded by lock */
+    bool stopping;          /* guarded by lock */
+    /* The timeline thread's own: */
+    VkSemaphore semaphore;
+    UINT64 value;      /* the last value submitted */
+    VkCommandPool pool; /* the re-recordings of lists that fault, and the kernels' chunks */
+    d12__vkdrv_kernel_queue kernel;
+    bool reset;         /* the engine was reset: every later operation is dropped */
+} d12__vkdrv_queue;
+
+static d12__vkdrv_queue *queue_of(D3D12DDI_HCOMMANDQUEUE handle)
+{
+    return (d12__vkdrv_queue *)handle.pDrvPrivate;
+}
+
+static bool progress(d12__vkdrv_queue *queue, D3D12DDI_GPU_PROGRESS_0127 what, D3D12DDI_HRTCOMMANDLIST list,
+                     UINT32 op_index)
+{
+    d12__vkdrv_device *device = queue->device;
+    if (!device->has_0127)
+        return true;
+    D3D12DDICB_GPUPROGRESS_0127 report = {what, list, op_index};
+    return SUCCEEDED(device->kt.pfnReportGpuProgressCb(device->rt_device, queue->rt_queue, &report));
+}
+
+static bool still_running(d12__vkdrv_queue *queue)
+{
+    D3D12DDI_HRTCOMMANDLIST none = {NULL};
+    if (!queue->reset && !progress(queue, D3D12DDI_GPU_PROGRESS_0127_IDLE, none, D3D12DDI_OP_INDEX_UNKNOWN))
+        queue->reset = true;
+    return !queue->reset;
+}
+
+/* The first op of ops [from, to) that does GPU work (its OpIndex names the piece for the watchdog). */
+static bool first_op_index(const d12__vkdrv_recording *recording, size_t from, size_t to, UINT32 *op_index)
+{
+    for (size_t i = from; i < to; i++) {
+        if (recording->ops[i].type >= D12_VKDRV_OP_DRAW) {
+            *op_index = recording->ops[i].op_index;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Ops [from, end) of one segment without the ops whose effect is skipped: a full barrier between ops (this path
+ * runs only before a fault or after a finding, so ordering beyond the application's costs nothing). */
+static VkCommandBuffer rerecord(d12__vkdrv_queue *queue, const d12__vkdrv_recording *recording, const bool *skip,
+                                size_t from, size_t end)
+{
+    d12__vkdrv_device *device = queue->device;
+    VkCommandBufferAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                         .commandPool = queue->pool,
+                                         .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                         .commandBufferCount = 1};
+    VkCommandBuffer cb;
+    if (vkAllocateCommandBuffers(device->vk, &alloc, &cb) != VK_SUCCESS)
+        return VK_NULL_HANDLE;
+    VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                      .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+    vkBeginCommandBuffer(cb, &begin);
+    d12__vkdrv_full_barrier(cb);
+    for (size_t i = from; i < end; i++) {
+        if (!skip[i] && recording->ops[i].recorded)
+            d12__vkdrv_record_op(device, cb, &recording->ops[i]);
+    }
+    d12__vkdrv_host_barrier(cb);
+    vkEndCommandBuffer(cb);
+    return cb;
+}
+
+/* Submit and wait for the semaphore in slices. false: the device was removed meanwhile (the work still ran to its
+ * end: a copy cannot be abandoned halfway on Vulkan, and its memory must not be freed under it). */
+static bool submit_and_wait(d12__vkdrv_queue *queue, VkCommandBuffer cb)
+{
+    d12__vkdrv_device *device = queue->device;
+    VkCommandBufferSubmitInfo cb_info = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO, .commandBuffer = cb};
+    VkSemaphoreSubmitInfo signal = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO,
+                                    .semaphore = queue->semaphore,
+                                    .value = queue->value + 1,
+                                    .stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT};
+    VkSubmitInfo2 submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2,
+                            .commandBufferInfoCount = 1,
+                            .pCommandBufferInfos = &cb_info,
+                            .signalSemaphoreInfoCount = 1,
+                            .pSignalSemaphoreInfos = &signal};
+    pthread_mutex_lock(&device->queue_lock);
+    VkResult result = vkQueueSubmit2(device->queue, 1, &submit, VK_NULL_HANDLE);
+    pthread_mutex_unlock(&device->queue_lock);
+    d12__vkdrv_validation_drain(device, false); /* submit-time messages, for the next flush */
+    if (result != VK_SUCCESS) {
+        device->callbacks.pfnSetErrorCb(device->rt_device, result == VK_ERROR_DEVICE_LOST ? D3DDDIERR_DEVICEREMOVED
+                                                                                          : E_OUTOFMEMORY);
+        return false;
+    }
+    queue->value++;
+    VkSemaphoreWaitInfo wait = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+                                .semaphoreCount = 1,
+                                .pSemaphores = &queue->semaphore,
+                                .pValues = &queue->value};
+    bool running = true;
+    D3D12DDI_HRTCOMMANDLIST none = {NULL};
+    for (;;) {
+        result = vkWaitSemaphores(device->vk, &wait, D12_VKDRV_WAIT_SLICE_NS);
+        if (result != VK_TIMEOUT)
+            break;
+        if (running && !progress(queue, D3D12DDI_GPU_PROGRESS_0127_OP_SLICE, none, D3D12DDI_OP_INDEX_UNKNOWN))
+            running = false;
+    }
+    if (result != VK_SUCCESS) {
+        device->callbacks.pfnSetErrorCb(device->rt_device, D3DDDIERR_DEVICEREMOVED);
+        return false;
+    }
+    return running;
+}
+
+/* READBACK memory that is not host-coherent is invalidated before any fence after this work is passed back. */
+static void invalidate_readback(d12__vkdrv_device *device, const d12__vkdrv_recording *recording)
+{
+    if (device->readback_coherent)
+        return;
+    for (size_t i = 0; i < recording->buffer_count; i++) {
+        d12__vkdrv_buffer *buffer = recording->buffers[i];
+        if (buffer->heap_type != D3D12DDI_HEAP_TYPE_READBACK)
+            continue;
+        VkMappedMemoryRange range = {.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
+                                     .memory = buffer->memory,
+                                     .size = VK_WHOLE_SIZE};
+        vkInvalidateMappedMemoryRanges(device->vk, 1, &range);
+    }
+}
+
+static void report_fault(d12__vkdrv_queue *queue, const d12__vkdrv_recording *recording, const d12__vkdrv_op *op,
+                         UINT64 va, UINT flags)
+{
+    d12__vkdrv_device *device = queue->device;
+    D3D12DDICB_DEVICEFAULT_0127 report = {
+        .ExecutionState = D3D12DDI_DEVICE_EXECUTION_STATE_ERROR_DMAPAGEFAULT,
+        .FaultedVirtualAddress = va,
+        .PageFaultFlags = flags,
+        .hRTCommandQueue = queue->rt_queue,
+        .hRTCommandList = recording->rt_list,
+        .OpIndex = op->op_index,
+    };
+    device->kt.pfnDeviceFaultCb(device->rt_device, &report);
+}
+
+/* One chunk of a kernel: submitted and waited for, then the watchdog asked whether to go on. */
+static bool submit_chunk(void *context, VkCommandBuffer cb)
+{
+    d12__vkdrv_queue *queue = context;
+    D3D12DDI_HRTCOMMANDLIST none = {NULL};
+    return submit_and_wait(queue, cb) &&
+           progress(queue, D3D12DDI_GPU_PROGRESS_0127_OP_SLICE, none, D3D12DDI_OP_INDEX_UNKNOWN);
+}
+
+/* The draw or dispatch `op`: its kernel, with the bindings the walk replayed. false: the engine was reset. */
+static bool run_kernel(d12__vkdrv_queue *queue, const d12__vkdrv_recording *recording, d12__vkdrv_walk *walk,
+                       const d12__vkdrv_op *op)
+{
+    d12__vkdrv_device *device = queue->device;
+    if (!progress(queue, D3D12DDI_GPU_PROGRESS_0127_OP_BEGIN, recording->rt_list, op->op_index))
+        return false;
+    d12__vkdrv_kernel_args args;
+    d12__vkdrv_walk_args(walk, op, &args);
+    UINT64 total = (UINT64)op->u.draw.count * op->u.draw.instances;
+    if (op->type == D12_VKDRV_OP_DISPATCH)
+        total *= op->u.draw.start;
+    UINT64 va = 0;
+    d12__vkdrv_kernel_result result =
+        d12__vkdrv_kernel_run(device, &queue->kernel, queue->pool, &args, total, submit_chunk, queue, &va);
+    if (result == D12_VKDRV_KERNEL_DONE)
+        return true;
+    if (result == D12_VKDRV_KERNEL_FAULT && !device->has_0127)
+        return true; /* before build 0127 nobody can be told: the faulting reads read nothing, the timeline goes on */
+    if (result == D12_VKDRV_KERNEL_FAULT) {
+        char what[64];
+        const char *name = d12__vkdrv_args_what(&args, va, what, sizeof what);
+        d12__vkdrv_report_later(device, D12_REFDRV_MSG_PAGE_FAULT, D3D12DDI_MESSAGE_SEVERITY_0126_CORRUPTION,
+                                D3D12DDI_MESSAGE_CATEGORY_0126_EXECUTION, op->state_index,
+                                "Page fault: %s reads GPU virtual address 0x%016llX, which is in no live buffer.",
+                                name ? name : "The draw", (unsigned long long)va);
+        report_fault(queue, recording, op, va, D3D12DDI_PAGE_FAULT_FLAG_NONE);
+    }
+    return false;
+}
+
+/* One segment of a list: ops [from, to), checked, submitted (re-recorded without what must not run when the checks
+ * say so) and waited for; then its closing draw or dispatch, if any. false: the engine was reset. */
+static bool execute_segment(d12__vkdrv_queue *queue, const d12__vkdrv_recording *recording, d12__vkdrv_walk *walk,
+                            size_t segment, size_t from, size_t to, bool *skip, bool closes_list)
+{
+    d12__vkdrv_device *device = queue->device;
+    d12__vkdrv_fault fault;
+    d12__vkdrv_walk_ops(walk, recording, from, to, skip, &fault);
+    const d12__vkdrv_op *last = to > from ? &recording->ops[to - 1] : NULL;
+    bool closing_kernel = last && !fault.faulted && (last->type == D12_VKDRV_OP_DRAW ||
+                                                     last->type == D12_VKDRV_OP_DRAW_INDEXED ||
+                                                     last->type == D12_VKDRV_OP_DISPATCH);
+    UINT32 first = D3D12DDI_OP_INDEX_UNKNOWN;
+    /* The list's last command buffer is submitted even with no work of its own: its device-to-host barrier makes the
+     * list's writes visible to the CPU before the fence is passed back. */
+    if (first_op_index(recording, from, closing_kernel ? to - 1 : to, &first) || fault.faulted || closes_list) {
+        bool truncate = fault.faulted;
+        for (size_t i = from; i < to && !truncate; i++)
+            truncate = skip[i] && recording->ops[i].recorded;
+        if (!progress(queue, D3D12DDI_GPU_PROGRESS_0127_OP_BEGIN, recording->rt_list, first))
+            return false;
+        VkCommandBuffer cb = truncate ? rerecord(queue, recording, skip, from, fault.faulted ? fault.op : to)
+                                      : recording->cbs[segment];
+        bool running = cb != VK_NULL_HANDLE && submit_and_wait(queue, cb);
+        if (truncate && cb)
+            vkFreeCommandBuffers(device->vk, queue->pool, 1, &cb);
+        if (running && fault.faulted) {
+            report_fault(queue, recording, &recording->ops[fault.op], fault.va, fault.flags);
+            return false;
+        }
+        if (!running)
+            return false;
+    }
+    return !closing_kernel || run_kernel(queue, recording, walk, last);
+}
+
+/* One list, segment by segment (a draw or dispatch closes a segment). false: the engine was reset. */
+static bool execute(d12__vkdrv_queue *queue, const d12__vkdrv_recording *recording)
+{
+    d12__vkdrv_device *device = queue->device;
+    if (!recording->cb_count || !recording->op_count)
+        return true;
+    bool *skip = calloc(recording->op_count, sizeof *skip);
+    d12__vkdrv_walk *walk = d12__vkdrv_walk_begin(device);
+    if (!skip || !walk) {
+        free(skip);
+        d12__vkdrv_walk_end(walk);
+        device->callbacks.pfnSetErrorCb(device->rt_device, E_OUTOFMEMORY);
+        return false;
+    }
+    bool running = true;
+    size_t from = 0;
+    for (size_t segment = 0; segment < recording->cb_count && running; segment++) {
+        size_t to = from;
+        while (to < recording->op_count && recording->ops[to].segment == segment)
+            to++;
+        running = execute_segment(queue, recording, walk, segment, from, to, skip, segment == recording->cb_count - 1);
+        from = to;
+    }
+    free(skip);
+    d12__vkdrv_walk_end(walk);
+    invalidate_readback(device, recording);
+    return running;
+}
+
+static void run(d12__vkdrv_queue *queue, queue_op *op)
+{
+    d12__vkdrv_device *device = queue->device;
+    switch (op->type) {
+    case OP_EXECUTE:
+        for (UINT i = 0; i < op->count && !queue->reset; i++) {
+            if (!execute(queue, op->recordings[i]))
+                queue->reset = true;
+        }
+        for (UINT i = 0; i < op->count; i++)
+            d12__vkdrv_recording_release(op->recordings[i]);
+        still_running(queue);
+        break;
+    case OP_SIGNAL:
+        if (still_running(queue))
+            device->kt.pfnSignalFenceFromGpuCb(device->rt_device, queue->rt_queue, &op->fence);
+        break;
+    case OP_WAIT:
+        if (still_running(queue))
+            device->kt.pfnWaitForFenceFromGpuCb(device->rt_device, queue->rt_queue, &op->fence);
+        break;
+    }
+    free(op);
+}
+
+static void *timeline(void *argument)
+{
+    d12__vkdrv_queue *queue = argument;
+    for (;;) {
+        pthread_mutex_lock(&queue->lock);
+        while (!queue->head && !queue->stopping)
+            pthread_cond_wait(&queue->wake, &queue->lock);
+        queue_op *op = queue->head;
+        if (op) {
+            queue->head = op->next;
+            if (!queue->head)
+                queue->tail = &queue->head;
+        }
+        pthread_mutex_unlock(&queue->lock);
+        if (!op)
+            return NULL;
+        run(queue, op);
+    }
+}
+
+static void submit(d12__vkdrv_queue *queue, queue_op *op)
+{
+    op->next = NULL;
+    pthread_mutex_lock(&queue->lock);
+    *queue->tail = op;
+    queue->tail = &op->next;
+    pthread_cond_signal(&queue->wake);
+    pthread_mutex_unlock(&queue->lock);
+}
+
+static queue_op *new_op(d12__vkdrv_queue *queue, op_type type, UINT count)
+{
+    queue_op *op = calloc(1, sizeof *op + count * sizeof op->recordings[0]);
+    if (!op)
+        queue->device->callbacks.pfnSetErrorCb(queue->device->rt_device, E_OUTOFMEMORY);
+    else
+        op->type = type;
+    return op;
+}
+
+static VOID APIENTRY execute_command_lists(D3D12DDI_HCOMMANDQUEUE handle, UINT count,
+                                           const D3D12DDI_HCOMMANDLIST *lists)
+{
+    d12__vkdrv_queue *queue = queue_of(handle);
+    queue_op *op = new_op(queue, OP_EXECUTE, count);
+    if (!op)
+        return;
+    for (UINT i = 0; i < count; i++) {
+        d12__vkdrv_recording *recording = d12__vkdrv_list_recording(lists[i]);
+        if (recording)
+            op->recordings[op->count++] = recording;
+    }
+    submit(queue, op);
+}
+
+static void fence_operation(D3D12DDI_HCOMMANDQUEUE handle, op_type type,
+                            const D3D12DDIARG_FENCE_OPERATION_0126 *operation)
+{
+    queue_op *op = new_op(queue_of(handle), type, 0);
+    if (!op)
+        return;
+    op->fence = *operation;
+    submit(queue_of(handle), op);
+}
+
+static VOID APIENTRY signal_fence(D3D12DDI_HCOMMANDQUEUE handle, const D3D12DDIARG_FENCE_OPERATION_0126 *operation)
+{
+    fence_operation(handle, OP_SIGNAL, operation);
+}
+
+static VOID APIENTRY wait_for_fence(D3D12DDI_HCOMMANDQUEUE handle, const D3D12DDIARG_FENCE_OPERATION_0126 *operation)
+{
+    fence_operation(handle, OP_WAIT, operation);
+}
+
+const D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126 d12__vkdrv_command_queue_funcs = {
+    execute_command_lists, signal_fence, wait_for_fence};
+
+SIZE_T APIENTRY d12__vkdrv_calc_private_queue_size(D3D12DDI_HDEVICE device,
+                                                   const D3D12DDIARG_CREATECOMMANDQUEUE_0126 *args)
+{
+    (void)device;
+    (void)args;
+    return sizeof(d12__vkdrv_queue);
+}
+
+HRESULT APIENTRY d12__vkdrv_create_queue(D3D12DDI_HDEVICE handle, const D3D12DDIARG_CREATECOMMANDQUEUE_0126 *args,
+                                         D3D12DDI_HCOMMANDQUEUE queue_handle, D3D12DDI_HRTCOMMANDQUEUE rt_queue)
+{
+    d12__vkdrv_device *device = (d12__vkdrv_device *)handle.pDrvPrivate;
+    d12__vkdrv_queue *queue = queue_of(queue_handle);
+    if (!args || !queue || !device->has_kt)
+        return E_INVALIDARG;
+    d12__vkdrv_report_mode(device);
+    memset(queue, 0, sizeof *queue);
+    queue->device = device;
+    queue->rt_queue = rt_queue;
+    queue->tail = &queue->head;
+    VkSemaphoreTypeCreateInfo type = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+                                      .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE};
+    VkSemaphoreCreateInfo semaphore = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &type};
+    VkCommandPoolCreateInfo pool = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                    .flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT,
+                                    .queueFamilyIndex = device->adapter->queue_family};
+    if (vkCreateSemaphore(device->vk, &semaphore, NULL, &queue->semaphore) != VK_SUCCESS)
+        return E_OUTOFMEMORY;
+    if (vkCreateCommandPool(device->vk, &pool, NULL, &queue->pool) != VK_SUCCESS) {
+        vkDestroySemaphore(device->vk, queue->semaphore, NULL);
+        return E_OUTOFMEMORY;
+    }
+    bool ok = pthread_mutex_init(&queue->lock, NULL) == 0;
+    if (ok && pthread_cond_init(&queue->wake, NULL) != 0) {
+        pthread_mutex_destroy(&queue->lock);
+        ok = false;
+    }
+    if (ok && pthread_create(&queue->thread, NULL, timeline, queue) != 0) {
+        pthread_cond_destroy(&queue->wake);
+        pthread_mutex_destroy(&queue->lock);
+        ok = false;
+    }
+    if (!ok) {
+        vkDestroyCommandPool(device->vk, queue->pool, NULL);
+        vkDestroySemaphore(device->vk, queue->semaphore, NULL);
+        return E_OUTOFMEMORY;
+    }
+    return S_OK;
+}
+
+VOID APIENTRY d12__vkdrv_destroy_queue(D3D12DDI_HDEVICE handle, D3D12DDI_HCOMMANDQUEUE queue_handle)
+{
+    d12__vkdrv_device *device = (d12__vkdrv_device *)handle.pDrvPrivate;
+    d12__vkdrv_queue *queue = queue_of(queue_handle);
+    pthread_mutex_lock(&queue->lock);
+    queue->stopping = true;
+    pthread_cond_signal(&queue->wake);
+    pthread_mutex_unlock(&queue->lock);
+    pthread_join(queue->thread, NULL);
+    pthread_cond_destroy(&queue->wake);
+    pthread_mutex_destroy(&queue->lock);
+    d12__vkdrv_kernel_queue_fini(device, &queue->kernel);
+    vkDestroyCommandPool(device->vk, queue->pool, NULL);
+    vkDestroySemaphore(device->vk, queue->semaphore, NULL);
+}
