@@ -108,8 +108,10 @@ void d12__dred_freeze(struct d12_device *device, const d12_fault_info *fault)
     struct d12_dred *dred = device->dred;
     if (dred == NULL)
         return;
+    bool froze = false;
     pthread_mutex_lock(&dred->freeze_lock);
     if (!atomic_load_explicit(&dred->frozen, memory_order_relaxed)) { /* "exactly once per device" */
+        froze = true;
         dred->fault = *fault;
         if (dred->fault.list == NULL)
             dred->fault.op_index = D12_DRED_OP_INDEX_UNKNOWN;
@@ -119,6 +121,12 @@ void d12__dred_freeze(struct d12_device *device, const d12_fault_info *fault)
         atomic_store_explicit(&dred->frozen, true, memory_order_release);
     }
     pthread_mutex_unlock(&dred->freeze_lock);
+    /* The dump is complete on disk before the removal is published (issue 19 item 6): the caller publishes the
+     * reason, forces fences to UINT64_MAX and fires events only after this returns, so an application that reads
+     * the reason and exits at once still leaves the whole report. Outside freeze_lock: a list Reset waits for
+     * that lock, and a slow folder must not stall it. Stage 2 rewrites the file only to add flush messages. */
+    if (froze)
+        d12__dred_output_write_dump(device, dred->output);
 }
 
 /* A removal whose path did not call d12__dred_freeze (none should): freeze it now as a non-GPU-fault removal, so

@@ -111,6 +111,9 @@ struct d12_dred_report_state *d12__dred_report_freeze(struct d12_device *device,
                                                       const D3D12_AUTO_BREADCRUMB_NODE1 *breadcrumbs);
 void d12__dred_report_complete(struct d12_device *device, struct d12_dred_report_state *report);
 void d12__dred_report_free(struct d12_dred_report_state *report);
+/* Write D12RT_DRED_DUMP's file now (the freezing thread, before the removal is published). */
+void d12__dred_report_write_dump(struct d12_device *device, struct d12_dred_report_state *report);
+void d12__dred_output_write_dump(struct d12_device *device, struct d12_dred_output *output);
 /* The frozen breadcrumb nodes' head (NULL: none). */
 const D3D12_AUTO_BREADCRUMB_NODE1 *d12__dred_output_breadcrumbs(const struct d12_dred_output *output);
 

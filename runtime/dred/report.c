@@ -14,6 +14,7 @@
 #include "d12dred_report.h"
 #include "device.h"
 #include "dred_internal.h"
+#include "dump.h"
 #include "fence.h"
 #include "list.h"
 #include "lockrank.h"
@@ -24,6 +25,8 @@ struct d12_dred_report_state {
     d12dred_report *report;
     UINT64 messages_at_freeze;  /* InfoQueue messages stored + discarded when the removal was frozen */
     char *dump_dir;             /* D12RT_DRED_DUMP, latched at freeze */
+    char *dump_path;            /* the removal's file, named at its first write */
+    bool dump_written, dump_failed;
 };
 
 static const char *hresult_name(HRESULT hr)
@@ -469,29 +472,52 @@ static void attach_flush_messages(struct d12_device *device, struct d12_dred_rep
     }
 }
 
-/* D12RT_DRED_DUMP=DIR: exactly one file per removal, "d12dred-<pid>-<n>.json", written atomically. */
+/* D12RT_DRED_DUMP=DIR: exactly one file per removal, "d12dred-<pid>-<n>.json", written atomically (dump.c). The
+ * first write happens at freeze, before the removal is published (d12__dred_report_write_dump); stage 2 replaces
+ * the file (same name, same atomic rename) only when the removal flush brought driver messages to attach. */
 static void write_dump(struct d12_device *device, struct d12_dred_report_state *state)
 {
     static _Atomic unsigned removals;
-    if (state->dump_dir == NULL)
+    if (state->dump_dir == NULL || state->dump_failed)
         return;
-    mkdir(state->dump_dir, 0777); /* may exist */
-    char path[4096];
-    snprintf(path, sizeof path, "%s/d12dred-%u-%u.json", state->dump_dir, (unsigned)getpid(),
-             atomic_fetch_add(&removals, 1) + 1);
-    if (d12dred_report_write_file(state->report, path) != 0)
-        fprintf(stderr, "d12rt: D12RT_DRED_DUMP: cannot write %s: %s\n", path, strerror(errno));
-    else
+    if (state->dump_path == NULL) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/d12dred-%u-%u.json", state->dump_dir, (unsigned)getpid(),
+                 atomic_fetch_add(&removals, 1) + 1);
+        state->dump_path = strdup(path);
+        if (state->dump_path == NULL)
+            return;
+    }
+    size_t length = 0;
+    char *json = d12dred_report_to_json(state->report, &length);
+    if (json == NULL) {
+        fprintf(stderr, "d12rt: D12RT_DRED_DUMP: cannot write %s: out of memory\n", state->dump_path);
+        return;
+    }
+    if (d12__dred_dump_write(state->dump_dir, state->dump_path, json, length, D12_DRED_DUMP_TIMEOUT_MS) != 0) {
+        state->dump_failed = true; /* one message per removal: a hung folder is not waited for twice */
+        return;
+    }
+    if (!state->dump_written)
         device->dred->dumps_written++;
+    state->dump_written = true;
+}
+
+void d12__dred_report_write_dump(struct d12_device *device, struct d12_dred_report_state *state)
+{
+    if (state)
+        write_dump(device, state);
 }
 
 void d12__dred_report_complete(struct d12_device *device, struct d12_dred_report_state *state)
 {
     if (state == NULL)
         return;
+    size_t before = state->report->flush_message_count;
     attach_flush_messages(device, state, device->dred->output ? d12__dred_output_breadcrumbs(device->dred->output)
                                                               : NULL);
-    write_dump(device, state);
+    if (!state->dump_written || state->report->flush_message_count != before)
+        write_dump(device, state);
 }
 
 void d12__dred_report_free(struct d12_dred_report_state *state)
@@ -500,5 +526,6 @@ void d12__dred_report_free(struct d12_dred_report_state *state)
         return;
     d12dred_report_free(state->report);
     free(state->dump_dir);
+    free(state->dump_path);
     free(state);
 }

@@ -474,32 +474,9 @@ int d12dred_report_write_file(const d12dred_report *report, const char *path)
         errno = ENOMEM;
         return -1;
     }
-    size_t path_length = strlen(path);
-    char *tmp = malloc(path_length + 32);
-    if (!tmp) {
-        free(json);
-        errno = ENOMEM;
-        return -1;
-    }
-    snprintf(tmp, path_length + 32, "%s.%ld.tmp", path, (long)getpid());
-    FILE *file = fopen(tmp, "wb");
-    int saved = 0, ok = file != NULL;
-    if (ok) {
-        ok = fwrite(json, 1, length, file) == length && fflush(file) == 0 && fsync(fileno(file)) == 0;
-        saved = errno;
-        ok = (fclose(file) == 0) && ok;
-        if (ok && rename(tmp, path) != 0)
-            ok = 0;
-        if (!ok) {
-            saved = saved ? saved : errno;
-            unlink(tmp);
-        }
-    } else {
-        saved = errno;
-    }
-    free(tmp);
+    int rc = d12dred_write_file_atomic(path, json, length);
+    int saved = errno;
     free(json);
-    if (!ok)
-        errno = saved;
-    return ok ? 0 : -1;
+    errno = saved;
+    return rc;
 }

@@ -306,6 +306,13 @@ char *d12dred_report_to_json(const d12dred_report *report, size_t *length);
 /* Writes PATH atomically (a temporary file in the same folder, then rename): a reader never sees half a report.
  * 0 on success, -1 with errno set. */
 int d12dred_report_write_file(const d12dred_report *report, const char *path);
+/* The same for any bytes (d12dred_file.c): the temporary file is created in PATH's folder with
+ * O_CREAT|O_EXCL|O_NOFOLLOW under an unpredictable name (a planted symlink or FIFO is never opened), checked to be a
+ * regular file, written, fsync'ed, renamed over PATH. 0 on success, -1 with errno set (nothing left behind). */
+int d12dred_write_file_atomic(const char *path, const void *data, size_t length);
+/* mkdir -p: DIR and its missing parents (0777 less the umask). 0 when DIR is then a directory, else -1 with errno
+ * (ENOTDIR: something that is no directory is in the way). */
+int d12dred_mkdir_parents(const char *dir);
 
 /* Parses a report from memory (the whole of `data`, `size` bytes; no NUL needed). Bounded: at most
  * D12DRED_MAX_FILE_BYTES, nesting at most D12DRED_MAX_DEPTH; hostile input returns an error, never crashes.
