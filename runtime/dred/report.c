@@ -73,23 +73,64 @@ static void fill_header(struct d12_device *device, d12dred_report *r)
 
 /* ---- Queues ---- */
 
-typedef struct wait_visit {
+/* The queue's fence operations not passed back, in order: pending Waits (satisfied ones too, as the GPU has not
+ * passed them yet) and queued Signals, each with the fence's raw value (the one before removal forced what the
+ * application reads to UINT64_MAX). A Signal queued after an unsatisfied Wait is behind it. */
+typedef struct operation_visit {
     d12dred_queue *queue;
-} wait_visit;
+    int32_t last_unsatisfied; /* index in queue->waits of the last unsatisfied wait visited, or -1 */
+} operation_visit;
 
-static void add_wait(void *context, struct d12_fence *fence, UINT64 value)
+static void add_operation(void *context, bool wait, struct d12_fence *fence, UINT64 value, uint64_t serial)
 {
-    wait_visit *v = context;
+    operation_visit *v = context;
     char *name = object_name(&fence->device_child.object);
-    /* the raw value: the one before removal forced what the application reads to UINT64_MAX */
-    d12dred_queue_add_wait(v->queue, name, value, atomic_load_explicit(&fence->value, memory_order_acquire));
+    UINT64 at = atomic_load_explicit(&fence->value, memory_order_acquire);
+    if (wait) {
+        if (d12dred_queue_add_wait(v->queue, name, value, at) == 0) {
+            v->queue->waits[v->queue->wait_count - 1].after_submission = serial;
+            if (at < value)
+                v->last_unsatisfied = (int32_t)(v->queue->wait_count - 1);
+        }
+    } else {
+        d12dred_queue_add_signal(v->queue, name, value, at, serial, v->last_unsatisfied);
+    }
     free(name);
 }
 
-/* A submission's status: completed when its queue's completion mark covers it or every list's counter reached its
- * count; in progress when it is the first not completed (or a counter moved); not started after that. */
-static d12dred_submission_status submission_status(d12_dred_submission *s, bool *earlier_open)
+/* The first unsatisfied pending Wait queued before submission `serial` (the GPU reaches the submission only after
+ * it), or NULL. */
+static const d12dred_wait *wait_before(const d12dred_queue *q, uint64_t serial)
 {
+    for (size_t i = 0; i < q->wait_count; i++)
+        if (q->waits[i].fence_value < q->waits[i].value && q->waits[i].after_submission < serial)
+            return &q->waits[i];
+    return NULL;
+}
+
+/* Whether the GPU reported something of list `i` of `s` having run: its counter moved, the driver named one of its
+ * ops in the fault, or its queue's timeline reported an op of it as begun (OP_BEGIN, still current). */
+static bool list_started(struct d12_dred *dred, d12_dred_submission *s, UINT i)
+{
+    struct d12_command_list *list = s->lists[i];
+    d12_dred_list *l = list->dred;
+    if (l && l->write_immediate && !d12__dred_reset_since(s, i) && __atomic_load_n(l->counter.cpu, __ATOMIC_ACQUIRE) > 0)
+        return true;
+    if (dred->fault.list == list && dred->fault.op_index != D12_DRED_OP_INDEX_UNKNOWN)
+        return true;
+    return atomic_load_explicit(&s->queue->tdr.began_ns, memory_order_acquire) != 0 &&
+           atomic_load_explicit(&s->queue->tdr.list, memory_order_relaxed) == (void *)list;
+}
+
+/* A submission's status from what the GPU reported: completed when its queue's completion mark covers it or every
+ * list's counter reached its count; in progress when one of its lists has started (list_started); not started
+ * otherwise -- behind a pending GPU Wait, `waiting` is that wait. A driver that reports no progress (before DDI
+ * 0127: no counter, no OP_BEGIN) gives no evidence, so there the first unfinished submission is taken as in
+ * progress, as before. */
+static d12dred_submission_status submission_status(struct d12_dred *dred, d12_dred_submission *s, bool *earlier_open,
+                                                   const d12dred_queue *q, const d12dred_wait **waiting)
+{
+    *waiting = NULL;
     bool covered = s->serial != 0 && atomic_load(&s->queue->completed) >= s->serial;
     bool all_done = true, started = false;
     for (UINT i = 0; i < s->count; i++) {
@@ -97,13 +138,18 @@ static d12dred_submission_status submission_status(d12_dred_submission *s, bool 
         UINT32 v = l && l->write_immediate ? __atomic_load_n(l->counter.cpu, __ATOMIC_ACQUIRE) : 0;
         /* A list reset since: its count is the new recording's (and the application's thread's to write). */
         all_done = all_done && l && l->write_immediate && !d12__dred_reset_since(s, i) && v == l->count;
-        started = started || v > 0;
+        started = started || list_started(dred, s, i);
     }
     if (covered || (all_done && s->count > 0))
         return D12DRED_SUBMISSION_COMPLETED;
     bool first = !*earlier_open;
     *earlier_open = true;
-    return first || started ? D12DRED_SUBMISSION_IN_PROGRESS : D12DRED_SUBMISSION_NOT_STARTED;
+    if (started)
+        return D12DRED_SUBMISSION_IN_PROGRESS;
+    *waiting = wait_before(q, s->serial);
+    if (*waiting == NULL && first && dred->write_immediate == NULL)
+        return D12DRED_SUBMISSION_IN_PROGRESS; /* no progress reporting: the old count-based guess */
+    return D12DRED_SUBMISSION_NOT_STARTED;
 }
 
 static int32_t node_index_of(d12dred_report *r, const D3D12_AUTO_BREADCRUMB_NODE1 *head, struct d12_command_list *list)
@@ -113,6 +159,26 @@ static int32_t node_index_of(d12dred_report *r, const D3D12_AUTO_BREADCRUMB_NODE
         if (n->pCommandList == (const ID3D12GraphicsCommandList *)&list->com.list)
             return i < (int32_t)r->node_count ? i : -1;
     return -1;
+}
+
+/* "The submission number is never #?" (issue 19 item 7): a submission the removal caught while the runtime was
+ * handing it to the driver has no serial yet; it gets the one it was about to get (the queue's count so far, plus
+ * its place among the queue's unnumbered ones). Called before the report reads any serial. */
+static void number_pending_submissions(struct d12_device *device)
+{
+    struct d12_dred *dred = device->dred;
+    d12__lock(&device->children_lock, D12_RANK_CHILDREN);
+    for (struct d12_command_queue *queue = device->queues; queue; queue = queue->next) {
+        d12__lock(&queue->lock, D12_RANK_QUEUE);
+        uint64_t next = queue->submitted;
+        d12__unlock(&queue->lock, D12_RANK_QUEUE);
+        pthread_mutex_lock(&dred->track_lock);
+        for (d12_dred_submission *s = dred->submissions; s; s = s->next)
+            if (s->queue == queue && s->serial == 0)
+                s->serial = ++next;
+        pthread_mutex_unlock(&dred->track_lock);
+    }
+    d12__unlock(&device->children_lock, D12_RANK_CHILDREN);
 }
 
 static void fill_queues(struct d12_device *device, d12dred_report *r, const D3D12_AUTO_BREADCRUMB_NODE1 *head)
@@ -126,12 +192,18 @@ static void fill_queues(struct d12_device *device, d12dred_report *r, const D3D1
         if (q == NULL)
             continue;
         d12dred_queue_set_faulted(q, queue == dred->fault.queue);
+        operation_visit visit = {q, -1};
+        d12__queue_for_each_operation(queue, add_operation, &visit);
         pthread_mutex_lock(&dred->track_lock);
         bool earlier_open = false;
         for (d12_dred_submission *s = dred->submissions; s; s = s->next) {
             if (s->queue != queue)
                 continue;
-            d12dred_submission *sub = d12dred_queue_add_submission(q, s->serial, submission_status(s, &earlier_open));
+            const d12dred_wait *waiting;
+            d12dred_submission_status status = submission_status(dred, s, &earlier_open, q, &waiting);
+            d12dred_submission *sub = d12dred_queue_add_submission(q, s->serial, status);
+            if (sub && waiting)
+                d12dred_submission_set_waiting_on(sub, waiting);
             for (UINT i = 0; sub && i < s->count; i++) {
                 char *list_name = object_name(&s->lists[i]->device_child.object);
                 d12dred_submission_add_list(sub, list_name, node_index_of(r, head, s->lists[i]));
@@ -139,10 +211,9 @@ static void fill_queues(struct d12_device *device, d12dred_report *r, const D3D1
             }
         }
         pthread_mutex_unlock(&dred->track_lock);
-        wait_visit visit = {q};
-        d12__queue_for_each_wait(queue, add_wait, &visit);
     }
     d12__unlock(&device->children_lock, D12_RANK_CHILDREN);
+    d12dred_report_find_deadlock(r);
 }
 
 /* ---- Nodes, ops, attribution, op state ---- */
@@ -257,6 +328,17 @@ static void fill_node(struct d12_dred *dred, d12dred_report *r, const D3D12_AUTO
             fill_op_state(dred, l, i, op);
         }
     }
+    /* Issue 19 item 1: the node's status from what the GPU reported, not from the counts alone. */
+    UINT32 completed = *n->pLastBreadcrumbValue;
+    bool named = attribution == D12DRED_ATTRIBUTION_EXACT;
+    bool begun = atomic_load_explicit(&queue->tdr.began_ns, memory_order_acquire) != 0 &&
+                 atomic_load_explicit(&queue->tdr.list, memory_order_relaxed) == (void *)list;
+    d12dred_node_set_status(node, named || (completed < n->BreadcrumbCount && (completed > 0 || begun))
+                                      ? D12DRED_SUBMISSION_IN_PROGRESS
+                                  : n->BreadcrumbCount > 0 && completed >= n->BreadcrumbCount
+                                      ? D12DRED_SUBMISSION_COMPLETED
+                                      : D12DRED_SUBMISSION_NOT_STARTED);
+    d12dred_node_fill_event_stacks(node); /* item 2 */
 }
 
 /* The submission serial a node's list belongs to (its first outstanding one, as the node was built from). */
@@ -390,6 +472,7 @@ struct d12_dred_report_state *d12__dred_report_freeze(struct d12_device *device,
         state->messages_at_freeze = d12_info_queue_GetNumStoredMessages(device->info_queue) +
                                     d12_info_queue_GetNumMessagesDiscardedByMessageCountLimit(device->info_queue);
     fill_header(device, state->report);
+    number_pending_submissions(device);
     fill_nodes(device, state->report, breadcrumbs);
     fill_queues(device, state->report, breadcrumbs);
     fill_page_fault(device, state->report);

@@ -161,6 +161,19 @@ static void render_header(buf *b, const d12dred_report *r)
     }
     if (r->tdr_delay_ms)
         d12__dred_buf_printf(b, "  TDR delay     %" PRIu32 " ms\n", r->tdr_delay_ms);
+    if (r->kind && strcmp(r->kind, "stall") == 0)
+        d12__dred_buf_puts(b, "  kind          stall: no GPU progress while work was pending (D12RT_STALL_MS); the "
+                              "device was not removed\n");
+    if (r->removed_by) {
+        d12__dred_buf_puts(b, "  cause         ");
+        put_text(b, r->removed_by);
+        d12__dred_buf_puts(b, "\n");
+    }
+    for (size_t i = 0; i < r->note_count; i++) {
+        d12__dred_buf_puts(b, "  note          ");
+        put_text(b, r->notes[i]);
+        d12__dred_buf_puts(b, "\n");
+    }
 }
 
 /* ---- Queues ------------------------------------------------------------------------------------------------ */
@@ -182,7 +195,14 @@ static void render_queue(buf *b, const d12dred_queue *q)
         char number[24] = "?";  /* 0: not numbered yet (removed while being handed to the driver) */
         if (s->sequence)
             snprintf(number, sizeof number, "%" PRIu64, s->sequence);
-        d12__dred_buf_printf(b, "    submission #%-4s %-12s", number, status_text(s->status));
+        if (s->waiting_on) { /* "not started (waiting on '<fence>' >= V, at V' before removal)" */
+            d12__dred_buf_printf(b, "    submission #%-4s not started (waiting on ", number);
+            put_name(b, s->waiting_on->fence);
+            d12__dred_buf_printf(b, " >= %" PRIu64 ", at %" PRIu64 " before removal)", s->waiting_on->value,
+                                 s->waiting_on->fence_value);
+        } else {
+            d12__dred_buf_printf(b, "    submission #%-4s %-12s", number, status_text(s->status));
+        }
         for (size_t j = 0; j < s->list_count; j++) {
             d12__dred_buf_puts(b, j ? ", " : " ");
             put_name(b, s->lists[j].list);
@@ -197,17 +217,29 @@ static void render_queue(buf *b, const d12dred_queue *q)
         put_name(b, w->fence);
         d12__dred_buf_printf(b, " >= %" PRIu64 " (was %" PRIu64 " before removal)\n", w->value, w->fence_value);
     }
+    for (size_t i = 0; i < q->signal_count; i++) {
+        const d12dred_wait *sig = &q->signals[i];
+        d12__dred_buf_puts(b, "    queued signal fence ");
+        put_name(b, sig->fence);
+        d12__dred_buf_printf(b, " = %" PRIu64 " (was %" PRIu64 " before removal)", sig->value, sig->fence_value);
+        if (sig->behind_wait >= 0 && (size_t)sig->behind_wait < q->wait_count) {
+            d12__dred_buf_puts(b, ", behind the wait on ");
+            put_name(b, q->waits[sig->behind_wait].fence);
+        }
+        d12__dred_buf_puts(b, "\n");
+    }
 }
 
 /* ---- Nodes ------------------------------------------------------------------------------------------------- */
 
+/* From what the GPU reported (the node's `status`; derived from the counts for an older report). */
 static const char *node_status(const d12dred_node *n)
 {
-    if (n->completed_count == 0)
-        return "not started";
-    if (n->completed_count >= n->breadcrumb_count)
-        return "all ops completed";
-    return "in progress";
+    switch (d12dred_node_status(n)) {
+    case D12DRED_SUBMISSION_COMPLETED: return "all ops completed";
+    case D12DRED_SUBMISSION_IN_PROGRESS: return "in progress";
+    default: return "not started";
+    }
 }
 
 static int node_has_attribution(const d12dred_node *n)
@@ -216,6 +248,30 @@ static int node_has_attribution(const d12dred_node *n)
         if (n->ops[i].attribution != D12DRED_ATTRIBUTION_NONE)
             return 1;
     return 0;
+}
+
+/* The name right after the address, then where in it the VA lies: " + 0x10000 (at its end; ...)". */
+static void put_site(buf *b, const char *resource, const d12dred_va_site *site)
+{
+    put_name(b, resource);
+    if (site->has_offset && site->offset)
+        d12__dred_buf_printf(b, " + 0x%" PRIx64, site->offset);
+    if (site->note) {
+        d12__dred_buf_puts(b, " (");
+        put_text(b, site->note);
+        d12__dred_buf_puts(b, ")");
+    }
+}
+
+static void put_copy_side(buf *b, const d12dred_copy_side *side, uint64_t bytes)
+{
+    put_name(b, side->resource);
+    d12__dred_buf_printf(b, " [+0x%" PRIx64 ", +0x%" PRIx64 ")", side->offset, side->offset + bytes);
+    if (side->site.note) {
+        d12__dred_buf_puts(b, " (");
+        put_text(b, side->site.note);
+        d12__dred_buf_puts(b, ")");
+    }
 }
 
 static void render_state(buf *b, unsigned indent, const d12dred_op_state *s)
@@ -231,7 +287,7 @@ static void render_state(buf *b, unsigned indent, const d12dred_op_state *s)
         put_indent(b, indent);
         d12__dred_buf_printf(b, "VB slot %-3" PRIu32 " 0x%" PRIx64 ", %" PRIu32 " bytes, stride %" PRIu32 ", ", v->slot,
                              v->va, v->size, v->stride);
-        put_name(b, v->resource);
+        put_site(b, v->resource, &v->site);
         d12__dred_buf_puts(b, "\n");
     }
     if (s->has_index_buffer) {
@@ -240,7 +296,7 @@ static void render_state(buf *b, unsigned indent, const d12dred_op_state *s)
         d12__dred_buf_printf(b, "IB          0x%" PRIx64 ", %" PRIu32 " bytes, ", ib->va, ib->size);
         put_index_format(b, ib->format);
         d12__dred_buf_puts(b, ", ");
-        put_name(b, ib->resource);
+        put_site(b, ib->resource, &ib->site);
         d12__dred_buf_puts(b, "\n");
     }
     for (size_t i = 0; i < s->root_descriptor_count; i++) {
@@ -248,7 +304,17 @@ static void render_state(buf *b, unsigned indent, const d12dred_op_state *s)
         const char *kind = d12dred_root_kind_name(rd->kind);
         put_indent(b, indent);
         d12__dred_buf_printf(b, "root %-3" PRIu32 "    %s 0x%" PRIx64 ", ", rd->parameter, kind ? kind : "?", rd->va);
-        put_name(b, rd->resource);
+        put_site(b, rd->resource, &rd->site);
+        if (rd->kind == D12DRED_ROOT_UAV)
+            d12__dred_buf_puts(b, " (write)"); /* a UAV is written through, not only read */
+        d12__dred_buf_puts(b, "\n");
+    }
+    if (s->has_copy) {
+        put_indent(b, indent);
+        d12__dred_buf_puts(b, "copy        src ");
+        put_copy_side(b, &s->copy_src, s->copy_bytes);
+        d12__dred_buf_puts(b, " -> dst ");
+        put_copy_side(b, &s->copy_dst, s->copy_bytes);
         d12__dred_buf_puts(b, "\n");
     }
 }
@@ -281,15 +347,52 @@ static void render_op(buf *b, const d12dred_report *r, const d12dred_node *n, co
         put_message(b, indent + 5, &op->messages[i]);
 }
 
-/* Whether a long node shows this op: near the completed count, or marked, or carrying state or messages. */
-static int op_shown(const d12dred_node *n, const d12dred_op *op)
+/* Whether a long node shows this op: near the completed count, or marked, or carrying state or messages, or a
+ * BEGINEVENT enclosing an attributed or the last completed op (`in_stack`: its event stack, issue 19 item 2). */
+static int op_shown(const d12dred_node *n, const d12dred_op *op, const unsigned char *in_stack)
 {
-    if (n->op_count <= RENDER_FULL_NODE_OPS)
+    if (n->op_count <= RENDER_FULL_NODE_OPS || (in_stack && in_stack[op - n->ops]))
         return 1;
     uint64_t v = n->completed_count;
     uint64_t lo = v > RENDER_OPS_BEFORE ? v - RENDER_OPS_BEFORE : 0;
     return (op->index >= lo && op->index <= v + RENDER_OPS_AFTER) || op->attribution != D12DRED_ATTRIBUTION_NONE ||
            op->state || op->message_count;
+}
+
+/* The ops of a node that are on the event stack of an attributed op or of the last completed one: the JSON's
+ * `event_stack` where the report has it, else the BEGINEVENT/ENDEVENT nesting of the kept ops (an older report).
+ * NULL when out of memory (then only the window is shown). */
+static unsigned char *event_stacks(const d12dred_node *n)
+{
+    unsigned char *in_stack = calloc(n->op_count ? n->op_count : 1, 1);
+    size_t *open = malloc((n->op_count ? n->op_count : 1) * sizeof *open);
+    if (!in_stack || !open) {
+        free(in_stack);
+        free(open);
+        return NULL;
+    }
+    size_t depth = 0;
+    for (size_t i = 0; i < n->op_count; i++) {
+        const d12dred_op *op = &n->ops[i];
+        if (op->op == 2 && depth > 0) /* ENDEVENT */
+            depth--;
+        int target = op->attribution != D12DRED_ATTRIBUTION_NONE ||
+                     (n->completed_count > 0 && op->index == n->completed_count - 1);
+        if (target && op->has_event_stack) {
+            for (size_t k = 0; k < op->event_stack_count; k++) {
+                d12dred_op *begin = d12dred_node_find_op((d12dred_node *)n, op->event_stack[k]);
+                if (begin)
+                    in_stack[begin - n->ops] = 1;
+            }
+        } else if (target) {
+            for (size_t k = 0; k < depth; k++)
+                in_stack[open[k]] = 1;
+        }
+        if (op->op == 1) /* BEGINEVENT */
+            open[depth++] = i;
+    }
+    free(open);
+    return in_stack;
 }
 
 static void render_node(buf *b, const d12dred_report *r, size_t index, const d12dred_node *n)
@@ -308,11 +411,12 @@ static void render_node(buf *b, const d12dred_report *r, size_t index, const d12
         d12__dred_buf_printf(b, "    only the last %zu of %" PRIu32 " ops are kept\n", n->op_count,
                              n->breadcrumb_count);
     int mark_first = !node_has_attribution(n) && n->completed_count < n->breadcrumb_count;
+    unsigned char *in_stack = n->op_count > RENDER_FULL_NODE_OPS ? event_stacks(n) : NULL;
     size_t hidden = 0;
     uint32_t hidden_from = 0;
     for (size_t i = 0; i < n->op_count; i++) {
         const d12dred_op *op = &n->ops[i];
-        if (!op_shown(n, op)) {
+        if (!op_shown(n, op, in_stack)) {
             if (hidden++ == 0)
                 hidden_from = op->index;
             continue;
@@ -326,6 +430,7 @@ static void render_node(buf *b, const d12dred_report *r, size_t index, const d12
     if (hidden)
         d12__dred_buf_printf(b, "    ... %zu ops (#%" PRIu32 "..#%" PRIu32 ") ...\n", hidden, hidden_from,
                              n->ops[n->op_count - 1].index);
+    free(in_stack);
 }
 
 /* ---- Page fault -------------------------------------------------------------------------------------------- */
@@ -387,6 +492,11 @@ static void render_page_fault(buf *b, const d12dred_page_fault *pf)
         d12__dred_buf_printf(b, ", flags 0x%" PRIx32, pf->flags);
     d12__dred_buf_puts(b, ")\n");
     render_verdict(b, pf);
+    if (pf->detail) {
+        d12__dred_buf_puts(b, "  detail        ");
+        put_text(b, pf->detail);
+        d12__dred_buf_puts(b, "\n");
+    }
     d12__dred_buf_puts(b, "  existing     ");
     if (!pf->existing_count)
         d12__dred_buf_puts(b, " none");
@@ -440,6 +550,11 @@ int d12dred_report_render(const d12dred_report *r, FILE *out)
         d12__dred_buf_puts(&b, "  none recorded\n");
     for (size_t i = 0; i < r->queue_count; i++)
         render_queue(&b, r->queues[i]);
+    if (r->deadlock) {
+        d12__dred_buf_puts(&b, "  ");
+        put_text(&b, r->deadlock);
+        d12__dred_buf_puts(&b, "\n");
+    }
     d12__dred_buf_puts(&b, "\nCommand lists outstanding at removal\n");
     if (!r->node_count)
         d12__dred_buf_puts(&b, r->features.auto_breadcrumbs ? "  none\n" : "  none (auto-breadcrumbs were off)\n");
