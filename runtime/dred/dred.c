@@ -40,6 +40,7 @@ HRESULT d12__dred_create(struct d12_device *device, const d12_dred_enabled *enab
     if (dred == NULL)
         return E_OUTOFMEMORY;
     dred->enabled = *enabled;
+    dred->settings_at_creation = d12__debug_settings(); /* item 8: a later change is noted in the report */
     const char *dump = getenv("D12RT_DRED_DUMP");
     dred->track_submissions = enabled->auto_breadcrumbs || (dump && *dump);
     atomic_init(&dred->frozen, false);
@@ -63,6 +64,8 @@ void d12__dred_connect(struct d12_device *device)
 {
     if (device->dred && device->dred->enabled.auto_breadcrumbs)
         device->dred->write_immediate = driver_write_immediate(device);
+    if (device->dred && device->gpu)
+        d12__dred_stall_start(device);
 }
 
 void d12__dred_destroy(struct d12_device *device)
@@ -70,6 +73,7 @@ void d12__dred_destroy(struct d12_device *device)
     struct d12_dred *dred = device->dred;
     if (dred == NULL)
         return;
+    d12__dred_stall_stop(device);
     d12_dred_submission *chain = dred->submissions;
     dred->submissions = NULL;
     d12__dred_release_submissions(chain);
@@ -136,7 +140,7 @@ void d12__dred_ensure_frozen(struct d12_device *device)
     if (device->dred == NULL || d12__dred_frozen(device) || !d12__device_is_removed(device))
         return;
     d12_fault_info unknown = {atomic_load(&device->removed_reason), D3D12_DRED_DEVICE_STATE_UNKNOWN, 0, 0, NULL, NULL,
-                              D12_DRED_OP_INDEX_UNKNOWN};
+                              D12_DRED_OP_INDEX_UNKNOWN, NULL};
     d12__dred_freeze(device, &unknown);
 }
 

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "breadcrumbs.h"
+#include "debug.h"
 #include "dred.h"
 
 struct d12_resource;
@@ -89,6 +90,9 @@ struct d12_dred {
     d12_dred_freed *freed;          /* D12_DRED_FREED_RING records */
     uint64_t freed_total;           /* frees so far: the ring holds the last min(total, 65 000) */
     _Atomic uint64_t free_seq;
+
+    struct d12_dred_stall *stall;   /* D12RT_STALL_MS's detector (stall.c), or NULL */
+    d12_debug_settings settings_at_creation; /* the process-global settings as D3D12CreateDevice latched them */
 };
 
 /* ---- Counter pool (breadcrumbs.c) ---- */
@@ -116,6 +120,14 @@ void d12__dred_report_write_dump(struct d12_device *device, struct d12_dred_repo
 void d12__dred_output_write_dump(struct d12_device *device, struct d12_dred_output *output);
 /* The frozen breadcrumb nodes' head (NULL: none). */
 const D3D12_AUTO_BREADCRUMB_NODE1 *d12__dred_output_breadcrumbs(const struct d12_dred_output *output);
+
+/* ---- The stall detector (stall.c) ---- */
+void d12__dred_stall_start(struct d12_device *device);
+void d12__dred_stall_stop(struct d12_device *device);
+/* Build a report of the device as it is now, without removing it, and write D12RT_DRED_DUMP/d12rt-stall-<pid>-<n>.json
+ * (report.c). Nothing when the device was frozen meanwhile. */
+void d12__dred_write_stall_report(struct d12_device *device, unsigned number, unsigned stalled_ms);
+struct d12_dred_report_state *d12__dred_output_report_state(struct d12_dred_output *output);
 
 /* Freeze now (state UNKNOWN) when the device is removed and no removal path froze it. */
 void d12__dred_ensure_frozen(struct d12_device *device);

@@ -242,6 +242,11 @@ struct d12_dred_output *d12__dred_output_build(struct d12_device *device)
     return out;
 }
 
+struct d12_dred_report_state *d12__dred_output_report_state(struct d12_dred_output *output)
+{
+    return output ? output->report : NULL;
+}
+
 void d12__dred_output_write_dump(struct d12_device *device, struct d12_dred_output *output)
 {
     if (output)

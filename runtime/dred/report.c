@@ -13,6 +13,7 @@
 #include "d12_dred_names.h"
 #include "d12dred_report.h"
 #include "device.h"
+#include "debug.h"
 #include "dred_internal.h"
 #include "dump.h"
 #include "fence.h"
@@ -69,6 +70,15 @@ static void fill_header(struct d12_device *device, d12dred_report *r)
         d12dred_report_set_driver(r, d12__driver_adapter_name(d12__driver_device_adapter(device->driver)));
     const char *tdr = getenv("D12RT_TDR_DELAY_MS");
     d12dred_report_set_tdr_delay_ms(r, tdr && *tdr ? (uint32_t)strtoul(tdr, NULL, 10) : 2000u);
+    if (dred->fault.removed_by)
+        d12dred_report_set_removed_by(r, dred->fault.removed_by);
+    /* Issue 19 item 8: a setting changed since D3D12CreateDevice affects later devices only (docs/dred.md). */
+    d12_debug_settings now = d12__debug_settings(), *then = &dred->settings_at_creation;
+    if (now.auto_breadcrumbs != then->auto_breadcrumbs || now.page_fault != then->page_fault ||
+        now.breadcrumb_context != then->breadcrumb_context || now.watson_dump != then->watson_dump ||
+        now.markers_only_breadcrumbs != then->markers_only_breadcrumbs)
+        d12dred_report_add_note(r, "DRED settings changed after the device was created are ignored: DRED settings are "
+                                   "latched at device creation (D3D12CreateDevice)");
 }
 
 /* ---- Queues ---- */
@@ -601,6 +611,43 @@ void d12__dred_report_complete(struct d12_device *device, struct d12_dred_report
                                                               : NULL);
     if (!state->dump_written || state->report->flush_message_count != before)
         write_dump(device, state);
+}
+
+/* D12RT_STALL_MS (stall.c): the report of the device as it is now, `kind` "stall", in its own file. Built by the
+ * freeze's code under freeze_lock with a fault of "nothing" (the device is not removed), so it reads the same state
+ * the same way; a removal that froze meanwhile wins and no stall report is written. */
+void d12__dred_write_stall_report(struct d12_device *device, unsigned number, unsigned stalled_ms)
+{
+    struct d12_dred *dred = device->dred;
+    pthread_mutex_lock(&dred->freeze_lock);
+    if (atomic_load_explicit(&dred->frozen, memory_order_relaxed)) {
+        pthread_mutex_unlock(&dred->freeze_lock);
+        return;
+    }
+    d12_fault_info saved = dred->fault;
+    HRESULT saved_reason = dred->reason;
+    dred->fault = (d12_fault_info){.reason = S_OK, .state = D3D12_DRED_DEVICE_STATE_UNKNOWN,
+                                   .op_index = D12_DRED_OP_INDEX_UNKNOWN};
+    dred->reason = S_OK;
+    struct d12_dred_output *output = d12__dred_output_build(device);
+    dred->fault = saved;
+    dred->reason = saved_reason;
+    pthread_mutex_unlock(&dred->freeze_lock);
+    struct d12_dred_report_state *state = d12__dred_output_report_state(output);
+    if (state && state->dump_dir) {
+        d12dred_report_set_kind(state->report, "stall");
+        char note[160];
+        snprintf(note, sizeof note, "no GPU progress anywhere on the device for %u ms while work was pending "
+                                    "(D12RT_STALL_MS); the device was not removed", stalled_ms);
+        d12dred_report_add_note(state->report, note);
+        char path[4096];
+        snprintf(path, sizeof path, "%s/d12rt-stall-%u-%u.json", state->dump_dir, (unsigned)getpid(), number);
+        size_t length = 0;
+        char *json = d12dred_report_to_json(state->report, &length);
+        if (json)
+            d12__dred_dump_write(state->dump_dir, path, json, length, D12_DRED_DUMP_TIMEOUT_MS);
+    }
+    d12__dred_output_free(output);
 }
 
 void d12__dred_report_free(struct d12_dred_report_state *state)
