@@ -223,7 +223,7 @@ d12_dred_submission *d12__dred_submit_begin(struct d12_command_queue *queue, UIN
     d12_dred_submission *s = malloc(sizeof *s + count * (sizeof s->lists[0] + sizeof(uint32_t)));
     if (s == NULL)
         return NULL; /* out of memory: this submission will not be named by a removal */
-    *s = (d12_dred_submission){queue, 0, NULL, count};
+    *s = (d12_dred_submission){queue, 0, NULL, atomic_load_explicit(&dred->free_seq, memory_order_relaxed), count};
     for (UINT i = 0; i < count; i++) {
         s->lists[i] = lists[i];
         d12__dred_submission_generations(s)[i] =

@@ -19,6 +19,7 @@ typedef struct d12_dred_submission {
     struct d12_command_queue *queue;
     uint64_t serial;               /* the queue's serial; 0 while the driver is being handed it */
     struct d12_dred_submission *next;
+    uint64_t free_seq;             /* the ledger's free sequence at submission (stale list or in flight, issue 19) */
     UINT count;
     struct d12_command_list *lists[]; /* then `count` uint32_t: each list's recording generation at submission */
 } d12_dred_submission;
@@ -120,6 +121,18 @@ void d12__dred_report_write_dump(struct d12_device *device, struct d12_dred_repo
 void d12__dred_output_write_dump(struct d12_device *device, struct d12_dred_output *output);
 /* The frozen breadcrumb nodes' head (NULL: none). */
 const D3D12_AUTO_BREADCRUMB_NODE1 *d12__dred_output_breadcrumbs(const struct d12_dred_output *output);
+
+/* ---- Where a VA of an op's state lies, what a verdict means to fix (report_sites.c) ---- */
+struct d12dred_va_site;
+struct d12dred_report;
+struct d12dred_page_fault;
+/* The allocation holding `va` (live, in the guard gap after a live one, or recently freed) as a name and a site:
+ * offset into it and a note relating the access [va, va + length) (`write`: a write) to it. *name malloc'ed or NULL.
+ * `recorded`: the faulting list's closed_seq (0 unknown). Takes the ledger lock. */
+void d12__dred_resolve_site(struct d12_dred *dred, uint64_t recorded, UINT64 va, UINT64 length, bool write,
+                            char **name, struct d12dred_va_site *site);
+/* The page fault's `detail`: out-of-bounds relates the attributed op's access to the buffer below. */
+void d12__dred_out_of_bounds_detail(struct d12dred_report *r, struct d12dred_page_fault *pf);
 
 /* ---- The stall detector (stall.c) ---- */
 void d12__dred_stall_start(struct d12_device *device);

@@ -241,24 +241,9 @@ static const d12_dred_context *find_context(const d12_dred_list *l, UINT index)
     return lo < l->context_count && l->contexts[lo].index == index ? &l->contexts[lo] : NULL;
 }
 
-/* The name of the live buffer containing `va` (the ledger, page-fault DRED only), or NULL. */
-static char *buffer_name_at(struct d12_dred *dred, UINT64 va)
-{
-    if (!dred->enabled.page_fault || va == 0)
-        return NULL;
-    char *name = NULL;
-    pthread_mutex_lock(&dred->ledger_lock);
-    for (d12_dred_allocation *a = dred->live.next; a != &dred->live; a = a->next)
-        if (va >= a->start && va - a->start < a->size) {
-            name = object_name(&a->resource->device_child.object);
-            break;
-        }
-    pthread_mutex_unlock(&dred->ledger_lock);
-    return name;
-}
-
 /* The op's arguments (draws, dispatches, CopyBufferRegion), and the views and root descriptors current at op
- * `index`: the state log replayed up to it. */
+ * `index` (the state log replayed up to it), each VA resolved against the ledger (report_sites.c): the name right
+ * after the address, where in the buffer it lies, and what the access does past its end. */
 static void fill_op_state(struct d12_dred *dred, const d12_dred_list *l, UINT index, d12dred_op *op)
 {
     d12dred_op_state *state = d12dred_op_get_state(op);
@@ -268,7 +253,8 @@ static void fill_op_state(struct d12_dred *dred, const d12_dred_list *l, UINT in
     if (arguments)
         d12dred_op_state_set_arguments(state, arguments);
     free(arguments);
-    const d12_dred_state_change *vb[32] = {0}, *ib = NULL, *root[6][64] = {{0}};
+    uint64_t recorded = atomic_load_explicit(&l->closed_seq, memory_order_relaxed);
+    const d12_dred_state_change *vb[32] = {0}, *ib = NULL, *root[6][64] = {{0}}, *copy[2] = {NULL, NULL};
     for (UINT i = 0; i < l->change_count && l->changes[i].op <= index; i++) {
         const d12_dred_state_change *c = &l->changes[i];
         if (c->kind == D12_DRED_STATE_VERTEX_BUFFER && c->slot < 32)
@@ -277,29 +263,72 @@ static void fill_op_state(struct d12_dred *dred, const d12_dred_list *l, UINT in
             ib = c;
         else if (c->kind == D12_DRED_STATE_ROOT_DESCRIPTOR && c->which < 6 && c->slot < 64)
             root[c->which][c->slot] = c;
+        else if (c->kind == D12_DRED_STATE_COPY && c->op == index && c->which < 2)
+            copy[c->which] = c; /* this op's own sides only */
     }
+    char *name;
     for (unsigned s = 0; s < 32; s++) {
         if (vb[s] && vb[s]->address) {
-            char *name = buffer_name_at(dred, vb[s]->address);
-            d12dred_op_state_add_vertex_buffer(state, s, vb[s]->address, vb[s]->size, vb[s]->stride, name);
+            d12dred_va_site site = {0};
+            d12__dred_resolve_site(dred, recorded, vb[s]->address, vb[s]->size, false, &name, &site);
+            if (d12dred_op_state_add_vertex_buffer(state, s, vb[s]->address, vb[s]->size, vb[s]->stride, name) == 0)
+                state->vertex_buffers[state->vertex_buffer_count - 1].site = site;
+            else
+                d12__dred_free_va_site(&site);
             free(name);
         }
     }
     if (ib && ib->address) {
-        char *name = buffer_name_at(dred, ib->address);
-        d12dred_op_state_set_index_buffer(state, ib->address, ib->size, ib->stride, name);
+        d12dred_va_site site = {0};
+        d12__dred_resolve_site(dred, recorded, ib->address, ib->size, false, &name, &site);
+        if (d12dred_op_state_set_index_buffer(state, ib->address, ib->size, ib->stride, name) == 0) {
+            d12__dred_free_va_site(&state->index_buffer.site);
+            state->index_buffer.site = site;
+        } else {
+            d12__dred_free_va_site(&site);
+        }
         free(name);
     }
-    /* A draw uses the graphics root arguments, a dispatch the compute ones. */
+    /* A draw uses the graphics root arguments, a dispatch the compute ones. A CBV reads 256 bytes, an SRV or UAV 4
+     * (the reference driver's access model, docs/dred-gpu.md); a UAV is written through. */
     bool compute = op->op == D3D12_AUTO_BREADCRUMB_OP_DISPATCH;
     for (unsigned which = compute ? 3 : 0; which < (compute ? 6u : 3u); which++) {
         for (unsigned p = 0; p < 64; p++) {
-            if (!root[which][p])
+            const d12_dred_state_change *c = root[which][p];
+            if (!c)
                 continue;
-            char *name = buffer_name_at(dred, root[which][p]->address);
-            d12dred_op_state_add_root_descriptor(state, p, (d12dred_root_kind)(which % 3), root[which][p]->address, name);
+            d12dred_root_kind kind = (d12dred_root_kind)(which % 3);
+            d12dred_va_site site = {0};
+            d12__dred_resolve_site(dred, recorded, c->address, kind == D12DRED_ROOT_CBV ? 256 : 4,
+                                   kind == D12DRED_ROOT_UAV, &name, &site);
+            if (d12dred_op_state_add_root_descriptor(state, p, kind, c->address, name) == 0)
+                state->root_descriptors[state->root_descriptor_count - 1].site = site;
+            else
+                d12__dred_free_va_site(&site);
             free(name);
         }
+    }
+    if (op->op == D3D12_AUTO_BREADCRUMB_OP_COPYBUFFERREGION && copy[0] && copy[1]) {
+        d12dred_va_site sites[2] = {{0}, {0}};
+        char *names[2];
+        for (int k = 0; k < 2; k++)
+            d12__dred_resolve_site(dred, recorded, copy[k]->address, copy[k]->size, k == 0, &names[k], &sites[k]);
+        /* each side as its buffer (start) and the offset into it; unresolved: the VA itself */
+        UINT64 base[2], offset[2];
+        for (int k = 0; k < 2; k++) {
+            offset[k] = sites[k].has_offset ? sites[k].offset : 0;
+            base[k] = copy[k]->address - offset[k];
+        }
+        if (d12dred_op_state_set_copy(state, copy[0]->size, base[1], offset[1], names[1], base[0], offset[0],
+                                      names[0]) == 0) {
+            state->copy_dst.site.note = sites[0].note;
+            state->copy_src.site.note = sites[1].note;
+        } else {
+            free(sites[0].note);
+            free(sites[1].note);
+        }
+        free(names[0]);
+        free(names[1]);
     }
 }
 
@@ -396,6 +425,42 @@ static void fill_nodes(struct d12_device *device, d12dred_report *r, const D3D12
 
 #define D12_DRED_GUARD_GAP 0x10000ull /* the unmapped 64 KiB after every allocation (docs/dred-gpu.md) */
 
+/* Issue 19 item 4: which use-after-free it is, from the release's sequence number and the faulting list's
+ * submission (the ledger's free sequence when it was executed): released after the submission began, while it was in
+ * flight (defer the release behind a fence), or before it was submitted (a stale list that outlived its resources). */
+static void use_after_free_detail(struct d12_dred *dred, d12dred_page_fault *pf, uint64_t release)
+{
+    const d12_fault_info *fault = &dred->fault;
+    uint64_t serial = 0, at_submit = 0;
+    pthread_mutex_lock(&dred->track_lock);
+    for (d12_dred_submission *s = dred->submissions; s && !serial; s = s->next) {
+        if (s->serial != 0 && atomic_load(&s->queue->completed) >= s->serial)
+            continue;
+        for (UINT i = 0; i < s->count; i++)
+            if (fault->list && s->lists[i] == fault->list) {
+                serial = s->serial;
+                at_submit = s->free_seq;
+            }
+    }
+    pthread_mutex_unlock(&dred->track_lock);
+    if (!serial)
+        return; /* the submission is not known: the verdict says what is known */
+    const char *name = pf->freed_count && pf->freed[0]->name ? pf->freed[0]->name : "the buffer";
+    char *detail = NULL;
+    int n = release > at_submit
+                ? asprintf(&detail, "released while a submission using it was in flight: release #%llu of '%s' came "
+                                    "after submission #%llu began; release it only once a fence signalled after that "
+                                    "submission has completed",
+                           (unsigned long long)release, name, (unsigned long long)serial)
+                : asprintf(&detail, "released before the list was submitted (stale list): release #%llu of '%s' came "
+                                    "before submission #%llu, whose list still used it; re-record the list, or keep "
+                                    "the buffer alive while the list can be submitted",
+                           (unsigned long long)release, name, (unsigned long long)serial);
+    if (n >= 0)
+        d12dred_page_fault_set_detail(pf, detail);
+    free(detail);
+}
+
 static void fill_page_fault(struct d12_device *device, d12dred_report *r)
 {
     struct d12_dred *dred = device->dred;
@@ -427,10 +492,13 @@ static void fill_page_fault(struct d12_device *device, d12dred_report *r)
         }
     }
     uint64_t kept = dred->freed_total < D12_DRED_FREED_RING ? dred->freed_total : D12_DRED_FREED_RING;
+    uint64_t release = 0; /* the newest matching release's sequence number (1-based) */
     for (uint64_t k = 0; k < kept; k++) {
         const d12_dred_freed *f = &dred->freed[(dred->freed_total - 1 - k) % D12_DRED_FREED_RING];
         if (va < f->start || va - f->start >= f->size)
             continue;
+        if (release == 0)
+            release = f->seq;
         char *name = f->name_w ? d12dred_utf8_from_wide(f->name_w) : f->name_a ? strdup(f->name_a) : NULL;
         /* "released after the list was recorded": freed after the faulting list's Close */
         d12dred_allocation *x = d12dred_page_fault_add_freed(pf, name, D3D12_DRED_ALLOCATION_TYPE_RESOURCE, f->start,
@@ -464,6 +532,9 @@ static void fill_page_fault(struct d12_device *device, d12dred_report *r)
                                   : D12DRED_VERDICT_NEVER_MAPPED;
     d12dred_page_fault_set_verdict(pf, verdict);
     pthread_mutex_unlock(&dred->ledger_lock);
+    if (verdict == D12DRED_VERDICT_USE_AFTER_FREE && release)
+        use_after_free_detail(dred, pf, release);
+    d12__dred_out_of_bounds_detail(r, pf);
 }
 
 /* ---- Stage 1 and 2 ---- */

@@ -471,7 +471,9 @@ static void render_verdict(buf *b, const d12dred_page_fault *pf)
             d12__dred_buf_puts(b, ": ");
             put_name(b, a->name);
             d12__dred_buf_printf(b, " + 0x%" PRIx64 ", ", pf->va - a->va);
-            put_distance(b, a->distance);
+            /* past its Width (what the application asked for), not past the 64 KiB-rounded range: the first byte of
+             * the guard gap is 0 bytes past the range but may be kilobytes past the buffer */
+            put_distance(b, a->width && pf->va >= a->va + a->width ? pf->va - (a->va + a->width) : a->distance);
             d12__dred_buf_puts(b, " past its end");
         }
         break;
