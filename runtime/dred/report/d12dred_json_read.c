@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "d12dred_internal.h"
 #include "d12dred_json_map.h"
@@ -753,6 +754,13 @@ int d12dred_report_read_json(const char *path, d12dred_report **out, char *error
     if (!file) {
         if (error && error_size)
             snprintf(error, error_size, "cannot read %s: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fileno(file), &st) == 0 && S_ISDIR(st.st_mode)) { /* fopen opens a folder on Linux; reading fails */
+        fclose(file);
+        if (error && error_size)
+            snprintf(error, error_size, "cannot read %s: is a directory", path);
         return -1;
     }
     d12__dred_buf buf = {0};

@@ -20,9 +20,15 @@
 
 typedef d12__dred_buf buf;
 
+#define put_text d12__dred_put_text
+#define put_name d12__dred_put_name
+#define put_op_name d12__dred_put_op_name
+#define put_enum d12__dred_put_enum
+#define emit d12__dred_emit
+
 /* Text from the report as the terminal should see it: control characters (a hostile file could hold escape
  * sequences) are shown as \n, \t, \xNN; everything else is the report's UTF-8. */
-static void put_text(buf *b, const char *text)
+void d12__dred_put_text(buf *b, const char *text)
 {
     for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
         if (*p == '\n')
@@ -37,7 +43,7 @@ static void put_text(buf *b, const char *text)
 }
 
 /* 'name' quoted, or (unnamed). */
-static void put_name(buf *b, const char *name)
+void d12__dred_put_name(buf *b, const char *name)
 {
     if (!name) {
         d12__dred_buf_puts(b, "(unnamed)");
@@ -64,7 +70,7 @@ static void put_indent(buf *b, unsigned spaces)
         d12__dred_buf_puts(b, " ");
 }
 
-static void put_op_name(buf *b, uint32_t op)
+void d12__dred_put_op_name(buf *b, uint32_t op)
 {
     const char *name = d12_dred_op_name(op);
     if (name)
@@ -73,7 +79,7 @@ static void put_op_name(buf *b, uint32_t op)
         d12__dred_buf_printf(b, "op %" PRIu32, op);  /* an op newer than this d12dred: its number */
 }
 
-static void put_enum(buf *b, const char *name, uint32_t value)
+void d12__dred_put_enum(buf *b, const char *name, uint32_t value)
 {
     if (name)
         d12__dred_buf_printf(b, "%s (%" PRIu32 ")", name, value);
@@ -530,7 +536,7 @@ static void render_page_fault(buf *b, const d12dred_page_fault *pf)
     }
 }
 
-static int emit(buf *b, FILE *out)
+int d12__dred_emit(buf *b, FILE *out)
 {
     if (b->failed) {
         free(b->data);
@@ -573,140 +579,4 @@ int d12dred_report_render(const d12dred_report *r, FILE *out)
             put_message(&b, 2, &r->flush_messages[i]);
     }
     return emit(&b, out);
-}
-
-/* ---- diff -------------------------------------------------------------------------------------------------- */
-
-typedef struct fault_site {
-    const d12dred_node *node;
-    const d12dred_op *op;
-} fault_site;
-
-/* The op the report blames: the first `exact` op, else the first `suspect` one. */
-static fault_site find_fault(const d12dred_report *r)
-{
-    fault_site suspect = {0};
-    for (size_t i = 0; i < r->node_count; i++) {
-        const d12dred_node *n = r->nodes[i];
-        for (size_t j = 0; j < n->op_count; j++) {
-            if (n->ops[j].attribution == D12DRED_ATTRIBUTION_EXACT)
-                return (fault_site){n, &n->ops[j]};
-            if (n->ops[j].attribution == D12DRED_ATTRIBUTION_SUSPECT && !suspect.op)
-                suspect = (fault_site){n, &n->ops[j]};
-        }
-    }
-    return suspect;
-}
-
-static int same_string(const char *a, const char *b)
-{
-    return a == b || (a && b && strcmp(a, b) == 0);
-}
-
-static void describe_fault(buf *b, fault_site f)
-{
-    if (!f.op) {
-        d12__dred_buf_puts(b, "none");
-        return;
-    }
-    put_name(b, f.node->list);
-    d12__dred_buf_puts(b, " on ");
-    put_name(b, f.node->queue);
-    d12__dred_buf_printf(b, " #%" PRIu32 " ", f.op->index);
-    put_op_name(b, f.op->op);
-    d12__dred_buf_printf(b, " (%s)", d12dred_attribution_name(f.op->attribution));
-}
-
-/* The allocation a verdict names (use-after-free: the freed one; out-of-bounds: the one below). */
-static const char *verdict_subject(const d12dred_page_fault *pf)
-{
-    if (!pf)
-        return NULL;
-    if (pf->verdict == D12DRED_VERDICT_USE_AFTER_FREE && pf->freed_count)
-        return pf->freed[0]->name;
-    if (pf->verdict == D12DRED_VERDICT_OUT_OF_BOUNDS && pf->below)
-        return pf->below->name;
-    return NULL;
-}
-
-static void describe_verdict(buf *b, const d12dred_page_fault *pf)
-{
-    if (!pf) {
-        d12__dred_buf_puts(b, "no page fault");
-        return;
-    }
-    const char *verdict = d12dred_verdict_name(pf->verdict);
-    d12__dred_buf_puts(b, verdict ? verdict : "none");
-    const char *subject = verdict_subject(pf);
-    if (subject) {
-        d12__dred_buf_puts(b, " ");
-        put_name(b, subject);
-    }
-}
-
-static void diff_line(buf *b, const char *aspect, int same, void (*describe)(buf *, const void *), const void *a,
-                      const void *bb)
-{
-    d12__dred_buf_printf(b, "%-13s %s: ", aspect, same ? "same" : "different");
-    describe(b, a);
-    if (!same) {
-        d12__dred_buf_puts(b, " | ");
-        describe(b, bb);
-    }
-    d12__dred_buf_puts(b, "\n");
-}
-
-static void describe_reason(buf *b, const void *p)
-{
-    const d12dred_report *r = p;
-    put_text(b, r->reason_name ? r->reason_name : "?");
-    d12__dred_buf_printf(b, " (0x%08" PRIx32 ")", (uint32_t)r->reason);
-}
-
-static void describe_state(buf *b, const void *p)
-{
-    const d12dred_report *r = p;
-    put_enum(b, d12_dred_device_state_name(r->device_state), r->device_state);
-}
-
-static void describe_fault_of(buf *b, const void *p) { describe_fault(b, find_fault(p)); }
-static void describe_verdict_of(buf *b, const void *p) { describe_verdict(b, ((const d12dred_report *)p)->page_fault); }
-
-static int same_fault(const d12dred_report *a, const d12dred_report *b)
-{
-    fault_site fa = find_fault(a), fb = find_fault(b);
-    if (!fa.op || !fb.op)
-        return !fa.op && !fb.op;
-    return same_string(fa.node->list, fb.node->list) && same_string(fa.node->queue, fb.node->queue) &&
-           fa.op->index == fb.op->index && fa.op->op == fb.op->op && fa.op->attribution == fb.op->attribution;
-}
-
-static int same_verdict(const d12dred_report *a, const d12dred_report *b)
-{
-    if (!a->page_fault || !b->page_fault)
-        return !a->page_fault && !b->page_fault;
-    return a->page_fault->verdict == b->page_fault->verdict &&
-           same_string(verdict_subject(a->page_fault), verdict_subject(b->page_fault));
-}
-
-int d12dred_report_diff(const d12dred_report *a, const d12dred_report *b, FILE *out)
-{
-    if (!a || !b)
-        return 1;
-    int reason = a->reason == b->reason, state = a->device_state == b->device_state;
-    int fault = same_fault(a, b), verdict = same_verdict(a, b);
-    if (out) {
-        buf text = {0};
-        diff_line(&text, "reason", reason, describe_reason, a, b);
-        diff_line(&text, "device state", state, describe_state, a, b);
-        diff_line(&text, "faulting op", fault, describe_fault_of, a, b);
-        diff_line(&text, "verdict", verdict, describe_verdict_of, a, b);
-        int differences = !reason + !state + !fault + !verdict;
-        if (differences)
-            d12__dred_buf_printf(&text, "the reports differ in %d of 4 aspects\n", differences);
-        else
-            d12__dred_buf_puts(&text, "the reports agree on reason, device state, faulting op and verdict\n");
-        emit(&text, out);
-    }
-    return reason && state && fault && verdict ? 0 : 1;
 }
