@@ -27,6 +27,7 @@
 #include <directx/d3d12sdklayers.h>
 #include <d12rt/d3d12_ext.h>
 
+#include "bench_dred.h"
 #include "bench_gpu.h"
 #include "bench_memory.h"
 #include "d12caps.h"
@@ -917,6 +918,7 @@ int main(int argc, char **argv)
         setup_caps();
         setup_info_queue();
         bench_gpu_setup(); /* forks its worker processes: before this process makes a device or a thread */
+        bench_dred_setup(); /* the DRED overhead rows (bench_dred.c): forks too */
     }
     if (peer_only || check_budget_mode)
         peer_vkd3d = bench_peer_setup(); /* fork + exec: before this process makes a device */
@@ -972,6 +974,7 @@ int main(int argc, char **argv)
         free(rows[r].samples);
     if (device != NULL)
         ID3D12Device17_Release(device);
+    bench_dred_teardown(); /* first: its workers hold copies of the GPU workers' pipes */
     bench_gpu_teardown();
     bench_peer_teardown();
     bench_ddi_teardown();
