@@ -17,6 +17,7 @@
  * An operation is one frame (ns/op = ns per frame). */
 #define _GNU_SOURCE
 #define COBJMACROS
+#include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -169,7 +170,7 @@ void bench_dred_setup(void)
 {
     for (int m = 0; m < DRED_MODES; m++) {
         int request[2], answer[2];
-        if (pipe(request) != 0 || pipe(answer) != 0) {
+        if (pipe2(request, O_CLOEXEC) != 0 || pipe2(answer, O_CLOEXEC) != 0) { /* not into exec'd peers */
             bench_fail_setup("the DRED frame workers' pipes");
             return;
         }

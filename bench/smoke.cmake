@@ -37,7 +37,13 @@ set(rows
   "committed buffer create + release (page-fault tracking)"
   "CheckFeatureSupport OPTIONS5"
   "CheckFeatureSupport1 OPTIONS5 (SDK 620)"
-  "CheckFeatureSupport1 OPTIONS5 (SDK 606)")
+  "CheckFeatureSupport1 OPTIONS5 (SDK 606)"
+  "frame of 10 000 draws, CPU (DRED off)"
+  "frame of 10 000 draws, CPU (breadcrumbs)"
+  "frame of 10 000 draws, CPU (DRED everything)"
+  "frame of 10 000 draws, GPU (DRED off)"
+  "frame of 10 000 draws, GPU (breadcrumbs)"
+  "frame of 10 000 draws, GPU (DRED everything)")
 
 execute_process(COMMAND ${D12BENCH} --quick RESULT_VARIABLE rc OUTPUT_VARIABLE table ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
