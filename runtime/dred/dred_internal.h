@@ -128,7 +128,7 @@ struct d12dred_report;
 struct d12dred_page_fault;
 /* The allocation holding `va` (live, in the guard gap after a live one, or recently freed) as a name and a site:
  * offset into it and a note relating the access [va, va + length) (`write`: a write) to it. *name malloc'ed or NULL.
- * `recorded`: the faulting list's closed_seq (0 unknown). Takes the ledger lock. */
+ * `recorded`: the list's closed_seq (the frees before its Close; UINT64_MAX: unknown). Takes the ledger lock. */
 void d12__dred_resolve_site(struct d12_dred *dred, uint64_t recorded, UINT64 va, UINT64 length, bool write,
                             char **name, struct d12dred_va_site *site);
 /* The page fault's `detail`: out-of-bounds relates the attributed op's access to the buffer below. */

@@ -449,8 +449,8 @@ static void use_after_free_detail(struct d12_dred *dred, d12dred_page_fault *pf,
     char *detail = NULL;
     int n = release > at_submit
                 ? asprintf(&detail, "released while a submission using it was in flight: release #%llu of '%s' came "
-                                    "after submission #%llu began; release it only once a fence signalled after that "
-                                    "submission has completed",
+                                    "after ExecuteCommandLists of submission #%llu; release it only once a fence "
+                                    "signalled after that submission has completed",
                            (unsigned long long)release, name, (unsigned long long)serial)
                 : asprintf(&detail, "released before the list was submitted (stale list): release #%llu of '%s' came "
                                     "before submission #%llu, whose list still used it; re-record the list, or keep "

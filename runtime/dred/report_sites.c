@@ -81,9 +81,9 @@ void d12__dred_resolve_site(struct d12_dred *dred, uint64_t recorded, UINT64 va,
         found = true;
         offset = va - f->start;
         *name = f->name_w ? d12dred_utf8_from_wide(f->name_w) : f->name_a ? strdup(f->name_a) : NULL;
-        note = strdup(recorded && f->seq > recorded ? "released after the list was recorded"
-                      : recorded                    ? "released before the list was recorded"
-                                                    : "released");
+        note = strdup(recorded == UINT64_MAX ? "released"
+                      : f->seq > recorded    ? "released after the list was recorded"
+                                             : "released before the list was recorded");
     }
     pthread_mutex_unlock(&dred->ledger_lock);
     if (found)

@@ -404,6 +404,122 @@ static void test_stall_off(void)
     cleanup();
 }
 
+/* ======== items 3 and 4: op state and verdicts that say what to fix ======== */
+
+static ID3D12Resource *named_buffer(ID3D12Device *device, UINT64 width, const wchar_t *name)
+{
+    ID3D12Resource *buffer = make_buffer(device, D3D12_HEAP_TYPE_DEFAULT, width);
+    if (buffer)
+        ID3D12Resource_SetName(buffer, name);
+    return buffer;
+}
+
+static void wait_removed(ID3D12Device *device)
+{
+    for (int i = 0; i < 1000 && ID3D12Device_GetDeviceRemovedReason(device) == S_OK; i++)
+        sleep_ms(5);
+    CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), DXGI_ERROR_DEVICE_HUNG);
+}
+
+/* A draw through 'Tree VB', released after Close and before ExecuteCommandLists (`in_flight` false: a stale list) or
+ * after ExecuteCommandLists while the submission waits on a gate (`in_flight`). */
+static void use_after_free(bool in_flight)
+{
+    ID3D12Device *device = setup();
+    gpu_context ctx;
+    if (!device || !make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &ctx))
+        return;
+    ID3D12Resource *vb = named_buffer(device, 432, L"Tree VB");
+    if (!vb)
+        return;
+    D3D12_VERTEX_BUFFER_VIEW view = {ID3D12Resource_GetGPUVirtualAddress(vb), 432, 12};
+    ID3D12GraphicsCommandList_IASetVertexBuffers(ctx.list, 0, 1, &view);
+    ID3D12GraphicsCommandList_DrawInstanced(ctx.list, 3, 1, 0, 0);
+    CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
+    if (in_flight) {
+        CHECK_HR(ID3D12CommandQueue_Wait(ctx.queue, ctx.fence, 1), S_OK);
+        execute(ctx.queue, ctx.list);
+        RELEASE_LAST(vb); /* while the submission is queued behind the gate */
+        CHECK_HR(ID3D12Fence_Signal(ctx.fence, 1), S_OK);
+    } else {
+        RELEASE_LAST(vb); /* the list outlives it */
+        execute(ctx.queue, ctx.list);
+    }
+    wait_removed(device);
+    release_context(&ctx);
+    RELEASE_LAST(device);
+    d12dred_report *r = removal_report();
+    if (r && CHECK(r->page_fault != NULL)) {
+        CHECK_EQ_INT(r->page_fault->verdict, D12DRED_VERDICT_USE_AFTER_FREE);
+        CHECK_EQ_STR(r->page_fault->detail,
+                     in_flight ? "released while a submission using it was in flight: release #1 of 'Tree VB' came "
+                                 "after ExecuteCommandLists of submission #1; release it only once a fence signalled "
+                                 "after that submission has completed"
+                               : "released before the list was submitted (stale list): release #1 of 'Tree VB' came "
+                                 "before submission #1, whose list still used it; re-record the list, or keep the "
+                                 "buffer alive while the list can be submitted");
+    }
+    const d12dred_op *op = r && r->node_count == 1 && r->nodes[0]->op_count == 1 ? &r->nodes[0]->ops[0] : NULL;
+    if (CHECK(op != NULL) && CHECK(op->state != NULL) && CHECK_EQ_INT_RET(op->state->vertex_buffer_count, 1)) {
+        CHECK_EQ_STR(op->state->vertex_buffers[0].resource, "Tree VB"); /* no longer (unnamed) */
+        CHECK_EQ_STR(op->state->vertex_buffers[0].site.note, "released after the list was recorded");
+    }
+    char *text = render(r);
+    CHECK(contains(text, ", 432 bytes, stride 12, 'Tree VB' (released after the list was recorded)\n"));
+    free(text);
+    d12dred_report_free(r);
+    cleanup();
+}
+
+static void test_use_after_free_stale(void) { use_after_free(false); }
+static void test_use_after_free_in_flight(void) { use_after_free(true); }
+
+/* An index-buffer view [+0xC000, +0x12000) of a 0x10000-byte buffer: 8 KiB past its end, said in bytes; a root UAV is
+ * a write; a root CBV right past a buffer is named. */
+static void test_out_of_bounds_range(void)
+{
+    ID3D12Device *device = setup();
+    gpu_context ctx;
+    if (!device || !make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &ctx))
+        return;
+    ID3D12Resource *ib = named_buffer(device, 0x10000, L"Index pool");
+    ID3D12Resource *cb = named_buffer(device, 0x10000, L"Per-draw CB ring");
+    ID3D12Resource *uav = named_buffer(device, 256, L"Counters");
+    if (!ib || !cb || !uav)
+        return;
+    D3D12_INDEX_BUFFER_VIEW view = {ID3D12Resource_GetGPUVirtualAddress(ib) + 0xC000, 0x6000, DXGI_FORMAT_R16_UINT};
+    ID3D12GraphicsCommandList_IASetIndexBuffer(ctx.list, &view);
+    ID3D12GraphicsCommandList_SetGraphicsRootUnorderedAccessView(ctx.list, 1, ID3D12Resource_GetGPUVirtualAddress(uav));
+    ID3D12GraphicsCommandList_DrawIndexedInstanced(ctx.list, 3, 1, 0, 0, 0);
+    CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
+    execute(ctx.queue, ctx.list);
+    wait_removed(device);
+    RELEASE_LAST(ib);
+    RELEASE_LAST(cb);
+    RELEASE_LAST(uav);
+    release_context(&ctx);
+    RELEASE_LAST(device);
+    d12dred_report *r = removal_report();
+    if (r && CHECK(r->page_fault != NULL)) {
+        CHECK_EQ_INT(r->page_fault->verdict, D12DRED_VERDICT_OUT_OF_BOUNDS);
+        CHECK_EQ_STR(r->page_fault->detail,
+                     "IB view [+0xc000, +0x12000) of a 0x10000-byte buffer: 0x2000 (8192) bytes past its end");
+    }
+    const d12dred_op *op = r && r->node_count == 1 && r->nodes[0]->op_count == 1 ? &r->nodes[0]->ops[0] : NULL;
+    if (CHECK(op != NULL) && CHECK(op->state != NULL)) {
+        CHECK_EQ_STR(op->state->index_buffer.resource, "Index pool");
+        CHECK_EQ_STR(op->state->index_buffer.site.note, "read [+0xc000, +0x12000) runs 0x2000 (8192) bytes past its end");
+        if (CHECK_EQ_INT_RET(op->state->root_descriptor_count, 1))
+            CHECK_EQ_INT(op->state->root_descriptors[0].kind, D12DRED_ROOT_UAV);
+    }
+    char *text = render(r);
+    CHECK(contains(text, "'Counters' (write)\n"));
+    CHECK(contains(text, "'Index pool' + 0xc000 (read [+0xc000, +0x12000) runs 0x2000 (8192) bytes past its end)\n"));
+    free(text);
+    d12dred_report_free(r);
+    cleanup();
+}
+
 /* ======== item 8: settings changed after creation ======== */
 
 static void settings_note(bool change)
@@ -442,6 +558,9 @@ static const struct {
     {"deadlock", test_deadlock},                   {"no_deadlock", test_no_deadlock},
     {"stall", test_stall},                         {"stall_off", test_stall_off},
     {"settings_changed", test_settings_changed},   {"settings_unchanged", test_settings_unchanged},
+    {"use_after_free_stale", test_use_after_free_stale},
+    {"use_after_free_in_flight", test_use_after_free_in_flight},
+    {"out_of_bounds_range", test_out_of_bounds_range},
 };
 
 int main(int argc, char **argv)
