@@ -61,20 +61,40 @@ static double now_s(void)
 /* Create a device, execute a draw that reads a never-mapped VA (the GPU timeline removes the device), signal a fence
  * behind it, and return as soon as the application can see the removal the way `how` looks. *seconds: how long
  * from ExecuteCommandLists until then. Returns whether the removal was seen (within 60 s). */
+typedef struct watched {
+    ID3D12Device *device;
+    gpu_context ctx;
+    int event;
+} watched;
+
+static watched g_watched = {NULL, {0}, -1};
+
+/* What fault_and_watch made (the exit_* children exit without it, as the application under test does). */
+static void release_watched(void)
+{
+    if (g_watched.event >= 0)
+        close(g_watched.event);
+    release_context(&g_watched.ctx);
+    if (g_watched.device)
+        RELEASE_LAST(g_watched.device);
+    g_watched = (watched){NULL, {0}, -1};
+}
+
 static bool fault_and_watch(watch how, bool messages, double *seconds)
 {
     set_dred_on();
     if (messages)
         enable_messages();
-    ID3D12Device *device = create_device(messages);
-    gpu_context ctx;
-    if (!device || !make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &ctx))
+    ID3D12Device *device = g_watched.device = create_device(messages);
+    gpu_context *c = &g_watched.ctx;
+    if (!device || !make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, c))
         return false;
+    gpu_context ctx = *c;
     D3D12_VERTEX_BUFFER_VIEW view = {0x00007F0000000000ull, 256, 16};
     ID3D12GraphicsCommandList_IASetVertexBuffers(ctx.list, 0, 1, &view);
     ID3D12GraphicsCommandList_DrawInstanced(ctx.list, 3, 1, 0, 0);
     CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
-    int event = how == WATCH_EVENT ? new_event() : -1;
+    int event = g_watched.event = how == WATCH_EVENT ? new_event() : -1;
     if (event >= 0)
         CHECK_HR(ID3D12Fence_SetEventOnCompletion(ctx.fence, 1, as_handle(event)), S_OK);
     double start = now_s();
@@ -143,8 +163,16 @@ static void exit_at_once(watch how, bool messages)
     for (int run = 0; run < REPEATS; run++) {
         pid_t child = fork();
         if (child == 0) {
-            double seconds;
-            _exit(fault_and_watch(how, messages, &seconds) ? 0 : 3);
+            /* A fresh process that exits the moment it sees the removal, leaving its threads and objects as a real
+             * application would: ThreadSanitizer must not call those leaks (they are the point of the test). */
+            const char *tsan = getenv("TSAN_OPTIONS");
+            char options[1024];
+            snprintf(options, sizeof options, "%s%sreport_thread_leaks=0", tsan ? tsan : "", tsan ? ":" : "");
+            setenv("TSAN_OPTIONS", options, 1);
+            char mode[8];
+            snprintf(mode, sizeof mode, "%d%d", (int)how, messages ? 1 : 0);
+            execl("/proc/self/exe", "test_dred_dump", "exit_child", mode, (char *)NULL);
+            _exit(127);
         }
         int status = 0;
         if (!CHECK(child > 0 && waitpid(child, &status, 0) == child) ||
@@ -185,6 +213,7 @@ static void test_parents_created(void)
     setenv("D12RT_DRED_DUMP", dir, 1);
     double seconds;
     CHECK(fault_and_watch(WATCH_REASON, false, &seconds));
+    release_watched();
     snprintf(path, sizeof path, "%s/d12dred-%d-1.json", dir, (int)getpid());
     char name[256] = "";
     CHECK_EQ_INT(entries(dir, name, sizeof name), 1);
@@ -220,6 +249,7 @@ static void test_symlink_planted(void)
     setenv("D12RT_DRED_DUMP", dir, 1);
     double seconds;
     CHECK(fault_and_watch(WATCH_REASON, false, &seconds));
+    release_watched();
     char text[64] = "";
     f = fopen(victim, "r");
     if (CHECK(f != NULL)) {
@@ -247,6 +277,7 @@ static void test_fifo_planted(void)
     setenv("D12RT_DRED_DUMP", dir, 1);
     double seconds = 0;
     CHECK(fault_and_watch(WATCH_REASON, false, &seconds));
+    release_watched();
     CHECK(seconds < 30);
     check_report(final);
     struct stat st;
@@ -294,6 +325,7 @@ static void test_write_timeout_child(void)
     CHECK(fault_and_watch(WATCH_REASON, false, &seconds));
     fprintf(stderr, "seen after %.1f s\n", seconds);
     CHECK(seconds >= 4.0 && seconds < 30.0);
+    release_watched();
 }
 
 /* A write that cannot finish within the deadline: one message, the removal surfaced anyway. */
@@ -320,6 +352,7 @@ static void test_not_a_directory_child(void)
 {
     double seconds = 0;
     CHECK(fault_and_watch(WATCH_REASON, false, &seconds));
+    release_watched();
 }
 
 static void test_not_a_directory(void)
@@ -362,6 +395,10 @@ static const struct {
 
 int main(int argc, char **argv)
 {
+    if (argc == 3 && strcmp(argv[1], "exit_child") == 0) { /* exit_at_once's child: sees the removal, exits at once */
+        double seconds;
+        _exit(fault_and_watch((watch)(argv[2][0] - '0'), argv[2][1] == '1', &seconds) ? 0 : 3);
+    }
     for (size_t i = 0; argc == 2 && i < sizeof(cases) / sizeof(cases[0]); i++) {
         if (strcmp(argv[1], cases[i].name) == 0) {
             cases[i].run();
