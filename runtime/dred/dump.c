@@ -5,6 +5,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,33 @@
 #include "d12dred_report.h"
 #include "dump.h"
 
+/* The order of the writes of one file (a removal's report is written at freeze and may be rewritten at stage 2):
+ * an older write that finishes late never replaces a newer one. Shared by the report and its writer threads. */
+struct d12_dred_dump_order {
+    pthread_mutex_t lock;
+    _Atomic unsigned refs;
+    uint64_t issued;  /* generations handed out (under lock) */
+    uint64_t renamed; /* the newest generation renamed into place (under lock) */
+};
+
+d12_dred_dump_order *d12__dred_dump_order_new(void)
+{
+    d12_dred_dump_order *order = calloc(1, sizeof *order);
+    if (order) {
+        pthread_mutex_init(&order->lock, NULL);
+        atomic_init(&order->refs, 1);
+    }
+    return order;
+}
+
+void d12__dred_dump_order_release(d12_dred_dump_order *order)
+{
+    if (order && atomic_fetch_sub(&order->refs, 1) == 1) {
+        pthread_mutex_destroy(&order->lock);
+        free(order);
+    }
+}
+
 typedef struct dump_job {
     pthread_mutex_t lock;
     pthread_cond_t cond;
@@ -22,6 +51,8 @@ typedef struct dump_job {
     char *dir, *path;
     char *data;
     size_t length;
+    d12_dred_dump_order *order; /* a reference, or NULL */
+    uint64_t generation;
 } dump_job;
 
 static void job_free(dump_job *job)
@@ -31,6 +62,7 @@ static void job_free(dump_job *job)
     free(job->dir);
     free(job->path);
     free(job->data);
+    d12__dred_dump_order_release(job->order);
     free(job);
 }
 
@@ -39,7 +71,9 @@ static void *writer(void *arg)
     dump_job *job = arg;
     int rc = d12dred_mkdir_parents(job->dir);
     if (rc == 0)
-        rc = d12dred_write_file_atomic(job->path, job->data, job->length);
+        rc = job->order ? d12dred_write_file_ordered(job->path, job->data, job->length, &job->order->lock,
+                                                     &job->order->renamed, job->generation)
+                        : d12dred_write_file_atomic(job->path, job->data, job->length);
     int error = rc ? errno : 0;
     pthread_mutex_lock(&job->lock);
     job->done = true;
@@ -53,7 +87,8 @@ static void *writer(void *arg)
     return NULL;
 }
 
-int d12__dred_dump_write(const char *dir, const char *path, char *data, size_t length, unsigned timeout_ms)
+int d12__dred_dump_write(const char *dir, const char *path, char *data, size_t length, unsigned timeout_ms,
+                         d12_dred_dump_order *order)
 {
     dump_job *job = calloc(1, sizeof *job);
     if (job == NULL || (job->dir = strdup(dir)) == NULL || (job->path = strdup(path)) == NULL) {
@@ -67,6 +102,13 @@ int d12__dred_dump_write(const char *dir, const char *path, char *data, size_t l
     }
     job->data = data;
     job->length = length;
+    if (order) {
+        atomic_fetch_add(&order->refs, 1);
+        job->order = order;
+        pthread_mutex_lock(&order->lock);
+        job->generation = ++order->issued;
+        pthread_mutex_unlock(&order->lock);
+    }
     pthread_mutex_init(&job->lock, NULL);
     pthread_condattr_t attr;
     pthread_condattr_init(&attr);
@@ -94,9 +136,12 @@ int d12__dred_dump_write(const char *dir, const char *path, char *data, size_t l
     }
     pthread_mutex_lock(&job->lock);
     while (!job->done) {
-        if (pthread_cond_timedwait(&job->cond, &job->lock, &deadline) == ETIMEDOUT && !job->done) {
+        if ((timeout_ms == 0 || pthread_cond_timedwait(&job->cond, &job->lock, &deadline) == ETIMEDOUT) &&
+            !job->done) {
             job->abandoned = true;
             pthread_mutex_unlock(&job->lock);
+            if (timeout_ms == 0)
+                return 0; /* not waited for, on purpose: it lands in order when it can */
             fprintf(stderr,
                     "d12rt: D12RT_DRED_DUMP: writing %s did not finish within %u ms; gave up (the removal is "
                     "reported without it)\n",

@@ -11,6 +11,12 @@
 /* Create DIR with its parents and write PATH (in DIR) atomically from `data` (malloc'ed; ownership passes here),
  * waiting at most `timeout_ms`. 0: the file is complete and in place. -1: not written or not within the deadline;
  * one line on stderr says which (the write may still finish later on its own thread). */
-int d12__dred_dump_write(const char *dir, const char *path, char *data, size_t length, unsigned timeout_ms);
+typedef struct d12_dred_dump_order d12_dred_dump_order;
+d12_dred_dump_order *d12__dred_dump_order_new(void);
+void d12__dred_dump_order_release(d12_dred_dump_order *order);
+/* `order` (may be NULL): the writes of one file, so that a late older write never replaces a newer one.
+ * `timeout_ms` 0: do not wait at all, say nothing (a rewrite after an earlier write timed out). */
+int d12__dred_dump_write(const char *dir, const char *path, char *data, size_t length, unsigned timeout_ms,
+                         d12_dred_dump_order *order);
 
 #endif

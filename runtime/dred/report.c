@@ -27,6 +27,7 @@ struct d12_dred_report_state {
     UINT64 messages_at_freeze;  /* InfoQueue messages stored + discarded when the removal was frozen */
     char *dump_dir;             /* D12RT_DRED_DUMP, latched at freeze */
     char *dump_path;            /* the removal's file, named at its first write */
+    struct d12_dred_dump_order *dump_order; /* its writes, in order (dump.c) */
     bool dump_written, dump_failed;
 };
 
@@ -642,7 +643,9 @@ static void attach_flush_messages(struct d12_device *device, struct d12_dred_rep
 static void write_dump(struct d12_device *device, struct d12_dred_report_state *state)
 {
     static _Atomic unsigned removals;
-    if (state->dump_dir == NULL || state->dump_failed)
+    if (state->dump_dir == NULL)
+        return;
+    if (state->dump_order == NULL && (state->dump_order = d12__dred_dump_order_new()) == NULL)
         return;
     if (state->dump_path == NULL) {
         char path[4096];
@@ -658,8 +661,12 @@ static void write_dump(struct d12_device *device, struct d12_dred_report_state *
         fprintf(stderr, "d12rt: D12RT_DRED_DUMP: cannot write %s: out of memory\n", state->dump_path);
         return;
     }
-    if (d12__dred_dump_write(state->dump_dir, state->dump_path, json, length, D12_DRED_DUMP_TIMEOUT_MS) != 0) {
-        state->dump_failed = true; /* one message per removal: a hung folder is not waited for twice */
+    /* After a write that timed out, a rewrite (stage 2's messages) is not waited for again: it is queued behind the
+     * first in the file's order and lands when the folder answers (one message per removal, one wait). */
+    unsigned timeout = state->dump_failed ? 0 : D12_DRED_DUMP_TIMEOUT_MS;
+    if (d12__dred_dump_write(state->dump_dir, state->dump_path, json, length, timeout, state->dump_order) != 0 ||
+        timeout == 0) {
+        state->dump_failed = true;
         return;
     }
     if (!state->dump_written)
@@ -716,7 +723,7 @@ void d12__dred_write_stall_report(struct d12_device *device, unsigned number, un
         size_t length = 0;
         char *json = d12dred_report_to_json(state->report, &length);
         if (json)
-            d12__dred_dump_write(state->dump_dir, path, json, length, D12_DRED_DUMP_TIMEOUT_MS);
+            d12__dred_dump_write(state->dump_dir, path, json, length, D12_DRED_DUMP_TIMEOUT_MS, NULL);
     }
     d12__dred_output_free(output);
 }
@@ -728,5 +735,6 @@ void d12__dred_report_free(struct d12_dred_report_state *state)
     d12dred_report_free(state->report);
     free(state->dump_dir);
     free(state->dump_path);
+    d12__dred_dump_order_release(state->dump_order);
     free(state);
 }

@@ -5,6 +5,8 @@
 #define _GNU_SOURCE
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -87,6 +89,12 @@ static int open_temporary(int dir_fd, const char *base, char *name, size_t size)
 
 int d12dred_write_file_atomic(const char *path, const void *data, size_t length)
 {
+    return d12dred_write_file_ordered(path, data, length, NULL, NULL, 0);
+}
+
+int d12dred_write_file_ordered(const char *path, const void *data, size_t length, pthread_mutex_t *lock,
+                               uint64_t *renamed, uint64_t generation)
+{
     const char *slash = strrchr(path, '/');
     char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
     if (!dir)
@@ -124,10 +132,21 @@ int d12dred_write_file_atomic(const char *path, const void *data, size_t length)
     ok = ok && fsync(fd) == 0;
     saved = errno;
     ok = close(fd) == 0 && ok;
-    if (ok && renameat(dir_fd, name, dir_fd, base) != 0) {
+    bool superseded = false, locked = ok && lock;
+    if (locked)
+        pthread_mutex_lock(lock);
+    if (locked && *renamed > generation) {
+        superseded = true; /* a newer write of this file is in place: this older one must not replace it */
+    } else if (ok && renameat(dir_fd, name, dir_fd, base) != 0) {
         saved = errno;
         ok = 0;
+    } else if (locked) {
+        *renamed = generation;
     }
+    if (locked)
+        pthread_mutex_unlock(lock);
+    if (superseded)
+        unlinkat(dir_fd, name, 0);
     if (!ok) {
         saved = saved ? saved : errno;
         unlinkat(dir_fd, name, 0);

@@ -383,6 +383,11 @@ int d12dred_report_write_file(const d12dred_report *report, const char *path);
  * O_CREAT|O_EXCL|O_NOFOLLOW under an unpredictable name (a planted symlink or FIFO is never opened), checked to be a
  * regular file, written, fsync'ed, renamed over PATH. 0 on success, -1 with errno set (nothing left behind). */
 int d12dred_write_file_atomic(const char *path, const void *data, size_t length);
+/* The same, ordered among writes of one file: the rename happens under `lock` only while *renamed <= `generation`
+ * (then *renamed = generation); an older write finishing after a newer one is dropped (0, nothing left behind). */
+#include <pthread.h>
+int d12dred_write_file_ordered(const char *path, const void *data, size_t length, pthread_mutex_t *lock,
+                               uint64_t *renamed, uint64_t generation);
 /* mkdir -p: DIR and its missing parents (0777 less the umask). 0 when DIR is then a directory, else -1 with errno
  * (ENOTDIR: something that is no directory is in the way). */
 int d12dred_mkdir_parents(const char *dir);
