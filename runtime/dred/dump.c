@@ -141,17 +141,17 @@ int d12__dred_dump_write(const char *dir, const char *path, char *data, size_t l
             job->abandoned = true;
             pthread_mutex_unlock(&job->lock);
             if (timeout_ms == 0)
-                return 0; /* not waited for, on purpose: it lands in order when it can */
+                return 1; /* not waited for, on purpose: it lands in order when it can */
             fprintf(stderr,
                     "d12rt: D12RT_DRED_DUMP: writing %s did not finish within %u ms; gave up (the removal is "
                     "reported without it)\n",
                     path, timeout_ms);
-            return -1;
+            return 1;
         }
     }
     int rc = job->rc, error = job->error;
     pthread_mutex_unlock(&job->lock);
-    if (rc != 0)
+    if (rc != 0 && timeout_ms != 0) /* timeout 0: a rewrite; the first write said what went wrong */
         fprintf(stderr, "d12rt: D12RT_DRED_DUMP: cannot write %s: %s\n", path, strerror(error));
     job_free(job);
     return rc;

@@ -9,8 +9,8 @@
 #define D12_DRED_DUMP_TIMEOUT_MS 5000u
 
 /* Create DIR with its parents and write PATH (in DIR) atomically from `data` (malloc'ed; ownership passes here),
- * waiting at most `timeout_ms`. 0: the file is complete and in place. -1: not written or not within the deadline;
- * one line on stderr says which (the write may still finish later on its own thread). */
+ * waiting at most `timeout_ms`. 0: the file is complete and in place. -1: it could not be written (one line on
+ * stderr). 1: not within the deadline (one line on stderr; the write may still finish later on its own thread). */
 typedef struct d12_dred_dump_order d12_dred_dump_order;
 d12_dred_dump_order *d12__dred_dump_order_new(void);
 void d12__dred_dump_order_release(d12_dred_dump_order *order);

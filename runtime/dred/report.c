@@ -28,7 +28,7 @@ struct d12_dred_report_state {
     char *dump_dir;             /* D12RT_DRED_DUMP, latched at freeze */
     char *dump_path;            /* the removal's file, named at its first write */
     struct d12_dred_dump_order *dump_order; /* its writes, in order (dump.c) */
-    bool dump_written, dump_failed;
+    bool dump_written, dump_failed, dump_timed_out;
 };
 
 static const char *hresult_name(HRESULT hr)
@@ -643,7 +643,7 @@ static void attach_flush_messages(struct d12_device *device, struct d12_dred_rep
 static void write_dump(struct d12_device *device, struct d12_dred_report_state *state)
 {
     static _Atomic unsigned removals;
-    if (state->dump_dir == NULL)
+    if (state->dump_dir == NULL || state->dump_failed)
         return;
     if (state->dump_order == NULL && (state->dump_order = d12__dred_dump_order_new()) == NULL)
         return;
@@ -663,10 +663,11 @@ static void write_dump(struct d12_device *device, struct d12_dred_report_state *
     }
     /* After a write that timed out, a rewrite (stage 2's messages) is not waited for again: it is queued behind the
      * first in the file's order and lands when the folder answers (one message per removal, one wait). */
-    unsigned timeout = state->dump_failed ? 0 : D12_DRED_DUMP_TIMEOUT_MS;
-    if (d12__dred_dump_write(state->dump_dir, state->dump_path, json, length, timeout, state->dump_order) != 0 ||
-        timeout == 0) {
-        state->dump_failed = true;
+    unsigned timeout = state->dump_timed_out ? 0 : D12_DRED_DUMP_TIMEOUT_MS;
+    int rc = d12__dred_dump_write(state->dump_dir, state->dump_path, json, length, timeout, state->dump_order);
+    if (rc != 0) {
+        state->dump_failed = rc < 0;   /* it cannot be written: not tried again */
+        state->dump_timed_out = rc > 0; /* late: a rewrite is queued behind it, not waited for */
         return;
     }
     if (!state->dump_written)
