@@ -28,6 +28,7 @@
 #include <d12rt/d3d12_ext.h>
 
 #include "bench.h"
+#include "bench_dred.h"
 #include "bench_fence.h"
 #include "bench_gpu.h"
 #include "bench_vulkan.h"
@@ -336,6 +337,7 @@ int main(int argc, char **argv)
         bench_info_queue_setup(scaling_mode);
         bench_gpu_setup(); /* forks its worker processes: before this process makes a device or a thread */
         bench_vulkan_setup(); /* the Vulkan driver's rows: forks too (bench_vulkan.c) */
+        bench_dred_setup();   /* the DRED overhead rows (bench_dred.c): forks too */
     }
     if (peer_only || check_budget_mode)
         peer_vkd3d = bench_peer_setup(); /* fork + exec: before this process makes a device */
@@ -388,6 +390,7 @@ int main(int argc, char **argv)
     for (int r = 0; r < bench_row_count; r++)
         free(bench_rows[r].samples);
     bench_device_teardown();
+    bench_dred_teardown(); /* before the GPU workers: its workers hold copies of their pipes */
     bench_gpu_teardown();
     bench_vulkan_teardown();
     bench_peer_teardown();

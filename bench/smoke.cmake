@@ -40,7 +40,13 @@ set(rows
   "CheckFeatureSupport1 OPTIONS5 (SDK 606)"
   "eventfd write + read (floor)"
   "dup + write + close + read (guarded floor)"
-  "fence event wait (SetEventOnCompletion + Signal + read)")
+  "fence event wait (SetEventOnCompletion + Signal + read)"
+  "frame of 10 000 draws, CPU (DRED off)"
+  "frame of 10 000 draws, CPU (breadcrumbs)"
+  "frame of 10 000 draws, CPU (DRED everything)"
+  "frame of 10 000 draws, GPU (DRED off)"
+  "frame of 10 000 draws, GPU (breadcrumbs)"
+  "frame of 10 000 draws, GPU (DRED everything)")
 
 execute_process(COMMAND ${D12BENCH} --quick RESULT_VARIABLE rc OUTPUT_VARIABLE table ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)

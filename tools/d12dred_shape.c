@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cfgfile.h"
 #include "d12dred_shape.h"
@@ -88,6 +89,9 @@ int d12dred_shape_load(const char *path, d12dred_report **out, char *error, size
     char max_text[32];
     snprintf(max_text, sizeof max_text, "%zu MiB", D12DRED_MAX_FILE_BYTES >> 20);
     d12_cfgfile_status status = d12_cfgfile_read(path, D12DRED_MAX_FILE_BYTES, max_text, &bytes, &size, why, sizeof why);
+    struct stat st;
+    if (status == D12_CFGFILE_UNREADABLE && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        snprintf(why, sizeof why, "is a directory"); /* the mistake users make most (issue 19 item 8) */
     if (status != D12_CFGFILE_OK) {
         snprintf(error, error_size, "cannot read %s: %s", path,
                  status == D12_CFGFILE_ABSENT ? "No such file or directory"

@@ -210,7 +210,13 @@ UINT64 d12__refdrv_command_cost_ns(const d12__refdrv_rates *rates, const d12__re
     case D12_REFDRV_CMD_COPY:
         ps = saturating_mul(command->u.copy.size, rates->ps_per_byte);
         break;
-    default: /* barriers and writes: the fixed cost only */
+    case D12_REFDRV_CMD_WRITE_IMMEDIATE:
+        /* A write-immediate is one 4-byte memory write, not a draw: the copy rate for its 4 bytes, rounded up to a
+         * nanosecond, and no per-command cost (DRED's breadcrumbs write one after every op; charging each the cost of
+         * a command doubled a draw-heavy list's modelled GPU time, issue 19 item 9). */
+        ps = saturating_mul(sizeof(UINT32), rates->ps_per_byte);
+        return ps / 1000 + (ps % 1000 != 0);
+    default: /* barriers: the fixed cost only */
         break;
     }
     return saturating_add(ps / 1000, rates->ns_per_command);

@@ -891,9 +891,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateLifetimeTracker(ID3D12Devic
 
 static void STDMETHODCALLTYPE device_device_RemoveDevice(ID3D12Device17 *This)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device5", "RemoveDevice");
+    d12_device_RemoveDevice(device_from_device(This));
 }
 
 static HRESULT STDMETHODCALLTYPE device_device_EnumerateMetaCommands(ID3D12Device17 *This, UINT *pNumMetaCommands, D3D12_META_COMMAND_DESC *pDescs)

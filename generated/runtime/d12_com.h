@@ -117,6 +117,7 @@ HRESULT d12_device_CreateFence(struct d12_device *self, UINT64 InitialValue, D3D
 HRESULT d12_device_GetDeviceRemovedReason(struct d12_device *self);
 LUID d12_device_GetAdapterLuid(struct d12_device *self);
 HRESULT d12_device_SetEventOnMultipleFenceCompletion(struct d12_device *self, ID3D12Fence * const *ppFences, const UINT64 *pFenceValues, UINT NumFences, D3D12_MULTIPLE_FENCE_WAIT_FLAGS Flags, HANDLE hEvent);
+void d12_device_RemoveDevice(struct d12_device *self);
 HRESULT d12_device_CheckFeatureSupport1(struct d12_device *self, D3D12_FEATURE Feature, void *pFeatureSupportData, UINT FeatureSupportDataSize, UINT SDKVersion);
 HRESULT d12_device_GetAutoBreadcrumbsOutput(struct d12_device *self, D3D12_DRED_AUTO_BREADCRUMBS_OUTPUT *pOutput);
 HRESULT d12_device_GetPageFaultAllocationOutput(struct d12_device *self, D3D12_DRED_PAGE_FAULT_OUTPUT *pOutput);

@@ -203,6 +203,15 @@ static bool in_ring(const d12_dred_list *dred, UINT index)
     return index < dred->count && dred->count - index <= D12_DRED_RING_SLOTS && dred->count != UINT_MAX;
 }
 
+static bool debug_heap_fill(UINT64 v, bool wide)
+{
+    static const UINT32 fills[] = {0xCDCDCDCDu, 0xDDDDDDDDu, 0xFEEEFEEEu, 0xBAADF00Du};
+    for (size_t i = 0; i < sizeof fills / sizeof fills[0]; i++)
+        if (wide ? v == ((UINT64)fills[i] << 32 | fills[i]) : v == fills[i])
+            return true;
+    return false;
+}
+
 char *d12__dred_work_arguments_text(const d12_dred_list *dred, UINT index, UINT op)
 {
     /* Noted only with breadcrumb contexts on (the list's dred_args; docs/dred.md "The op's arguments"). */
@@ -210,31 +219,42 @@ char *d12__dred_work_arguments_text(const d12_dred_list *dred, UINT index, UINT 
         (UINT)dred->ring[index & D12_DRED_RING_MASK] != op)
         return NULL;
     const d12_dred_work_args *a = &dred->args[index & D12_DRED_RING_MASK];
-    char *text = NULL;
-    int n = -1;
     /* The parameter names of the ID3D12GraphicsCommandList methods (d3d12.h). */
-    switch (op) {
-    case D3D12_AUTO_BREADCRUMB_OP_DRAWINSTANCED:
-        n = asprintf(&text, "VertexCountPerInstance=%u, InstanceCount=%u, StartVertexLocation=%u, "
-                     "StartInstanceLocation=%u", a->u32[0], a->u32[1], a->u32[2], a->u32[3]);
-        break;
-    case D3D12_AUTO_BREADCRUMB_OP_DRAWINDEXEDINSTANCED:
-        n = asprintf(&text, "IndexCountPerInstance=%u, InstanceCount=%u, StartIndexLocation=%u, "
-                     "BaseVertexLocation=%d, StartInstanceLocation=%u", a->u32[0], a->u32[1], a->u32[2],
-                     (int)(INT)a->u32[3], a->u32[4]);
-        break;
-    case D3D12_AUTO_BREADCRUMB_OP_DISPATCH:
-        n = asprintf(&text, "ThreadGroupCountX=%u, ThreadGroupCountY=%u, ThreadGroupCountZ=%u", a->u32[0],
-                     a->u32[1], a->u32[2]);
-        break;
-    case D3D12_AUTO_BREADCRUMB_OP_COPYBUFFERREGION:
-        n = asprintf(&text, "DstOffset=%llu, SrcOffset=%llu, NumBytes=%llu", (unsigned long long)a->u64[0],
-                     (unsigned long long)a->u64[1], (unsigned long long)a->u64[2]);
-        break;
-    default:
+    static const char *const names[][5] = {
+        [D3D12_AUTO_BREADCRUMB_OP_DRAWINSTANCED] = {"VertexCountPerInstance", "InstanceCount", "StartVertexLocation",
+                                                    "StartInstanceLocation"},
+        [D3D12_AUTO_BREADCRUMB_OP_DRAWINDEXEDINSTANCED] = {"IndexCountPerInstance", "InstanceCount",
+                                                           "StartIndexLocation", "BaseVertexLocation",
+                                                           "StartInstanceLocation"},
+        [D3D12_AUTO_BREADCRUMB_OP_DISPATCH] = {"ThreadGroupCountX", "ThreadGroupCountY", "ThreadGroupCountZ"},
+        [D3D12_AUTO_BREADCRUMB_OP_COPYBUFFERREGION] = {"DstOffset", "SrcOffset", "NumBytes"},
+    };
+    if (op >= sizeof names / sizeof names[0] || names[op][0] == NULL)
+        return NULL;
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    if (out == NULL)
+        return NULL;
+    for (unsigned i = 0; i < 5 && names[op][i]; i++) {
+        bool wide = op == D3D12_AUTO_BREADCRUMB_OP_COPYBUFFERREGION;
+        UINT64 v = wide ? a->u64[i] : a->u32[i];
+        fprintf(out, "%s%s=", i ? ", " : "", names[op][i]);
+        /* "an argument value that matches a debug-heap fill ... is shown in hex with 'uninitialized? (debug-heap
+         * fill)'" (issue 19 item 4): the bytes an uninitialized variable has under the MSVC debug heap */
+        if (debug_heap_fill(v, wide))
+            fprintf(out, wide ? "0x%016llX uninitialized? (debug-heap fill)" : "0x%08llX uninitialized? (debug-heap fill)",
+                    (unsigned long long)v);
+        else if (op == D3D12_AUTO_BREADCRUMB_OP_DRAWINDEXEDINSTANCED && i == 3)
+            fprintf(out, "%d", (int)(INT)a->u32[3]); /* BaseVertexLocation is signed */
+        else
+            fprintf(out, "%llu", (unsigned long long)v);
+    }
+    if (fclose(out) != 0) {
+        free(text);
         return NULL;
     }
-    return n < 0 ? NULL : text;
+    return text;
 }
 
 void d12__dred_state(d12_dred_list *dred, d12_dred_state_kind kind, unsigned which, unsigned slot, UINT64 address,

@@ -38,6 +38,8 @@ typedef enum d12_dred_state_kind {
     D12_DRED_STATE_VERTEX_BUFFER,   /* slot, view */
     D12_DRED_STATE_INDEX_BUFFER,    /* view (size 0: unbound) */
     D12_DRED_STATE_ROOT_DESCRIPTOR, /* slot = root parameter index; which = the setter */
+    D12_DRED_STATE_COPY,            /* CopyBufferRegion's sides, for that op only: which 0 destination, 1 source;
+                                       address = the buffer's VA + offset, size = NumBytes (saturated) */
 } d12_dred_state_kind;
 
 typedef enum d12_dred_root_kind {
@@ -177,6 +179,17 @@ static inline void d12__dred_note_state(d12_dred_list *dred, d12_dred_state_kind
 {
     if (__builtin_expect(dred != NULL, 0) && dred->track_state)
         d12__dred_state(dred, kind, which, slot, address, size, stride);
+}
+
+/* CopyBufferRegion's two sides (the report's `copy`), logged like a state change that applies to this op only. */
+static inline void d12__dred_note_copy(d12_dred_list *dred, UINT64 dst_va, UINT64 dst_offset, UINT64 src_va,
+                                       UINT64 src_offset, UINT64 bytes)
+{
+    if (__builtin_expect(dred != NULL, 0) && dred->track_state) {
+        UINT size = bytes > 0xFFFFFFFFull ? 0xFFFFFFFFu : (UINT)bytes;
+        d12__dred_state(dred, D12_DRED_STATE_COPY, 0, 0, dst_va + dst_offset, size, 0);
+        d12__dred_state(dred, D12_DRED_STATE_COPY, 1, 0, src_va + src_offset, size, 0);
+    }
 }
 
 /* Decode a SetMarker/BeginEvent payload by Metadata into a malloc'ed, NUL-terminated wchar_t string (NULL: nothing

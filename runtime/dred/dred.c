@@ -40,6 +40,7 @@ HRESULT d12__dred_create(struct d12_device *device, const d12_dred_enabled *enab
     if (dred == NULL)
         return E_OUTOFMEMORY;
     dred->enabled = *enabled;
+    dred->settings_at_creation = d12__debug_settings(); /* item 8: a later change is noted in the report */
     const char *dump = getenv("D12RT_DRED_DUMP");
     dred->track_submissions = enabled->auto_breadcrumbs || (dump && *dump);
     atomic_init(&dred->frozen, false);
@@ -63,6 +64,8 @@ void d12__dred_connect(struct d12_device *device)
 {
     if (device->dred && device->dred->enabled.auto_breadcrumbs)
         device->dred->write_immediate = driver_write_immediate(device);
+    if (device->dred && device->gpu)
+        d12__dred_stall_start(device);
 }
 
 void d12__dred_destroy(struct d12_device *device)
@@ -70,6 +73,7 @@ void d12__dred_destroy(struct d12_device *device)
     struct d12_dred *dred = device->dred;
     if (dred == NULL)
         return;
+    d12__dred_stall_stop(device);
     d12_dred_submission *chain = dred->submissions;
     dred->submissions = NULL;
     d12__dred_release_submissions(chain);
@@ -108,8 +112,10 @@ void d12__dred_freeze(struct d12_device *device, const d12_fault_info *fault)
     struct d12_dred *dred = device->dred;
     if (dred == NULL)
         return;
+    bool froze = false;
     pthread_mutex_lock(&dred->freeze_lock);
     if (!atomic_load_explicit(&dred->frozen, memory_order_relaxed)) { /* "exactly once per device" */
+        froze = true;
         dred->fault = *fault;
         if (dred->fault.list == NULL)
             dred->fault.op_index = D12_DRED_OP_INDEX_UNKNOWN;
@@ -119,6 +125,12 @@ void d12__dred_freeze(struct d12_device *device, const d12_fault_info *fault)
         atomic_store_explicit(&dred->frozen, true, memory_order_release);
     }
     pthread_mutex_unlock(&dred->freeze_lock);
+    /* The dump is complete on disk before the removal is published (issue 19 item 6): the caller publishes the
+     * reason, forces fences to UINT64_MAX and fires events only after this returns, so an application that reads
+     * the reason and exits at once still leaves the whole report. Outside freeze_lock: a list Reset waits for
+     * that lock, and a slow folder must not stall it. Stage 2 rewrites the file only to add flush messages. */
+    if (froze)
+        d12__dred_output_write_dump(device, dred->output);
 }
 
 /* A removal whose path did not call d12__dred_freeze (none should): freeze it now as a non-GPU-fault removal, so
@@ -128,7 +140,7 @@ void d12__dred_ensure_frozen(struct d12_device *device)
     if (device->dred == NULL || d12__dred_frozen(device) || !d12__device_is_removed(device))
         return;
     d12_fault_info unknown = {atomic_load(&device->removed_reason), D3D12_DRED_DEVICE_STATE_UNKNOWN, 0, 0, NULL, NULL,
-                              D12_DRED_OP_INDEX_UNKNOWN};
+                              D12_DRED_OP_INDEX_UNKNOWN, NULL};
     d12__dred_freeze(device, &unknown);
 }
 
@@ -211,7 +223,7 @@ d12_dred_submission *d12__dred_submit_begin(struct d12_command_queue *queue, UIN
     d12_dred_submission *s = malloc(sizeof *s + count * (sizeof s->lists[0] + sizeof(uint32_t)));
     if (s == NULL)
         return NULL; /* out of memory: this submission will not be named by a removal */
-    *s = (d12_dred_submission){queue, 0, NULL, count};
+    *s = (d12_dred_submission){queue, 0, NULL, atomic_load_explicit(&dred->free_seq, memory_order_relaxed), count};
     for (UINT i = 0; i < count; i++) {
         s->lists[i] = lists[i];
         d12__dred_submission_generations(s)[i] =

@@ -25,6 +25,8 @@ typedef struct d12_fault_info {
     struct d12_command_queue *queue;  /* the queue that faulted or hung, or NULL */
     struct d12_command_list *list;    /* the runtime command list, or NULL when unknown */
     UINT32 op_index;               /* breadcrumb op index in that list's recording, or 0xFFFFFFFF */
+    const char *removed_by;        /* a removal nobody's GPU caused: who asked for it (the report's `removed_by`), or
+                                      NULL */
 } d12_fault_info;
 
 #define D12_DRED_OP_INDEX_UNKNOWN 0xFFFFFFFFu

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "breadcrumbs.h"
+#include "debug.h"
 #include "dred.h"
 
 struct d12_resource;
@@ -18,6 +19,7 @@ typedef struct d12_dred_submission {
     struct d12_command_queue *queue;
     uint64_t serial;               /* the queue's serial; 0 while the driver is being handed it */
     struct d12_dred_submission *next;
+    uint64_t free_seq;             /* the ledger's free sequence at submission (stale list or in flight, issue 19) */
     UINT count;
     struct d12_command_list *lists[]; /* then `count` uint32_t: each list's recording generation at submission */
 } d12_dred_submission;
@@ -89,6 +91,9 @@ struct d12_dred {
     d12_dred_freed *freed;          /* D12_DRED_FREED_RING records */
     uint64_t freed_total;           /* frees so far: the ring holds the last min(total, 65 000) */
     _Atomic uint64_t free_seq;
+
+    struct d12_dred_stall *stall;   /* D12RT_STALL_MS's detector (stall.c), or NULL */
+    d12_debug_settings settings_at_creation; /* the process-global settings as D3D12CreateDevice latched them */
 };
 
 /* ---- Counter pool (breadcrumbs.c) ---- */
@@ -111,8 +116,31 @@ struct d12_dred_report_state *d12__dred_report_freeze(struct d12_device *device,
                                                       const D3D12_AUTO_BREADCRUMB_NODE1 *breadcrumbs);
 void d12__dred_report_complete(struct d12_device *device, struct d12_dred_report_state *report);
 void d12__dred_report_free(struct d12_dred_report_state *report);
+/* Write D12RT_DRED_DUMP's file now (the freezing thread, before the removal is published). */
+void d12__dred_report_write_dump(struct d12_device *device, struct d12_dred_report_state *report);
+void d12__dred_output_write_dump(struct d12_device *device, struct d12_dred_output *output);
 /* The frozen breadcrumb nodes' head (NULL: none). */
 const D3D12_AUTO_BREADCRUMB_NODE1 *d12__dred_output_breadcrumbs(const struct d12_dred_output *output);
+
+/* ---- Where a VA of an op's state lies, what a verdict means to fix (report_sites.c) ---- */
+struct d12dred_va_site;
+struct d12dred_report;
+struct d12dred_page_fault;
+/* The allocation holding `va` (live, in the guard gap after a live one, or recently freed) as a name and a site:
+ * offset into it and a note relating the access [va, va + length) (`write`: a write) to it. *name malloc'ed or NULL.
+ * `recorded`: the list's closed_seq (the frees before its Close; UINT64_MAX: unknown). Takes the ledger lock. */
+void d12__dred_resolve_site(struct d12_dred *dred, uint64_t recorded, UINT64 va, UINT64 length, bool write,
+                            char **name, struct d12dred_va_site *site);
+/* The page fault's `detail`: out-of-bounds relates the attributed op's access to the buffer below. */
+void d12__dred_out_of_bounds_detail(struct d12dred_report *r, struct d12dred_page_fault *pf);
+
+/* ---- The stall detector (stall.c) ---- */
+void d12__dred_stall_start(struct d12_device *device);
+void d12__dred_stall_stop(struct d12_device *device);
+/* Build a report of the device as it is now, without removing it, and write D12RT_DRED_DUMP/d12rt-stall-<pid>-<n>.json
+ * (report.c). Nothing when the device was frozen meanwhile. */
+void d12__dred_write_stall_report(struct d12_device *device, unsigned number, unsigned stalled_ms);
+struct d12_dred_report_state *d12__dred_output_report_state(struct d12_dred_output *output);
 
 /* Freeze now (state UNKNOWN) when the device is removed and no removal path froze it. */
 void d12__dred_ensure_frozen(struct d12_device *device);

@@ -242,6 +242,17 @@ struct d12_dred_output *d12__dred_output_build(struct d12_device *device)
     return out;
 }
 
+struct d12_dred_report_state *d12__dred_output_report_state(struct d12_dred_output *output)
+{
+    return output ? output->report : NULL;
+}
+
+void d12__dred_output_write_dump(struct d12_device *device, struct d12_dred_output *output)
+{
+    if (output)
+        d12__dred_report_write_dump(device, output->report);
+}
+
 void d12__dred_output_complete(struct d12_device *device, struct d12_dred_output *output)
 {
     if (output)

@@ -13,7 +13,9 @@
 #include "d12_dred_names.h"
 #include "d12dred_report.h"
 #include "device.h"
+#include "debug.h"
 #include "dred_internal.h"
+#include "dump.h"
 #include "fence.h"
 #include "list.h"
 #include "lockrank.h"
@@ -24,6 +26,9 @@ struct d12_dred_report_state {
     d12dred_report *report;
     UINT64 messages_at_freeze;  /* InfoQueue messages stored + discarded when the removal was frozen */
     char *dump_dir;             /* D12RT_DRED_DUMP, latched at freeze */
+    char *dump_path;            /* the removal's file, named at its first write */
+    struct d12_dred_dump_order *dump_order; /* its writes, in order (dump.c) */
+    bool dump_written, dump_failed, dump_timed_out;
 };
 
 static const char *hresult_name(HRESULT hr)
@@ -66,27 +71,77 @@ static void fill_header(struct d12_device *device, d12dred_report *r)
         d12dred_report_set_driver(r, d12__driver_adapter_name(d12__driver_device_adapter(device->driver)));
     const char *tdr = getenv("D12RT_TDR_DELAY_MS");
     d12dred_report_set_tdr_delay_ms(r, tdr && *tdr ? (uint32_t)strtoul(tdr, NULL, 10) : 2000u);
+    if (dred->fault.removed_by)
+        d12dred_report_set_removed_by(r, dred->fault.removed_by);
+    /* Issue 19 item 8: a setting changed since D3D12CreateDevice affects later devices only (docs/dred.md). */
+    d12_debug_settings now = d12__debug_settings(), *then = &dred->settings_at_creation;
+    if (now.auto_breadcrumbs != then->auto_breadcrumbs || now.page_fault != then->page_fault ||
+        now.breadcrumb_context != then->breadcrumb_context || now.watson_dump != then->watson_dump ||
+        now.markers_only_breadcrumbs != then->markers_only_breadcrumbs)
+        d12dred_report_add_note(r, "DRED settings changed after the device was created are ignored: DRED settings are "
+                                   "latched at device creation (D3D12CreateDevice)");
 }
 
 /* ---- Queues ---- */
 
-typedef struct wait_visit {
+/* The queue's fence operations not passed back, in order: pending Waits (satisfied ones too, as the GPU has not
+ * passed them yet) and queued Signals, each with the fence's raw value (the one before removal forced what the
+ * application reads to UINT64_MAX). A Signal queued after an unsatisfied Wait is behind it. */
+typedef struct operation_visit {
     d12dred_queue *queue;
-} wait_visit;
+    int32_t last_unsatisfied; /* index in queue->waits of the last unsatisfied wait visited, or -1 */
+} operation_visit;
 
-static void add_wait(void *context, struct d12_fence *fence, UINT64 value)
+static void add_operation(void *context, bool wait, struct d12_fence *fence, UINT64 value, uint64_t serial)
 {
-    wait_visit *v = context;
+    operation_visit *v = context;
     char *name = object_name(&fence->device_child.object);
-    /* the raw value: the one before removal forced what the application reads to UINT64_MAX */
-    d12dred_queue_add_wait(v->queue, name, value, atomic_load_explicit(&fence->value, memory_order_acquire));
+    UINT64 at = atomic_load_explicit(&fence->value, memory_order_acquire);
+    if (wait) {
+        if (d12dred_queue_add_wait(v->queue, name, value, at) == 0) {
+            v->queue->waits[v->queue->wait_count - 1].after_submission = serial;
+            if (at < value)
+                v->last_unsatisfied = (int32_t)(v->queue->wait_count - 1);
+        }
+    } else {
+        d12dred_queue_add_signal(v->queue, name, value, at, serial, v->last_unsatisfied);
+    }
     free(name);
 }
 
-/* A submission's status: completed when its queue's completion mark covers it or every list's counter reached its
- * count; in progress when it is the first not completed (or a counter moved); not started after that. */
-static d12dred_submission_status submission_status(d12_dred_submission *s, bool *earlier_open)
+/* The first unsatisfied pending Wait queued before submission `serial` (the GPU reaches the submission only after
+ * it), or NULL. */
+static const d12dred_wait *wait_before(const d12dred_queue *q, uint64_t serial)
 {
+    for (size_t i = 0; i < q->wait_count; i++)
+        if (q->waits[i].fence_value < q->waits[i].value && q->waits[i].after_submission < serial)
+            return &q->waits[i];
+    return NULL;
+}
+
+/* Whether the GPU reported something of list `i` of `s` having run: its counter moved, the driver named one of its
+ * ops in the fault, or its queue's timeline reported an op of it as begun (OP_BEGIN, still current). */
+static bool list_started(struct d12_dred *dred, d12_dred_submission *s, UINT i)
+{
+    struct d12_command_list *list = s->lists[i];
+    d12_dred_list *l = list->dred;
+    if (l && l->write_immediate && !d12__dred_reset_since(s, i) && __atomic_load_n(l->counter.cpu, __ATOMIC_ACQUIRE) > 0)
+        return true;
+    if (dred->fault.list == list && dred->fault.op_index != D12_DRED_OP_INDEX_UNKNOWN)
+        return true;
+    return atomic_load_explicit(&s->queue->tdr.began_ns, memory_order_acquire) != 0 &&
+           atomic_load_explicit(&s->queue->tdr.list, memory_order_relaxed) == (void *)list;
+}
+
+/* A submission's status from what the GPU reported: completed when its queue's completion mark covers it or every
+ * list's counter reached its count; in progress when one of its lists has started (list_started); not started
+ * otherwise -- behind a pending GPU Wait, `waiting` is that wait. A driver that reports no progress (before DDI
+ * 0127: no counter, no OP_BEGIN) gives no evidence, so there the first unfinished submission is taken as in
+ * progress, as before. */
+static d12dred_submission_status submission_status(struct d12_dred *dred, d12_dred_submission *s, bool *earlier_open,
+                                                   const d12dred_queue *q, const d12dred_wait **waiting)
+{
+    *waiting = NULL;
     bool covered = s->serial != 0 && atomic_load(&s->queue->completed) >= s->serial;
     bool all_done = true, started = false;
     for (UINT i = 0; i < s->count; i++) {
@@ -94,13 +149,18 @@ static d12dred_submission_status submission_status(d12_dred_submission *s, bool 
         UINT32 v = l && l->write_immediate ? __atomic_load_n(l->counter.cpu, __ATOMIC_ACQUIRE) : 0;
         /* A list reset since: its count is the new recording's (and the application's thread's to write). */
         all_done = all_done && l && l->write_immediate && !d12__dred_reset_since(s, i) && v == l->count;
-        started = started || v > 0;
+        started = started || list_started(dred, s, i);
     }
     if (covered || (all_done && s->count > 0))
         return D12DRED_SUBMISSION_COMPLETED;
     bool first = !*earlier_open;
     *earlier_open = true;
-    return first || started ? D12DRED_SUBMISSION_IN_PROGRESS : D12DRED_SUBMISSION_NOT_STARTED;
+    if (started)
+        return D12DRED_SUBMISSION_IN_PROGRESS;
+    *waiting = wait_before(q, s->serial);
+    if (*waiting == NULL && first && dred->write_immediate == NULL)
+        return D12DRED_SUBMISSION_IN_PROGRESS; /* no progress reporting: the old count-based guess */
+    return D12DRED_SUBMISSION_NOT_STARTED;
 }
 
 static int32_t node_index_of(d12dred_report *r, const D3D12_AUTO_BREADCRUMB_NODE1 *head, struct d12_command_list *list)
@@ -110,6 +170,26 @@ static int32_t node_index_of(d12dred_report *r, const D3D12_AUTO_BREADCRUMB_NODE
         if (n->pCommandList == (const ID3D12GraphicsCommandList *)&list->com.list)
             return i < (int32_t)r->node_count ? i : -1;
     return -1;
+}
+
+/* "The submission number is never #?" (issue 19 item 7): a submission the removal caught while the runtime was
+ * handing it to the driver has no serial yet; it gets the one it was about to get (the queue's count so far, plus
+ * its place among the queue's unnumbered ones). Called before the report reads any serial. */
+static void number_pending_submissions(struct d12_device *device)
+{
+    struct d12_dred *dred = device->dred;
+    d12__lock(&device->children_lock, D12_RANK_CHILDREN);
+    for (struct d12_command_queue *queue = device->queues; queue; queue = queue->next) {
+        d12__lock(&queue->lock, D12_RANK_QUEUE);
+        uint64_t next = queue->submitted;
+        d12__unlock(&queue->lock, D12_RANK_QUEUE);
+        pthread_mutex_lock(&dred->track_lock);
+        for (d12_dred_submission *s = dred->submissions; s; s = s->next)
+            if (s->queue == queue && s->serial == 0)
+                s->serial = ++next;
+        pthread_mutex_unlock(&dred->track_lock);
+    }
+    d12__unlock(&device->children_lock, D12_RANK_CHILDREN);
 }
 
 static void fill_queues(struct d12_device *device, d12dred_report *r, const D3D12_AUTO_BREADCRUMB_NODE1 *head)
@@ -123,12 +203,18 @@ static void fill_queues(struct d12_device *device, d12dred_report *r, const D3D1
         if (q == NULL)
             continue;
         d12dred_queue_set_faulted(q, queue == dred->fault.queue);
+        operation_visit visit = {q, -1};
+        d12__queue_for_each_operation(queue, add_operation, &visit);
         pthread_mutex_lock(&dred->track_lock);
         bool earlier_open = false;
         for (d12_dred_submission *s = dred->submissions; s; s = s->next) {
             if (s->queue != queue)
                 continue;
-            d12dred_submission *sub = d12dred_queue_add_submission(q, s->serial, submission_status(s, &earlier_open));
+            const d12dred_wait *waiting;
+            d12dred_submission_status status = submission_status(dred, s, &earlier_open, q, &waiting);
+            d12dred_submission *sub = d12dred_queue_add_submission(q, s->serial, status);
+            if (sub && waiting)
+                d12dred_submission_set_waiting_on(sub, waiting);
             for (UINT i = 0; sub && i < s->count; i++) {
                 char *list_name = object_name(&s->lists[i]->device_child.object);
                 d12dred_submission_add_list(sub, list_name, node_index_of(r, head, s->lists[i]));
@@ -136,10 +222,9 @@ static void fill_queues(struct d12_device *device, d12dred_report *r, const D3D1
             }
         }
         pthread_mutex_unlock(&dred->track_lock);
-        wait_visit visit = {q};
-        d12__queue_for_each_wait(queue, add_wait, &visit);
     }
     d12__unlock(&device->children_lock, D12_RANK_CHILDREN);
+    d12dred_report_find_deadlock(r);
 }
 
 /* ---- Nodes, ops, attribution, op state ---- */
@@ -157,24 +242,9 @@ static const d12_dred_context *find_context(const d12_dred_list *l, UINT index)
     return lo < l->context_count && l->contexts[lo].index == index ? &l->contexts[lo] : NULL;
 }
 
-/* The name of the live buffer containing `va` (the ledger, page-fault DRED only), or NULL. */
-static char *buffer_name_at(struct d12_dred *dred, UINT64 va)
-{
-    if (!dred->enabled.page_fault || va == 0)
-        return NULL;
-    char *name = NULL;
-    pthread_mutex_lock(&dred->ledger_lock);
-    for (d12_dred_allocation *a = dred->live.next; a != &dred->live; a = a->next)
-        if (va >= a->start && va - a->start < a->size) {
-            name = object_name(&a->resource->device_child.object);
-            break;
-        }
-    pthread_mutex_unlock(&dred->ledger_lock);
-    return name;
-}
-
 /* The op's arguments (draws, dispatches, CopyBufferRegion), and the views and root descriptors current at op
- * `index`: the state log replayed up to it. */
+ * `index` (the state log replayed up to it), each VA resolved against the ledger (report_sites.c): the name right
+ * after the address, where in the buffer it lies, and what the access does past its end. */
 static void fill_op_state(struct d12_dred *dred, const d12_dred_list *l, UINT index, d12dred_op *op)
 {
     d12dred_op_state *state = d12dred_op_get_state(op);
@@ -184,7 +254,8 @@ static void fill_op_state(struct d12_dred *dred, const d12_dred_list *l, UINT in
     if (arguments)
         d12dred_op_state_set_arguments(state, arguments);
     free(arguments);
-    const d12_dred_state_change *vb[32] = {0}, *ib = NULL, *root[6][64] = {{0}};
+    uint64_t recorded = atomic_load_explicit(&l->closed_seq, memory_order_relaxed);
+    const d12_dred_state_change *vb[32] = {0}, *ib = NULL, *root[6][64] = {{0}}, *copy[2] = {NULL, NULL};
     for (UINT i = 0; i < l->change_count && l->changes[i].op <= index; i++) {
         const d12_dred_state_change *c = &l->changes[i];
         if (c->kind == D12_DRED_STATE_VERTEX_BUFFER && c->slot < 32)
@@ -193,29 +264,72 @@ static void fill_op_state(struct d12_dred *dred, const d12_dred_list *l, UINT in
             ib = c;
         else if (c->kind == D12_DRED_STATE_ROOT_DESCRIPTOR && c->which < 6 && c->slot < 64)
             root[c->which][c->slot] = c;
+        else if (c->kind == D12_DRED_STATE_COPY && c->op == index && c->which < 2)
+            copy[c->which] = c; /* this op's own sides only */
     }
+    char *name;
     for (unsigned s = 0; s < 32; s++) {
         if (vb[s] && vb[s]->address) {
-            char *name = buffer_name_at(dred, vb[s]->address);
-            d12dred_op_state_add_vertex_buffer(state, s, vb[s]->address, vb[s]->size, vb[s]->stride, name);
+            d12dred_va_site site = {0};
+            d12__dred_resolve_site(dred, recorded, vb[s]->address, vb[s]->size, false, &name, &site);
+            if (d12dred_op_state_add_vertex_buffer(state, s, vb[s]->address, vb[s]->size, vb[s]->stride, name) == 0)
+                state->vertex_buffers[state->vertex_buffer_count - 1].site = site;
+            else
+                d12__dred_free_va_site(&site);
             free(name);
         }
     }
     if (ib && ib->address) {
-        char *name = buffer_name_at(dred, ib->address);
-        d12dred_op_state_set_index_buffer(state, ib->address, ib->size, ib->stride, name);
+        d12dred_va_site site = {0};
+        d12__dred_resolve_site(dred, recorded, ib->address, ib->size, false, &name, &site);
+        if (d12dred_op_state_set_index_buffer(state, ib->address, ib->size, ib->stride, name) == 0) {
+            d12__dred_free_va_site(&state->index_buffer.site);
+            state->index_buffer.site = site;
+        } else {
+            d12__dred_free_va_site(&site);
+        }
         free(name);
     }
-    /* A draw uses the graphics root arguments, a dispatch the compute ones. */
+    /* A draw uses the graphics root arguments, a dispatch the compute ones. A CBV reads 256 bytes, an SRV or UAV 4
+     * (the reference driver's access model, docs/dred-gpu.md); a UAV is written through. */
     bool compute = op->op == D3D12_AUTO_BREADCRUMB_OP_DISPATCH;
     for (unsigned which = compute ? 3 : 0; which < (compute ? 6u : 3u); which++) {
         for (unsigned p = 0; p < 64; p++) {
-            if (!root[which][p])
+            const d12_dred_state_change *c = root[which][p];
+            if (!c)
                 continue;
-            char *name = buffer_name_at(dred, root[which][p]->address);
-            d12dred_op_state_add_root_descriptor(state, p, (d12dred_root_kind)(which % 3), root[which][p]->address, name);
+            d12dred_root_kind kind = (d12dred_root_kind)(which % 3);
+            d12dred_va_site site = {0};
+            d12__dred_resolve_site(dred, recorded, c->address, kind == D12DRED_ROOT_CBV ? 256 : 4,
+                                   kind == D12DRED_ROOT_UAV, &name, &site);
+            if (d12dred_op_state_add_root_descriptor(state, p, kind, c->address, name) == 0)
+                state->root_descriptors[state->root_descriptor_count - 1].site = site;
+            else
+                d12__dred_free_va_site(&site);
             free(name);
         }
+    }
+    if (op->op == D3D12_AUTO_BREADCRUMB_OP_COPYBUFFERREGION && copy[0] && copy[1]) {
+        d12dred_va_site sites[2] = {{0}, {0}};
+        char *names[2];
+        for (int k = 0; k < 2; k++)
+            d12__dred_resolve_site(dred, recorded, copy[k]->address, copy[k]->size, k == 0, &names[k], &sites[k]);
+        /* each side as its buffer (start) and the offset into it; unresolved: the VA itself */
+        UINT64 base[2], offset[2];
+        for (int k = 0; k < 2; k++) {
+            offset[k] = sites[k].has_offset ? sites[k].offset : 0;
+            base[k] = copy[k]->address - offset[k];
+        }
+        if (d12dred_op_state_set_copy(state, copy[0]->size, base[1], offset[1], names[1], base[0], offset[0],
+                                      names[0]) == 0) {
+            state->copy_dst.site.note = sites[0].note;
+            state->copy_src.site.note = sites[1].note;
+        } else {
+            free(sites[0].note);
+            free(sites[1].note);
+        }
+        free(names[0]);
+        free(names[1]);
     }
 }
 
@@ -254,6 +368,17 @@ static void fill_node(struct d12_dred *dred, d12dred_report *r, const D3D12_AUTO
             fill_op_state(dred, l, i, op);
         }
     }
+    /* Issue 19 item 1: the node's status from what the GPU reported, not from the counts alone. */
+    UINT32 completed = *n->pLastBreadcrumbValue;
+    bool named = attribution == D12DRED_ATTRIBUTION_EXACT;
+    bool begun = atomic_load_explicit(&queue->tdr.began_ns, memory_order_acquire) != 0 &&
+                 atomic_load_explicit(&queue->tdr.list, memory_order_relaxed) == (void *)list;
+    d12dred_node_set_status(node, named || (completed < n->BreadcrumbCount && (completed > 0 || begun))
+                                      ? D12DRED_SUBMISSION_IN_PROGRESS
+                                  : n->BreadcrumbCount > 0 && completed >= n->BreadcrumbCount
+                                      ? D12DRED_SUBMISSION_COMPLETED
+                                      : D12DRED_SUBMISSION_NOT_STARTED);
+    d12dred_node_fill_event_stacks(node); /* item 2 */
 }
 
 /* The submission serial a node's list belongs to (its first outstanding one, as the node was built from). */
@@ -301,6 +426,42 @@ static void fill_nodes(struct d12_device *device, d12dred_report *r, const D3D12
 
 #define D12_DRED_GUARD_GAP 0x10000ull /* the unmapped 64 KiB after every allocation (docs/dred-gpu.md) */
 
+/* Issue 19 item 4: which use-after-free it is, from the release's sequence number and the faulting list's
+ * submission (the ledger's free sequence when it was executed): released after the submission began, while it was in
+ * flight (defer the release behind a fence), or before it was submitted (a stale list that outlived its resources). */
+static void use_after_free_detail(struct d12_dred *dred, d12dred_page_fault *pf, uint64_t release)
+{
+    const d12_fault_info *fault = &dred->fault;
+    uint64_t serial = 0, at_submit = 0;
+    pthread_mutex_lock(&dred->track_lock);
+    for (d12_dred_submission *s = dred->submissions; s && !serial; s = s->next) {
+        if (s->serial != 0 && atomic_load(&s->queue->completed) >= s->serial)
+            continue;
+        for (UINT i = 0; i < s->count; i++)
+            if (fault->list && s->lists[i] == fault->list) {
+                serial = s->serial;
+                at_submit = s->free_seq;
+            }
+    }
+    pthread_mutex_unlock(&dred->track_lock);
+    if (!serial)
+        return; /* the submission is not known: the verdict says what is known */
+    const char *name = pf->freed_count && pf->freed[0]->name ? pf->freed[0]->name : "the buffer";
+    char *detail = NULL;
+    int n = release > at_submit
+                ? asprintf(&detail, "released while a submission using it was in flight: release #%llu of '%s' came "
+                                    "after ExecuteCommandLists of submission #%llu; release it only once a fence "
+                                    "signalled after that submission has completed",
+                           (unsigned long long)release, name, (unsigned long long)serial)
+                : asprintf(&detail, "released before the list was submitted (stale list): release #%llu of '%s' came "
+                                    "before submission #%llu, whose list still used it; re-record the list, or keep "
+                                    "the buffer alive while the list can be submitted",
+                           (unsigned long long)release, name, (unsigned long long)serial);
+    if (n >= 0)
+        d12dred_page_fault_set_detail(pf, detail);
+    free(detail);
+}
+
 static void fill_page_fault(struct d12_device *device, d12dred_report *r)
 {
     struct d12_dred *dred = device->dred;
@@ -332,10 +493,13 @@ static void fill_page_fault(struct d12_device *device, d12dred_report *r)
         }
     }
     uint64_t kept = dred->freed_total < D12_DRED_FREED_RING ? dred->freed_total : D12_DRED_FREED_RING;
+    uint64_t release = 0; /* the newest matching release's sequence number (1-based) */
     for (uint64_t k = 0; k < kept; k++) {
         const d12_dred_freed *f = &dred->freed[(dred->freed_total - 1 - k) % D12_DRED_FREED_RING];
         if (va < f->start || va - f->start >= f->size)
             continue;
+        if (release == 0)
+            release = f->seq;
         char *name = f->name_w ? d12dred_utf8_from_wide(f->name_w) : f->name_a ? strdup(f->name_a) : NULL;
         /* "released after the list was recorded": freed after the faulting list's Close */
         d12dred_allocation *x = d12dred_page_fault_add_freed(pf, name, D3D12_DRED_ALLOCATION_TYPE_RESOURCE, f->start,
@@ -369,6 +533,9 @@ static void fill_page_fault(struct d12_device *device, d12dred_report *r)
                                   : D12DRED_VERDICT_NEVER_MAPPED;
     d12dred_page_fault_set_verdict(pf, verdict);
     pthread_mutex_unlock(&dred->ledger_lock);
+    if (verdict == D12DRED_VERDICT_USE_AFTER_FREE && release)
+        use_after_free_detail(dred, pf, release);
+    d12__dred_out_of_bounds_detail(r, pf);
 }
 
 /* ---- Stage 1 and 2 ---- */
@@ -387,6 +554,7 @@ struct d12_dred_report_state *d12__dred_report_freeze(struct d12_device *device,
         state->messages_at_freeze = d12_info_queue_GetNumStoredMessages(device->info_queue) +
                                     d12_info_queue_GetNumMessagesDiscardedByMessageCountLimit(device->info_queue);
     fill_header(device, state->report);
+    number_pending_submissions(device);
     fill_nodes(device, state->report, breadcrumbs);
     fill_queues(device, state->report, breadcrumbs);
     fill_page_fault(device, state->report);
@@ -469,29 +637,96 @@ static void attach_flush_messages(struct d12_device *device, struct d12_dred_rep
     }
 }
 
-/* D12RT_DRED_DUMP=DIR: exactly one file per removal, "d12dred-<pid>-<n>.json", written atomically. */
+/* D12RT_DRED_DUMP=DIR: exactly one file per removal, "d12dred-<pid>-<n>.json", written atomically (dump.c). The
+ * first write happens at freeze, before the removal is published (d12__dred_report_write_dump); stage 2 replaces
+ * the file (same name, same atomic rename) only when the removal flush brought driver messages to attach. */
 static void write_dump(struct d12_device *device, struct d12_dred_report_state *state)
 {
     static _Atomic unsigned removals;
-    if (state->dump_dir == NULL)
+    if (state->dump_dir == NULL || state->dump_failed)
         return;
-    mkdir(state->dump_dir, 0777); /* may exist */
-    char path[4096];
-    snprintf(path, sizeof path, "%s/d12dred-%u-%u.json", state->dump_dir, (unsigned)getpid(),
-             atomic_fetch_add(&removals, 1) + 1);
-    if (d12dred_report_write_file(state->report, path) != 0)
-        fprintf(stderr, "d12rt: D12RT_DRED_DUMP: cannot write %s: %s\n", path, strerror(errno));
-    else
+    if (state->dump_order == NULL && (state->dump_order = d12__dred_dump_order_new()) == NULL)
+        return;
+    if (state->dump_path == NULL) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/d12dred-%u-%u.json", state->dump_dir, (unsigned)getpid(),
+                 atomic_fetch_add(&removals, 1) + 1);
+        state->dump_path = strdup(path);
+        if (state->dump_path == NULL)
+            return;
+    }
+    size_t length = 0;
+    char *json = d12dred_report_to_json(state->report, &length);
+    if (json == NULL) {
+        fprintf(stderr, "d12rt: D12RT_DRED_DUMP: cannot write %s: out of memory\n", state->dump_path);
+        return;
+    }
+    /* After a write that timed out, a rewrite (stage 2's messages) is not waited for again: it is queued behind the
+     * first in the file's order and lands when the folder answers (one message per removal, one wait). */
+    unsigned timeout = state->dump_timed_out ? 0 : D12_DRED_DUMP_TIMEOUT_MS;
+    int rc = d12__dred_dump_write(state->dump_dir, state->dump_path, json, length, timeout, state->dump_order);
+    if (rc != 0) {
+        state->dump_failed = rc < 0;   /* it cannot be written: not tried again */
+        state->dump_timed_out = rc > 0; /* late: a rewrite is queued behind it, not waited for */
+        return;
+    }
+    if (!state->dump_written)
         device->dred->dumps_written++;
+    state->dump_written = true;
+}
+
+void d12__dred_report_write_dump(struct d12_device *device, struct d12_dred_report_state *state)
+{
+    if (state)
+        write_dump(device, state);
 }
 
 void d12__dred_report_complete(struct d12_device *device, struct d12_dred_report_state *state)
 {
     if (state == NULL)
         return;
+    size_t before = state->report->flush_message_count;
     attach_flush_messages(device, state, device->dred->output ? d12__dred_output_breadcrumbs(device->dred->output)
                                                               : NULL);
-    write_dump(device, state);
+    if (!state->dump_written || state->report->flush_message_count != before)
+        write_dump(device, state);
+}
+
+/* D12RT_STALL_MS (stall.c): the report of the device as it is now, `kind` "stall", in its own file. Built by the
+ * freeze's code under freeze_lock with a fault of "nothing" (the device is not removed), so it reads the same state
+ * the same way; a removal that froze meanwhile wins and no stall report is written. */
+void d12__dred_write_stall_report(struct d12_device *device, unsigned number, unsigned stalled_ms)
+{
+    struct d12_dred *dred = device->dred;
+    pthread_mutex_lock(&dred->freeze_lock);
+    if (atomic_load_explicit(&dred->frozen, memory_order_relaxed)) {
+        pthread_mutex_unlock(&dred->freeze_lock);
+        return;
+    }
+    d12_fault_info saved = dred->fault;
+    HRESULT saved_reason = dred->reason;
+    dred->fault = (d12_fault_info){.reason = S_OK, .state = D3D12_DRED_DEVICE_STATE_UNKNOWN,
+                                   .op_index = D12_DRED_OP_INDEX_UNKNOWN};
+    dred->reason = S_OK;
+    struct d12_dred_output *output = d12__dred_output_build(device);
+    dred->fault = saved;
+    dred->reason = saved_reason;
+    pthread_mutex_unlock(&dred->freeze_lock);
+    struct d12_dred_report_state *state = d12__dred_output_report_state(output);
+    if (state && state->dump_dir) {
+        d12dred_report_set_kind(state->report, "stall");
+        char note[160];
+        snprintf(note, sizeof note, "no GPU progress anywhere on the device for %u ms while work was pending "
+                                    "(D12RT_STALL_MS); the device was not removed", stalled_ms);
+        d12dred_report_add_note(state->report, note);
+        char path[4096];
+        snprintf(path, sizeof path, "%s/d12rt-stall-%u-%u.json", state->dump_dir, (unsigned)getpid(), number);
+        size_t length = 0;
+        char *json = d12dred_report_to_json(state->report, &length);
+        if (json)
+            d12__dred_dump_write(state->dump_dir, path, json, length, D12_DRED_DUMP_TIMEOUT_MS, NULL);
+    }
+    d12__dred_output_free(output);
 }
 
 void d12__dred_report_free(struct d12_dred_report_state *state)
@@ -500,5 +735,7 @@ void d12__dred_report_free(struct d12_dred_report_state *state)
         return;
     d12dred_report_free(state->report);
     free(state->dump_dir);
+    free(state->dump_path);
+    d12__dred_dump_order_release(state->dump_order);
     free(state);
 }

@@ -1,4 +1,6 @@
 /* The flush engine (flush.h). */
+#include <sched.h>
+
 #include "device.h"
 #include "dred/dred.h"
 #include "flush.h"
@@ -13,6 +15,7 @@ void d12__flush_init(d12_flush *flush)
     atomic_init(&flush->completions, 0);
     atomic_init(&flush->flushed, 0);
     atomic_init(&flush->removal_flushed, false);
+    atomic_init(&flush->removal_done, false);
     flush->begun = 0;
     flush->in_flight = NULL;
     flush->orphans = NULL;
@@ -106,8 +109,15 @@ void d12__flush_on_removal(struct d12_device *device)
     if (!may_flush_now(device))
         return;
     /* "invoked at most once per device, and only after a removal has been detected", however many threads race */
-    if (atomic_exchange(&device->flush.removal_flushed, true))
+    if (atomic_exchange(&device->flush.removal_flushed, true)) {
+        /* Another thread is making it: this one surfaces the removal only once the dump it rewrites is in place
+         * (issue 19 item 6), so an application that exits right after seeing the removal leaves no temporary file.
+         * Not from inside the flush or a callback (may_flush_now), so never a wait for this thread itself. */
+        while (!atomic_load_explicit(&device->flush.removal_done, memory_order_acquire))
+            sched_yield();
         return;
+    }
     call_driver_flush(device);
     d12__dred_complete(device); /* BRIEF section 3: "once the driver-reported-messages removal flush has returned" */
+    atomic_store_explicit(&device->flush.removal_done, true, memory_order_release);
 }

@@ -25,6 +25,7 @@ typedef struct d12_flush {
     _Atomic uint64_t completions; /* bumped each time a queue's completion mark moves */
     _Atomic uint64_t flushed;     /* the `completions` value the last completed-work flush was made for */
     atomic_bool removal_flushed;  /* the removal flush was made (or claimed by a thread making it) */
+    atomic_bool removal_done;     /* ... and it and DRED's stage 2 (the dump rewritten) returned */
     /* The device's children lock: the retiring flushes (completed-work and queue-destruction flushes) in progress. */
     uint64_t begun;                   /* retiring flushes begun so far: the last one's number */
     struct d12_flush_pass *in_flight; /* those begun and not returned, any order */

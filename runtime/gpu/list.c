@@ -445,19 +445,17 @@ void d12_command_list_CopyBufferRegion(struct d12_command_list *self, ID3D12Reso
     struct d12_resource *src = dst ? copy_operand(self, method, "pSrcBuffer", pSrcBuffer) : NULL;
     if (!src)
         return;
+    /* Windows' core runtime checks no copy range: the range checks are the debug layer's (its messages 841/844),
+     * reported as ERROR, and the copy reaches the driver as given, so the GPU (and DRED) sees the bug (issue 19 item
+     * 8, docs/dred.md "CopyBufferRegion past its end"). */
     d12_info_queue *info = self->device_child.device->info_queue;
-    if (!in_bounds(DstOffset, NumBytes, dst->desc.Width)) {
+    if (!in_bounds(DstOffset, NumBytes, dst->desc.Width))
         d12__msg_copybufferregion_dstrangeoutofbounds(info, DstOffset, NumBytes, dst->desc.Width);
-        record_error(self, E_INVALIDARG);
-        return;
-    }
-    if (!in_bounds(SrcOffset, NumBytes, src->desc.Width)) {
+    if (!in_bounds(SrcOffset, NumBytes, src->desc.Width))
         d12__msg_copybufferregion_srcrangeoutofbounds(info, SrcOffset, NumBytes, src->desc.Width);
-        record_error(self, E_INVALIDARG);
-        return;
-    }
     before_work(self, D12_WORK_COPY_BUFFER_REGION);
     d12__dred_note_args64(self->dred_args, DstOffset, SrcOffset, NumBytes);
+    d12__dred_note_copy(self->dred, dst->gpu_address, DstOffset, src->gpu_address, SrcOffset, NumBytes);
     self->ddi->pfnCopyBufferRegion(self->handle, dst->handle, DstOffset, src->handle, SrcOffset, NumBytes);
     d12__dred_breadcrumb(self->dred_work, self->handle, D3D12_AUTO_BREADCRUMB_OP_COPYBUFFERREGION);
 }

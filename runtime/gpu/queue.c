@@ -513,6 +513,19 @@ void d12__queue_for_each_wait(struct d12_command_queue *queue,
     d12__unlock(&queue->lock, D12_RANK_QUEUE);
 }
 
+void d12__queue_for_each_operation(struct d12_command_queue *queue,
+                                   void (*visit)(void *context, bool wait, struct d12_fence *fence, UINT64 value,
+                                                 uint64_t serial),
+                                   void *context)
+{
+    d12__lock(&queue->lock, D12_RANK_QUEUE);
+    if (queue->blocked_wait)
+        visit(context, true, queue->blocked_wait->fence, queue->blocked_wait->value, queue->blocked_wait->serial);
+    for (struct d12_queue_operation *operation = queue->operations; operation; operation = operation->next)
+        visit(context, operation->kind == OPERATION_WAIT, operation->fence, operation->value, operation->serial);
+    d12__unlock(&queue->lock, D12_RANK_QUEUE);
+}
+
 /* ---- Retention across flushes ---- */
 
 /* Mark with `flush` the submissions completed so far that no flush marked yet (the list is in serial order). Called

@@ -7,6 +7,7 @@
 #define D12_QUEUE_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -69,5 +70,12 @@ HRESULT d12__queue_wait_reached(struct d12_device *device, D3D12DDI_HRTCOMMANDQU
  * `visit` runs under the queue's lock: it may read the fence (its value, its name) but call nothing else. */
 void d12__queue_for_each_wait(struct d12_command_queue *queue,
                               void (*visit)(void *context, struct d12_fence *fence, UINT64 value), void *context);
+
+/* The same for every fence operation not passed back yet, in queue order (the blocked Wait first): `wait` says which
+ * kind, `serial` how many ExecuteCommandLists calls were queued before it. DRED's report (queued signals, deadlocks). */
+void d12__queue_for_each_operation(struct d12_command_queue *queue,
+                                   void (*visit)(void *context, bool wait, struct d12_fence *fence, UINT64 value,
+                                                 uint64_t serial),
+                                   void *context);
 
 #endif

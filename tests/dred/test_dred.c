@@ -382,8 +382,8 @@ static void test_breadcrumbs_node(void)
     ID3D12GraphicsCommandList_DrawInstanced(ctx.list, 3, 1, 0, 0);
     ID3D12GraphicsCommandList_Dispatch(ctx.list, 1, 1, 1);
     ID3D12GraphicsCommandList_SetMarker(ctx.list, 0, NULL, 0);
-    /* Not recorded: a copy the runtime refuses (out of bounds) leaves no breadcrumb. */
-    ID3D12GraphicsCommandList_CopyBufferRegion(ctx.list, b, 0, a, 0, 4096);
+    /* Not recorded: a copy the runtime refuses (no destination) leaves no breadcrumb. */
+    ID3D12GraphicsCommandList_CopyBufferRegion(ctx.list, NULL, 0, a, 0, 4096);
     ID3D12GraphicsCommandList_EndEvent(ctx.list);
     CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), E_INVALIDARG);
     /* Recorded again without the bad copy. */

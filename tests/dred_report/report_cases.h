@@ -240,6 +240,63 @@ static inline d12dred_report *case_long_node(void)
     return r;
 }
 
+/* Issue 19's additions in one report: RemoveDevice's cause, a settings note, two queues waiting on each other (queued
+ * signals behind waits, a submission waiting, the deadlock verdict), a node whose attributed op sits 100 ops into
+ * two events (the event stack outside the shown window), VA sites, a UAV write, a copy's two sides, a verdict
+ * detail. */
+static inline d12dred_report *case_deadlock(void)
+{
+    d12dred_report *r = d12dred_report_new();
+    case_header(r, HR_DEVICE_REMOVED, "DXGI_ERROR_DEVICE_REMOVED", STATE_UNKNOWN, 1);
+    d12dred_report_set_removed_by(r, "removed by the application (ID3D12Device5::RemoveDevice)");
+    d12dred_report_add_note(r, "DRED settings changed after the device was created are ignored: DRED settings are "
+                               "latched at device creation (D3D12CreateDevice)");
+    d12dred_queue *a = d12dred_report_add_queue(r, "A", 0);
+    d12dred_queue *b = d12dred_report_add_queue(r, "B", 2);
+    d12dred_queue_add_wait(a, "F1", 1, 0);
+    d12dred_queue_add_signal(a, "F2", 1, 0, 1, 0);
+    d12dred_queue_add_wait(b, "F2", 1, 0);
+    b->waits[0].after_submission = 0;
+    d12dred_queue_add_signal(b, "F1", 1, 0, 0, 0);
+    d12dred_node *n = d12dred_report_add_node(r, "Frame", "A", 1, 104, 0);
+    d12dred_submission *s = d12dred_queue_add_submission(a, 1, D12DRED_SUBMISSION_NOT_STARTED);
+    d12dred_submission_add_list(s, "Frame", d12dred_report_node_index(r, n));
+    d12dred_submission_set_waiting_on(s, &a->waits[0]);
+    d12dred_node_reserve_ops(n, 104);
+    d12dred_node_add_op(n, 0, OP_BEGINEVENT, 0, "Frame");
+    d12dred_node_add_op(n, 1, OP_BEGINEVENT, 1, "GBuffer");
+    for (uint32_t i = 2; i < 100; i++)
+        d12dred_node_add_op(n, i, OP_RESOURCEBARRIER, 2, NULL);
+    d12dred_op *copy = d12dred_node_add_op(n, 100, OP_COPYBUFFERREGION, 2, NULL);
+    d12dred_op_set_attribution(copy, D12DRED_ATTRIBUTION_SUSPECT);
+    d12dred_op_state *st = d12dred_op_get_state(copy);
+    d12dred_op_state_set_arguments(st, "DstOffset=98304, SrcOffset=0, NumBytes=65536");
+    d12dred_op_state_add_vertex_buffer(st, 0, 0x100020000ull, 432, 12, "Tree VB");
+    d12dred_va_site_set(&st->vertex_buffers[0].site, true, 0, "released after the list was recorded");
+    d12dred_op_state_add_root_descriptor(st, 0, D12DRED_ROOT_CBV, 0x100040000ull, "Per-draw CB ring");
+    d12dred_va_site_set(&st->root_descriptors[0].site, true, 0x10000,
+                        "at its end; read [+0x10000, +0x10100) is past it");
+    d12dred_op_state_add_root_descriptor(st, 1, D12DRED_ROOT_UAV, 0xCDCDCDCDCDCDCDCDull, NULL);
+    d12dred_va_site_set(&st->root_descriptors[1].site, false, 0, "uninitialized? (debug-heap fill)");
+    d12dred_op_state_set_copy(st, 0x10000, 0x100060000ull, 0, "Staging chunk 7", 0x100080000ull, 0x18000,
+                              "Mesh pool");
+    d12dred_va_site_set(&st->copy_dst.site, true, 0x18000, "write [+0x18000, +0x28000) runs 0x8000 (32768) bytes "
+                                                           "past its end");
+    d12dred_node_add_op(n, 101, OP_ENDEVENT, 1, NULL);
+    d12dred_node_add_op(n, 102, OP_ENDEVENT, 0, NULL);
+    d12dred_node_add_op(n, 103, OP_RESOURCEBARRIER, 0, NULL);
+    d12dred_node_fill_event_stacks(n);
+    d12dred_page_fault *pf = d12dred_report_set_page_fault(r, 0x1000A0000ull, 1);
+    d12dred_page_fault_set_verdict(pf, D12DRED_VERDICT_OUT_OF_BOUNDS);
+    d12dred_allocation *below = d12dred_page_fault_set_below(pf, "Mesh pool", TYPE_RESOURCE, 0x100080000ull, 0x20000,
+                                                             0, false);
+    below->width = 0x20000;
+    d12dred_page_fault_set_detail(pf, "copy destination [+0x18000, +0x28000) of a 0x20000-byte buffer: 0x8000 (32768) "
+                                      "bytes past its end");
+    d12dred_report_find_deadlock(r);
+    return r;
+}
+
 typedef struct report_case {
     const char *name;
     d12dred_report *(*build)(void);
@@ -250,6 +307,7 @@ static const report_case report_cases[] = {
     {"out_of_bounds", case_out_of_bounds},       {"hang_suspect", case_hang_suspect},
     {"unknown_values", case_unknown_values},     {"dred_off", case_dred_off},
     {"long_node", case_long_node},               {"hang_exact", case_hang_exact},
+    {"deadlock", case_deadlock},
 };
 
 static inline const report_case *find_report_case(const char *name)

@@ -5,6 +5,7 @@ and usage, with the exit codes of tools/d12dred.c (0 success or same, 1 differen
     test_cli.py D12DRED GOLDEN_DIR CASE      (ctest dred_report.cli.CASE)
 Ends with `N passed, N failed`.
 """
+import os
 import subprocess
 import sys
 import tempfile
@@ -69,9 +70,57 @@ def case_diff_same(tool, golden):
         "reason        same: DXGI_ERROR_DEVICE_HUNG (0x887a0006)",
         "device state  same: PAGEFAULT (7)",
         "faulting op   same: 'Scene list' on 'Direct queue' #5 DRAWINDEXEDINSTANCED(4) (exact)",
+        "op state      same: " + PAGE_FAULT_EXACT_STATE,
         "verdict       same: never-mapped",
-        "the reports agree on reason, device state, faulting op and verdict",
+        "the reports agree on reason, device state, faulting op, op state and verdict",
     ], "diff of a report with itself: output")
+
+
+PAGE_FAULT_EXACT_STATE = ("IndexCountPerInstance=36, InstanceCount=1, StartIndexLocation=0, BaseVertexLocation=0, "
+                          "StartInstanceLocation=0; VB 0 (unnamed); IB 'Mesh 0 indices'; root 0 CBV 'Camera constants'")
+
+
+def case_diff_no_data(tool, golden):
+    """A run with page-fault reporting and contexts off has no data for those aspects: no difference (issue 19)."""
+    import json
+    import tempfile
+    report = json.loads((golden / "page_fault_exact.json").read_text(encoding="utf-8"))
+    report["features"]["page_fault"] = False
+    report["features"]["breadcrumb_contexts"] = False
+    report["page_fault"] = None
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(report, f)
+        other = f.name
+    try:
+        result = run(tool, "diff", golden / "page_fault_exact.json", other)
+    finally:
+        os.unlink(other)
+    check_eq(result.returncode, 0, "diff against a run with reporting off: exit code 0 (no difference)")
+    check_eq(result.stdout.decode().splitlines(), [
+        "reason        same: DXGI_ERROR_DEVICE_HUNG (0x887a0006)",
+        "device state  same: PAGEFAULT (7)",
+        "faulting op   same: 'Scene list' on 'Direct queue' #5 DRAWINDEXEDINSTANCED(4) (exact)",
+        "op state      no data: breadcrumb contexts (the op's arguments) were off in run 2",
+        "verdict       no data: page-fault reporting was off in run 2",
+        "the reports agree on the 3 aspects both have data for (2 without data)",
+    ], "diff against a run with reporting off: output")
+    # The op state is compared: the same op with another argument is a difference.
+    report = json.loads((golden / "page_fault_exact.json").read_text(encoding="utf-8"))
+    for node in report["nodes"]:
+        for op in node["ops"]:
+            if op["state"]:
+                op["state"]["arguments"] = op["state"]["arguments"].replace("InstanceCount=1", "InstanceCount=2")
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(report, f)
+        other = f.name
+    try:
+        result = run(tool, "diff", golden / "page_fault_exact.json", other)
+    finally:
+        os.unlink(other)
+    check_eq(result.returncode, 1, "diff of the same op with another argument: exit code 1")
+    check_eq(result.stdout.decode().splitlines()[3],
+             "op state      different: " + PAGE_FAULT_EXACT_STATE + " | " +
+             PAGE_FAULT_EXACT_STATE.replace("InstanceCount=1", "InstanceCount=2"), "the op state line")
 
 
 def case_diff_different(tool, golden):
@@ -83,17 +132,20 @@ def case_diff_different(tool, golden):
         "device state  same: PAGEFAULT (7)",
         "faulting op   different: 'Scene list' on 'Direct queue' #5 DRAWINDEXEDINSTANCED(4) (exact) | "
         "'Streaming copies' on 'Copy queue' #1 COPYBUFFERREGION(7) (exact)",
+        "op state      different: " + PAGE_FAULT_EXACT_STATE + " | "
+        "pDstBuffer='Texture pool' + 0x0, pSrcBuffer='Staging 3' + 0x100, NumBytes=4096",
         "verdict       different: never-mapped | use-after-free 'Staging 3'",
-        "the reports differ in 2 of 4 aspects",
+        "the reports differ in 3 of 5 aspects",
     ], "diff of two different faults: output")
     result = run(tool, "diff", golden / "hang_suspect.json", golden / "dred_off.json")
     check_eq(result.returncode, 1, "diff of a hang and a non-GPU removal: exit code 1")
     check_eq(result.stdout.decode().splitlines(), [
         "reason        different: DXGI_ERROR_DEVICE_HUNG (0x887a0006) | DXGI_ERROR_DEVICE_REMOVED (0x887a0005)",
         "device state  different: HUNG (3) | UNKNOWN (0)",
-        "faulting op   different: 'Frame 41' on 'Direct queue' #2 DRAWINSTANCED(3) (suspect) | none",
-        "verdict       same: no page fault",
-        "the reports differ in 3 of 4 aspects",
+        "faulting op   no data: auto-breadcrumbs were off in run 2",
+        "op state      no data: auto-breadcrumbs were off in run 2",
+        "verdict       no data: page-fault reporting was off in run 2",
+        "the reports differ in 2 of 5 aspects",
     ], "diff of a hang and a non-GPU removal: output")
 
 
@@ -116,6 +168,13 @@ def case_bad_file(tool, golden):
         result = run(tool, "diff", golden / "dred_off.json", other)
         check_eq(result.returncode, 3, "diff with a bad second file: exit code 3")
         check_eq(result.stdout, b"", "diff with a bad second file: nothing on stdout")
+
+
+def case_directory(tool, golden):
+    """A folder named as the report (issue 19 item 8): exit 3, "is a directory"."""
+    result = run(tool, "show", golden)
+    check_eq(result.returncode, 3, "show of a directory: exit code 3")
+    check_eq(result.stderr.decode(), f"d12dred: cannot read {golden}: is a directory\n", "show of a directory: the error")
 
 
 def case_missing_file(tool, golden):

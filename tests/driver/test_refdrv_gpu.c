@@ -1346,8 +1346,14 @@ static void gpu_cost(void)
     CHECK_EQ_INT(d12__refdrv_command_cost_ns(&rates, &copy), 100000 + 100);
     d12__refdrv_command barrier = {.type = D12_REFDRV_CMD_BARRIER};
     CHECK_EQ_INT(d12__refdrv_command_cost_ns(&rates, &barrier), 100);
+    /* A write-immediate is a 4-byte memory write at the copy rate (rounded up), not a command's fixed cost. */
     d12__refdrv_command write = {.type = D12_REFDRV_CMD_WRITE_IMMEDIATE};
-    CHECK_EQ_INT(d12__refdrv_command_cost_ns(&rates, &write), 100);
+    CHECK_EQ_INT(d12__refdrv_command_cost_ns(&rates, &write), 1);
+    rates.ps_per_byte = 2500;
+    CHECK_EQ_INT(d12__refdrv_command_cost_ns(&rates, &write), 10);
+    rates.ps_per_byte = 0;
+    CHECK_EQ_INT(d12__refdrv_command_cost_ns(&rates, &write), 0);
+    rates = (d12__refdrv_rates){1000, 10000, 100, 100};
     /* The environment, read at OpenAdapter12. */
     setenv("D12RT_REFDRV_PS_PER_VERTEX", "250", 1);
     setenv("D12RT_REFDRV_PS_PER_GROUP", "12x", 1);

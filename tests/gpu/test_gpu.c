@@ -401,9 +401,6 @@ typedef struct {
     ID3D12Resource *upload, *other_upload, *readback, *small;
 } recording_env;
 
-static void bad_dst_range(recording_env *e) { ID3D12GraphicsCommandList_CopyBufferRegion(e->list, e->readback, 60, e->upload, 0, 8); }
-static void bad_src_range(recording_env *e) { ID3D12GraphicsCommandList_CopyBufferRegion(e->list, e->readback, 0, e->upload, 57, 8); }
-static void bad_overflow(recording_env *e) { ID3D12GraphicsCommandList_CopyBufferRegion(e->list, e->readback, 8, e->upload, 0, UINT64_MAX - 4); }
 static void bad_null_dst(recording_env *e) { ID3D12GraphicsCommandList_CopyBufferRegion(e->list, NULL, 0, e->upload, 0, 8); }
 static void bad_null_src(recording_env *e) { ID3D12GraphicsCommandList_CopyBufferRegion(e->list, e->readback, 0, NULL, 0, 8); }
 static void bad_copy_size(recording_env *e) { ID3D12GraphicsCommandList_CopyResource(e->list, e->readback, e->small); }
@@ -452,9 +449,8 @@ static const struct recording_error {
     D3D12_MESSAGE_ID id;
     const char *text;
 } recording_errors[] = {
-    {"dst out of bounds", bad_dst_range, D3D12_MESSAGE_ID_COPYBUFFERREGION_DSTRANGEOUTOFBOUNDS, "DstOffset 60 + NumBytes 8 exceeds the destination's 64 bytes"},
-    {"src out of bounds", bad_src_range, D3D12_MESSAGE_ID_COPYBUFFERREGION_SRCRANGEOUTOFBOUNDS, "SrcOffset 57 + NumBytes 8"},
-    {"offset + size overflows", bad_overflow, D3D12_MESSAGE_ID_COPYBUFFERREGION_DSTRANGEOUTOFBOUNDS, NULL},
+    /* A copy range past its buffer is no recording error: Windows' core runtime checks none (the debug layer reports
+     * it and the copy reaches the GPU; tests/dred/test_dred_copy.c, docs/dred.md). */
     {"NULL destination", bad_null_dst, D3D12_MESSAGE_ID_COPYBUFFERREGION_NULLDST, "pDstBuffer"},
     {"NULL source", bad_null_src, D3D12_MESSAGE_ID_COPYBUFFERREGION_NULLDST, "pSrcBuffer"},
     {"CopyResource size mismatch", bad_copy_size, D3D12_MESSAGE_ID_COPYRESOURCE_INVALIDDSTRESOURCE, "differ in size"},
@@ -1654,7 +1650,7 @@ static void test_no_debug_layer(void)
     fill(upload, 64, 77);
     clear_buffer(readback, 64);
     ID3D12GraphicsCommandList_CopyResource(ctx.list, readback, upload);
-    ID3D12GraphicsCommandList_CopyBufferRegion(ctx.list, readback, 0, upload, 1, 64);
+    ID3D12GraphicsCommandList_CopyBufferRegion(ctx.list, NULL, 0, upload, 0, 64);
     CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(ctx.list), E_INVALIDARG);
     execute(ctx.queue, ctx.list);
     CHECK(finish(&ctx));

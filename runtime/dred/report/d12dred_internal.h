@@ -3,6 +3,7 @@
 #define D12DRED_INTERNAL_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 /* UTF-8 of one scalar value (a surrogate or a value past U+10FFFF becomes U+FFFD); returns the byte count. */
@@ -25,6 +26,14 @@ typedef struct d12__dred_buf {
 void d12__dred_buf_append(d12__dred_buf *buf, const char *text, size_t length);
 void d12__dred_buf_puts(d12__dred_buf *buf, const char *text);
 void d12__dred_buf_printf(d12__dred_buf *buf, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+/* Rendering helpers (d12dred_render.c), shared with d12dred_diff.c: text with control characters escaped, 'name'
+ * or (unnamed), NAME(n) of an op, an enum's name (n), and writing a buffer out (freeing it; -1 on error). */
+void d12__dred_put_text(d12__dred_buf *b, const char *text);
+void d12__dred_put_name(d12__dred_buf *b, const char *name);
+void d12__dred_put_op_name(d12__dred_buf *b, uint32_t op);
+void d12__dred_put_enum(d12__dred_buf *b, const char *name, uint32_t value);
+int d12__dred_emit(d12__dred_buf *b, FILE *out);
 
 /* The JSON tree (d12dred_json_parse.c). Objects keep their keys in order, in keys[] alongside items[]. */
 typedef enum jtype { J_NULL, J_FALSE, J_TRUE, J_NUMBER, J_STRING, J_ARRAY, J_OBJECT } jtype;

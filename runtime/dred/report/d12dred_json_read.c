@@ -9,23 +9,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "d12dred_internal.h"
+#include "d12dred_json_map.h"
 #include "d12dred_report.h"
 
 /* ---- Mapping the tree onto the model ----------------------------------------------------------------------- */
 
 static int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 
-typedef struct mapper {
-    char path[512];
-    char *error;
-    size_t error_size;
-    int failed;
-} mapper;
-
-static int map_fail(mapper *m, const char *format, ...) __attribute__((format(printf, 2, 3)));
-static int map_fail(mapper *m, const char *format, ...)
+int map_fail(mapper *m, const char *format, ...)
 {
     if (m->failed)
         return -1;
@@ -43,40 +37,35 @@ static int map_fail(mapper *m, const char *format, ...)
 }
 
 /* Path segments are pushed and popped by length. */
-static size_t push_key(mapper *m, const char *key)
+size_t push_key(mapper *m, const char *key)
 {
     size_t mark = strlen(m->path);
     snprintf(m->path + mark, sizeof m->path - mark, ".%s", key);
     return mark;
 }
 
-static size_t push_index(mapper *m, size_t index)
+size_t push_index(mapper *m, size_t index)
 {
     size_t mark = strlen(m->path);
     snprintf(m->path + mark, sizeof m->path - mark, "[%zu]", index);
     return mark;
 }
 
-static void pop(mapper *m, size_t mark) { m->path[mark] = '\0'; }
+void pop(mapper *m, size_t mark) { m->path[mark] = '\0'; }
 
-static const char *type_word(const jvalue *value)
+const char *type_word(const jvalue *value)
 {
     static const char *const words[] = {"null", "false", "true", "a number", "a string", "an array", "an object"};
     return words[value->type];
 }
 
-/* An object with exactly these keys (NULL-terminated list). */
+/* An object with at least these keys (NULL-terminated list). Members this reader does not know are ignored: a
+ * later d12rt adds members to schema_version 1 ("every new member is additive, and a version-1 reader ignores members
+ * it does not know", issue 19); the members it added are optional here (d12dred_json_read_ext.c). */
 static int check_object(mapper *m, const jvalue *value, const char *const *keys)
 {
     if (value->type != J_OBJECT)
         return map_fail(m, "expected an object, got %s", type_word(value));
-    for (size_t i = 0; i < value->count; i++) {
-        int known = 0;
-        for (const char *const *k = keys; *k; k++)
-            known |= strcmp(*k, value->keys[i]) == 0;
-        if (!known)
-            return map_fail(m, "unknown key \"%.60s\"", value->keys[i]);
-    }
     for (const char *const *k = keys; *k; k++) {
         int present = 0;
         for (size_t i = 0; i < value->count; i++)
@@ -87,12 +76,12 @@ static int check_object(mapper *m, const jvalue *value, const char *const *keys)
     return 0;
 }
 
-static const jvalue *get(const jvalue *object, const char *key)
+const jvalue *get(const jvalue *object, const char *key)
 {
     for (size_t i = 0; i < object->count; i++)
         if (strcmp(object->keys[i], key) == 0)
             return object->items[i];
-    return NULL;  /* check_object made sure it exists */
+    return NULL;  /* absent (check_object made sure required ones exist) */
 }
 
 /* A non-negative integer literal up to `max`. */
@@ -118,7 +107,7 @@ static int to_uint(mapper *m, const jvalue *value, uint64_t max, uint64_t *out)
     return 0;
 }
 
-static int key_uint(mapper *m, const jvalue *object, const char *key, uint64_t max, uint64_t *out)
+int key_uint(mapper *m, const jvalue *object, const char *key, uint64_t max, uint64_t *out)
 {
     size_t mark = push_key(m, key);
     int rc = to_uint(m, get(object, key), max, out);
@@ -126,7 +115,7 @@ static int key_uint(mapper *m, const jvalue *object, const char *key, uint64_t m
     return rc;
 }
 
-static int key_u32(mapper *m, const jvalue *object, const char *key, uint32_t *out)
+int key_u32(mapper *m, const jvalue *object, const char *key, uint32_t *out)
 {
     uint64_t value;
     if (key_uint(m, object, key, UINT32_MAX, &value) != 0)
@@ -149,7 +138,7 @@ static int key_bool(mapper *m, const jvalue *object, const char *key, bool *out)
 }
 
 /* A string or null; *out is a new copy (NULL for null). */
-static int key_string(mapper *m, const jvalue *object, const char *key, char **out)
+int key_string(mapper *m, const jvalue *object, const char *key, char **out)
 {
     const jvalue *value = get(object, key);
     if (value->type == J_NULL) {
@@ -167,7 +156,7 @@ static int key_string(mapper *m, const jvalue *object, const char *key, char **o
 }
 
 /* A hex string "0x..." of at most 16 digits (VAs, HRESULTs). */
-static int key_hex(mapper *m, const jvalue *object, const char *key, uint64_t *out)
+int key_hex(mapper *m, const jvalue *object, const char *key, uint64_t *out)
 {
     const jvalue *value = get(object, key);
     size_t mark = push_key(m, key);
@@ -209,7 +198,7 @@ static int key_enum(mapper *m, const jvalue *object, const char *key, uint32_t *
 }
 
 /* One of a fixed set of words (or null, mapped to `null_value`, when allowed). */
-static int key_word(mapper *m, const jvalue *object, const char *key, const char *(*name_of)(int), int count,
+int key_word(mapper *m, const jvalue *object, const char *key, const char *(*name_of)(int), int count,
                     int null_value, int *out)
 {
     const jvalue *value = get(object, key);
@@ -241,7 +230,7 @@ static const char *verdict_word(int i) { return d12dred_verdict_name((d12dred_ve
 static const char *root_kind_word(int i) { return d12dred_root_kind_name((d12dred_root_kind)i); }
 
 /* Calls each(m, item, context) for every item of the array at object[key], with the path following. */
-static int key_array(mapper *m, const jvalue *object, const char *key, int (*each)(mapper *, const jvalue *, void *),
+int key_array(mapper *m, const jvalue *object, const char *key, int (*each)(mapper *, const jvalue *, void *),
                      void *context)
 {
     const jvalue *array = get(object, key);
@@ -259,7 +248,7 @@ static int key_array(mapper *m, const jvalue *object, const char *key, int (*eac
 }
 
 /* Adopts a string read with key_string into a model slot (no second copy: already valid UTF-8). */
-static void adopt(char **slot, char *text)
+void adopt(char **slot, char *text)
 {
     free(*slot);
     *slot = text;
@@ -299,9 +288,12 @@ static int map_vertex_buffer(mapper *m, const jvalue *value, void *context)
         key_u32(m, value, "size", &size) || key_u32(m, value, "stride", &stride) ||
         key_string(m, value, "resource", &resource))
         return -1;
-    int rc = d12dred_op_state_add_vertex_buffer(context, slot, va, size, stride, resource);
+    d12dred_op_state *state = context;
+    int rc = d12dred_op_state_add_vertex_buffer(state, slot, va, size, stride, resource);
     free(resource);
-    return rc == 0 ? 0 : map_fail(m, "out of memory");
+    if (rc != 0)
+        return map_fail(m, "out of memory");
+    return d12__dred_map_site(m, value, &state->vertex_buffers[state->vertex_buffer_count - 1].site);
 }
 
 static int map_root_descriptor(mapper *m, const jvalue *value, void *context)
@@ -315,9 +307,12 @@ static int map_root_descriptor(mapper *m, const jvalue *value, void *context)
         key_word(m, value, "kind", root_kind_word, 3, -1, &kind) || key_hex(m, value, "va", &va) ||
         key_string(m, value, "resource", &resource))
         return -1;
-    int rc = d12dred_op_state_add_root_descriptor(context, parameter, (d12dred_root_kind)kind, va, resource);
+    d12dred_op_state *state = context;
+    int rc = d12dred_op_state_add_root_descriptor(state, parameter, (d12dred_root_kind)kind, va, resource);
     free(resource);
-    return rc == 0 ? 0 : map_fail(m, "out of memory");
+    if (rc != 0)
+        return map_fail(m, "out of memory");
+    return d12__dred_map_site(m, value, &state->root_descriptors[state->root_descriptor_count - 1].site);
 }
 
 static int map_index_buffer(mapper *m, const jvalue *value, d12dred_op_state *state)
@@ -331,7 +326,9 @@ static int map_index_buffer(mapper *m, const jvalue *value, d12dred_op_state *st
         return -1;
     int rc = d12dred_op_state_set_index_buffer(state, va, size, format, resource);
     free(resource);
-    return rc == 0 ? 0 : map_fail(m, "out of memory");
+    if (rc != 0)
+        return map_fail(m, "out of memory");
+    return d12__dred_map_site(m, value, &state->index_buffer.site);
 }
 
 static int map_state(mapper *m, const jvalue *value, d12dred_op *op)
@@ -356,7 +353,9 @@ static int map_state(mapper *m, const jvalue *value, d12dred_op *op)
         if (rc)
             return -1;
     }
-    return key_array(m, value, "root_descriptors", map_root_descriptor, state);
+    if (key_array(m, value, "root_descriptors", map_root_descriptor, state))
+        return -1;
+    return d12__dred_map_state_ext(m, value, state);
 }
 
 /* ---- Nodes ------------------------------------------------------------------------------------------------- */
@@ -402,7 +401,9 @@ static int map_op(mapper *m, const jvalue *value, void *context)
             return -1;
     }
     message_sink sink = {op, NULL};
-    return key_array(m, value, "messages", map_message, &sink);
+    if (key_array(m, value, "messages", map_message, &sink))
+        return -1;
+    return d12__dred_map_op_ext(m, value, op);
 }
 
 static int map_node(mapper *m, const jvalue *value, void *context)
@@ -431,7 +432,9 @@ static int map_node(mapper *m, const jvalue *value, void *context)
     const jvalue *ops = get(value, "ops");
     if (ops->type == J_ARRAY && d12dred_node_reserve_ops(node, ops->count) != 0)
         return map_fail(m, "out of memory");
-    return key_array(m, value, "ops", map_op, node);
+    if (key_array(m, value, "ops", map_op, node))
+        return -1;
+    return d12__dred_map_node_ext(m, value, node);
 }
 
 /* ---- Queues ------------------------------------------------------------------------------------------------ */
@@ -473,7 +476,9 @@ static int map_submission(mapper *m, const jvalue *value, void *context)
                                                                   (d12dred_submission_status)status);
     if (!submission)
         return map_fail(m, "out of memory");
-    return key_array(m, value, "lists", map_submission_list, submission);
+    if (key_array(m, value, "lists", map_submission_list, submission))
+        return -1;
+    return d12__dred_map_submission_ext(m, value, submission);
 }
 
 static int map_wait(mapper *m, const jvalue *value, void *context)
@@ -489,11 +494,12 @@ static int map_wait(mapper *m, const jvalue *value, void *context)
     }
     d12dred_queue *queue = context;
     int rc = d12dred_queue_add_wait(queue, NULL, wait_value, fence_value);
-    if (rc == 0)
-        adopt(&queue->waits[queue->wait_count - 1].fence, fence);
-    else
+    if (rc != 0) {
         free(fence);
-    return rc == 0 ? 0 : map_fail(m, "out of memory");
+        return map_fail(m, "out of memory");
+    }
+    adopt(&queue->waits[queue->wait_count - 1].fence, fence);
+    return d12__dred_map_wait_ext(m, value, &queue->waits[queue->wait_count - 1]);
 }
 
 static int map_queue(mapper *m, const jvalue *value, void *context)
@@ -514,9 +520,10 @@ static int map_queue(mapper *m, const jvalue *value, void *context)
     }
     adopt(&queue->name, name);
     queue->faulted = faulted;
-    if (key_array(m, value, "submissions", map_submission, queue))
+    if (key_array(m, value, "submissions", map_submission, queue) ||
+        key_array(m, value, "pending_waits", map_wait, queue))
         return -1;
-    return key_array(m, value, "pending_waits", map_wait, queue);
+    return d12__dred_map_queue_ext(m, value, queue);
 }
 
 /* ---- Page fault -------------------------------------------------------------------------------------------- */
@@ -595,9 +602,10 @@ static int map_page_fault(mapper *m, const jvalue *value, d12dred_report *report
     if (key_array(m, value, "existing", map_allocation, &existing) ||
         key_array(m, value, "freed", map_allocation, &freed))
         return -1;
-    if (map_neighbour(m, value, "nearest_below", page_fault, ROLE_BELOW))
+    if (map_neighbour(m, value, "nearest_below", page_fault, ROLE_BELOW) ||
+        map_neighbour(m, value, "nearest_above", page_fault, ROLE_ABOVE))
         return -1;
-    return map_neighbour(m, value, "nearest_above", page_fault, ROLE_ABOVE);
+    return d12__dred_map_page_fault_ext(m, value, page_fault);
 }
 
 /* ---- The report -------------------------------------------------------------------------------------------- */
@@ -707,7 +715,7 @@ static int map_report(mapper *m, const jvalue *root, d12dred_report *report)
             return -1;
     }
     message_sink sink = {NULL, report};
-    if (key_array(m, root, "flush_messages", map_message, &sink))
+    if (key_array(m, root, "flush_messages", map_message, &sink) || d12__dred_map_report_ext(m, root, report))
         return -1;
     return check_node_references(m, report);
 }
@@ -746,6 +754,13 @@ int d12dred_report_read_json(const char *path, d12dred_report **out, char *error
     if (!file) {
         if (error && error_size)
             snprintf(error, error_size, "cannot read %s: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fileno(file), &st) == 0 && S_ISDIR(st.st_mode)) { /* fopen opens a folder on Linux; reading fails */
+        fclose(file);
+        if (error && error_size)
+            snprintf(error, error_size, "cannot read %s: is a directory", path);
         return -1;
     }
     d12__dred_buf buf = {0};

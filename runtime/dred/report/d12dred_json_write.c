@@ -233,6 +233,32 @@ static void write_messages(writer *w, const char *key, const d12dred_message *me
     end_array(w);
 }
 
+static void null_value(writer *w, const char *key)
+{
+    member(w, key);
+    d12__dred_buf_puts(&w->buf, "null");
+}
+
+/* Issue 19 item 3: `offset` (hex, or null) and `note` of a state VA. */
+static void write_site(writer *w, const d12dred_va_site *site)
+{
+    if (site->has_offset)
+        va_value(w, "offset", site->offset);
+    else
+        null_value(w, "offset");
+    string_value(w, "note", site->note);
+}
+
+static void write_copy_side(writer *w, const char *key, const d12dred_copy_side *side)
+{
+    begin_inline_object(w, key);
+    va_value(w, "va", side->va);
+    va_value(w, "offset", side->offset);
+    string_value(w, "resource", side->resource);
+    string_value(w, "note", side->site.note);
+    end_object(w);
+}
+
 static void write_state(writer *w, const d12dred_op_state *state)
 {
     if (!state) {
@@ -251,6 +277,7 @@ static void write_state(writer *w, const d12dred_op_state *state)
         uint_value(w, "size", view->size);
         uint_value(w, "stride", view->stride);
         string_value(w, "resource", view->resource);
+        write_site(w, &view->site);
         end_object(w);
     }
     end_array(w);
@@ -261,6 +288,7 @@ static void write_state(writer *w, const d12dred_op_state *state)
         uint_value(w, "size", view->size);
         uint_value(w, "format", view->format);
         string_value(w, "resource", view->resource);
+        write_site(w, &view->site);
         end_object(w);
     } else {
         member(w, "index_buffer");
@@ -274,9 +302,20 @@ static void write_state(writer *w, const d12dred_op_state *state)
         string_value(w, "kind", d12dred_root_kind_name(root->kind));
         va_value(w, "va", root->va);
         string_value(w, "resource", root->resource);
+        write_site(w, &root->site);
+        string_value(w, "access", root->kind == D12DRED_ROOT_UAV ? "write" : "read");
         end_object(w);
     }
     end_array(w);
+    if (state->has_copy) {
+        begin_object(w, "copy");
+        uint_value(w, "bytes", state->copy_bytes);
+        write_copy_side(w, "src", &state->copy_src);
+        write_copy_side(w, "dst", &state->copy_dst);
+        end_object(w);
+    } else {
+        null_value(w, "copy");
+    }
     end_object(w);
 }
 
@@ -296,6 +335,15 @@ static void write_op(writer *w, const d12dred_op *op)
     string_value(w, "attribution", d12dred_attribution_name(op->attribution));
     write_state(w, op->state);
     write_messages(w, "messages", op->messages, op->message_count);
+    if (op->has_event_stack) {
+        member(w, "event_stack");
+        d12__dred_buf_puts(&w->buf, "[");
+        for (size_t i = 0; i < op->event_stack_count; i++)
+            d12__dred_buf_printf(&w->buf, "%s%" PRIu32, i ? ", " : "", op->event_stack[i]);
+        d12__dred_buf_puts(&w->buf, "]");
+    } else {
+        null_value(w, "event_stack");
+    }
     end_object(w);
 }
 
@@ -307,6 +355,7 @@ static void write_node(writer *w, const d12dred_node *node)
     uint_value(w, "submission", node->submission);
     uint_value(w, "breadcrumb_count", node->breadcrumb_count);
     uint_value(w, "completed_count", node->completed_count);
+    string_value(w, "status", d12dred_submission_status_name(d12dred_node_status(node)));
     begin_array(w, "ops");
     for (size_t i = 0; i < node->op_count; i++)
         write_op(w, &node->ops[i]);
@@ -336,6 +385,15 @@ static void write_queue(writer *w, const d12dred_report *report, const d12dred_q
             end_object(w);
         }
         end_array(w);
+        if (submission->waiting_on) {
+            begin_inline_object(w, "waiting_on");
+            string_value(w, "fence", submission->waiting_on->fence);
+            uint_value(w, "value", submission->waiting_on->value);
+            uint_value(w, "fence_value", submission->waiting_on->fence_value);
+            end_object(w);
+        } else {
+            null_value(w, "waiting_on");
+        }
         end_object(w);
     }
     end_array(w);
@@ -346,6 +404,20 @@ static void write_queue(writer *w, const d12dred_report *report, const d12dred_q
         string_value(w, "fence", wait->fence);
         uint_value(w, "value", wait->value);
         uint_value(w, "fence_value", wait->fence_value);
+        uint_value(w, "after_submission", wait->after_submission);
+        end_object(w);
+    }
+    end_array(w);
+    begin_array(w, "queued_signals");
+    for (size_t i = 0; i < queue->signal_count; i++) {
+        const d12dred_wait *signal = &queue->signals[i];
+        begin_inline_object(w, NULL);
+        string_value(w, "fence", signal->fence);
+        uint_value(w, "value", signal->value);
+        uint_value(w, "fence_value", signal->fence_value);
+        uint_value(w, "after_submission", signal->after_submission);
+        int_value(w, "behind_wait", signal->behind_wait >= 0 && (size_t)signal->behind_wait < queue->wait_count
+                                        ? signal->behind_wait : -1);
         end_object(w);
     }
     end_array(w);
@@ -392,6 +464,7 @@ static void write_page_fault(writer *w, const d12dred_page_fault *page_fault)
     end_array(w);
     write_allocation(w, "nearest_below", page_fault->below);
     write_allocation(w, "nearest_above", page_fault->above);
+    string_value(w, "detail", page_fault->detail);
     end_object(w);
 }
 
@@ -431,6 +504,14 @@ static void write_report(writer *w, const d12dred_report *report)
     end_array(w);
     write_page_fault(w, report->page_fault);
     write_messages(w, "flush_messages", report->flush_messages, report->flush_message_count);
+    /* Issue 19's additive members (docs/dred-report.md). */
+    string_value(w, "kind", report->kind ? report->kind : "removal");
+    string_value(w, "removed_by", report->removed_by);
+    string_value(w, "deadlock", report->deadlock);
+    begin_array(w, "notes");
+    for (size_t i = 0; i < report->note_count; i++)
+        string_value(w, NULL, report->notes[i]);
+    end_array(w);
     end_object(w);
     d12__dred_buf_puts(&w->buf, "\n");
 }
@@ -474,32 +555,9 @@ int d12dred_report_write_file(const d12dred_report *report, const char *path)
         errno = ENOMEM;
         return -1;
     }
-    size_t path_length = strlen(path);
-    char *tmp = malloc(path_length + 32);
-    if (!tmp) {
-        free(json);
-        errno = ENOMEM;
-        return -1;
-    }
-    snprintf(tmp, path_length + 32, "%s.%ld.tmp", path, (long)getpid());
-    FILE *file = fopen(tmp, "wb");
-    int saved = 0, ok = file != NULL;
-    if (ok) {
-        ok = fwrite(json, 1, length, file) == length && fflush(file) == 0 && fsync(fileno(file)) == 0;
-        saved = errno;
-        ok = (fclose(file) == 0) && ok;
-        if (ok && rename(tmp, path) != 0)
-            ok = 0;
-        if (!ok) {
-            saved = saved ? saved : errno;
-            unlink(tmp);
-        }
-    } else {
-        saved = errno;
-    }
-    free(tmp);
+    int rc = d12dred_write_file_atomic(path, json, length);
+    int saved = errno;
     free(json);
-    if (!ok)
-        errno = saved;
-    return ok ? 0 : -1;
+    errno = saved;
+    return rc;
 }

@@ -20,9 +20,15 @@
 
 typedef d12__dred_buf buf;
 
+#define put_text d12__dred_put_text
+#define put_name d12__dred_put_name
+#define put_op_name d12__dred_put_op_name
+#define put_enum d12__dred_put_enum
+#define emit d12__dred_emit
+
 /* Text from the report as the terminal should see it: control characters (a hostile file could hold escape
  * sequences) are shown as \n, \t, \xNN; everything else is the report's UTF-8. */
-static void put_text(buf *b, const char *text)
+void d12__dred_put_text(buf *b, const char *text)
 {
     for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
         if (*p == '\n')
@@ -37,7 +43,7 @@ static void put_text(buf *b, const char *text)
 }
 
 /* 'name' quoted, or (unnamed). */
-static void put_name(buf *b, const char *name)
+void d12__dred_put_name(buf *b, const char *name)
 {
     if (!name) {
         d12__dred_buf_puts(b, "(unnamed)");
@@ -64,7 +70,7 @@ static void put_indent(buf *b, unsigned spaces)
         d12__dred_buf_puts(b, " ");
 }
 
-static void put_op_name(buf *b, uint32_t op)
+void d12__dred_put_op_name(buf *b, uint32_t op)
 {
     const char *name = d12_dred_op_name(op);
     if (name)
@@ -73,7 +79,7 @@ static void put_op_name(buf *b, uint32_t op)
         d12__dred_buf_printf(b, "op %" PRIu32, op);  /* an op newer than this d12dred: its number */
 }
 
-static void put_enum(buf *b, const char *name, uint32_t value)
+void d12__dred_put_enum(buf *b, const char *name, uint32_t value)
 {
     if (name)
         d12__dred_buf_printf(b, "%s (%" PRIu32 ")", name, value);
@@ -161,6 +167,19 @@ static void render_header(buf *b, const d12dred_report *r)
     }
     if (r->tdr_delay_ms)
         d12__dred_buf_printf(b, "  TDR delay     %" PRIu32 " ms\n", r->tdr_delay_ms);
+    if (r->kind && strcmp(r->kind, "stall") == 0)
+        d12__dred_buf_puts(b, "  kind          stall: no GPU progress while work was pending (D12RT_STALL_MS); the "
+                              "device was not removed\n");
+    if (r->removed_by) {
+        d12__dred_buf_puts(b, "  cause         ");
+        put_text(b, r->removed_by);
+        d12__dred_buf_puts(b, "\n");
+    }
+    for (size_t i = 0; i < r->note_count; i++) {
+        d12__dred_buf_puts(b, "  note          ");
+        put_text(b, r->notes[i]);
+        d12__dred_buf_puts(b, "\n");
+    }
 }
 
 /* ---- Queues ------------------------------------------------------------------------------------------------ */
@@ -182,7 +201,14 @@ static void render_queue(buf *b, const d12dred_queue *q)
         char number[24] = "?";  /* 0: not numbered yet (removed while being handed to the driver) */
         if (s->sequence)
             snprintf(number, sizeof number, "%" PRIu64, s->sequence);
-        d12__dred_buf_printf(b, "    submission #%-4s %-12s", number, status_text(s->status));
+        if (s->waiting_on) { /* "not started (waiting on '<fence>' >= V, at V' before removal)" */
+            d12__dred_buf_printf(b, "    submission #%-4s not started (waiting on ", number);
+            put_name(b, s->waiting_on->fence);
+            d12__dred_buf_printf(b, " >= %" PRIu64 ", at %" PRIu64 " before removal)", s->waiting_on->value,
+                                 s->waiting_on->fence_value);
+        } else {
+            d12__dred_buf_printf(b, "    submission #%-4s %-12s", number, status_text(s->status));
+        }
         for (size_t j = 0; j < s->list_count; j++) {
             d12__dred_buf_puts(b, j ? ", " : " ");
             put_name(b, s->lists[j].list);
@@ -197,17 +223,29 @@ static void render_queue(buf *b, const d12dred_queue *q)
         put_name(b, w->fence);
         d12__dred_buf_printf(b, " >= %" PRIu64 " (was %" PRIu64 " before removal)\n", w->value, w->fence_value);
     }
+    for (size_t i = 0; i < q->signal_count; i++) {
+        const d12dred_wait *sig = &q->signals[i];
+        d12__dred_buf_puts(b, "    queued signal fence ");
+        put_name(b, sig->fence);
+        d12__dred_buf_printf(b, " = %" PRIu64 " (was %" PRIu64 " before removal)", sig->value, sig->fence_value);
+        if (sig->behind_wait >= 0 && (size_t)sig->behind_wait < q->wait_count) {
+            d12__dred_buf_puts(b, ", behind the wait on ");
+            put_name(b, q->waits[sig->behind_wait].fence);
+        }
+        d12__dred_buf_puts(b, "\n");
+    }
 }
 
 /* ---- Nodes ------------------------------------------------------------------------------------------------- */
 
+/* From what the GPU reported (the node's `status`; derived from the counts for an older report). */
 static const char *node_status(const d12dred_node *n)
 {
-    if (n->completed_count == 0)
-        return "not started";
-    if (n->completed_count >= n->breadcrumb_count)
-        return "all ops completed";
-    return "in progress";
+    switch (d12dred_node_status(n)) {
+    case D12DRED_SUBMISSION_COMPLETED: return "all ops completed";
+    case D12DRED_SUBMISSION_IN_PROGRESS: return "in progress";
+    default: return "not started";
+    }
 }
 
 static int node_has_attribution(const d12dred_node *n)
@@ -216,6 +254,30 @@ static int node_has_attribution(const d12dred_node *n)
         if (n->ops[i].attribution != D12DRED_ATTRIBUTION_NONE)
             return 1;
     return 0;
+}
+
+/* The name right after the address, then where in it the VA lies: " + 0x10000 (at its end; ...)". */
+static void put_site(buf *b, const char *resource, const d12dred_va_site *site)
+{
+    put_name(b, resource);
+    if (site->has_offset && site->offset)
+        d12__dred_buf_printf(b, " + 0x%" PRIx64, site->offset);
+    if (site->note) {
+        d12__dred_buf_puts(b, " (");
+        put_text(b, site->note);
+        d12__dred_buf_puts(b, ")");
+    }
+}
+
+static void put_copy_side(buf *b, const d12dred_copy_side *side, uint64_t bytes)
+{
+    put_name(b, side->resource);
+    d12__dred_buf_printf(b, " [+0x%" PRIx64 ", +0x%" PRIx64 ")", side->offset, side->offset + bytes);
+    if (side->site.note) {
+        d12__dred_buf_puts(b, " (");
+        put_text(b, side->site.note);
+        d12__dred_buf_puts(b, ")");
+    }
 }
 
 static void render_state(buf *b, unsigned indent, const d12dred_op_state *s)
@@ -231,7 +293,7 @@ static void render_state(buf *b, unsigned indent, const d12dred_op_state *s)
         put_indent(b, indent);
         d12__dred_buf_printf(b, "VB slot %-3" PRIu32 " 0x%" PRIx64 ", %" PRIu32 " bytes, stride %" PRIu32 ", ", v->slot,
                              v->va, v->size, v->stride);
-        put_name(b, v->resource);
+        put_site(b, v->resource, &v->site);
         d12__dred_buf_puts(b, "\n");
     }
     if (s->has_index_buffer) {
@@ -240,7 +302,7 @@ static void render_state(buf *b, unsigned indent, const d12dred_op_state *s)
         d12__dred_buf_printf(b, "IB          0x%" PRIx64 ", %" PRIu32 " bytes, ", ib->va, ib->size);
         put_index_format(b, ib->format);
         d12__dred_buf_puts(b, ", ");
-        put_name(b, ib->resource);
+        put_site(b, ib->resource, &ib->site);
         d12__dred_buf_puts(b, "\n");
     }
     for (size_t i = 0; i < s->root_descriptor_count; i++) {
@@ -248,7 +310,17 @@ static void render_state(buf *b, unsigned indent, const d12dred_op_state *s)
         const char *kind = d12dred_root_kind_name(rd->kind);
         put_indent(b, indent);
         d12__dred_buf_printf(b, "root %-3" PRIu32 "    %s 0x%" PRIx64 ", ", rd->parameter, kind ? kind : "?", rd->va);
-        put_name(b, rd->resource);
+        put_site(b, rd->resource, &rd->site);
+        if (rd->kind == D12DRED_ROOT_UAV)
+            d12__dred_buf_puts(b, " (write)"); /* a UAV is written through, not only read */
+        d12__dred_buf_puts(b, "\n");
+    }
+    if (s->has_copy) {
+        put_indent(b, indent);
+        d12__dred_buf_puts(b, "copy        src ");
+        put_copy_side(b, &s->copy_src, s->copy_bytes);
+        d12__dred_buf_puts(b, " -> dst ");
+        put_copy_side(b, &s->copy_dst, s->copy_bytes);
         d12__dred_buf_puts(b, "\n");
     }
 }
@@ -281,15 +353,52 @@ static void render_op(buf *b, const d12dred_report *r, const d12dred_node *n, co
         put_message(b, indent + 5, &op->messages[i]);
 }
 
-/* Whether a long node shows this op: near the completed count, or marked, or carrying state or messages. */
-static int op_shown(const d12dred_node *n, const d12dred_op *op)
+/* Whether a long node shows this op: near the completed count, or marked, or carrying state or messages, or a
+ * BEGINEVENT enclosing an attributed or the last completed op (`in_stack`: its event stack, issue 19 item 2). */
+static int op_shown(const d12dred_node *n, const d12dred_op *op, const unsigned char *in_stack)
 {
-    if (n->op_count <= RENDER_FULL_NODE_OPS)
+    if (n->op_count <= RENDER_FULL_NODE_OPS || (in_stack && in_stack[op - n->ops]))
         return 1;
     uint64_t v = n->completed_count;
     uint64_t lo = v > RENDER_OPS_BEFORE ? v - RENDER_OPS_BEFORE : 0;
     return (op->index >= lo && op->index <= v + RENDER_OPS_AFTER) || op->attribution != D12DRED_ATTRIBUTION_NONE ||
            op->state || op->message_count;
+}
+
+/* The ops of a node that are on the event stack of an attributed op or of the last completed one: the JSON's
+ * `event_stack` where the report has it, else the BEGINEVENT/ENDEVENT nesting of the kept ops (an older report).
+ * NULL when out of memory (then only the window is shown). */
+static unsigned char *event_stacks(const d12dred_node *n)
+{
+    unsigned char *in_stack = calloc(n->op_count ? n->op_count : 1, 1);
+    size_t *open = malloc((n->op_count ? n->op_count : 1) * sizeof *open);
+    if (!in_stack || !open) {
+        free(in_stack);
+        free(open);
+        return NULL;
+    }
+    size_t depth = 0;
+    for (size_t i = 0; i < n->op_count; i++) {
+        const d12dred_op *op = &n->ops[i];
+        if (op->op == 2 && depth > 0) /* ENDEVENT */
+            depth--;
+        int target = op->attribution != D12DRED_ATTRIBUTION_NONE ||
+                     (n->completed_count > 0 && op->index == n->completed_count - 1);
+        if (target && op->has_event_stack) {
+            for (size_t k = 0; k < op->event_stack_count; k++) {
+                d12dred_op *begin = d12dred_node_find_op((d12dred_node *)n, op->event_stack[k]);
+                if (begin)
+                    in_stack[begin - n->ops] = 1;
+            }
+        } else if (target) {
+            for (size_t k = 0; k < depth; k++)
+                in_stack[open[k]] = 1;
+        }
+        if (op->op == 1) /* BEGINEVENT */
+            open[depth++] = i;
+    }
+    free(open);
+    return in_stack;
 }
 
 static void render_node(buf *b, const d12dred_report *r, size_t index, const d12dred_node *n)
@@ -308,11 +417,12 @@ static void render_node(buf *b, const d12dred_report *r, size_t index, const d12
         d12__dred_buf_printf(b, "    only the last %zu of %" PRIu32 " ops are kept\n", n->op_count,
                              n->breadcrumb_count);
     int mark_first = !node_has_attribution(n) && n->completed_count < n->breadcrumb_count;
+    unsigned char *in_stack = n->op_count > RENDER_FULL_NODE_OPS ? event_stacks(n) : NULL;
     size_t hidden = 0;
     uint32_t hidden_from = 0;
     for (size_t i = 0; i < n->op_count; i++) {
         const d12dred_op *op = &n->ops[i];
-        if (!op_shown(n, op)) {
+        if (!op_shown(n, op, in_stack)) {
             if (hidden++ == 0)
                 hidden_from = op->index;
             continue;
@@ -326,6 +436,7 @@ static void render_node(buf *b, const d12dred_report *r, size_t index, const d12
     if (hidden)
         d12__dred_buf_printf(b, "    ... %zu ops (#%" PRIu32 "..#%" PRIu32 ") ...\n", hidden, hidden_from,
                              n->ops[n->op_count - 1].index);
+    free(in_stack);
 }
 
 /* ---- Page fault -------------------------------------------------------------------------------------------- */
@@ -366,7 +477,9 @@ static void render_verdict(buf *b, const d12dred_page_fault *pf)
             d12__dred_buf_puts(b, ": ");
             put_name(b, a->name);
             d12__dred_buf_printf(b, " + 0x%" PRIx64 ", ", pf->va - a->va);
-            put_distance(b, a->distance);
+            /* past its Width (what the application asked for), not past the 64 KiB-rounded range: the first byte of
+             * the guard gap is 0 bytes past the range but may be kilobytes past the buffer */
+            put_distance(b, a->width && pf->va >= a->va + a->width ? pf->va - (a->va + a->width) : a->distance);
             d12__dred_buf_puts(b, " past its end");
         }
         break;
@@ -387,6 +500,11 @@ static void render_page_fault(buf *b, const d12dred_page_fault *pf)
         d12__dred_buf_printf(b, ", flags 0x%" PRIx32, pf->flags);
     d12__dred_buf_puts(b, ")\n");
     render_verdict(b, pf);
+    if (pf->detail) {
+        d12__dred_buf_puts(b, "  detail        ");
+        put_text(b, pf->detail);
+        d12__dred_buf_puts(b, "\n");
+    }
     d12__dred_buf_puts(b, "  existing     ");
     if (!pf->existing_count)
         d12__dred_buf_puts(b, " none");
@@ -418,7 +536,7 @@ static void render_page_fault(buf *b, const d12dred_page_fault *pf)
     }
 }
 
-static int emit(buf *b, FILE *out)
+int d12__dred_emit(buf *b, FILE *out)
 {
     if (b->failed) {
         free(b->data);
@@ -440,6 +558,11 @@ int d12dred_report_render(const d12dred_report *r, FILE *out)
         d12__dred_buf_puts(&b, "  none recorded\n");
     for (size_t i = 0; i < r->queue_count; i++)
         render_queue(&b, r->queues[i]);
+    if (r->deadlock) {
+        d12__dred_buf_puts(&b, "  ");
+        put_text(&b, r->deadlock);
+        d12__dred_buf_puts(&b, "\n");
+    }
     d12__dred_buf_puts(&b, "\nCommand lists outstanding at removal\n");
     if (!r->node_count)
         d12__dred_buf_puts(&b, r->features.auto_breadcrumbs ? "  none\n" : "  none (auto-breadcrumbs were off)\n");
@@ -456,140 +579,4 @@ int d12dred_report_render(const d12dred_report *r, FILE *out)
             put_message(&b, 2, &r->flush_messages[i]);
     }
     return emit(&b, out);
-}
-
-/* ---- diff -------------------------------------------------------------------------------------------------- */
-
-typedef struct fault_site {
-    const d12dred_node *node;
-    const d12dred_op *op;
-} fault_site;
-
-/* The op the report blames: the first `exact` op, else the first `suspect` one. */
-static fault_site find_fault(const d12dred_report *r)
-{
-    fault_site suspect = {0};
-    for (size_t i = 0; i < r->node_count; i++) {
-        const d12dred_node *n = r->nodes[i];
-        for (size_t j = 0; j < n->op_count; j++) {
-            if (n->ops[j].attribution == D12DRED_ATTRIBUTION_EXACT)
-                return (fault_site){n, &n->ops[j]};
-            if (n->ops[j].attribution == D12DRED_ATTRIBUTION_SUSPECT && !suspect.op)
-                suspect = (fault_site){n, &n->ops[j]};
-        }
-    }
-    return suspect;
-}
-
-static int same_string(const char *a, const char *b)
-{
-    return a == b || (a && b && strcmp(a, b) == 0);
-}
-
-static void describe_fault(buf *b, fault_site f)
-{
-    if (!f.op) {
-        d12__dred_buf_puts(b, "none");
-        return;
-    }
-    put_name(b, f.node->list);
-    d12__dred_buf_puts(b, " on ");
-    put_name(b, f.node->queue);
-    d12__dred_buf_printf(b, " #%" PRIu32 " ", f.op->index);
-    put_op_name(b, f.op->op);
-    d12__dred_buf_printf(b, " (%s)", d12dred_attribution_name(f.op->attribution));
-}
-
-/* The allocation a verdict names (use-after-free: the freed one; out-of-bounds: the one below). */
-static const char *verdict_subject(const d12dred_page_fault *pf)
-{
-    if (!pf)
-        return NULL;
-    if (pf->verdict == D12DRED_VERDICT_USE_AFTER_FREE && pf->freed_count)
-        return pf->freed[0]->name;
-    if (pf->verdict == D12DRED_VERDICT_OUT_OF_BOUNDS && pf->below)
-        return pf->below->name;
-    return NULL;
-}
-
-static void describe_verdict(buf *b, const d12dred_page_fault *pf)
-{
-    if (!pf) {
-        d12__dred_buf_puts(b, "no page fault");
-        return;
-    }
-    const char *verdict = d12dred_verdict_name(pf->verdict);
-    d12__dred_buf_puts(b, verdict ? verdict : "none");
-    const char *subject = verdict_subject(pf);
-    if (subject) {
-        d12__dred_buf_puts(b, " ");
-        put_name(b, subject);
-    }
-}
-
-static void diff_line(buf *b, const char *aspect, int same, void (*describe)(buf *, const void *), const void *a,
-                      const void *bb)
-{
-    d12__dred_buf_printf(b, "%-13s %s: ", aspect, same ? "same" : "different");
-    describe(b, a);
-    if (!same) {
-        d12__dred_buf_puts(b, " | ");
-        describe(b, bb);
-    }
-    d12__dred_buf_puts(b, "\n");
-}
-
-static void describe_reason(buf *b, const void *p)
-{
-    const d12dred_report *r = p;
-    put_text(b, r->reason_name ? r->reason_name : "?");
-    d12__dred_buf_printf(b, " (0x%08" PRIx32 ")", (uint32_t)r->reason);
-}
-
-static void describe_state(buf *b, const void *p)
-{
-    const d12dred_report *r = p;
-    put_enum(b, d12_dred_device_state_name(r->device_state), r->device_state);
-}
-
-static void describe_fault_of(buf *b, const void *p) { describe_fault(b, find_fault(p)); }
-static void describe_verdict_of(buf *b, const void *p) { describe_verdict(b, ((const d12dred_report *)p)->page_fault); }
-
-static int same_fault(const d12dred_report *a, const d12dred_report *b)
-{
-    fault_site fa = find_fault(a), fb = find_fault(b);
-    if (!fa.op || !fb.op)
-        return !fa.op && !fb.op;
-    return same_string(fa.node->list, fb.node->list) && same_string(fa.node->queue, fb.node->queue) &&
-           fa.op->index == fb.op->index && fa.op->op == fb.op->op && fa.op->attribution == fb.op->attribution;
-}
-
-static int same_verdict(const d12dred_report *a, const d12dred_report *b)
-{
-    if (!a->page_fault || !b->page_fault)
-        return !a->page_fault && !b->page_fault;
-    return a->page_fault->verdict == b->page_fault->verdict &&
-           same_string(verdict_subject(a->page_fault), verdict_subject(b->page_fault));
-}
-
-int d12dred_report_diff(const d12dred_report *a, const d12dred_report *b, FILE *out)
-{
-    if (!a || !b)
-        return 1;
-    int reason = a->reason == b->reason, state = a->device_state == b->device_state;
-    int fault = same_fault(a, b), verdict = same_verdict(a, b);
-    if (out) {
-        buf text = {0};
-        diff_line(&text, "reason", reason, describe_reason, a, b);
-        diff_line(&text, "device state", state, describe_state, a, b);
-        diff_line(&text, "faulting op", fault, describe_fault_of, a, b);
-        diff_line(&text, "verdict", verdict, describe_verdict_of, a, b);
-        int differences = !reason + !state + !fault + !verdict;
-        if (differences)
-            d12__dred_buf_printf(&text, "the reports differ in %d of 4 aspects\n", differences);
-        else
-            d12__dred_buf_puts(&text, "the reports agree on reason, device state, faulting op and verdict\n");
-        emit(&text, out);
-    }
-    return reason && state && fault && verdict ? 0 : 1;
 }

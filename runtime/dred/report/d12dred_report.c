@@ -189,12 +189,21 @@ static void free_state(d12dred_op_state *state)
     if (!state)
         return;
     free(state->arguments);
-    for (size_t i = 0; i < state->vertex_buffer_count; i++)
+    for (size_t i = 0; i < state->vertex_buffer_count; i++) {
         free(state->vertex_buffers[i].resource);
+        d12__dred_free_va_site(&state->vertex_buffers[i].site);
+    }
     free(state->vertex_buffers);
     free(state->index_buffer.resource);
-    for (size_t i = 0; i < state->root_descriptor_count; i++)
+    d12__dred_free_va_site(&state->index_buffer.site);
+    for (size_t i = 0; i < state->root_descriptor_count; i++) {
         free(state->root_descriptors[i].resource);
+        d12__dred_free_va_site(&state->root_descriptors[i].site);
+    }
+    free(state->copy_src.resource);
+    free(state->copy_dst.resource);
+    d12__dred_free_va_site(&state->copy_src.site);
+    d12__dred_free_va_site(&state->copy_dst.site);
     free(state->root_descriptors);
     free(state);
 }
@@ -203,6 +212,7 @@ static void free_node(d12dred_node *node)
 {
     for (size_t i = 0; i < node->op_count; i++) {
         free(node->ops[i].context);
+        free(node->ops[i].event_stack);
         free_state(node->ops[i].state);
         free_messages(node->ops[i].messages, node->ops[i].message_count);
     }
@@ -219,12 +229,18 @@ static void free_queue(d12dred_queue *queue)
         for (size_t j = 0; j < submission->list_count; j++)
             free(submission->lists[j].list);
         free(submission->lists);
+        if (submission->waiting_on)
+            free(submission->waiting_on->fence);
+        free(submission->waiting_on);
         free(submission);
     }
     free(queue->submissions);
     for (size_t i = 0; i < queue->wait_count; i++)
         free(queue->waits[i].fence);
     free(queue->waits);
+    for (size_t i = 0; i < queue->signal_count; i++)
+        free(queue->signals[i].fence);
+    free(queue->signals);
     free(queue->name);
     free(queue);
 }
@@ -249,6 +265,7 @@ static void free_page_fault(d12dred_page_fault *page_fault)
     free(page_fault->freed);
     free_allocation(page_fault->below);
     free_allocation(page_fault->above);
+    free(page_fault->detail);
     free(page_fault);
 }
 
@@ -269,6 +286,12 @@ void d12dred_report_free(d12dred_report *report)
     free(report->nodes);
     free_page_fault(report->page_fault);
     free_messages(report->flush_messages, report->flush_message_count);
+    free(report->removed_by);
+    free(report->deadlock);
+    for (size_t i = 0; i < report->note_count; i++)
+        free(report->notes[i]);
+    free(report->notes);
+    free(report->kind);
     free(report);
 }
 
@@ -406,6 +429,7 @@ int d12dred_queue_add_wait(d12dred_queue *queue, const char *fence, uint64_t val
         return -1;
     wait->value = value;
     wait->fence_value = fence_value;
+    wait->behind_wait = -1;
     queue->wait_count++;
     return 0;
 }

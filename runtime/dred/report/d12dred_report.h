@@ -82,12 +82,22 @@ typedef struct d12dred_message {
     char *text;
 } d12dred_message;
 
+/* Where a VA of an op's state lies (issue 19 item 3, additive members `offset` and `note`): the offset into the
+ * allocation that holds it (live or freed, or the one whose guard gap it is in), and how it relates to it. */
+typedef struct d12dred_va_site {
+    bool has_offset;
+    uint64_t offset;    /* va - the allocation's start */
+    char *note;         /* e.g. "released after the list was recorded", "at its end; read [+0x10000, +0x10100) is
+                           past it" (NULL: inside a live buffer, or nothing known) */
+} d12dred_va_site;
+
 typedef struct d12dred_vertex_buffer {
     uint32_t slot;
     uint64_t va;        /* BufferLocation */
     uint32_t size;      /* SizeInBytes */
     uint32_t stride;    /* StrideInBytes */
     char *resource;     /* the resource's name (NULL: unknown or unnamed) */
+    d12dred_va_site site;
 } d12dred_vertex_buffer;
 
 typedef struct d12dred_index_buffer {
@@ -95,6 +105,7 @@ typedef struct d12dred_index_buffer {
     uint32_t size;
     uint32_t format;    /* DXGI_FORMAT */
     char *resource;
+    d12dred_va_site site;
 } d12dred_index_buffer;
 
 typedef struct d12dred_root_descriptor {
@@ -102,7 +113,17 @@ typedef struct d12dred_root_descriptor {
     d12dred_root_kind kind;
     uint64_t va;
     char *resource;
+    d12dred_va_site site;
+    /* `access`: "read" (CBV, SRV) or "write" (UAV: a shader may write through it), derived from the kind */
 } d12dred_root_descriptor;
+
+/* One side of a copy (issue 19 item 3): the buffer and the byte range of it the copy touches. */
+typedef struct d12dred_copy_side {
+    uint64_t va;        /* the resource's GPU VA (0: unknown) */
+    uint64_t offset;    /* the range [offset, offset + bytes) within it */
+    char *resource;
+    d12dred_va_site site;
+} d12dred_copy_side;
 
 /* The state the faulting op used: its arguments, vertex/index buffer views and root descriptors. */
 typedef struct d12dred_op_state {
@@ -113,6 +134,9 @@ typedef struct d12dred_op_state {
     d12dred_index_buffer index_buffer;
     d12dred_root_descriptor *root_descriptors;
     size_t root_descriptor_count;
+    bool has_copy;                 /* CopyBufferRegion: `copy` {bytes, src, dst} */
+    uint64_t copy_bytes;
+    d12dred_copy_side copy_src, copy_dst;
 } d12dred_op_state;
 
 typedef struct d12dred_op {
@@ -124,6 +148,11 @@ typedef struct d12dred_op {
     d12dred_op_state *state;       /* the faulting op's state, or NULL */
     d12dred_message *messages;     /* the driver's correlated messages naming this op */
     size_t message_count;
+    /* `event_stack` (issue 19 item 2): for an attributed op and the last completed one, the indices of the kept
+     * BEGINEVENT ops enclosing it, outermost first (has_event_stack false: JSON null). */
+    bool has_event_stack;
+    uint32_t *event_stack;
+    size_t event_stack_count;
 } d12dred_op;
 
 /* One command list whose submission was outstanding at removal (a D3D12_AUTO_BREADCRUMB_NODE1). */
@@ -136,6 +165,10 @@ typedef struct d12dred_node {
     d12dred_op *ops;            /* the ops kept (the ring's last 65 536), by increasing index */
     size_t op_count;
     size_t op_capacity;         /* internal */
+    /* `status` (issue 19 item 1): from what the GPU reported (counter, fault, OP_BEGIN); has_status false: absent
+     * (an older report: the renderer derives it from the counts). */
+    bool has_status;
+    d12dred_submission_status status;
 } d12dred_node;
 
 /* One command list of a submission, with the report node that shows it (-1: none, e.g. it completed). */
@@ -144,19 +177,24 @@ typedef struct d12dred_submission_list {
     int32_t node;
 } d12dred_submission_list;
 
+/* A queue's GPU Wait that had not been satisfied at removal (or a Signal queued and not executed), with the fence as
+ * it was before removal. */
+typedef struct d12dred_wait {
+    char *fence;                /* the fence's name */
+    uint64_t value;             /* the value waited for / to be signalled */
+    uint64_t fence_value;       /* the fence's completed value before removal forced it to UINT64_MAX */
+    uint64_t after_submission;  /* `after_submission`: ExecuteCommandLists calls queued before it on its queue */
+    int32_t behind_wait;        /* a signal's `behind_wait`: the index in its queue's waits of the pending Wait queued
+                                   before it (the GPU reaches the signal only once that wait is satisfied), or -1 */
+} d12dred_wait;
+
 typedef struct d12dred_submission {
     uint64_t sequence;          /* 1 for the queue's first ExecuteCommandLists, then counting */
     d12dred_submission_status status;
     d12dred_submission_list *lists;
     size_t list_count;
+    d12dred_wait *waiting_on;   /* `waiting_on`: not started behind this pending GPU Wait (NULL: none) */
 } d12dred_submission;
-
-/* A queue's GPU Wait that had not been satisfied at removal, with the fence as it was before removal. */
-typedef struct d12dred_wait {
-    char *fence;                /* the fence's name */
-    uint64_t value;             /* the value waited for */
-    uint64_t fence_value;       /* the fence's completed value before removal forced it to UINT64_MAX */
-} d12dred_wait;
 
 typedef struct d12dred_queue {
     char *name;
@@ -166,6 +204,8 @@ typedef struct d12dred_queue {
     size_t submission_count;
     d12dred_wait *waits;        /* pending waits, in the order they were queued */
     size_t wait_count;
+    d12dred_wait *signals;      /* `queued_signals`: Signals queued and not executed at removal, in order */
+    size_t signal_count;
 } d12dred_queue;
 
 typedef struct d12dred_allocation {
@@ -189,6 +229,7 @@ typedef struct d12dred_page_fault {
     size_t freed_count;
     d12dred_allocation *below;       /* nearest allocation ending at or below the VA, or NULL */
     d12dred_allocation *above;       /* nearest allocation starting above the VA, or NULL */
+    char *detail;                    /* `detail`: what the verdict means to fix (issue 19 item 4), or NULL */
 } d12dred_page_fault;
 
 typedef struct d12dred_report {
@@ -210,6 +251,12 @@ typedef struct d12dred_report {
     d12dred_page_fault *page_fault;  /* NULL: no page-fault data (not a page fault, or reporting off) */
     d12dred_message *flush_messages; /* the driver's messages of the removal flush, in delivery order */
     size_t flush_message_count;
+    /* Additive members of issue 19 (absent in older version-1 files: NULL / none). */
+    char *removed_by;           /* `removed_by`: "the application (ID3D12Device5::RemoveDevice)", ... */
+    char *deadlock;             /* `deadlock`: the cycle of GPU waits, "queue 'A' waits 'F1' >= 1 (at 0), ..." */
+    char **notes;               /* `notes`: facts a reader must know to trust the report */
+    size_t note_count;
+    char *kind;                 /* `kind`: "removal" (NULL, the default) or "stall" (D12RT_STALL_MS) */
 } d12dred_report;
 
 /* ---- Building ---------------------------------------------------------------------------------------------- */
@@ -279,6 +326,32 @@ d12dred_allocation *d12dred_page_fault_set_above(d12dred_page_fault *page_fault,
 int d12dred_report_add_flush_message(d12dred_report *report, uint32_t id, uint32_t category, uint32_t severity,
                                      const char *text);
 
+/* ---- Issue 19 additions (d12dred_diagnosis.c) -------------------------------------------------------------- */
+
+void d12dred_node_set_status(d12dred_node *node, d12dred_submission_status status);
+int d12dred_op_set_event_stack(d12dred_op *op, const uint32_t *indices, size_t count);
+int d12dred_queue_add_signal(d12dred_queue *queue, const char *fence, uint64_t value, uint64_t fence_value,
+                             uint64_t after_submission, int32_t behind_wait);
+int d12dred_submission_set_waiting_on(d12dred_submission *submission, const d12dred_wait *wait);
+int d12dred_va_site_set(d12dred_va_site *site, bool has_offset, uint64_t offset, const char *note);
+int d12dred_op_state_set_copy(d12dred_op_state *state, uint64_t bytes, uint64_t src_va, uint64_t src_offset,
+                              const char *src, uint64_t dst_va, uint64_t dst_offset, const char *dst);
+int d12dred_page_fault_set_detail(d12dred_page_fault *page_fault, const char *detail);
+int d12dred_report_set_removed_by(d12dred_report *report, const char *removed_by);
+int d12dred_report_set_kind(d12dred_report *report, const char *kind);
+int d12dred_report_add_note(d12dred_report *report, const char *note);
+/* The cycle among the queues' pending waits and queued signals (issue 19 item 5), as report->deadlock:
+ * `queue 'A' waits 'F1' >= 1 (at 0), signalled only by queue 'B' behind its wait on 'F2' >= 1 (at 0)`. Sets NULL
+ * when there is none. 0, or -1 when out of memory. */
+int d12dred_report_find_deadlock(d12dred_report *report);
+/* For the node's attributed ops and its last completed one: the event stack (the kept BEGINEVENT ops enclosing each,
+ * by the BEGINEVENT/ENDEVENT nesting of the kept ops). 0, or -1 when out of memory. */
+int d12dred_node_fill_event_stacks(d12dred_node *node);
+/* The node's status: `status` when the file had it, else from the counts (older reports). */
+d12dred_submission_status d12dred_node_status(const d12dred_node *node);
+/* Internal: free what the additions own. */
+void d12__dred_free_va_site(d12dred_va_site *site);
+
 /* ---- Helpers ----------------------------------------------------------------------------------------------- */
 
 /* A wide string (wchar_t: UTF-32 on Linux, as SetName's and context strings are) as a malloc'd UTF-8 string;
@@ -306,6 +379,18 @@ char *d12dred_report_to_json(const d12dred_report *report, size_t *length);
 /* Writes PATH atomically (a temporary file in the same folder, then rename): a reader never sees half a report.
  * 0 on success, -1 with errno set. */
 int d12dred_report_write_file(const d12dred_report *report, const char *path);
+/* The same for any bytes (d12dred_file.c): the temporary file is created in PATH's folder with
+ * O_CREAT|O_EXCL|O_NOFOLLOW under an unpredictable name (a planted symlink or FIFO is never opened), checked to be a
+ * regular file, written, fsync'ed, renamed over PATH. 0 on success, -1 with errno set (nothing left behind). */
+int d12dred_write_file_atomic(const char *path, const void *data, size_t length);
+/* The same, ordered among writes of one file: the rename happens under `lock` only while *renamed <= `generation`
+ * (then *renamed = generation); an older write finishing after a newer one is dropped (0, nothing left behind). */
+#include <pthread.h>
+int d12dred_write_file_ordered(const char *path, const void *data, size_t length, pthread_mutex_t *lock,
+                               uint64_t *renamed, uint64_t generation);
+/* mkdir -p: DIR and its missing parents (0777 less the umask). 0 when DIR is then a directory, else -1 with errno
+ * (ENOTDIR: something that is no directory is in the way). */
+int d12dred_mkdir_parents(const char *dir);
 
 /* Parses a report from memory (the whole of `data`, `size` bytes; no NUL needed). Bounded: at most
  * D12DRED_MAX_FILE_BYTES, nesting at most D12DRED_MAX_DEPTH; hostile input returns an error, never crashes.

@@ -1,0 +1,205 @@
+/* JSON -> model for issue 19's additive members of schema_version 1 (docs/dred-report.md): each is optional (a
+ * version-1 file written before them lacks it and reads as before), and when present it is checked as strictly as
+ * the rest (types, ranges, the JSON path in the error). */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "d12dred_json_map.h"
+
+/* An object that has every key of `keys` (members beyond them are ignored, as everywhere). */
+static int need_object(mapper *m, const jvalue *value, const char *const *keys)
+{
+    if (value->type != J_OBJECT)
+        return map_fail(m, "expected an object, got %s", type_word(value));
+    for (const char *const *k = keys; *k; k++)
+        if (!get(value, *k))
+            return map_fail(m, "missing key \"%s\"", *k);
+    return 0;
+}
+
+/* A string-or-null member into *slot when present. */
+static int opt_string(mapper *m, const jvalue *object, const char *key, char **slot)
+{
+    if (!get(object, key))
+        return 0;
+    char *text = NULL;
+    if (key_string(m, object, key, &text))
+        return -1;
+    adopt(slot, text);
+    return 0;
+}
+
+int d12__dred_map_site(mapper *m, const jvalue *value, d12dred_va_site *site)
+{
+    const jvalue *offset = get(value, "offset");
+    if (offset && offset->type != J_NULL) {
+        if (key_hex(m, value, "offset", &site->offset))
+            return -1;
+        site->has_offset = true;
+    }
+    return opt_string(m, value, "note", &site->note);
+}
+
+static int map_copy_side(mapper *m, const jvalue *object, const char *key, d12dred_copy_side *side)
+{
+    static const char *const keys[] = {"va", "offset", "resource", "note", NULL};
+    const jvalue *value = get(object, key);
+    size_t mark = push_key(m, key);
+    int rc = need_object(m, value, keys) || key_hex(m, value, "va", &side->va) ||
+             key_hex(m, value, "offset", &side->offset) || opt_string(m, value, "resource", &side->resource) ||
+             opt_string(m, value, "note", &side->site.note) ? -1 : 0;
+    pop(m, mark);
+    return rc;
+}
+
+int d12__dred_map_state_ext(mapper *m, const jvalue *value, d12dred_op_state *state)
+{
+    static const char *const keys[] = {"bytes", "src", "dst", NULL};
+    const jvalue *copy = get(value, "copy");
+    if (!copy || copy->type == J_NULL)
+        return 0;
+    size_t mark = push_key(m, "copy");
+    int rc = need_object(m, copy, keys) || key_uint(m, copy, "bytes", UINT64_MAX, &state->copy_bytes) ||
+             map_copy_side(m, copy, "src", &state->copy_src) || map_copy_side(m, copy, "dst", &state->copy_dst)
+                 ? -1 : 0;
+    pop(m, mark);
+    state->has_copy = rc == 0;
+    return rc;
+}
+
+int d12__dred_map_op_ext(mapper *m, const jvalue *value, d12dred_op *op)
+{
+    const jvalue *stack = get(value, "event_stack");
+    if (!stack || stack->type == J_NULL)
+        return 0;
+    size_t mark = push_key(m, "event_stack");
+    if (stack->type != J_ARRAY) {
+        map_fail(m, "expected an array or null, got %s", type_word(stack));
+        pop(m, mark);
+        return -1;
+    }
+    uint32_t *indices = stack->count ? calloc(stack->count, sizeof *indices) : NULL;
+    int rc = stack->count && !indices ? map_fail(m, "out of memory") : 0;
+    for (size_t i = 0; rc == 0 && i < stack->count; i++) {
+        /* an element is read through a one-member view of the array: key_u32 wants an object */
+        jvalue holder = {.type = J_OBJECT, .items = (jvalue **)&stack->items[i], .keys = (char *[]){"i"}, .count = 1};
+        size_t item = push_index(m, i);
+        uint64_t index;
+        rc = key_uint(m, &holder, "i", UINT32_MAX, &index);
+        if (rc == 0 && index >= op->index)
+            rc = map_fail(m, "an enclosing BEGINEVENT must come before the op (%llu >= %u)",
+                          (unsigned long long)index, op->index);
+        if (rc == 0)
+            indices[i] = (uint32_t)index;
+        pop(m, item);
+    }
+    if (rc == 0 && d12dred_op_set_event_stack(op, indices, stack->count) != 0)
+        rc = map_fail(m, "out of memory");
+    free(indices);
+    pop(m, mark);
+    return rc;
+}
+
+static const char *status_word(int i) { return d12dred_submission_status_name((d12dred_submission_status)i); }
+
+int d12__dred_map_node_ext(mapper *m, const jvalue *value, d12dred_node *node)
+{
+    if (!get(value, "status"))
+        return 0;
+    int status;
+    if (key_word(m, value, "status", status_word, 3, -1, &status))
+        return -1;
+    d12dred_node_set_status(node, (d12dred_submission_status)status);
+    return 0;
+}
+
+int d12__dred_map_submission_ext(mapper *m, const jvalue *value, d12dred_submission *submission)
+{
+    static const char *const keys[] = {"fence", "value", "fence_value", NULL};
+    const jvalue *wait = get(value, "waiting_on");
+    if (!wait || wait->type == J_NULL)
+        return 0;
+    size_t mark = push_key(m, "waiting_on");
+    d12dred_wait w = {.behind_wait = -1};
+    int rc = need_object(m, wait, keys) || key_string(m, wait, "fence", &w.fence) ||
+             key_uint(m, wait, "value", UINT64_MAX, &w.value) ||
+             key_uint(m, wait, "fence_value", UINT64_MAX, &w.fence_value) ? -1 : 0;
+    if (rc == 0 && d12dred_submission_set_waiting_on(submission, &w) != 0)
+        rc = map_fail(m, "out of memory");
+    free(w.fence);
+    pop(m, mark);
+    return rc;
+}
+
+int d12__dred_map_wait_ext(mapper *m, const jvalue *value, d12dred_wait *wait)
+{
+    return get(value, "after_submission") ? key_uint(m, value, "after_submission", UINT64_MAX, &wait->after_submission)
+                                          : 0;
+}
+
+static int map_signal(mapper *m, const jvalue *value, void *context)
+{
+    static const char *const keys[] = {"fence", "value", "fence_value", "after_submission", "behind_wait", NULL};
+    d12dred_queue *queue = context;
+    d12dred_wait s = {0};
+    int rc = need_object(m, value, keys) || key_string(m, value, "fence", &s.fence) ||
+             key_uint(m, value, "value", UINT64_MAX, &s.value) ||
+             key_uint(m, value, "fence_value", UINT64_MAX, &s.fence_value) ||
+             key_uint(m, value, "after_submission", UINT64_MAX, &s.after_submission) ? -1 : 0;
+    int32_t behind = -1;
+    const jvalue *b = rc == 0 ? get(value, "behind_wait") : NULL;
+    if (b && !(b->type == J_NUMBER && strcmp(b->text, "-1") == 0)) {
+        uint64_t positive;
+        if (key_uint(m, value, "behind_wait", INT32_MAX, &positive))
+            rc = -1;
+        behind = (int32_t)positive;
+        if (rc == 0 && (size_t)behind >= queue->wait_count) {
+            size_t mark = push_key(m, "behind_wait");
+            rc = map_fail(m, "wait %d does not exist (the queue has %zu)", behind, queue->wait_count);
+            pop(m, mark);
+        }
+    }
+    if (rc == 0 && d12dred_queue_add_signal(queue, s.fence, s.value, s.fence_value, s.after_submission, behind) != 0)
+        rc = map_fail(m, "out of memory");
+    free(s.fence);
+    return rc;
+}
+
+int d12__dred_map_queue_ext(mapper *m, const jvalue *value, d12dred_queue *queue)
+{
+    return get(value, "queued_signals") ? key_array(m, value, "queued_signals", map_signal, queue) : 0;
+}
+
+int d12__dred_map_page_fault_ext(mapper *m, const jvalue *value, d12dred_page_fault *page_fault)
+{
+    return opt_string(m, value, "detail", &page_fault->detail);
+}
+
+static int map_note(mapper *m, const jvalue *value, void *context)
+{
+    if (value->type != J_STRING)
+        return map_fail(m, "expected a string, got %s", type_word(value));
+    return d12dred_report_add_note(context, value->text) == 0 ? 0 : map_fail(m, "out of memory");
+}
+
+int d12__dred_map_report_ext(mapper *m, const jvalue *root, d12dred_report *report)
+{
+    if (get(root, "kind")) {
+        char *kind = NULL;
+        if (key_string(m, root, "kind", &kind))
+            return -1;
+        if (kind && strcmp(kind, "removal") != 0 && strcmp(kind, "stall") != 0) {
+            size_t mark = push_key(m, "kind");
+            map_fail(m, "unknown value \"%.40s\"", kind);
+            pop(m, mark);
+            free(kind);
+            return -1;
+        }
+        adopt(&report->kind, kind);
+    }
+    if (opt_string(m, root, "removed_by", &report->removed_by) || opt_string(m, root, "deadlock", &report->deadlock))
+        return -1;
+    return get(root, "notes") ? key_array(m, root, "notes", map_note, report) : 0;
+}
