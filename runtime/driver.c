@@ -37,6 +37,9 @@ struct d12_driver_adapter {
     UINT32 feature_count;
     bool has_gpu;            /* the three GPU-work tables were offered and filled */
     d12_driver_gpu_funcs gpu;
+    /* docs/driver-reported-messages-v2.md: D3D12DDICAPS_TYPE_D12RT_ADAPTER_IDENTITY, asked at open of every
+     * driver; VendorId D3D12DDI_D12RT_VENDOR_ID_UNKNOWN when it does not answer (or answers 0). */
+    D3D12DDI_D12RT_ADAPTER_IDENTITY identity;
 };
 
 struct d12_driver_device {
@@ -332,9 +335,25 @@ static HRESULT init_gpu_tables(d12_driver_adapter *adapter, UINT64 offered)
     return S_OK;
 }
 
+/* v2 of driver-reported messages: "queried at adapter open for every driver version"; no answer is no failure. */
+static void query_adapter_identity(d12_driver_adapter *adapter)
+{
+    D3D12DDI_D12RT_ADAPTER_IDENTITY identity = {0};
+    D3D12DDIARG_GETCAPS args = {D3D12DDICAPS_TYPE_D12RT_ADAPTER_IDENTITY, NULL, &identity, sizeof identity};
+    if (FAILED(adapter->funcs.pfnGetCaps(adapter->handle, &args)) || identity.VendorId == 0)
+        identity = (D3D12DDI_D12RT_ADAPTER_IDENTITY){D3D12DDI_D12RT_VENDOR_ID_UNKNOWN, 0, 0, 0};
+    adapter->identity = identity;
+}
+
+D3D12DDI_D12RT_ADAPTER_IDENTITY d12__driver_adapter_identity(const d12_driver_adapter *adapter)
+{
+    return adapter->identity;
+}
+
 static HRESULT init_optional_tables(d12_driver_adapter *adapter)
 {
     UINT64 offered;
+    query_adapter_identity(adapter);
     HRESULT hr = offered_tables(adapter, &offered);
     if (FAILED(hr) || FAILED(hr = init_extended_features(adapter, offered)))
         return hr;
@@ -591,6 +610,16 @@ static HRESULT APIENTRY query_object_identity_cb(D3D12DDI_HRTDEVICE rt_device, D
     return hr;
 }
 
+static HRESULT APIENTRY query_gpu_va_identity_cb(D3D12DDI_HRTDEVICE rt_device, UINT64 va, SIZE_T *size, CHAR *identity)
+{
+    d12_driver_device *device = enter_device(rt_device);
+    HRESULT hr = device && device->messages && device->messages->query_va
+                     ? device->messages->query_va(device->messages->context, va, size, identity)
+                     : E_INVALIDARG;
+    leave_device(device);
+    return hr;
+}
+
 /* The kernel-thunk stand-ins and pfnSetCommandListErrorCb: passed to the device's GPU hooks unchanged. */
 static HRESULT APIENTRY signal_fence_from_gpu_cb(D3D12DDI_HRTDEVICE rt_device, D3D12DDI_HRTCOMMANDQUEUE queue,
                                                  const D3D12DDIARG_FENCE_OPERATION_0126 *operation)
@@ -711,6 +740,7 @@ static d12_driver_device *allocate_device(d12_driver_adapter *adapter, const d12
     device->callbacks.pfnSetErrorCb = set_error_cb;
     device->callbacks.pfnReportMessageCb = report_message_cb;
     device->callbacks.pfnQueryObjectIdentityCb = query_object_identity_cb;
+    device->callbacks.pfnQueryGpuVaIdentityCb = query_gpu_va_identity_cb;
     device->callbacks.pfnSetCommandListErrorCb = set_command_list_error_cb;
     device->kt_callbacks.pfnSignalFenceFromGpuCb = signal_fence_from_gpu_cb;
     device->kt_callbacks.pfnWaitForFenceFromGpuCb = wait_for_fence_from_gpu_cb;
@@ -804,6 +834,9 @@ HRESULT d12__driver_fill_table(d12_driver_device *device, D3D12DDI_TABLE_TYPE ty
     if (SUCCEEDED(hr) && type == D3D12DDI_TABLE_TYPE_0126_DRIVER_REPORTED_MESSAGES &&
         size == sizeof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126))
         d12__ddi_trace_wrap_drm(table);
+    if (SUCCEEDED(hr) && type == D3D12DDI_TABLE_TYPE_D12RT_DRIVER_REPORTED_MESSAGES_1 &&
+        size == sizeof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1))
+        d12__ddi_trace_wrap_drm1(table);
     return hr;
 }
 

@@ -620,8 +620,9 @@ _Static_assert(sizeof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126) == 2 
 static UINT APIENTRY w_drm1_pfnGetSupportedDriverReportedMessageFlags(D3D12DDI_HDEVICE hDevice)
 {
     ENTER(pfnGetSupportedDriverReportedMessageFlags, "hDevice=%p", hDevice.pDrvPrivate);
-    od.drm1.pfnGetSupportedDriverReportedMessageFlags(hDevice);
-    LEAVE();
+    UINT result = od.drm1.pfnGetSupportedDriverReportedMessageFlags(hDevice);
+    LEAVE_RESULT("value=0x%X", (unsigned)result);
+    return result;
 }
 
 static VOID APIENTRY w_drm1_pfnSetDriverReportedMessageFlags(D3D12DDI_HDEVICE hDevice, UINT Flags)

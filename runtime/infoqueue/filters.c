@@ -217,7 +217,7 @@ void d12__iq_settings_changed(d12_info_queue *queue)
     const iq_stack *storage = &queue->storage;
     bool passes_all = storage->depth == 0 || iq_filter_empty(&storage->filters[storage->depth - 1]);
     queue->plain = passes_all && !iq_breaks_on_anything(queue) && queue->mute && queue->callback_count == 0 &&
-                   queue->limit > 0;
+                   queue->limit > 0 && !d12__iq_driver_filtering(queue) /* v2 */;
 }
 
 /* ---- Filter stacks (shared by the storage and retrieval methods) ---- */

@@ -42,11 +42,21 @@ typedef struct iq_stack {
     iq_filter *filters; /* [depth - 1] is the top */
 } iq_stack;
 
+/* ---- v2 of driver-reported messages (docs/driver-reported-messages-v2.md; driver_filter.c, infoqueue2.c) ---- */
+/* A message's (VendorId, VendorMessageId): both 0 for a runtime message. */
+typedef struct iq_identity {
+    UINT vendor_id;
+    UINT64 vendor_message_id;
+} iq_identity;
+struct iq_driver_filters; /* driver_filter.c: the per-device stack of driver-message filters and the registry's */
+/* ---- end v2 ---- */
+
 /* A stored message; message.pDescription points at text. `next` links evicted messages waiting to be freed. */
 typedef struct iq_stored {
     struct iq_stored *next;
     size_t capacity; /* bytes `text` can hold: a node evicted from the store is reused for a later message */
     D3D12_MESSAGE message;
+    iq_identity who; /* v2: set with `message` */
     char text[];
 } iq_stored;
 
@@ -68,6 +78,7 @@ typedef struct iq_pending {
     D3D12_MESSAGE_ID id;
     bool passed; /* passed the storage filter at receipt: what FLAG_NONE callbacks see */
     bool print;  /* passed and debug output not muted at receipt */
+    iq_identity who; /* v2 */
     char text[];
 } iq_pending;
 
@@ -75,7 +86,8 @@ typedef struct iq_callback {
     uint64_t order;     /* registration order; never reused */
     DWORD cookie;
     uint64_t first_seq; /* receives messages committed from this sequence number on */
-    D3D12MessageFunc function;
+    D3D12MessageFunc function;   /* exactly one of function and function1 is set */
+    D3D12MessageFunc1 function1; /* v2: ID3D12InfoQueue2::RegisterMessageCallback1 */
     D3D12_MESSAGE_CALLBACK_FLAGS flags;
     void *context;
 } iq_callback;
@@ -111,6 +123,9 @@ struct d12_info_queue {
 
     /* Guarded by lock: the filter stacks. */
     iq_stack storage, retrieval;
+
+    /* Guarded by lock (v2): driver-message filters; NULL until the first push or registry filter. */
+    struct iq_driver_filters *driver_filters;
 
     /* Guarded by lock: break-on and mute settings. */
     bool break_category[IQ_CATEGORY_COUNT], break_severity[IQ_SEVERITY_COUNT];
@@ -245,6 +260,17 @@ static inline void iq_unlock_and_reap(d12_info_queue *queue)
 /* filters.c */
 void d12__iq_stack_free(iq_stack *stack);
 void d12__iq_settings_changed(d12_info_queue *queue); /* recomputes `plain` (caller holds the lock) */
+
+/* v2 (driver_filter.c): whether a driver message passes the registry filter and the top of the stack; whether any
+ * driver filter is set (then the report path's `plain` shortcut is off); freeing. Caller holds the lock. */
+bool d12__iq_driver_passes(const d12_info_queue *queue, const iq_identity *who);
+bool d12__iq_driver_filtering(const d12_info_queue *queue);
+void d12__iq_driver_filters_free(d12_info_queue *queue);
+/* v2 (storage.c): the retrievable message of that index, or NULL (GetMessage1). Caller holds the lock. */
+const iq_stored *d12__iq_find_retrievable(d12_info_queue *queue, UINT64 index);
+/* v2 (delivery.c): registration with either kind of callback (RegisterMessageCallback, RegisterMessageCallback1). */
+HRESULT d12__iq_register(d12_info_queue *queue, D3D12MessageFunc function, D3D12MessageFunc1 function1,
+                         D3D12_MESSAGE_CALLBACK_FLAGS flags, void *context, DWORD *cookie);
 
 /* delivery.c */
 iq_break_action d12__iq_break_action_from_env(void);

@@ -25,6 +25,7 @@ typedef struct iq_source {
 /* What the first critical section decided. */
 typedef struct iq_decision {
     bool passed, print, store, deliver, brk;
+    iq_identity who; /* v2: the message's identity (0, 0 for a runtime message) */
 } iq_decision;
 
 static size_t iq_vformat(char *buf, size_t size, const char *format, va_list *args)
@@ -83,12 +84,16 @@ static iq_stored *iq_format(const iq_source *source, size_t *length)
 
 /* First critical section: counts what needs no text and says who needs it. */
 static inline __attribute__((always_inline)) iq_decision iq_decide(d12_info_queue *queue, UINT category,
-                                                                    UINT severity, UINT id)
+                                                                    UINT severity, UINT id, const iq_identity *who)
 {
     if (__builtin_expect(queue->plain, 1)) /* passes, stored, nothing to print, deliver or break on */
-        return (iq_decision){.passed = true, .store = true};
-    iq_decision d = {0};
+        return (iq_decision){.passed = true, .store = true, .who = *who};
+    iq_decision d = {.who = *who};
     d.passed = iq_stack_passes(&queue->storage, category, severity, id);
+    /* v2: a driver message the driver-message filters stop is treated as the storage filter's ("A message that does
+     * not pass is neither stored nor delivered ... except callbacks registered with IGNORE_FILTERS") */
+    if (d.passed && who->vendor_id != 0 && !d12__iq_driver_passes(queue, who))
+        d.passed = false;
     d.print = d.passed && !queue->mute;
     d.store = d.passed && queue->limit > 0;
     d.deliver = queue->ignore_filter_callbacks > 0 || (d.passed && queue->callback_count > 0) || d.print;
@@ -113,6 +118,7 @@ static void iq_pending_fill(iq_pending *pending, const iq_decision *d, D3D12_MES
     pending->id = id;
     pending->passed = d->passed;
     pending->print = d->print;
+    pending->who = d->who;
     memcpy(pending->text, text, bytes);
 }
 
@@ -171,6 +177,7 @@ static bool iq_format_and_commit(d12_info_queue *queue, const iq_decision *d, D3
     iq_pending *pending = NULL;
     if (node) {
         node->message = (D3D12_MESSAGE){category, severity, id, node->text, length};
+        node->who = d->who;
         pending = d->deliver ? iq_pending_from(node, d) : NULL;
         if (d->deliver && !pending) {
             free(node);
@@ -201,6 +208,8 @@ static bool iq_report_text_locked(d12_info_queue *queue, const iq_decision *d, D
             d12__iq_pending_recycle(queue, pending);
         return false;
     }
+    if (d->store && d->who.vendor_id != 0)
+        iq_at(queue, queue->end - 1)->who = d->who; /* v2: the node just placed (the limit evicts only older ones) */
     if (d->passed) {
         queue->allowed++;
         if (!d->store)
@@ -221,8 +230,9 @@ static void iq_report(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category, D3
 {
     if (!queue)
         return;
+    static const iq_identity runtime = {0, 0};
     iq_lock(queue);
-    iq_decision d = iq_decide(queue, category, severity, id);
+    iq_decision d = iq_decide(queue, category, severity, id, &runtime);
     iq_unlock(queue);
     if (d.store || d.deliver)
         iq_format_and_commit(queue, &d, category, severity, id, source);
@@ -243,10 +253,19 @@ static __attribute__((noinline)) bool iq_text_format_and_commit(d12_info_queue *
 bool d12__info_queue_wants(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category, D3D12_MESSAGE_SEVERITY severity,
                            D3D12_MESSAGE_ID id)
 {
+    return d12__info_queue_wants_driver(queue, category, severity, id, 0, 0);
+}
+
+bool d12__info_queue_wants_driver(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category,
+                                  D3D12_MESSAGE_SEVERITY severity, D3D12_MESSAGE_ID id, UINT vendor_id,
+                                  UINT64 vendor_message_id)
+{
     if (!queue)
         return false;
+    iq_identity who = {vendor_id, vendor_message_id};
     iq_lock(queue);
-    bool passed = iq_stack_passes(&queue->storage, category, severity, id);
+    bool passed = iq_stack_passes(&queue->storage, category, severity, id) &&
+                  (vendor_id == 0 || d12__iq_driver_passes(queue, &who));
     bool wanted = queue->ignore_filter_callbacks > 0 ||
                   (passed && (queue->limit > 0 || !queue->mute || queue->callback_count > 0));
     iq_unlock(queue);
@@ -286,14 +305,22 @@ void d12__info_queue_report_f(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY cate
 bool d12__info_queue_report_text(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category,
                                  D3D12_MESSAGE_SEVERITY severity, D3D12_MESSAGE_ID id, const char *text)
 {
+    return d12__info_queue_report_driver_text(queue, category, severity, id, text, 0, 0);
+}
+
+bool d12__info_queue_report_driver_text(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category,
+                                        D3D12_MESSAGE_SEVERITY severity, D3D12_MESSAGE_ID id, const char *text,
+                                        UINT vendor_id, UINT64 vendor_message_id)
+{
     if (!queue)
         return true;
     if (!text)
         text = "";
     size_t bytes = strlen(text) + 1; /* measured before the lock is taken */
     bool whole = true;
+    iq_identity who = {vendor_id, vendor_message_id};
     iq_lock(queue);
-    iq_decision d = iq_decide(queue, category, severity, id);
+    iq_decision d = iq_decide(queue, category, severity, id, &who);
     if ((d.store || d.deliver) && iq_report_text_locked(queue, &d, category, severity, id, text, bytes)) {
         iq_unlock_and_reap(queue);
     } else {

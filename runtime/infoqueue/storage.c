@@ -231,6 +231,7 @@ void d12__info_queue_destroy(d12_info_queue *queue)
     iq_free_pending_chain(queue->pending_pool);
     d12__iq_stack_free(&queue->storage);
     d12__iq_stack_free(&queue->retrieval);
+    d12__iq_driver_filters_free(queue); /* v2 */
     free(queue->break_ids.items);
     free(queue->callbacks);
     free(queue);
@@ -318,6 +319,12 @@ HRESULT d12_info_queue_GetMessage(d12_info_queue *queue, UINT64 MessageIndex, D3
         *pMessageByteLength = needed; /* also on a too-small buffer, so the caller can retry */
     iq_unlock(queue);
     return hr;
+}
+
+/* v2: GetMessage1 (infoqueue2.c) finds messages as GetMessage does. */
+const iq_stored *d12__iq_find_retrievable(d12_info_queue *queue, UINT64 index)
+{
+    return iq_find_retrievable(queue, index);
 }
 
 static UINT64 iq_read_counter(d12_info_queue *queue, const uint64_t *counter)

@@ -110,6 +110,7 @@ static inline bool iq_store_text_locked(d12_info_queue *queue, D3D12_MESSAGE_CAT
     }
     memcpy(node->text, text, bytes);
     node->message = (D3D12_MESSAGE){category, severity, id, node->text, bytes};
+    node->who = (iq_identity){0, 0}; /* v2: the caller sets a driver message's */
     iq_place(queue, node);
     if (!recycled)
         d12__iq_enforce_limit(queue);
