@@ -339,7 +339,9 @@ static HRESULT init_gpu_tables(d12_driver_adapter *adapter, UINT64 offered)
 static void query_adapter_identity(d12_driver_adapter *adapter)
 {
     D3D12DDI_D12RT_ADAPTER_IDENTITY identity = {0};
-    D3D12DDIARG_GETCAPS args = {D3D12DDICAPS_TYPE_D12RT_ADAPTER_IDENTITY, NULL, &identity, sizeof identity};
+    /* pInfo names no feature, so a version-1 driver that reads it before checking Type answers "unknown" */
+    static const D3D12_FEATURE no_feature = (D3D12_FEATURE)0xFFFFFFFF;
+    D3D12DDIARG_GETCAPS args = {D3D12DDICAPS_TYPE_D12RT_ADAPTER_IDENTITY, &no_feature, &identity, sizeof identity};
     if (FAILED(adapter->funcs.pfnGetCaps(adapter->handle, &args)) || identity.VendorId == 0)
         identity = (D3D12DDI_D12RT_ADAPTER_IDENTITY){D3D12DDI_D12RT_VENDOR_ID_UNKNOWN, 0, 0, 0};
     adapter->identity = identity;

@@ -124,6 +124,8 @@ HRESULT d12__drm_enable(d12_drm *drm, d12_driver_device *device)
         return S_FALSE; /* "the toggle has no observable effect on that device's ID3D12InfoQueue" */
     /* "The device counts as enabled ... before that call is made, so reports made inside it are kept" */
     drm->version = version;
+    /* v2: a version-1 driver's reports from inside the enable call are kept (its categories start on) */
+    atomic_store_explicit(&drm->flags, D3D12_DRIVER_REPORTED_MESSAGE_FLAG_GENERAL, memory_order_relaxed);
     atomic_store_explicit(&drm->enabled, true, memory_order_release);
     HRESULT hr = d12__driver_enable_extended_feature(device, D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES,
                                                      version);

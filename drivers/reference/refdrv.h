@@ -48,6 +48,7 @@ typedef enum d12__refdrv_drm_mode {
     D12_REFDRV_DRM_ON,
     D12_REFDRV_DRM_OFF,
     D12_REFDRV_DRM_FAIL,
+    D12_REFDRV_DRM_V1, /* on, listing version 1 only: a version-1 driver (docs/driver-reported-messages-v2.md) */
 } d12__refdrv_drm_mode;
 
 /* The mandatory initialization message's text (driver-reported-messages.txt, "exact ASCII string"). */

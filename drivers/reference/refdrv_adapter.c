@@ -23,11 +23,12 @@ typedef struct extended_feature {
 static const UINT32 k_drm_versions[] = {D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_0,
                                         D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_1};
 static const extended_feature k_drm_feature = {D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES, k_drm_versions, 2};
+static const extended_feature k_drm_feature_v1 = {D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES, k_drm_versions, 1};
 
 static const extended_feature *extended_features(const d12__refdrv_adapter *adapter, UINT32 *count)
 {
     *count = adapter->drm_mode == D12_REFDRV_DRM_OFF ? 0 : 1;
-    return *count ? &k_drm_feature : NULL;
+    return !*count ? NULL : adapter->drm_mode == D12_REFDRV_DRM_V1 ? &k_drm_feature_v1 : &k_drm_feature;
 }
 
 static d12__refdrv_adapter *adapter_of(D3D12DDI_HADAPTER handle)
@@ -153,7 +154,8 @@ static HRESULT APIENTRY fill_ddi_table(D3D12DDI_HADAPTER adapter, D3D12DDI_TABLE
         memcpy(table, &d12__refdrv_drm_funcs, sizeof d12__refdrv_drm_funcs);
         return S_OK;
     }
-    if (type == D3D12DDI_TABLE_TYPE_D12RT_DRIVER_REPORTED_MESSAGES_1 && adapter_of(adapter)->drm_mode != D12_REFDRV_DRM_OFF)
+    if (type == D3D12DDI_TABLE_TYPE_D12RT_DRIVER_REPORTED_MESSAGES_1 && adapter_of(adapter)->drm_mode != D12_REFDRV_DRM_OFF &&
+        adapter_of(adapter)->drm_mode != D12_REFDRV_DRM_V1)
         return copy_table(table, size, &d12__refdrv_drm1_funcs, sizeof d12__refdrv_drm1_funcs);
     return E_INVALIDARG;
 }
@@ -176,7 +178,9 @@ static d12__refdrv_drm_mode drm_mode_from_environment(void)
         return D12_REFDRV_DRM_OFF;
     if (strcmp(mode, "fail") == 0)
         return D12_REFDRV_DRM_FAIL;
-    fprintf(stderr, "d12rt reference driver: D12RT_REFDRV_DRM=%s is not on, off or fail; using on\n", mode);
+    if (strcmp(mode, "v1") == 0)
+        return D12_REFDRV_DRM_V1;
+    fprintf(stderr, "d12rt reference driver: D12RT_REFDRV_DRM=%s is not on, off, fail or v1; using on\n", mode);
     return D12_REFDRV_DRM_ON;
 }
 

@@ -122,7 +122,8 @@ HRESULT APIENTRY d12__refdrv_enable_extended_feature(D3D12DDI_HDEVICE handle, D3
     d12__refdrv_device *device = device_of(handle);
     if (feature != D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES ||
         (version != D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_0 &&
-         version != D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_1) ||
+         (version != D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_1 ||
+          device->adapter->drm_mode == D12_REFDRV_DRM_V1)) ||
         device->adapter->drm_mode == D12_REFDRV_DRM_OFF || !device->callbacks.pfnReportMessageCb)
         return E_INVALIDARG;
     device->drm_version = version;

@@ -144,11 +144,13 @@ typedef enum D3D12DDICAPS_TYPE {
      * (HighestShaderModel, HighestVersion, MaxSupportedFeatureLevel) its own highest. Output fields arrive
      * zeroed. A driver that does not know the feature, or no layout of DataSize bytes, returns E_INVALIDARG. */
     D3D12DDICAPS_TYPE_D12RT_FEATURE_DATA = 0x0D120001,
-    /* pInfo is NULL; pData points at a D3D12DDI_D12RT_ADAPTER_IDENTITY (DataSize bytes, arriving zeroed) the
-     * driver fills with its PCI-style identity. Asked once, at adapter open, of every driver whatever feature
-     * version it implements; a driver that does not answer (any failure) has VendorId 0xFFFF
-     * (D3D12DDI_D12RT_VENDOR_ID_UNKNOWN) in every message it reports. VendorId is the first half of the
-     * (VendorId, VendorMessageId) pair ID3D12InfoQueue2 shows and filters by, so answer it. */
+    /* pInfo points at a D3D12_FEATURE holding 0xFFFFFFFF (no feature, so a driver that reads it before Type
+     * answers E_INVALIDARG as for any unknown feature); pData points at a D3D12DDI_D12RT_ADAPTER_IDENTITY
+     * (DataSize bytes, arriving zeroed) the driver fills with its PCI-style identity. Asked once, at adapter
+     * open, of every driver whatever feature version it implements; a driver that does not answer (any
+     * failure) has VendorId 0xFFFF (D3D12DDI_D12RT_VENDOR_ID_UNKNOWN) in every message it reports. VendorId
+     * is the first half of the (VendorId, VendorMessageId) pair ID3D12InfoQueue2 shows and filters by, so
+     * answer it. */
     D3D12DDICAPS_TYPE_D12RT_ADAPTER_IDENTITY = 0x0D120002,
 } D3D12DDICAPS_TYPE;
 
