@@ -408,6 +408,8 @@ static void connect_driver_channel(struct d12_device *device)
     device->entry.data = &device->object;
     d12__objtable_add(&device->objects, &device->entry);
     /* A failure leaves the feature off and the debug layer says so; the device itself is fine. */
+    if (effective_driver_reported_messages(device))
+        d12__drm_v2_before_enable(device); /* v2: registry pairs apply from the first driver message */
     if (effective_driver_reported_messages(device) && d12__drm_enable(&device->drm, device->driver) == S_OK) {
         enable_correlation(device);
         d12__drm_v2_connect(device); /* v2: registry pairs and categories, VA naming (drm_v2.h) */

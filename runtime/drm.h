@@ -45,6 +45,8 @@ typedef struct d12_drm {
     /* GPU VA naming for pfnQueryGpuVaIdentityCb (drm_va.c, over the DRED ledger); NULL: E_INVALIDARG. */
     HRESULT (*name_va)(void *owner, UINT64 va, char **text);
     void *va_owner;
+    bool registry_flags;            /* the registry forces `registry_forced` (read before the enable; drm_device.c) */
+    UINT registry_forced;
 } d12_drm;
 
 /* A channel with the feature off; `info_queue` may be NULL. */

@@ -14,22 +14,21 @@ _Static_assert(sizeof(D3D12_DRIVER_MESSAGE_IDENTITY) == sizeof(d12_reg_drm_pair)
                        offsetof(d12_reg_drm_pair, vendor_message_id),
                "registry pairs are handed to the InfoQueue as D3D12_DRIVER_MESSAGE_IDENTITY arrays");
 
-/* The registry's pairs go to the InfoQueue (applied on top of the application's filters, from the first message
- * the application could see: the mandatory message came before, inside the enable call); its forced categories to
- * the channel. Out of memory: the device keeps the application's settings alone. */
-static void apply_registry(struct d12_device *device)
+/* The registry's pairs go to the InfoQueue before the enable call, so they apply from the first driver message (the
+ * mandatory one included: "a registry deny always applies"), on top of the application's filters; its forced
+ * categories are kept for d12__drm_v2_connect. Out of memory: the device keeps the application's settings alone. */
+void d12__drm_v2_before_enable(struct d12_device *device)
 {
     d12_reg_drm reg;
-    if (!d12__reg_drm_load(&reg))
+    if (!device->info_queue || !d12__reg_drm_load(&reg))
         return;
     if (reg.allow_count || reg.deny_count) {
         D3D12_DRIVER_MESSAGE_FILTER filter = {(UINT)reg.allow_count, (const D3D12_DRIVER_MESSAGE_IDENTITY *)reg.allow,
                                               (UINT)reg.deny_count, (const D3D12_DRIVER_MESSAGE_IDENTITY *)reg.deny};
         d12__info_queue_set_registry_driver_filter(device->info_queue, &filter);
     }
-    /* "The registry can force a set per application" */
-    if (reg.flags_forced)
-        d12__drm_force_flags(&device->drm, reg.flags);
+    device->drm.registry_flags = reg.flags_forced;
+    device->drm.registry_forced = reg.flags;
     d12__reg_drm_free(&reg);
 }
 
@@ -38,7 +37,9 @@ void d12__drm_v2_connect(struct d12_device *device)
     if (!d12__drm_enabled(&device->drm))
         return;
     d12__drm_va_connect(device);
-    apply_registry(device);
+    /* "The registry can force a set per application" */
+    if (device->drm.registry_flags)
+        d12__drm_force_flags(&device->drm, device->drm.registry_forced);
 }
 
 /* ---- ID3D12DebugDevice3 ---- */

@@ -8,6 +8,8 @@ struct d12_device;
 /* Device creation, right after the feature was enabled: VA naming for a version-2 driver, the registry's pairs
  * and forced categories. Nothing when the feature is off. */
 void d12__drm_v2_connect(struct d12_device *device);
+/* Before the enable call: the registry's driver-message pairs (the InfoQueue's registry filter) and forced set. */
+void d12__drm_v2_before_enable(struct d12_device *device);
 
 /* drm_va.c: pfnQueryGpuVaIdentityCb over DRED's allocation ledger (version 2 only). */
 void d12__drm_va_connect(struct d12_device *device);

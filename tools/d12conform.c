@@ -32,6 +32,8 @@
 #include <d12rt/d3d12_ext.h>
 #include <d12rt/d3d12ddi.h>
 
+#include "d12conform_v2.h" /* the version-2 tests (issue 20) */
+
 #define INIT_TEXT "D3D12 Driver Reported Messages Enabled"
 
 typedef enum { PASS = 0, FAIL = 1, NOT_EXERCISED = 3 } outcome;
@@ -691,9 +693,14 @@ static outcome t_enable_once_per_device(void)
         if (!is(&t.r[i], "pfnEnableExtendedFeature"))
             continue;
         enables++;
-        EXPECT(field_u(&t.r[i], "Feature") == 32 && field_u(&t.r[i], "FeatureVersion") == 1,
-               "pfnEnableExtendedFeature(Feature=%llu, FeatureVersion=%llu): not the negotiated 32 / 1",
-               field_u(&t.r[i], "Feature"), field_u(&t.r[i], "FeatureVersion"));
+        /* issue 20: version 1 or 2 (the negotiation itself is v2.negotiate's), the same for every device */
+        unsigned long long version = field_u(&t.r[i], "FeatureVersion");
+        static unsigned long long first_version;
+        if (!first_version)
+            first_version = version;
+        EXPECT(field_u(&t.r[i], "Feature") == 32 && (version == 1 || version == 2) && version == first_version,
+               "pfnEnableExtendedFeature(Feature=%llu, FeatureVersion=%llu): not the negotiated 32 / %llu",
+               field_u(&t.r[i], "Feature"), version, first_version);
     }
     EXPECT(enables == creates, "%zu enables for %zu devices", enables, creates);
     trace_free(&t);
@@ -1348,6 +1355,22 @@ static const test k_tests[] = {
 };
 #define TEST_COUNT (sizeof k_tests / sizeof k_tests[0])
 
+/* ---- issue 20: the version-2 tests (d12conform_v2.c) follow; the parent needs only their names (a child runs them
+ * through d12conform_v2_tests). ---- */
+#define ALL_MAX (TEST_COUNT + 64)
+static test g_all[ALL_MAX];
+static size_t g_all_count;
+
+static void all_tests_init(void)
+{
+    for (size_t i = 0; i < TEST_COUNT; i++)
+        g_all[g_all_count++] = k_tests[i];
+    for (size_t i = 0; i < d12conform_v2_test_count && g_all_count < ALL_MAX; i++)
+        g_all[g_all_count++] = (test){d12conform_v2_tests[i].name, d12conform_v2_tests[i].checks,
+                                      d12conform_v2_tests[i].spec, NULL};
+}
+/* ---- end issue 20 ---- */
+
 /* ======== the parent: processes, timeouts, output ======== */
 
 typedef struct result {
@@ -1519,6 +1542,13 @@ static int run_child(const char *name)
             return (int)(g_result == FAIL ? FAIL : o);
         }
     }
+    for (size_t i = 0; i < d12conform_v2_test_count; i++) { /* issue 20 */
+        if (strcmp(d12conform_v2_tests[i].name, name) == 0) {
+            int o = d12conform_v2_tests[i].run();
+            fflush(stdout);
+            return o;
+        }
+    }
     fprintf(stderr, "d12conform: no test %s\n", name);
     return 2;
 }
@@ -1555,19 +1585,20 @@ int main(int argc, char **argv)
     }
     if (driver)
         driver = resolved;
+    all_tests_init();
     if (list) {
-        for (size_t i = 0; i < TEST_COUNT; i++) {
-            if (fnmatch(glob, k_tests[i].name, 0) == 0)
-                printf("%-28s %-8s %s\n", k_tests[i].name, k_tests[i].checks, k_tests[i].spec);
+        for (size_t i = 0; i < g_all_count; i++) {
+            if (fnmatch(glob, g_all[i].name, 0) == 0)
+                printf("%-28s %-8s %s\n", g_all[i].name, g_all[i].checks, g_all[i].spec);
         }
         return 0;
     }
-    result results[TEST_COUNT];
+    result results[ALL_MAX];
     size_t count = 0, passed = 0, failed = 0, skipped = 0;
-    for (size_t i = 0; i < TEST_COUNT; i++) {
-        if (fnmatch(glob, k_tests[i].name, 0) != 0)
+    for (size_t i = 0; i < g_all_count; i++) {
+        if (fnmatch(glob, g_all[i].name, 0) != 0)
             continue;
-        result r = run_one(&k_tests[i], driver, timeout);
+        result r = run_one(&g_all[i], driver, timeout);
         passed += r.outcome == PASS;
         failed += r.outcome == FAIL;
         skipped += r.outcome == NOT_EXERCISED;
