@@ -3,6 +3,9 @@
  *   d12cfg [--system] drm APP on|off|app
  *   d12cfg [--system] debug-layer APP on|off|app
  *   d12cfg [--system] dred APP breadcrumbs|page-fault|context on|off|system
+ *   d12cfg [--system] drm-deny|drm-allow APP VID:MID
+ *   d12cfg [--system] drm-clear APP
+ *   d12cfg [--system] drm-flags APP FLAGS|app
  *   d12cfg show APP
  *   d12cfg list
  *
@@ -18,6 +21,7 @@
 
 #include "d12cfg_edit.h"
 #include "registry.h"
+#include "registry_drm.h"
 
 #define EXIT_USAGE 2
 
@@ -25,6 +29,9 @@ static const char usage_text[] =
     "usage: d12cfg [--system] drm APP on|off|app\n"
     "       d12cfg [--system] debug-layer APP on|off|app\n"
     "       d12cfg [--system] dred APP breadcrumbs|page-fault|context on|off|system\n"
+    "       d12cfg [--system] drm-deny|drm-allow APP VID:MID\n"
+    "       d12cfg [--system] drm-clear APP\n"
+    "       d12cfg [--system] drm-flags APP FLAGS|app\n"
     "       d12cfg show APP\n"
     "       d12cfg list\n"
     "\n"
@@ -32,6 +39,10 @@ static const char usage_text[] =
     "  debug-layer  the debug layer for APP: forced on, forced off, or left to the application\n"
     "  dred         a DRED feature for APP when the application leaves it SYSTEM_CONTROLLED: on (FORCED_ON),\n"
     "               off (FORCED_OFF) or system (the value removed: off unless the other hive sets it)\n"
+    "  drm-deny     never show APP the driver message VID:MID (hex VendorId:VendorMessageId), whatever it filters\n"
+    "  drm-allow    show APP only the driver messages allowed this way (once any is)\n"
+    "  drm-clear    remove every drm-deny and drm-allow pair and the forced categories of APP from the hive\n"
+    "  drm-flags    force APP's devices to the D3D12_DRIVER_REPORTED_MESSAGE_FLAGS FLAGS (hex), or leave them (app)\n"
     "  show         the settings APP gets, and where each comes from\n"
     "  list         the applications either hive configures\n"
     "  --system     write the system hive (HKLM) instead of the user's (HKCU)\n"
@@ -134,11 +145,20 @@ static int write_hive(const char *path, const d12_reg_file *hive, const char *ke
     return rc == 0 ? 0 : 1;
 }
 
+/* Loads the hive `system` names, applies the changes to APP's key; `clear`: first adds a delete for every
+ * driver-message pair the hive sets there (drm-clear). */
+static int edit_app(bool system, const char *app, const d12_reg_change *changes, size_t count, bool clear);
+
 static int cmd_set(bool system, const char *what, int dred_feature, const char *app, mode m)
 {
     d12_reg_change c[3];
     size_t count = dred_feature >= 0 ? dred_changes(dred_features[dred_feature].id, m, c)
                    : !strcmp(what, "drm") ? drm_changes(m, c) : layer_changes(m, c);
+    return edit_app(system, app, c, count, false);
+}
+
+static int edit_app(bool system, const char *app, const d12_reg_change *c, size_t count, bool clear)
+{
     char path[D12_REG_PATH_MAX], key[D12_REG_PATH_MAX];
     bool have = system ? d12__registry_hklm_path(path, sizeof path) : d12__registry_hkcu_path(path, sizeof path);
     if (!have) {
@@ -152,12 +172,76 @@ static int cmd_set(bool system, const char *what, int dred_feature, const char *
         return 1;
     }
     int rc = 1;
-    if (hive.unreadable)
+    char **names = NULL;
+    long named = clear ? d12__reg_drm_value_names(&hive, key, &names) : 0;
+    d12_reg_change *all = named >= 0 ? calloc((size_t)named + count + 1, sizeof *all) : NULL;
+    if (hive.unreadable) {
         fprintf(stderr, "d12cfg: %s: cannot be read, so it is not rewritten\n", path);
-    else
-        rc = write_hive(path, &hive, key, c, count);
+    } else if (!all) {
+        fprintf(stderr, "d12cfg: %s: out of memory\n", path);
+    } else {
+        for (long i = 0; i < named; i++)
+            all[i] = (d12_reg_change){names[i], false, 0};
+        memcpy(all + named, c, count * sizeof *c);
+        rc = write_hive(path, &hive, key, all, (size_t)named + count);
+    }
+    for (long i = 0; i < named; i++)
+        free(names[i]);
+    free(names);
+    free(all);
     d12__registry_free(&hive);
     return rc;
+}
+
+/* drm-deny / drm-allow APP VID:MID, drm-clear APP, drm-flags APP FLAGS|app (registry_drm.h has the values). */
+static int run_drm_pairs(bool system, int argc, char **argv)
+{
+    const char *cmd = argv[0], *app = argv[1];
+    if (!strcmp(cmd, "drm-clear")) {
+        if (argc != 2)
+            return usage("drm-clear takes one APP");
+        const d12_reg_change flags = {D12_REG_DRM_FLAGS, false, 0};
+        return edit_app(system, app, &flags, 1, true);
+    }
+    if (argc != 3)
+        return usage(!strcmp(cmd, "drm-flags") ? "expected drm-flags APP FLAGS|app" : "expected APP VID:MID");
+    if (!strcmp(cmd, "drm-flags")) {
+        char *end = NULL;
+        unsigned long flags = strcmp(argv[2], "app") ? strtoul(argv[2], &end, 16) : 0;
+        if (end && (*end || end == argv[2] || flags > 0x7FFFFFFFul))
+            return usage("FLAGS is hexadecimal, at most 7FFFFFFF (D3D12_DRIVER_REPORTED_MESSAGE_FLAGS), or app");
+        const d12_reg_change change = {D12_REG_DRM_FLAGS, end != NULL, (uint32_t)flags};
+        return edit_app(system, app, &change, 1, false);
+    }
+    d12_reg_drm_pair pair;
+    if (!d12__reg_drm_parse_pair(argv[2], &pair))
+        return usage("VID:MID is two hexadecimal numbers (VendorId 1..FFFFFFFF, VendorMessageId 64-bit), e.g. 1414:2A");
+    char name[80];
+    snprintf(name, sizeof name, "%s%X:%llX", !strcmp(cmd, "drm-deny") ? D12_REG_DRM_DENY_PREFIX : D12_REG_DRM_ALLOW_PREFIX,
+             (unsigned)pair.vendor_id, (unsigned long long)pair.vendor_message_id);
+    const d12_reg_change change = {name, true, 1};
+    return edit_app(system, app, &change, 1, false);
+}
+
+/* show: the driver-message pairs and the forced categories APP gets (both hives). */
+static void print_drm_pairs(const d12_reg_file *cu, const d12_reg_file *lm, const char *app)
+{
+    d12_reg_drm drm;
+    if (!d12__reg_drm_resolve(cu, lm, app, stderr, &drm)) {
+        fprintf(stderr, "d12cfg: out of memory\n");
+        return;
+    }
+    for (size_t i = 0; i < drm.deny_count; i++)
+        printf("driver message denied: %X:%llX\n", (unsigned)drm.deny[i].vendor_id,
+               (unsigned long long)drm.deny[i].vendor_message_id);
+    for (size_t i = 0; i < drm.allow_count; i++)
+        printf("driver message allowed: %X:%llX\n", (unsigned)drm.allow[i].vendor_id,
+               (unsigned long long)drm.allow[i].vendor_message_id);
+    if (drm.flags_forced)
+        printf("driver-reported message categories: forced to 0x%X\n", (unsigned)drm.flags);
+    else
+        printf("driver-reported message categories: application-controlled\n");
+    d12__reg_drm_free(&drm);
 }
 
 /* ---- Reading ---- */
@@ -229,6 +313,7 @@ static int cmd_show(const char *app)
         print_source(&s, &s.values[id]);
     }
     print_modes(&s, "\n");
+    print_drm_pairs(&cu, &lm, app);
     d12__registry_free(&cu);
     d12__registry_free(&lm);
     return 0;
@@ -323,6 +408,9 @@ static int run(bool system, int argc, char **argv)
                                                                 : cmd_show(argv[1]);
     if (!strcmp(cmd, "dred"))
         return run_dred(system, argc, argv);
+    if (!strncmp(cmd, "drm-", 4) && (!strcmp(cmd, "drm-deny") || !strcmp(cmd, "drm-allow") ||
+                                     !strcmp(cmd, "drm-clear") || !strcmp(cmd, "drm-flags")))
+        return run_drm_pairs(system, argc, argv);
     if (strcmp(cmd, "drm") && strcmp(cmd, "debug-layer"))
         return usage("unknown command");
     mode m;
