@@ -1009,15 +1009,15 @@ typedef HRESULT(APIENTRY* PFND3D12DDI_GET_SUPPORTED_EXTENDED_FEATURE_VERSIONS_00
 /* Enable one version of one feature on a device, during device creation. The runtime only asks for a feature
  * and version the adapter reported. Threads: called once per device, on the application thread inside
  * D3D12CreateDevice, never concurrently for one device. For D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES
- * the runtime asks for the highest version both sides list (today _0), only when the application opted in (or
- * the registry forced it on) and the debug layer is on, and fills table 47 right after it returns S_OK.
- * MANDATORY for that feature: report exactly one message from inside this call, before it returns, through
- * pfnReportMessageCb (already valid: the device counts as enabled during the call), with Severity
- * D3D12DDI_MESSAGE_SEVERITY_0126_MESSAGE, Category D3D12DDI_MESSAGE_CATEGORY_0126_INITIALIZATION,
- * CommandListStateIndex 0xFFFFFFFF, any VendorMessageId, and pDescription exactly the ASCII string "D3D12
- * Driver Reported Messages Enabled" (38 characters, no trailing newline). A failure HRESULT leaves the
- * feature off for the device (a WARNING in the InfoQueue says so). d12conform's init.* tests check all of
- * this. */
+ * the runtime asks for the highest version both sides list (_1, version 2, when the driver lists 2u; else
+ * _0), only when the application opted in (or the registry forced it on) and the debug layer is on, and fills
+ * table 47 right after it returns S_OK. MANDATORY for that feature: report exactly one message from inside
+ * this call, before it returns, through pfnReportMessageCb (already valid: the device counts as enabled
+ * during the call), with Severity D3D12DDI_MESSAGE_SEVERITY_0126_MESSAGE, Category
+ * D3D12DDI_MESSAGE_CATEGORY_0126_INITIALIZATION, CommandListStateIndex 0xFFFFFFFF, any VendorMessageId, and
+ * pDescription exactly the ASCII string "D3D12 Driver Reported Messages Enabled" (38 characters, no trailing
+ * newline). A failure HRESULT leaves the feature off for the device (a WARNING in the InfoQueue says so).
+ * d12conform's init.* tests check all of this. */
 typedef HRESULT(APIENTRY* PFND3D12DDI_ENABLE_EXTENDED_FEATURE_0020)(
     D3D12DDI_HDEVICE hDevice,
     D3D12DDI_FEATURE_0020 Feature,
