@@ -27,6 +27,7 @@
 #include <directx/d3d12sdklayers.h>
 #include <d12rt/d3d12_ext.h>
 
+#include "bench_drm_v2.h"
 #include "bench_gpu.h"
 #include "bench_memory.h"
 #include "d12caps.h"
@@ -916,6 +917,7 @@ int main(int argc, char **argv)
     if (!peer_only) {
         setup_caps();
         setup_info_queue();
+        bench_drm_v2_setup(); /* issue 20: bench_drm_v2.c */
         bench_gpu_setup(); /* forks its worker processes: before this process makes a device or a thread */
     }
     if (peer_only || check_budget_mode)

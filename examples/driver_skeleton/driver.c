@@ -61,6 +61,10 @@
 #ifndef V2
 #define V2 0
 #endif
+/* d12rt's tests: a version-2 table with a NULL slot (-DV2_NULL_SLOT=1), which the runtime must refuse. */
+#ifndef V2_NULL_SLOT
+#define V2_NULL_SLOT 0
+#endif
 #define V2_VENDOR_ID 0xC0F0u   /* the identity a version-2 skeleton answers: a made-up PCI vendor */
 #define V2_FLAG_GENERAL 0x1u   /* D3D12_DRIVER_REPORTED_MESSAGE_FLAG_GENERAL: what its draw messages are */
 
@@ -582,7 +586,8 @@ static VOID APIENTRY set_flags(D3D12DDI_HDEVICE hd, UINT flags)
     atomic_store(&((device *)hd.pDrvPrivate)->flags, flags);
 }
 
-static const D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1 k_drm1 = {get_supported_flags, set_flags};
+static const D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1 k_drm1 = {get_supported_flags,
+                                                                       V2_NULL_SLOT ? NULL : set_flags};
 
 /* ---- adapter ---- */
 

@@ -773,10 +773,39 @@ static void test_va_in_refdrv_message(void)
     env_close(&e);
 }
 
+/* "both slots must be non-NULL, else the feature stays off for that device" (the skeleton as a version-2 driver whose
+ * table has a NULL slot): SupportedFlags 0, the debug layer says why, the driver's reports are refused. A version-2
+ * skeleton with a whole table (the positive) gets its supported set and VendorId 0xC0F0. */
+static void test_v2_table(bool null_slot)
+{
+    env e;
+    if (env_open(&e, false)) {
+        CHECK_EQ_INT(supported_flags(&e, S_OK), null_slot ? 0 : D3D12_DRIVER_REPORTED_MESSAGE_FLAG_GENERAL);
+        CHECK_EQ_INT(stored_containing(e.iq, "(version 2) has a NULL slot", NULL, 0), null_slot ? 1 : 0);
+        D3D12_MESSAGE1 *m = message1_at(e.iq, 0);
+        if (CHECK(m != NULL)) /* the mandatory message came inside the enable call, before the table was read */
+            CHECK_EQ_INT(m->VendorId, 0xC0F0);
+        free(m);
+    }
+    env_close(&e);
+}
+
+static void test_v2_table_null_slot(void)
+{
+    test_v2_table(true);
+}
+
+static void test_v2_table_whole(void)
+{
+    test_v2_table(false);
+}
+
 static const struct {
     const char *name;
     void (*run)(void);
 } k_cases[] = {
+    {"v2_table_null_slot", test_v2_table_null_slot},
+    {"v2_table_whole", test_v2_table_whole},
     {"identity_v2", test_identity_v2},
     {"identity_unknown_vendor", test_identity_unknown_vendor},
     {"getmessage1_two_call", test_getmessage1_two_call},
