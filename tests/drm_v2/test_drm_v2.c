@@ -773,6 +773,41 @@ static void test_va_in_refdrv_message(void)
     env_close(&e);
 }
 
+/* The reference driver names the faulting address in its page-fault message: a vertex buffer view in the guard gap
+ * after a 256-byte buffer faults on the GPU timeline, the device is removed, and the removal flush (surfaced by
+ * GetDeviceRemovedReason) delivers "... which is in no live buffer: 0x...:'MyVB' + 0x10000 (past its end)." */
+static void test_va_in_page_fault(void)
+{
+    env e;
+    if (env_open(&e, true)) {
+        ID3D12Resource *vb = new_buffer(&e, 256, L"MyVB");
+        ID3D12GraphicsCommandList *list = new_list(&e);
+        if (vb && list) {
+            D3D12_VERTEX_BUFFER_VIEW view = {ID3D12Resource_GetGPUVirtualAddress(vb) + 0x10000, 64, 16};
+            ID3D12GraphicsCommandList_IASetVertexBuffers(list, 0, 1, &view);
+            ID3D12GraphicsCommandList_DrawInstanced(list, 3, 1, 0, 0);
+            CHECK_EQ_INT(ID3D12GraphicsCommandList_Close(list), S_OK);
+            ID3D12CommandList *lists[] = {(ID3D12CommandList *)list};
+            ID3D12CommandQueue_ExecuteCommandLists(e.queue, 1, lists);
+            ID3D12CommandQueue_Signal(e.queue, e.fence, 1);
+            for (int i = 0; i < 5000 && ID3D12Fence_GetCompletedValue(e.fence) < 1; i++)
+                usleep(1000);
+            CHECK(FAILED(ID3D12Device_GetDeviceRemovedReason(e.device))); /* removed: surfaces the removal flush */
+            char text[512] = "", expect[160];
+            snprintf(expect, sizeof expect, "which is in no live buffer: 0x%016llX:'MyVB' + 0x10000 (past its end).",
+                     (unsigned long long)(uintptr_t)vb);
+            CHECK_EQ_INT(stored_containing(e.iq, "Page fault: ", text, sizeof text), 1);
+            if (!CHECK(strstr(text, expect) != NULL))
+                fprintf(stderr, "    text \"%s\"\n    lacks \"%s\"\n", text, expect);
+        }
+        if (list)
+            ID3D12GraphicsCommandList_Release(list);
+        if (vb)
+            ID3D12Resource_Release(vb);
+    }
+    env_close(&e);
+}
+
 /* "both slots must be non-NULL, else the feature stays off for that device" (the skeleton as a version-2 driver whose
  * table has a NULL slot): SupportedFlags 0, the debug layer says why, the driver's reports are refused. A version-2
  * skeleton with a whole table (the positive) gets its supported set and VendorId 0xC0F0. */
@@ -825,6 +860,7 @@ static const struct {
     {"va_names", test_va_names},
     {"va_two_call", test_va_two_call},
     {"va_in_refdrv_message", test_va_in_refdrv_message},
+    {"va_in_page_fault", test_va_in_page_fault},
 };
 
 int main(int argc, char **argv)
