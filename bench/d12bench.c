@@ -28,6 +28,7 @@
 #include <d12rt/d3d12_ext.h>
 
 #include "bench.h"
+#include "bench_drm_v2.h"
 #include "bench_fence.h"
 #include "bench_gpu.h"
 #include "bench_memory.h"
@@ -328,6 +329,7 @@ int main(int argc, char **argv)
     if (!peer_only) {
         bench_caps_setup();
         bench_info_queue_setup(scaling_mode);
+        bench_drm_v2_setup(); /* issue 20: bench_drm_v2.c */
         bench_gpu_setup(); /* forks its worker processes: before this process makes a device or a thread */
     }
     if (peer_only || check_budget_mode)

@@ -89,6 +89,7 @@ struct d12_dred {
     d12_dred_freed *freed;          /* D12_DRED_FREED_RING records */
     uint64_t freed_total;           /* frees so far: the ring holds the last min(total, 65 000) */
     _Atomic uint64_t free_seq;
+    bool va_names; /* set once at device creation (runtime/dred/drm_va.c): the ledger also serves GPU VA naming */
 };
 
 /* ---- Counter pool (breadcrumbs.c) ---- */
