@@ -68,7 +68,7 @@ static HRESULT APIENTRY stub_identity(D3D12DDI_HRTDEVICE device, D3D12DDI_HANDLE
 }
 
 static const D3D12DDI_CORELAYER_DEVICECALLBACKS_0126 k_callbacks = {stub_set_error, stub_set_list_error, stub_report,
-                                                                     stub_identity};
+                                                                     stub_identity, NULL};
 
 static double now_ns(void)
 {

@@ -29,6 +29,7 @@
 
 #include "bench.h"
 #include "bench_dred.h"
+#include "bench_drm_v2.h"
 #include "bench_fence.h"
 #include "bench_gpu.h"
 #include "bench_vulkan.h"
@@ -335,6 +336,7 @@ int main(int argc, char **argv)
     if (!peer_only) {
         bench_caps_setup();
         bench_info_queue_setup(scaling_mode);
+        bench_drm_v2_setup(); /* issue 20: bench_drm_v2.c */
         bench_gpu_setup(); /* forks its worker processes: before this process makes a device or a thread */
         bench_vulkan_setup(); /* the Vulkan driver's rows: forks too (bench_vulkan.c) */
         bench_dred_setup();   /* the DRED overhead rows (bench_dred.c): forks too */

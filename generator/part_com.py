@@ -43,6 +43,14 @@ SCHEMA = schema.Map({
 }, {
     # HRESULTs the installed headers (the WSL stubs) may lack: emitted guarded by #ifndef.
     "hresults": schema.ListOf(schema.Map({"name": schema.NAME, "value": schema.Int()})),
+    # Types d12rt's extension interfaces use, emitted before them in order: a flags or plain enum (`values`), a
+    # struct (`fields`, C declarations), or a function pointer (`returns` and `params`, C declarations).
+    "types": schema.ListOf(schema.Map({"name": schema.NAME, "doc": schema.Str()},
+                                      {"values": schema.ListOf(schema.Map({"name": schema.NAME, "value": schema.Int()}), 1),
+                                       "flags": schema.Bool(),
+                                       "fields": schema.ListOf(schema.Str(), 1),
+                                       "returns": schema.Str(),
+                                       "params": schema.ListOf(schema.Str(), 1)})),
 })
 
 
@@ -103,11 +111,24 @@ class ComObject:
 
 
 @dataclass
+class ComType:
+    name: str
+    kind: str              # "enum", "struct" or "funcptr"
+    doc: str
+    values: list = dc_field(default_factory=list)   # enum: [(name, value)]
+    flags: bool = False
+    fields: list = dc_field(default_factory=list)   # struct: ["TYPE Name", ...]
+    returns: str = ""
+    params: list = dc_field(default_factory=list)   # funcptr: ["TYPE Name", ...]
+
+
+@dataclass
 class ComModel:
     extensions: list
     constants: list
     objects: list
     hresults: list
+    types: list = dc_field(default_factory=list)
 
 
 def _iid_parts(text):
@@ -205,6 +226,34 @@ def _constants(data, installed):
     return result
 
 
+def _types(data, installed):
+    result, seen = [], set()
+    for index, node in enumerate(data.get("types", [])):
+        path = f"types[{index}]"
+        name = node["name"]
+        kinds = [k for k in ("values", "fields", "params") if k in node]
+        if len(kinds) != 1:
+            schema.fail(node, path, "a type has exactly one of values (enum), fields (struct), params (function pointer)")
+        if name in seen or name in installed.enums or name in installed.vtables:
+            schema.fail(node, f"{path}.name", f"{name} is declared twice (here or in the installed headers)", "name")
+        seen.add(name)
+        if "values" in node:
+            values = [(v["name"], v["value"]) for v in node["values"]]
+            for vi, (vname, _) in enumerate(values):
+                if vname in installed.enumerators:
+                    schema.fail(node["values"], f"{path}.values[{vi}]", f"the installed headers already declare {vname}", vi)
+            result.append(ComType(name, "enum", node["doc"], values=values, flags=node.get("flags", False)))
+        elif "fields" in node:
+            fields = [decl for decl, _ in _parse_params(node["fields"], node["fields"], f"{path}.fields")]
+            result.append(ComType(name, "struct", node["doc"], fields=fields))
+        else:
+            if "returns" not in node:
+                schema.fail(node, path, "a function pointer needs returns")
+            params = [decl for decl, _ in _parse_params(node["params"], node["params"], f"{path}.params")]
+            result.append(ComType(name, "funcptr", node["doc"], returns=" ".join(node["returns"].split()), params=params))
+    return result
+
+
 def load(spec_dir, spec_display, context):
     installed = context["headers"]
     path = f"{spec_dir}/com.yaml"
@@ -214,7 +263,7 @@ def load(spec_dir, spec_display, context):
     extensions = _extensions(data, installed.vtables)
     interfaces.update({e.name: e for e in extensions})
     context["com"] = ComModel(extensions, _constants(data, installed), _objects(data, interfaces),
-                              data.get("hresults", []))
+                              data.get("hresults", []), _types(data, installed))
     context["implemented_slots"] = implemented_slots
 
 

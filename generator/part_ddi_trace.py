@@ -36,7 +36,7 @@ NUMBERS = {
     "SIZE_T": ("%zu", "(size_t)", "0x%zX"),
 }
 RESULTS = {"HRESULT": ("hr", "0x%08X", "(unsigned)"), "SIZE_T": ("size", "%zu", "(size_t)"),
-           "UINT64": ("value", "0x%llX", "(unsigned long long)")}
+           "UINT64": ("value", "0x%llX", "(unsigned long long)"), "UINT": ("value", "0x%X", "(unsigned)")}
 
 
 @dataclass

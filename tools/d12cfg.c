@@ -3,6 +3,9 @@
  *   d12cfg [--system] drm APP on|off|app
  *   d12cfg [--system] debug-layer APP on|off|app
  *   d12cfg [--system] dred APP breadcrumbs|page-fault|context on|off|system
+ *   d12cfg [--system] drm-deny|drm-allow APP VID:MID
+ *   d12cfg [--system] drm-clear APP
+ *   d12cfg [--system] drm-flags APP FLAGS|app
  *   d12cfg show APP
  *   d12cfg list
  *
@@ -20,6 +23,7 @@
 #include "cli.h"
 #include "d12cfg_edit.h"
 #include "registry.h"
+#include "registry_drm.h"
 
 #define EXIT_USAGE 2
 
@@ -100,11 +104,20 @@ static size_t dred_changes(d12_reg_setting_id id, mode m, d12_reg_change *c)
     return 1;
 }
 
+/* Applies the changes to APP's key of the hive `system` names; `clear`: the update also deletes every driver-message
+ * pair the hive sets there (drm-clear), read under the same lock as the rest of the update. */
+static int edit_app(bool system, const char *app, const d12_reg_change *changes, size_t count, bool clear);
+
 static int cmd_set(bool system, const char *what, int dred_feature, const char *app, mode m)
 {
     d12_reg_change c[3];
     size_t count = dred_feature >= 0 ? dred_changes(dred_features[dred_feature].id, m, c)
                    : !strcmp(what, "drm") ? drm_changes(m, c) : layer_changes(m, c);
+    return edit_app(system, app, c, count, false);
+}
+
+static int edit_app(bool system, const char *app, const d12_reg_change *c, size_t count, bool clear)
+{
     char path[D12_REG_PATH_MAX], key[D12_REG_PATH_MAX];
     bool have = system ? d12__registry_hklm_path(path, sizeof path) : d12__registry_hkcu_path(path, sizeof path);
     if (!have) {
@@ -112,7 +125,59 @@ static int cmd_set(bool system, const char *what, int dred_feature, const char *
         return 1;
     }
     d12__registry_app_key(key, sizeof key, system ? D12_REG_HKLM_ROOT : D12_REG_HKCU_ROOT, app);
-    return d12__reg_update(path, key, c, count, stderr); /* locked, checked, mode and owner kept (d12cfg_edit.h) */
+    /* locked, checked, mode and owner kept (d12cfg_edit.h); drm-clear's names are read from the locked file */
+    return d12__reg_update_names(path, key, c, count, clear ? d12__reg_drm_value_names : NULL, stderr);
+}
+
+/* drm-deny / drm-allow APP VID:MID, drm-clear APP, drm-flags APP FLAGS|app (registry_drm.h has the values). */
+static int run_drm_pairs(bool system, int argc, char **argv)
+{
+    const char *cmd = argv[0], *app = argv[1];
+    if (!strcmp(cmd, "drm-clear")) {
+        if (argc != 2)
+            return usage("drm-clear takes one APP");
+        const d12_reg_change flags = {D12_REG_DRM_FLAGS, false, 0};
+        return edit_app(system, app, &flags, 1, true);
+    }
+    if (argc != 3)
+        return usage(!strcmp(cmd, "drm-flags") ? "expected drm-flags APP FLAGS|app" : "expected APP VID:MID");
+    if (!strcmp(cmd, "drm-flags")) {
+        char *end = NULL;
+        unsigned long flags = strcmp(argv[2], "app") ? strtoul(argv[2], &end, 16) : 0;
+        if (end && (*end || end == argv[2] || flags > 0x7FFFFFFFul))
+            return usage("FLAGS is hexadecimal, at most 7FFFFFFF (D3D12_DRIVER_REPORTED_MESSAGE_FLAGS), or app");
+        const d12_reg_change change = {D12_REG_DRM_FLAGS, end != NULL, (uint32_t)flags};
+        return edit_app(system, app, &change, 1, false);
+    }
+    d12_reg_drm_pair pair;
+    if (!d12__reg_drm_parse_pair(argv[2], &pair))
+        return usage("VID:MID is two hexadecimal numbers (VendorId 1..FFFFFFFF, VendorMessageId 64-bit), e.g. 1414:2A");
+    char name[80];
+    snprintf(name, sizeof name, "%s%X:%llX", !strcmp(cmd, "drm-deny") ? D12_REG_DRM_DENY_PREFIX : D12_REG_DRM_ALLOW_PREFIX,
+             (unsigned)pair.vendor_id, (unsigned long long)pair.vendor_message_id);
+    const d12_reg_change change = {name, true, 1};
+    return edit_app(system, app, &change, 1, false);
+}
+
+/* show: the driver-message pairs and the forced categories APP gets (both hives). */
+static void print_drm_pairs(const d12_reg_file *cu, const d12_reg_file *lm, const char *app)
+{
+    d12_reg_drm drm;
+    if (!d12__reg_drm_resolve(cu, lm, app, stderr, &drm)) {
+        fprintf(stderr, "d12cfg: out of memory\n");
+        return;
+    }
+    for (size_t i = 0; i < drm.deny_count; i++)
+        printf("driver message denied: %X:%llX\n", (unsigned)drm.deny[i].vendor_id,
+               (unsigned long long)drm.deny[i].vendor_message_id);
+    for (size_t i = 0; i < drm.allow_count; i++)
+        printf("driver message allowed: %X:%llX\n", (unsigned)drm.allow[i].vendor_id,
+               (unsigned long long)drm.allow[i].vendor_message_id);
+    if (drm.flags_forced)
+        printf("driver-reported message categories: forced to 0x%X\n", (unsigned)drm.flags);
+    else
+        printf("driver-reported message categories: application-controlled\n");
+    d12__reg_drm_free(&drm);
 }
 
 /* ---- Reading ---- */
@@ -184,6 +249,7 @@ static int cmd_show(const char *app)
         print_source(&s, &s.values[id]);
     }
     print_modes(&s, "\n");
+    print_drm_pairs(&cu, &lm, app);
     d12__registry_free(&cu);
     d12__registry_free(&lm);
     return 0;
@@ -278,6 +344,9 @@ static int run(bool system, int argc, char **argv)
                                                                 : cmd_show(argv[1]);
     if (!strcmp(cmd, "dred"))
         return run_dred(system, argc, argv);
+    if (!strncmp(cmd, "drm-", 4) && (!strcmp(cmd, "drm-deny") || !strcmp(cmd, "drm-allow") ||
+                                     !strcmp(cmd, "drm-clear") || !strcmp(cmd, "drm-flags")))
+        return run_drm_pairs(system, argc, argv);
     if (strcmp(cmd, "drm") && strcmp(cmd, "debug-layer"))
         return usage("unknown command");
     mode m;

@@ -571,8 +571,34 @@ static int refuse(FILE *errors, const char *path, const char *what)
 }
 
 /* Under the lock: read, check, edit, encode, check the size, write. */
+/* The changes plus a delete of every name `names` finds (none when NULL): *all is malloc'ed; false out of memory. */
+static bool with_names(const d12_reg_file *hive, const char *key, const d12_reg_change *changes, size_t count,
+                       d12_reg_names_fn names, d12_reg_change **all, size_t *all_count, char ***found, long *named)
+{
+    *found = NULL;
+    *named = names ? names(hive, key, found) : 0;
+    if (*named < 0)
+        return false;
+    *all = calloc((size_t)*named + count + 1, sizeof **all);
+    if (!*all)
+        return false;
+    for (long i = 0; i < *named; i++)
+        (*all)[i] = (d12_reg_change){(*found)[i], false, 0};
+    if (count)
+        memcpy(*all + *named, changes, count * sizeof *changes);
+    *all_count = (size_t)*named + count;
+    return true;
+}
+
+static void free_names(char **found, long named)
+{
+    for (long i = 0; i < named; i++)
+        free(found[i]);
+    free(found);
+}
+
 static int update_locked(const char *path, const char *target, const char *key, const d12_reg_change *changes,
-                         size_t count, FILE *errors)
+                         size_t count, d12_reg_names_fn names, FILE *errors)
 {
     unsigned char *raw;
     size_t raw_size;
@@ -608,8 +634,19 @@ static int update_locked(const char *path, const char *target, const char *key, 
         return refuse(errors, path, "out of memory");
     hive.exists = exists;
     char *text;
-    size_t size, bytes_size;
-    d12_reg_edit_result r = d12__reg_edit(&hive, key, changes, count, &text, &size);
+    size_t size, bytes_size, all_count = 0;
+    d12_reg_change *all = NULL;
+    char **found = NULL;
+    long named = 0;
+    if (!with_names(&hive, key, changes, count, names, &all, &all_count, &found, &named)) {
+        free(all);
+        free_names(found, named > 0 ? named : 0);
+        d12__registry_free(&hive);
+        return refuse(errors, path, "out of memory");
+    }
+    d12_reg_edit_result r = d12__reg_edit(&hive, key, all, all_count, &text, &size);
+    free(all);
+    free_names(found, named);
     d12_reg_encoding out_encoding = exists ? hive.encoding : D12_REG_UTF8; /* regedit's UTF-16LE stays UTF-16LE */
     d12__registry_free(&hive);
     if (r != D12_REG_EDIT_OK)
@@ -638,6 +675,12 @@ static int update_locked(const char *path, const char *target, const char *key, 
 
 int d12__reg_update(const char *path, const char *key, const d12_reg_change *changes, size_t count, FILE *errors)
 {
+    return d12__reg_update_names(path, key, changes, count, NULL, errors);
+}
+
+int d12__reg_update_names(const char *path, const char *key, const d12_reg_change *changes, size_t count,
+                          d12_reg_names_fn names, FILE *errors)
+{
     char target[PATH_MAX], dir[PATH_MAX], tmp[PATH_MAX];
     if (resolve_target(path, target, sizeof target) != 0 || temp_name(target, dir, sizeof dir, tmp, sizeof tmp))
         return refuse(errors, path, "cannot resolve the path");
@@ -653,7 +696,7 @@ int d12__reg_update(const char *path, const char *key, const d12_reg_change *cha
         snprintf(what, sizeof what, "%s: %s", step, strerror(errno));
         return refuse(errors, path, what);
     }
-    int rc = update_locked(path, target, key, changes, count, errors);
+    int rc = update_locked(path, target, key, changes, count, names, errors);
     close(lock); /* releases the lock */
     return rc;
 }

@@ -47,4 +47,13 @@ int d12__reg_write_atomic(const char *path, const void *bytes, size_t size, cons
  * Returns 0 or 1 (d12cfg's exit status). */
 int d12__reg_update(const char *path, const char *key, const d12_reg_change *changes, size_t count, FILE *errors);
 
+/* The names of values under `key` of the parsed hive that an update is to delete as well (d12cfg drm-clear:
+ * d12__reg_drm_value_names); -1 out of memory. Each name and the array are malloc'ed. */
+typedef long (*d12_reg_names_fn)(const d12_reg_file *hive, const char *key, char ***names);
+
+/* d12__reg_update, and (`names` not NULL) also a delete of every name `names` finds in the file as read under the
+ * lock, so nothing another d12cfg writes meanwhile is lost or half-cleared. */
+int d12__reg_update_names(const char *path, const char *key, const d12_reg_change *changes, size_t count,
+                          d12_reg_names_fn names, FILE *errors);
+
 #endif

@@ -24,6 +24,7 @@
 #define D12_REFDRV_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "d12rt/d3d12ddi.h"
@@ -47,6 +48,7 @@ typedef enum d12__refdrv_drm_mode {
     D12_REFDRV_DRM_ON,
     D12_REFDRV_DRM_OFF,
     D12_REFDRV_DRM_FAIL,
+    D12_REFDRV_DRM_V1, /* on, listing version 1 only: a version-1 driver (docs/driver-reported-messages-v2.md) */
 } d12__refdrv_drm_mode;
 
 /* The mandatory initialization message's text (driver-reported-messages.txt, "exact ASCII string"). */
@@ -109,6 +111,10 @@ typedef struct d12__refdrv_device {
     UINT interface_version;
     UINT version;
     bool drm_enabled; /* the runtime enabled driver-reported messages: only then may the device report */
+    /* Feature version 2 (docs/driver-reported-messages-v2.md): the version enabled, and the categories the runtime
+     * wants (pfnSetDriverReportedMessageFlags; every finding of this driver is GENERAL). */
+    UINT32 drm_version;
+    _Atomic UINT drm_flags;
     /* A copy of pKTCallbacks; without it (a harness older than GPU work) no queue can be created. From build
      * 0127 on it is the _0127 table (has_0127); before, pfnDeviceFaultCb and pfnReportGpuProgressCb are NULL. */
     D3D12DDI_KERNEL_THUNK_CALLBACKS_0127 kt;
@@ -130,6 +136,20 @@ HRESULT APIENTRY d12__refdrv_enable_extended_feature(D3D12DDI_HDEVICE device, D3
                                                      UINT32 version);
 /* The driver-reported-messages table (D3D12DDI_TABLE_TYPE_0126_DRIVER_REPORTED_MESSAGES). */
 extern const D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 d12__refdrv_drm_funcs;
+/* Feature version 2's table (D3D12DDI_TABLE_TYPE_D12RT_DRIVER_REPORTED_MESSAGES_1). */
+extern const D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1 d12__refdrv_drm1_funcs;
+/* The adapter's identity (D3D12DDICAPS_TYPE_D12RT_ADAPTER_IDENTITY): Microsoft (as WARP), WARP's device ID. */
+#define D12_REFDRV_VENDOR_ID 0x1414u
+#define D12_REFDRV_DEVICE_ID 0x008Cu
+/* The categories this driver validates: all of its findings are GENERAL. */
+#define D12_REFDRV_DRM_SUPPORTED_FLAGS 0x1u
+/* Whether the device validates now: the feature is enabled and GENERAL is on ("a category that is off costs it
+ * nothing": the checks are skipped, not just their reports). */
+static inline bool d12__refdrv_validating(d12__refdrv_device *device)
+{
+    return device->drm_enabled &&
+           (atomic_load_explicit(&device->drm_flags, memory_order_relaxed) & D12_REFDRV_DRM_SUPPORTED_FLAGS);
+}
 /* The GPU-work tables (D3D12DDI_TABLE_TYPE_DEVICE_CORE, _COMMAND_LIST_3D, _COMMAND_QUEUE_3D). */
 extern const D3D12DDI_DEVICE_FUNCS_CORE_0126 d12__refdrv_device_core_funcs;
 extern const D3D12DDI_COMMAND_LIST_FUNCS_3D_0127 d12__refdrv_command_list_funcs; /* the 0126 table is its prefix */

@@ -19,13 +19,16 @@ typedef struct extended_feature {
     UINT32 version_count;
 } extended_feature;
 
-static const UINT32 k_drm_versions[] = {D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_0};
-static const extended_feature k_drm_feature = {D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES, k_drm_versions, 1};
+/* Both versions: a version-1 runtime enables 1u and gets exactly version 1 (docs/driver-reported-messages-v2.md). */
+static const UINT32 k_drm_versions[] = {D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_0,
+                                        D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_1};
+static const extended_feature k_drm_feature = {D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES, k_drm_versions, 2};
+static const extended_feature k_drm_feature_v1 = {D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES, k_drm_versions, 1};
 
 static const extended_feature *extended_features(const d12__refdrv_adapter *adapter, UINT32 *count)
 {
     *count = adapter->drm_mode == D12_REFDRV_DRM_OFF ? 0 : 1;
-    return *count ? &k_drm_feature : NULL;
+    return !*count ? NULL : adapter->drm_mode == D12_REFDRV_DRM_V1 ? &k_drm_feature_v1 : &k_drm_feature;
 }
 
 static d12__refdrv_adapter *adapter_of(D3D12DDI_HADAPTER handle)
@@ -58,6 +61,14 @@ static HRESULT APIENTRY get_supported_versions(D3D12DDI_HADAPTER adapter, UINT32
 
 static HRESULT APIENTRY get_caps(D3D12DDI_HADAPTER adapter, const D3D12DDIARG_GETCAPS *args)
 {
+    /* The adapter's identity: Microsoft's vendor ID and WARP's device ID, as the software adapter it stands for. */
+    if (args && args->Type == D3D12DDICAPS_TYPE_D12RT_ADAPTER_IDENTITY) {
+        if (!args->pData || args->DataSize < sizeof(D3D12DDI_D12RT_ADAPTER_IDENTITY))
+            return E_INVALIDARG;
+        const D3D12DDI_D12RT_ADAPTER_IDENTITY identity = {D12_REFDRV_VENDOR_ID, D12_REFDRV_DEVICE_ID, 0, 0};
+        memcpy(args->pData, &identity, sizeof identity);
+        return S_OK;
+    }
     if (!args || args->Type != D3D12DDICAPS_TYPE_D12RT_FEATURE_DATA || !args->pInfo)
         return E_INVALIDARG;
     D3D12_FEATURE feature = *(const D3D12_FEATURE *)args->pInfo;
@@ -143,6 +154,9 @@ static HRESULT APIENTRY fill_ddi_table(D3D12DDI_HADAPTER adapter, D3D12DDI_TABLE
         memcpy(table, &d12__refdrv_drm_funcs, sizeof d12__refdrv_drm_funcs);
         return S_OK;
     }
+    if (type == D3D12DDI_TABLE_TYPE_D12RT_DRIVER_REPORTED_MESSAGES_1 && adapter_of(adapter)->drm_mode != D12_REFDRV_DRM_OFF &&
+        adapter_of(adapter)->drm_mode != D12_REFDRV_DRM_V1)
+        return copy_table(table, size, &d12__refdrv_drm1_funcs, sizeof d12__refdrv_drm1_funcs);
     return E_INVALIDARG;
 }
 
@@ -164,7 +178,9 @@ static d12__refdrv_drm_mode drm_mode_from_environment(void)
         return D12_REFDRV_DRM_OFF;
     if (strcmp(mode, "fail") == 0)
         return D12_REFDRV_DRM_FAIL;
-    fprintf(stderr, "d12rt reference driver: D12RT_REFDRV_DRM=%s is not on, off or fail; using on\n", mode);
+    if (strcmp(mode, "v1") == 0)
+        return D12_REFDRV_DRM_V1;
+    fprintf(stderr, "d12rt reference driver: D12RT_REFDRV_DRM=%s is not on, off, fail or v1; using on\n", mode);
     return D12_REFDRV_DRM_ON;
 }
 

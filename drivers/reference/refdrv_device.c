@@ -121,9 +121,13 @@ HRESULT APIENTRY d12__refdrv_enable_extended_feature(D3D12DDI_HDEVICE handle, D3
 {
     d12__refdrv_device *device = device_of(handle);
     if (feature != D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES ||
-        version != D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_0 ||
+        (version != D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_0 &&
+         (version != D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_1 ||
+          device->adapter->drm_mode == D12_REFDRV_DRM_V1)) ||
         device->adapter->drm_mode == D12_REFDRV_DRM_OFF || !device->callbacks.pfnReportMessageCb)
         return E_INVALIDARG;
+    device->drm_version = version;
+    atomic_store_explicit(&device->drm_flags, D12_REFDRV_DRM_SUPPORTED_FLAGS, memory_order_relaxed);
     device->drm_enabled = true;
     HRESULT hr = report_initialization(device);
     if (FAILED(hr)) {
@@ -148,7 +152,7 @@ static void report(d12__refdrv_device *device, UINT64 id, D3D12DDI_MESSAGE_SEVER
 void d12__refdrv_report_now(d12__refdrv_device *device, UINT64 id, D3D12DDI_MESSAGE_SEVERITY_0126 severity,
                             UINT32 state_index, const char *format, ...)
 {
-    if (!device->drm_enabled)
+    if (!d12__refdrv_validating(device))
         return;
     char text[512];
     va_list args;
@@ -162,7 +166,7 @@ void d12__refdrv_report_now(d12__refdrv_device *device, UINT64 id, D3D12DDI_MESS
 void d12__refdrv_report_later(d12__refdrv_device *device, UINT64 id, D3D12DDI_MESSAGE_SEVERITY_0126 severity,
                               UINT32 state_index, const char *format, ...)
 {
-    if (!device->drm_enabled)
+    if (!d12__refdrv_validating(device))
         return;
     d12__refdrv_pending_message *message = calloc(1, sizeof *message);
     char text[512];
@@ -212,6 +216,24 @@ static VOID APIENTRY set_command_list_state_index(D3D12DDI_HCOMMANDLIST command_
 
 const D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 d12__refdrv_drm_funcs = {
     flush_driver_reported_messages, set_command_list_state_index};
+
+/* ---- Feature version 2 ---- */
+
+static UINT APIENTRY get_supported_drm_flags(D3D12DDI_HDEVICE handle)
+{
+    (void)handle;
+    return D12_REFDRV_DRM_SUPPORTED_FLAGS;
+}
+
+/* Read by the recording and timeline threads with relaxed loads: a change applies to what is checked after it. */
+static VOID APIENTRY set_drm_flags(D3D12DDI_HDEVICE handle, UINT flags)
+{
+    atomic_store_explicit(&device_of(handle)->drm_flags, flags & D12_REFDRV_DRM_SUPPORTED_FLAGS,
+                          memory_order_relaxed);
+}
+
+const D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1 d12__refdrv_drm1_funcs = {get_supported_drm_flags,
+                                                                                 set_drm_flags};
 
 const D3D12DDI_DEVICE_FUNCS_CORE_0126 d12__refdrv_device_core_funcs = {
     d12__refdrv_calc_private_queue_size,     d12__refdrv_create_queue,       d12__refdrv_destroy_queue,

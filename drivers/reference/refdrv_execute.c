@@ -52,9 +52,14 @@ static void page_fault(execution *x, UINT32 index, UINT64 address, bool write, c
     x->faulted = true;
     x->fault_va = address;
     x->fault_flags = write ? D3D12DDI_PAGE_FAULT_FLAG_WRITE : D3D12DDI_PAGE_FAULT_FLAG_NONE;
+    if (!d12__refdrv_validating(x->timeline->device))
+        return;
+    char *name = d12__refdrv_va_name(x->timeline->device, address); /* v2: "'MyVB' + 0x10000 (past its end)" */
     d12__refdrv_report_later(x->timeline->device, D12_REFDRV_MSG_PAGE_FAULT, D3D12DDI_MESSAGE_SEVERITY_0126_CORRUPTION,
-                             index, "Page fault: %s %s GPU virtual address 0x%016llX, which is in no live buffer.",
-                             what, write ? "writes" : "reads", (unsigned long long)address);
+                             index, "Page fault: %s %s GPU virtual address 0x%016llX, which is in no live buffer%s%s.",
+                             what, write ? "writes" : "reads", (unsigned long long)address, name ? ": " : "",
+                             name ? name : "");
+    free(name);
 }
 
 /* Check that [address, address + size) lies in one live buffer. A byte on a page mapped to no live allocation is
@@ -80,16 +85,20 @@ static d12__refdrv_buffer *check_range(execution *x, UINT32 index, UINT64 addres
     }
     if (offset <= buffer->size && size <= buffer->size - offset)
         return buffer;
-    if (!device->drm_enabled) { /* the identity query is for the message only */
+    if (!d12__refdrv_validating(device)) { /* the identity query is for the message only */
         d12__refdrv_buffer_release(buffer);
         return NULL;
     }
     char *name = d12__refdrv_buffer_name(device, buffer);
+    /* v2: the first byte past the end, named by the runtime ("0x...:'MyVB' + 0x100 (past its end)") */
+    char *end = d12__refdrv_va_name(device, buffer->va + buffer->size);
     d12__refdrv_report_later(device, id, D3D12DDI_MESSAGE_SEVERITY_0126_ERROR, index,
                              "%s covers %llu bytes from offset %llu of %s, which has %llu bytes: %llu bytes past "
-                             "its end.",
+                             "its end.%s%s",
                              what, (unsigned long long)size, (unsigned long long)offset, name ? name : "a buffer",
-                             (unsigned long long)buffer->size, (unsigned long long)(offset + size - buffer->size));
+                             (unsigned long long)buffer->size, (unsigned long long)(offset + size - buffer->size),
+                             end ? " First byte past it: " : "", end ? end : "");
+    free(end);
     free(name);
     d12__refdrv_buffer_release(buffer);
     return NULL;

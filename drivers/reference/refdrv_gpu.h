@@ -153,6 +153,9 @@ UINT64 d12__refdrv_allocation_span(const d12__refdrv_buffer *buffer);
 void d12__refdrv_buffer_release(d12__refdrv_buffer *buffer);
 /* The buffer's identity from pfnQueryObjectIdentityCb, else "GPU VA 0x..." (malloc'ed; NULL out of memory). */
 char *d12__refdrv_buffer_name(d12__refdrv_device *device, const d12__refdrv_buffer *buffer);
+/* v2: the runtime's name of a GPU VA (pfnQueryGpuVaIdentityCb: "0x...:'MyVB' + 0x80", "(released)", "(past its
+ * end)"), malloc'ed; NULL when version 2 is not enabled, or the runtime knows no allocation there. */
+char *d12__refdrv_va_name(d12__refdrv_device *device, UINT64 va);
 
 /* The buffer behind a resource handle (for copies recorded by address). */
 UINT64 d12__refdrv_resource_va(D3D12DDI_HRESOURCE resource);

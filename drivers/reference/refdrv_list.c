@@ -287,7 +287,7 @@ static VOID APIENTRY draw(D3D12DDI_HCOMMANDLIST handle, UINT vertices, UINT inst
 {
     (void)start_instance;
     d12__refdrv_command_list *list = list_of(handle);
-    if (list->graphics.zero_mask)
+    if (list->graphics.zero_mask && d12__refdrv_validating(list->device))
         report_null_roots(list, &list->graphics);
     d12__refdrv_command *command = append(list, D12_REFDRV_CMD_DRAW);
     if (!command)
@@ -302,7 +302,7 @@ static VOID APIENTRY draw_indexed(D3D12DDI_HCOMMANDLIST handle, UINT indices, UI
 {
     (void)start_instance;
     d12__refdrv_command_list *list = list_of(handle);
-    if (!list->index_buffer_bound) {
+    if (!list->index_buffer_bound && d12__refdrv_validating(list->device)) {
         d12__refdrv_report_now(list->device, D12_REFDRV_MSG_NO_INDEX_BUFFER, D3D12DDI_MESSAGE_SEVERITY_0126_ERROR,
                                list->state_index, "No index buffer is bound; the indices read are undefined.");
     }

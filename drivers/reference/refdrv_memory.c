@@ -113,6 +113,21 @@ char *d12__refdrv_buffer_name(d12__refdrv_device *device, const d12__refdrv_buff
     return name;
 }
 
+char *d12__refdrv_va_name(d12__refdrv_device *device, UINT64 va)
+{
+    PFND3D12DDI_QUERYGPUVAIDENTITY_CB_1 query = device->callbacks.pfnQueryGpuVaIdentityCb;
+    if (device->drm_version < D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_1 || !query)
+        return NULL;
+    SIZE_T size = 0;
+    if (FAILED(query(device->rt_device, va, &size, NULL)) || !size)
+        return NULL;
+    char *name = malloc(size);
+    if (name && SUCCEEDED(query(device->rt_device, va, &size, name)))
+        return name;
+    free(name); /* renamed between the calls (longer now), or no memory: the message goes without the name */
+    return NULL;
+}
+
 /* Drop the released entries, keeping the order. Write lock held. */
 static void compact(d12__refdrv_va_space *va)
 {

@@ -19,6 +19,13 @@
  *  10 after_destroy      a background thread reports 20 ms after pfnDestroyDevice returned
  *  11 flush_hang         pfnFlushDriverReportedMessages never returns (sleeps 60 s)
  *  12 null_description   at every flush, a report with a NULL pDescription
+ * With -DV2=1 it is a version-2 driver (docs/driver-reported-messages-v2.md: lists feature versions 1u and 2u,
+ * answers D3D12DDICAPS_TYPE_D12RT_ADAPTER_IDENTITY, fills D3D12DDI_TABLE_TYPE_D12RT_DRIVER_REPORTED_MESSAGES_1 and
+ * skips a category that is off), passing every version-2 test; its defects:
+ *  13 v2_bad_flags       SupportedFlags has a bit no category defines (0x80)
+ *  14 v2_ignores_flags   keeps reporting its GENERAL draw messages after the category was turned off
+ *  15 v2_no_identity     does not answer D3D12DDICAPS_TYPE_D12RT_ADAPTER_IDENTITY
+ * Without V2 (the default) it stays a version-1 driver.
  * No header of the runtime or of the reference driver is used. */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -51,6 +58,15 @@
 #ifndef REPORT_DRAWS
 #define REPORT_DRAWS 0
 #endif
+#ifndef V2
+#define V2 0
+#endif
+/* d12rt's tests: a version-2 table with a NULL slot (-DV2_NULL_SLOT=1), which the runtime must refuse. */
+#ifndef V2_NULL_SLOT
+#define V2_NULL_SLOT 0
+#endif
+#define V2_VENDOR_ID 0xC0F0u   /* the identity a version-2 skeleton answers: a made-up PCI vendor */
+#define V2_FLAG_GENERAL 0x1u   /* D3D12_DRIVER_REPORTED_MESSAGE_FLAG_GENERAL: what its draw messages are */
 
 #define EXPORT __attribute__((visibility("default")))
 #define INIT_TEXT "D3D12 Driver Reported Messages Enabled"
@@ -64,6 +80,7 @@ typedef struct device {
     D3D12DDI_KERNEL_THUNK_CALLBACKS_0110 kt;
     bool enabled;
     _Atomic UINT32 last_index; /* the last pfnSetCommandListStateIndex on any of its lists */
+    _Atomic UINT flags;        /* V2: the categories the runtime wants (pfnSetDriverReportedMessageFlags) */
 } device;
 
 typedef struct buffer {
@@ -434,7 +451,9 @@ static VOID APIENTRY draw(D3D12DDI_HCOMMANDLIST hl, UINT a, UINT b, UINT c, UINT
 {
     (void)a, (void)b, (void)c, (void)d;
     list *l = hl.pDrvPrivate;
-    if (REPORT_DRAWS && l->dev->enabled)
+    /* V2: "a category that is off must cost the driver nothing": the check is skipped, not only its report */
+    bool wanted = !V2 || DEFECT == 14 || (atomic_load(&l->dev->flags) & V2_FLAG_GENERAL);
+    if (REPORT_DRAWS && l->dev->enabled && wanted)
         report(l->dev, D3D12DDI_MESSAGE_SEVERITY_0126_INFO, D3D12DDI_MESSAGE_CATEGORY_0126_STATE_SETTING,
                "draw recorded", l->index);
 }
@@ -525,11 +544,12 @@ static HRESULT APIENTRY get_features(D3D12DDI_HADAPTER a, UINT32 *n, D3D12DDI_FE
 
 static HRESULT APIENTRY get_feature_versions(D3D12DDI_HADAPTER a, D3D12DDI_FEATURE_0020 f, UINT32 *n, UINT32 *out)
 {
-    static const UINT32 k[] = {D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_0};
+    static const UINT32 k[] = {D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_0,
+                               D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_1};
     (void)a;
     if (f != D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES)
         return E_INVALIDARG;
-    return copy_list(n, out, k, 1, sizeof k[0]);
+    return copy_list(n, out, k, V2 ? 2 : 1, sizeof k[0]);
 }
 
 /* The mandated message: "exactly one message ... immediately after the feature has been enabled, and before
@@ -537,8 +557,11 @@ static HRESULT APIENTRY get_feature_versions(D3D12DDI_HADAPTER a, D3D12DDI_FEATU
 static HRESULT APIENTRY enable_feature(D3D12DDI_HDEVICE hd, D3D12DDI_FEATURE_0020 f, UINT32 version)
 {
     device *d = hd.pDrvPrivate;
-    if (f != D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES || version != D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_0)
+    if (f != D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES ||
+        (version != D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_0 &&
+         (!V2 || version != D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_1)))
         return E_INVALIDARG;
+    atomic_store(&d->flags, V2_FLAG_GENERAL); /* every supported category starts on */
     d->enabled = true;
     if (DEFECT != 1 && DEFECT != 7)
         report_init(d);
@@ -550,6 +573,21 @@ static HRESULT APIENTRY enable_feature(D3D12DDI_HDEVICE hd, D3D12DDI_FEATURE_002
 }
 
 static const D3D12DDI_EXTENDED_FEATURES_FUNCS_0020 k_extended = {get_features, get_feature_versions, enable_feature};
+
+/* V2: the categories it validates (its draw messages are GENERAL) and the ones the runtime wants. */
+static UINT APIENTRY get_supported_flags(D3D12DDI_HDEVICE hd)
+{
+    (void)hd;
+    return DEFECT == 13 ? V2_FLAG_GENERAL | 0x80u : V2_FLAG_GENERAL;
+}
+
+static VOID APIENTRY set_flags(D3D12DDI_HDEVICE hd, UINT flags)
+{
+    atomic_store(&((device *)hd.pDrvPrivate)->flags, flags);
+}
+
+static const D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1 k_drm1 = {get_supported_flags,
+                                                                       V2_NULL_SLOT ? NULL : set_flags};
 
 /* ---- adapter ---- */
 
@@ -616,6 +654,12 @@ static HRESULT APIENTRY get_versions(D3D12DDI_HADAPTER a, UINT32 *n, UINT64 *out
 static HRESULT APIENTRY get_caps(D3D12DDI_HADAPTER a, const D3D12DDIARG_GETCAPS *p)
 {
     (void)a;
+    if (V2 && DEFECT != 15 && p && p->Type == D3D12DDICAPS_TYPE_D12RT_ADAPTER_IDENTITY && p->pData &&
+        p->DataSize >= sizeof(D3D12DDI_D12RT_ADAPTER_IDENTITY)) {
+        const D3D12DDI_D12RT_ADAPTER_IDENTITY identity = {V2_VENDOR_ID, 0x0001, 0, 0};
+        memcpy(p->pData, &identity, sizeof identity);
+        return S_OK;
+    }
     if (!p || p->Type != D3D12DDICAPS_TYPE_D12RT_FEATURE_DATA || !p->pInfo)
         return E_INVALIDARG;
     if (*(const D3D12_FEATURE *)p->pInfo != D3D12_FEATURE_FEATURE_LEVELS ||
@@ -647,6 +691,12 @@ static HRESULT APIENTRY fill_table(D3D12DDI_HADAPTER a, D3D12DDI_TABLE_TYPE type
     case D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D: source = &k_list; need = sizeof k_list; break;
     case D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D: source = &k_queue; need = sizeof k_queue; break;
     case D3D12DDI_TABLE_TYPE_0126_DRIVER_REPORTED_MESSAGES: source = &k_drm; need = sizeof k_drm; break;
+    case D3D12DDI_TABLE_TYPE_D12RT_DRIVER_REPORTED_MESSAGES_1:
+        if (!V2)
+            return E_INVALIDARG;
+        source = &k_drm1;
+        need = sizeof k_drm1;
+        break;
     default: return E_INVALIDARG;
     }
     if (size < need)

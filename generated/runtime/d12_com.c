@@ -15,6 +15,8 @@
 /* IIDs of the interfaces d12rt adds (declared in d12rt/d3d12_ext.h); DirectX-Guids defines the others. */
 const IID IID_ID3D12Debug7 = {0x50afe1c2, 0xd540, 0x4917, {0xaa, 0x9d, 0x8b, 0xf0, 0xdb, 0x48, 0x59, 0x0c}};
 const IID IID_ID3D12Device17 = {0x1cd1efd8, 0x774c, 0x48d2, {0xb5, 0xb0, 0x89, 0x49, 0x3d, 0x0f, 0x93, 0x5f}};
+const IID IID_ID3D12InfoQueue2 = {0xb8cd9498, 0x35f3, 0x481f, {0xa7, 0xad, 0x9d, 0xb7, 0x22, 0x99, 0xfe, 0xd5}};
+const IID IID_ID3D12DebugDevice3 = {0x85ed4583, 0xd792, 0x46fa, {0xa2, 0x47, 0x5e, 0x2b, 0xd3, 0xe1, 0xa4, 0x87}};
 
 static bool iid_equal(const IID *a, const IID *b)
 {
@@ -1250,214 +1252,234 @@ static const ID3D12Device17Vtbl device_device_vtbl = {
     .CheckFeatureSupport1 = device_device_CheckFeatureSupport1,
 };
 
-/* ---- device.info_queue: ID3D12InfoQueue : ID3D12InfoQueue1 ---- */
+/* ---- device.info_queue: ID3D12InfoQueue : ID3D12InfoQueue1 : ID3D12InfoQueue2 ---- */
 
-static inline struct d12_device *device_from_info_queue(ID3D12InfoQueue1 *iface)
+static inline struct d12_device *device_from_info_queue(ID3D12InfoQueue2 *iface)
 {
     return (struct d12_device *)((char *)iface - offsetof(struct d12_device, com.info_queue));
 }
 
-static HRESULT STDMETHODCALLTYPE device_info_queue_QueryInterface(ID3D12InfoQueue1 *This, const IID *riid, void **object)
+static HRESULT STDMETHODCALLTYPE device_info_queue_QueryInterface(ID3D12InfoQueue2 *This, const IID *riid, void **object)
 {
     return d12__device_QueryInterface(device_from_info_queue(This), riid, object);
 }
 
-static ULONG STDMETHODCALLTYPE device_info_queue_AddRef(ID3D12InfoQueue1 *This)
+static ULONG STDMETHODCALLTYPE device_info_queue_AddRef(ID3D12InfoQueue2 *This)
 {
     return d12_device_AddRef(device_from_info_queue(This));
 }
 
-static ULONG STDMETHODCALLTYPE device_info_queue_Release(ID3D12InfoQueue1 *This)
+static ULONG STDMETHODCALLTYPE device_info_queue_Release(ID3D12InfoQueue2 *This)
 {
     return d12_device_Release(device_from_info_queue(This));
 }
 
-static HRESULT STDMETHODCALLTYPE device_info_queue_SetMessageCountLimit(ID3D12InfoQueue1 *This, UINT64 MessageCountLimit)
+static HRESULT STDMETHODCALLTYPE device_info_queue_SetMessageCountLimit(ID3D12InfoQueue2 *This, UINT64 MessageCountLimit)
 {
     return d12_info_queue_SetMessageCountLimit(device_from_info_queue(This)->info_queue, MessageCountLimit);
 }
 
-static void STDMETHODCALLTYPE device_info_queue_ClearStoredMessages(ID3D12InfoQueue1 *This)
+static void STDMETHODCALLTYPE device_info_queue_ClearStoredMessages(ID3D12InfoQueue2 *This)
 {
     d12_info_queue_ClearStoredMessages(device_from_info_queue(This)->info_queue);
 }
 
-static HRESULT STDMETHODCALLTYPE device_info_queue_GetMessage(ID3D12InfoQueue1 *This, UINT64 MessageIndex, D3D12_MESSAGE *pMessage, SIZE_T *pMessageByteLength)
+static HRESULT STDMETHODCALLTYPE device_info_queue_GetMessage(ID3D12InfoQueue2 *This, UINT64 MessageIndex, D3D12_MESSAGE *pMessage, SIZE_T *pMessageByteLength)
 {
     return d12_info_queue_GetMessage(device_from_info_queue(This)->info_queue, MessageIndex, pMessage, pMessageByteLength);
 }
 
-static UINT64 STDMETHODCALLTYPE device_info_queue_GetNumMessagesAllowedByStorageFilter(ID3D12InfoQueue1 *This)
+static UINT64 STDMETHODCALLTYPE device_info_queue_GetNumMessagesAllowedByStorageFilter(ID3D12InfoQueue2 *This)
 {
     return d12_info_queue_GetNumMessagesAllowedByStorageFilter(device_from_info_queue(This)->info_queue);
 }
 
-static UINT64 STDMETHODCALLTYPE device_info_queue_GetNumMessagesDeniedByStorageFilter(ID3D12InfoQueue1 *This)
+static UINT64 STDMETHODCALLTYPE device_info_queue_GetNumMessagesDeniedByStorageFilter(ID3D12InfoQueue2 *This)
 {
     return d12_info_queue_GetNumMessagesDeniedByStorageFilter(device_from_info_queue(This)->info_queue);
 }
 
-static UINT64 STDMETHODCALLTYPE device_info_queue_GetNumStoredMessages(ID3D12InfoQueue1 *This)
+static UINT64 STDMETHODCALLTYPE device_info_queue_GetNumStoredMessages(ID3D12InfoQueue2 *This)
 {
     return d12_info_queue_GetNumStoredMessages(device_from_info_queue(This)->info_queue);
 }
 
-static UINT64 STDMETHODCALLTYPE device_info_queue_GetNumStoredMessagesAllowedByRetrievalFilter(ID3D12InfoQueue1 *This)
+static UINT64 STDMETHODCALLTYPE device_info_queue_GetNumStoredMessagesAllowedByRetrievalFilter(ID3D12InfoQueue2 *This)
 {
     return d12_info_queue_GetNumStoredMessagesAllowedByRetrievalFilter(device_from_info_queue(This)->info_queue);
 }
 
-static UINT64 STDMETHODCALLTYPE device_info_queue_GetNumMessagesDiscardedByMessageCountLimit(ID3D12InfoQueue1 *This)
+static UINT64 STDMETHODCALLTYPE device_info_queue_GetNumMessagesDiscardedByMessageCountLimit(ID3D12InfoQueue2 *This)
 {
     return d12_info_queue_GetNumMessagesDiscardedByMessageCountLimit(device_from_info_queue(This)->info_queue);
 }
 
-static UINT64 STDMETHODCALLTYPE device_info_queue_GetMessageCountLimit(ID3D12InfoQueue1 *This)
+static UINT64 STDMETHODCALLTYPE device_info_queue_GetMessageCountLimit(ID3D12InfoQueue2 *This)
 {
     return d12_info_queue_GetMessageCountLimit(device_from_info_queue(This)->info_queue);
 }
 
-static HRESULT STDMETHODCALLTYPE device_info_queue_AddStorageFilterEntries(ID3D12InfoQueue1 *This, D3D12_INFO_QUEUE_FILTER *pFilter)
+static HRESULT STDMETHODCALLTYPE device_info_queue_AddStorageFilterEntries(ID3D12InfoQueue2 *This, D3D12_INFO_QUEUE_FILTER *pFilter)
 {
     return d12_info_queue_AddStorageFilterEntries(device_from_info_queue(This)->info_queue, pFilter);
 }
 
-static HRESULT STDMETHODCALLTYPE device_info_queue_GetStorageFilter(ID3D12InfoQueue1 *This, D3D12_INFO_QUEUE_FILTER *pFilter, SIZE_T *pFilterByteLength)
+static HRESULT STDMETHODCALLTYPE device_info_queue_GetStorageFilter(ID3D12InfoQueue2 *This, D3D12_INFO_QUEUE_FILTER *pFilter, SIZE_T *pFilterByteLength)
 {
     return d12_info_queue_GetStorageFilter(device_from_info_queue(This)->info_queue, pFilter, pFilterByteLength);
 }
 
-static void STDMETHODCALLTYPE device_info_queue_ClearStorageFilter(ID3D12InfoQueue1 *This)
+static void STDMETHODCALLTYPE device_info_queue_ClearStorageFilter(ID3D12InfoQueue2 *This)
 {
     d12_info_queue_ClearStorageFilter(device_from_info_queue(This)->info_queue);
 }
 
-static HRESULT STDMETHODCALLTYPE device_info_queue_PushEmptyStorageFilter(ID3D12InfoQueue1 *This)
+static HRESULT STDMETHODCALLTYPE device_info_queue_PushEmptyStorageFilter(ID3D12InfoQueue2 *This)
 {
     return d12_info_queue_PushEmptyStorageFilter(device_from_info_queue(This)->info_queue);
 }
 
-static HRESULT STDMETHODCALLTYPE device_info_queue_PushCopyOfStorageFilter(ID3D12InfoQueue1 *This)
+static HRESULT STDMETHODCALLTYPE device_info_queue_PushCopyOfStorageFilter(ID3D12InfoQueue2 *This)
 {
     return d12_info_queue_PushCopyOfStorageFilter(device_from_info_queue(This)->info_queue);
 }
 
-static HRESULT STDMETHODCALLTYPE device_info_queue_PushStorageFilter(ID3D12InfoQueue1 *This, D3D12_INFO_QUEUE_FILTER *pFilter)
+static HRESULT STDMETHODCALLTYPE device_info_queue_PushStorageFilter(ID3D12InfoQueue2 *This, D3D12_INFO_QUEUE_FILTER *pFilter)
 {
     return d12_info_queue_PushStorageFilter(device_from_info_queue(This)->info_queue, pFilter);
 }
 
-static void STDMETHODCALLTYPE device_info_queue_PopStorageFilter(ID3D12InfoQueue1 *This)
+static void STDMETHODCALLTYPE device_info_queue_PopStorageFilter(ID3D12InfoQueue2 *This)
 {
     d12_info_queue_PopStorageFilter(device_from_info_queue(This)->info_queue);
 }
 
-static UINT STDMETHODCALLTYPE device_info_queue_GetStorageFilterStackSize(ID3D12InfoQueue1 *This)
+static UINT STDMETHODCALLTYPE device_info_queue_GetStorageFilterStackSize(ID3D12InfoQueue2 *This)
 {
     return d12_info_queue_GetStorageFilterStackSize(device_from_info_queue(This)->info_queue);
 }
 
-static HRESULT STDMETHODCALLTYPE device_info_queue_AddRetrievalFilterEntries(ID3D12InfoQueue1 *This, D3D12_INFO_QUEUE_FILTER *pFilter)
+static HRESULT STDMETHODCALLTYPE device_info_queue_AddRetrievalFilterEntries(ID3D12InfoQueue2 *This, D3D12_INFO_QUEUE_FILTER *pFilter)
 {
     return d12_info_queue_AddRetrievalFilterEntries(device_from_info_queue(This)->info_queue, pFilter);
 }
 
-static HRESULT STDMETHODCALLTYPE device_info_queue_GetRetrievalFilter(ID3D12InfoQueue1 *This, D3D12_INFO_QUEUE_FILTER *pFilter, SIZE_T *pFilterByteLength)
+static HRESULT STDMETHODCALLTYPE device_info_queue_GetRetrievalFilter(ID3D12InfoQueue2 *This, D3D12_INFO_QUEUE_FILTER *pFilter, SIZE_T *pFilterByteLength)
 {
     return d12_info_queue_GetRetrievalFilter(device_from_info_queue(This)->info_queue, pFilter, pFilterByteLength);
 }
 
-static void STDMETHODCALLTYPE device_info_queue_ClearRetrievalFilter(ID3D12InfoQueue1 *This)
+static void STDMETHODCALLTYPE device_info_queue_ClearRetrievalFilter(ID3D12InfoQueue2 *This)
 {
     d12_info_queue_ClearRetrievalFilter(device_from_info_queue(This)->info_queue);
 }
 
-static HRESULT STDMETHODCALLTYPE device_info_queue_PushEmptyRetrievalFilter(ID3D12InfoQueue1 *This)
+static HRESULT STDMETHODCALLTYPE device_info_queue_PushEmptyRetrievalFilter(ID3D12InfoQueue2 *This)
 {
     return d12_info_queue_PushEmptyRetrievalFilter(device_from_info_queue(This)->info_queue);
 }
 
-static HRESULT STDMETHODCALLTYPE device_info_queue_PushCopyOfRetrievalFilter(ID3D12InfoQueue1 *This)
+static HRESULT STDMETHODCALLTYPE device_info_queue_PushCopyOfRetrievalFilter(ID3D12InfoQueue2 *This)
 {
     return d12_info_queue_PushCopyOfRetrievalFilter(device_from_info_queue(This)->info_queue);
 }
 
-static HRESULT STDMETHODCALLTYPE device_info_queue_PushRetrievalFilter(ID3D12InfoQueue1 *This, D3D12_INFO_QUEUE_FILTER *pFilter)
+static HRESULT STDMETHODCALLTYPE device_info_queue_PushRetrievalFilter(ID3D12InfoQueue2 *This, D3D12_INFO_QUEUE_FILTER *pFilter)
 {
     return d12_info_queue_PushRetrievalFilter(device_from_info_queue(This)->info_queue, pFilter);
 }
 
-static void STDMETHODCALLTYPE device_info_queue_PopRetrievalFilter(ID3D12InfoQueue1 *This)
+static void STDMETHODCALLTYPE device_info_queue_PopRetrievalFilter(ID3D12InfoQueue2 *This)
 {
     d12_info_queue_PopRetrievalFilter(device_from_info_queue(This)->info_queue);
 }
 
-static UINT STDMETHODCALLTYPE device_info_queue_GetRetrievalFilterStackSize(ID3D12InfoQueue1 *This)
+static UINT STDMETHODCALLTYPE device_info_queue_GetRetrievalFilterStackSize(ID3D12InfoQueue2 *This)
 {
     return d12_info_queue_GetRetrievalFilterStackSize(device_from_info_queue(This)->info_queue);
 }
 
-static HRESULT STDMETHODCALLTYPE device_info_queue_AddMessage(ID3D12InfoQueue1 *This, D3D12_MESSAGE_CATEGORY Category, D3D12_MESSAGE_SEVERITY Severity, D3D12_MESSAGE_ID ID, LPCSTR pDescription)
+static HRESULT STDMETHODCALLTYPE device_info_queue_AddMessage(ID3D12InfoQueue2 *This, D3D12_MESSAGE_CATEGORY Category, D3D12_MESSAGE_SEVERITY Severity, D3D12_MESSAGE_ID ID, LPCSTR pDescription)
 {
     return d12_info_queue_AddMessage(device_from_info_queue(This)->info_queue, Category, Severity, ID, pDescription);
 }
 
-static HRESULT STDMETHODCALLTYPE device_info_queue_AddApplicationMessage(ID3D12InfoQueue1 *This, D3D12_MESSAGE_SEVERITY Severity, LPCSTR pDescription)
+static HRESULT STDMETHODCALLTYPE device_info_queue_AddApplicationMessage(ID3D12InfoQueue2 *This, D3D12_MESSAGE_SEVERITY Severity, LPCSTR pDescription)
 {
     return d12_info_queue_AddApplicationMessage(device_from_info_queue(This)->info_queue, Severity, pDescription);
 }
 
-static HRESULT STDMETHODCALLTYPE device_info_queue_SetBreakOnCategory(ID3D12InfoQueue1 *This, D3D12_MESSAGE_CATEGORY Category, BOOL bEnable)
+static HRESULT STDMETHODCALLTYPE device_info_queue_SetBreakOnCategory(ID3D12InfoQueue2 *This, D3D12_MESSAGE_CATEGORY Category, BOOL bEnable)
 {
     return d12_info_queue_SetBreakOnCategory(device_from_info_queue(This)->info_queue, Category, bEnable);
 }
 
-static HRESULT STDMETHODCALLTYPE device_info_queue_SetBreakOnSeverity(ID3D12InfoQueue1 *This, D3D12_MESSAGE_SEVERITY Severity, BOOL bEnable)
+static HRESULT STDMETHODCALLTYPE device_info_queue_SetBreakOnSeverity(ID3D12InfoQueue2 *This, D3D12_MESSAGE_SEVERITY Severity, BOOL bEnable)
 {
     return d12_info_queue_SetBreakOnSeverity(device_from_info_queue(This)->info_queue, Severity, bEnable);
 }
 
-static HRESULT STDMETHODCALLTYPE device_info_queue_SetBreakOnID(ID3D12InfoQueue1 *This, D3D12_MESSAGE_ID ID, BOOL bEnable)
+static HRESULT STDMETHODCALLTYPE device_info_queue_SetBreakOnID(ID3D12InfoQueue2 *This, D3D12_MESSAGE_ID ID, BOOL bEnable)
 {
     return d12_info_queue_SetBreakOnID(device_from_info_queue(This)->info_queue, ID, bEnable);
 }
 
-static BOOL STDMETHODCALLTYPE device_info_queue_GetBreakOnCategory(ID3D12InfoQueue1 *This, D3D12_MESSAGE_CATEGORY Category)
+static BOOL STDMETHODCALLTYPE device_info_queue_GetBreakOnCategory(ID3D12InfoQueue2 *This, D3D12_MESSAGE_CATEGORY Category)
 {
     return d12_info_queue_GetBreakOnCategory(device_from_info_queue(This)->info_queue, Category);
 }
 
-static BOOL STDMETHODCALLTYPE device_info_queue_GetBreakOnSeverity(ID3D12InfoQueue1 *This, D3D12_MESSAGE_SEVERITY Severity)
+static BOOL STDMETHODCALLTYPE device_info_queue_GetBreakOnSeverity(ID3D12InfoQueue2 *This, D3D12_MESSAGE_SEVERITY Severity)
 {
     return d12_info_queue_GetBreakOnSeverity(device_from_info_queue(This)->info_queue, Severity);
 }
 
-static BOOL STDMETHODCALLTYPE device_info_queue_GetBreakOnID(ID3D12InfoQueue1 *This, D3D12_MESSAGE_ID ID)
+static BOOL STDMETHODCALLTYPE device_info_queue_GetBreakOnID(ID3D12InfoQueue2 *This, D3D12_MESSAGE_ID ID)
 {
     return d12_info_queue_GetBreakOnID(device_from_info_queue(This)->info_queue, ID);
 }
 
-static void STDMETHODCALLTYPE device_info_queue_SetMuteDebugOutput(ID3D12InfoQueue1 *This, BOOL bMute)
+static void STDMETHODCALLTYPE device_info_queue_SetMuteDebugOutput(ID3D12InfoQueue2 *This, BOOL bMute)
 {
     d12_info_queue_SetMuteDebugOutput(device_from_info_queue(This)->info_queue, bMute);
 }
 
-static BOOL STDMETHODCALLTYPE device_info_queue_GetMuteDebugOutput(ID3D12InfoQueue1 *This)
+static BOOL STDMETHODCALLTYPE device_info_queue_GetMuteDebugOutput(ID3D12InfoQueue2 *This)
 {
     return d12_info_queue_GetMuteDebugOutput(device_from_info_queue(This)->info_queue);
 }
 
-static HRESULT STDMETHODCALLTYPE device_info_queue_RegisterMessageCallback(ID3D12InfoQueue1 *This, D3D12MessageFunc CallbackFunc, D3D12_MESSAGE_CALLBACK_FLAGS CallbackFilterFlags, void *pContext, DWORD *pCallbackCookie)
+static HRESULT STDMETHODCALLTYPE device_info_queue_RegisterMessageCallback(ID3D12InfoQueue2 *This, D3D12MessageFunc CallbackFunc, D3D12_MESSAGE_CALLBACK_FLAGS CallbackFilterFlags, void *pContext, DWORD *pCallbackCookie)
 {
     return d12_info_queue_RegisterMessageCallback(device_from_info_queue(This)->info_queue, CallbackFunc, CallbackFilterFlags, pContext, pCallbackCookie);
 }
 
-static HRESULT STDMETHODCALLTYPE device_info_queue_UnregisterMessageCallback(ID3D12InfoQueue1 *This, DWORD CallbackCookie)
+static HRESULT STDMETHODCALLTYPE device_info_queue_UnregisterMessageCallback(ID3D12InfoQueue2 *This, DWORD CallbackCookie)
 {
     return d12_info_queue_UnregisterMessageCallback(device_from_info_queue(This)->info_queue, CallbackCookie);
 }
 
-static const ID3D12InfoQueue1Vtbl device_info_queue_vtbl = {
+static HRESULT STDMETHODCALLTYPE device_info_queue_GetMessage1(ID3D12InfoQueue2 *This, UINT64 MessageIndex, D3D12_MESSAGE1 *pMessage, SIZE_T *pMessageByteLength)
+{
+    return d12_info_queue_GetMessage1(device_from_info_queue(This)->info_queue, MessageIndex, pMessage, pMessageByteLength);
+}
+
+static HRESULT STDMETHODCALLTYPE device_info_queue_PushDriverMessageFilter(ID3D12InfoQueue2 *This, const D3D12_DRIVER_MESSAGE_FILTER *pFilter)
+{
+    return d12_info_queue_PushDriverMessageFilter(device_from_info_queue(This)->info_queue, pFilter);
+}
+
+static void STDMETHODCALLTYPE device_info_queue_PopDriverMessageFilter(ID3D12InfoQueue2 *This)
+{
+    d12_info_queue_PopDriverMessageFilter(device_from_info_queue(This)->info_queue);
+}
+
+static HRESULT STDMETHODCALLTYPE device_info_queue_RegisterMessageCallback1(ID3D12InfoQueue2 *This, D3D12MessageFunc1 CallbackFunc, D3D12_MESSAGE_CALLBACK_FLAGS CallbackFilterFlags, void *pContext, DWORD *pCallbackCookie)
+{
+    return d12_info_queue_RegisterMessageCallback1(device_from_info_queue(This)->info_queue, CallbackFunc, CallbackFilterFlags, pContext, pCallbackCookie);
+}
+
+static const ID3D12InfoQueue2Vtbl device_info_queue_vtbl = {
     .QueryInterface = device_info_queue_QueryInterface,
     .AddRef = device_info_queue_AddRef,
     .Release = device_info_queue_Release,
@@ -1498,6 +1520,105 @@ static const ID3D12InfoQueue1Vtbl device_info_queue_vtbl = {
     .GetMuteDebugOutput = device_info_queue_GetMuteDebugOutput,
     .RegisterMessageCallback = device_info_queue_RegisterMessageCallback,
     .UnregisterMessageCallback = device_info_queue_UnregisterMessageCallback,
+    .GetMessage1 = device_info_queue_GetMessage1,
+    .PushDriverMessageFilter = device_info_queue_PushDriverMessageFilter,
+    .PopDriverMessageFilter = device_info_queue_PopDriverMessageFilter,
+    .RegisterMessageCallback1 = device_info_queue_RegisterMessageCallback1,
+};
+
+/* ---- device.debug_device: ID3D12DebugDevice : ID3D12DebugDevice2 : ID3D12DebugDevice3 ---- */
+
+static inline struct d12_device *device_from_debug_device(ID3D12DebugDevice3 *iface)
+{
+    return (struct d12_device *)((char *)iface - offsetof(struct d12_device, com.debug_device));
+}
+
+static HRESULT STDMETHODCALLTYPE device_debug_device_QueryInterface(ID3D12DebugDevice3 *This, const IID *riid, void **object)
+{
+    return d12__device_QueryInterface(device_from_debug_device(This), riid, object);
+}
+
+static ULONG STDMETHODCALLTYPE device_debug_device_AddRef(ID3D12DebugDevice3 *This)
+{
+    return d12_device_AddRef(device_from_debug_device(This));
+}
+
+static ULONG STDMETHODCALLTYPE device_debug_device_Release(ID3D12DebugDevice3 *This)
+{
+    return d12_device_Release(device_from_debug_device(This));
+}
+
+static HRESULT STDMETHODCALLTYPE device_debug_device_SetFeatureMask(ID3D12DebugDevice3 *This, D3D12_DEBUG_FEATURE Mask)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)Mask;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_device_not_implemented(device_from_debug_device(This), "ID3D12DebugDevice", "SetFeatureMask");
+    return E_NOTIMPL;
+}
+
+static D3D12_DEBUG_FEATURE STDMETHODCALLTYPE device_debug_device_GetFeatureMask(ID3D12DebugDevice3 *This)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_device_not_implemented(device_from_debug_device(This), "ID3D12DebugDevice", "GetFeatureMask");
+    D3D12_DEBUG_FEATURE zero;
+    memset(&zero, 0, sizeof(zero));
+    return zero;
+}
+
+static HRESULT STDMETHODCALLTYPE device_debug_device_ReportLiveDeviceObjects(ID3D12DebugDevice3 *This, D3D12_RLDO_FLAGS Flags)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)Flags;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_device_not_implemented(device_from_debug_device(This), "ID3D12DebugDevice", "ReportLiveDeviceObjects");
+    return E_NOTIMPL;
+}
+
+static HRESULT STDMETHODCALLTYPE device_debug_device_SetDebugParameter(ID3D12DebugDevice3 *This, D3D12_DEBUG_DEVICE_PARAMETER_TYPE Type, const void *pData, UINT DataSize)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)Type;
+    (void)pData;
+    (void)DataSize;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_device_not_implemented(device_from_debug_device(This), "ID3D12DebugDevice2", "SetDebugParameter");
+    return E_NOTIMPL;
+}
+
+static HRESULT STDMETHODCALLTYPE device_debug_device_GetDebugParameter(ID3D12DebugDevice3 *This, D3D12_DEBUG_DEVICE_PARAMETER_TYPE Type, void *pData, UINT DataSize)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)Type;
+    (void)pData;
+    (void)DataSize;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_device_not_implemented(device_from_debug_device(This), "ID3D12DebugDevice2", "GetDebugParameter");
+    return E_NOTIMPL;
+}
+
+static HRESULT STDMETHODCALLTYPE device_debug_device_SetDriverReportedMessageFlags(ID3D12DebugDevice3 *This, D3D12_DRIVER_REPORTED_MESSAGE_FLAGS Flags)
+{
+    return d12_device_SetDriverReportedMessageFlags(device_from_debug_device(This), Flags);
+}
+
+static D3D12_DRIVER_REPORTED_MESSAGE_FLAGS STDMETHODCALLTYPE device_debug_device_GetDriverReportedMessageFlags(ID3D12DebugDevice3 *This)
+{
+    return d12_device_GetDriverReportedMessageFlags(device_from_debug_device(This));
+}
+
+static const ID3D12DebugDevice3Vtbl device_debug_device_vtbl = {
+    .QueryInterface = device_debug_device_QueryInterface,
+    .AddRef = device_debug_device_AddRef,
+    .Release = device_debug_device_Release,
+    .SetFeatureMask = device_debug_device_SetFeatureMask,
+    .GetFeatureMask = device_debug_device_GetFeatureMask,
+    .ReportLiveDeviceObjects = device_debug_device_ReportLiveDeviceObjects,
+    .SetDebugParameter = device_debug_device_SetDebugParameter,
+    .GetDebugParameter = device_debug_device_GetDebugParameter,
+    .SetDriverReportedMessageFlags = device_debug_device_SetDriverReportedMessageFlags,
+    .GetDriverReportedMessageFlags = device_debug_device_GetDriverReportedMessageFlags,
 };
 
 /* ---- device.dred: ID3D12DeviceRemovedExtendedData : ID3D12DeviceRemovedExtendedData1 : ID3D12DeviceRemovedExtendedData2 ---- */
@@ -1568,6 +1689,7 @@ void d12__device_com_init(struct d12__device_com *com)
 {
     com->device.lpVtbl = &device_device_vtbl;
     com->info_queue.lpVtbl = &device_info_queue_vtbl;
+    com->debug_device.lpVtbl = &device_debug_device_vtbl;
     com->dred.lpVtbl = &device_dred_vtbl;
 }
 
@@ -1607,8 +1729,13 @@ HRESULT d12__device_QueryInterface(struct d12_device *self, const IID *riid, voi
              iid_equal(riid, &IID_ID3D12Device17))
         found = &self->com.device;
     else if (iid_equal(riid, &IID_ID3D12InfoQueue) ||
-             iid_equal(riid, &IID_ID3D12InfoQueue1))
+             iid_equal(riid, &IID_ID3D12InfoQueue1) ||
+             iid_equal(riid, &IID_ID3D12InfoQueue2))
         found = d12_device_exposes_info_queue(self) ? &self->com.info_queue : NULL;
+    else if (iid_equal(riid, &IID_ID3D12DebugDevice) ||
+             iid_equal(riid, &IID_ID3D12DebugDevice2) ||
+             iid_equal(riid, &IID_ID3D12DebugDevice3))
+        found = d12_device_exposes_debug_device(self) ? &self->com.debug_device : NULL;
     else if (iid_equal(riid, &IID_ID3D12DeviceRemovedExtendedData) ||
              iid_equal(riid, &IID_ID3D12DeviceRemovedExtendedData1) ||
              iid_equal(riid, &IID_ID3D12DeviceRemovedExtendedData2))

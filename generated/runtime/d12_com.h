@@ -77,12 +77,13 @@ void d12_dred_settings_SetWatsonDumpEnablement(struct d12_dred_settings *self, D
 void d12_dred_settings_SetBreadcrumbContextEnablement(struct d12_dred_settings *self, D3D12_DRED_ENABLEMENT Enablement);
 void d12_dred_settings_UseMarkersOnlyAutoBreadcrumbs(struct d12_dred_settings *self, BOOL MarkersOnly);
 
-/* ---- device: ID3D12Object, ID3D12Device, ID3D12Device1, ID3D12Device2, ID3D12Device3, ID3D12Device4, ID3D12Device5, ID3D12Device6, ID3D12Device7, ID3D12Device8, ID3D12Device9, ID3D12Device10, ID3D12Device11, ID3D12Device17; ID3D12InfoQueue, ID3D12InfoQueue1; ID3D12DeviceRemovedExtendedData, ID3D12DeviceRemovedExtendedData1, ID3D12DeviceRemovedExtendedData2 ---- */
+/* ---- device: ID3D12Object, ID3D12Device, ID3D12Device1, ID3D12Device2, ID3D12Device3, ID3D12Device4, ID3D12Device5, ID3D12Device6, ID3D12Device7, ID3D12Device8, ID3D12Device9, ID3D12Device10, ID3D12Device11, ID3D12Device17; ID3D12InfoQueue, ID3D12InfoQueue1, ID3D12InfoQueue2; ID3D12DebugDevice, ID3D12DebugDevice2, ID3D12DebugDevice3; ID3D12DeviceRemovedExtendedData, ID3D12DeviceRemovedExtendedData1, ID3D12DeviceRemovedExtendedData2 ---- */
 struct d12_device;
 
 struct d12__device_com {
     ID3D12Device17 device;
-    ID3D12InfoQueue1 info_queue;
+    ID3D12InfoQueue2 info_queue;
+    ID3D12DebugDevice3 debug_device;
     ID3D12DeviceRemovedExtendedData2 dred;
 };
 
@@ -103,6 +104,7 @@ ULONG d12_device_AddRef(struct d12_device *self);
 ULONG d12_device_Release(struct d12_device *self);
 void d12_device_not_implemented(struct d12_device *self, const char *interface_name, const char *method);
 bool d12_device_exposes_info_queue(struct d12_device *self);
+bool d12_device_exposes_debug_device(struct d12_device *self);
 HRESULT d12_device_GetPrivateData(struct d12_device *self, const GUID *guid, UINT *pDataSize, void *pData);
 HRESULT d12_device_SetPrivateData(struct d12_device *self, const GUID *guid, UINT DataSize, const void *pData);
 HRESULT d12_device_SetPrivateDataInterface(struct d12_device *self, const GUID *guid, const IUnknown *pData);
@@ -119,6 +121,8 @@ LUID d12_device_GetAdapterLuid(struct d12_device *self);
 HRESULT d12_device_SetEventOnMultipleFenceCompletion(struct d12_device *self, ID3D12Fence * const *ppFences, const UINT64 *pFenceValues, UINT NumFences, D3D12_MULTIPLE_FENCE_WAIT_FLAGS Flags, HANDLE hEvent);
 void d12_device_RemoveDevice(struct d12_device *self);
 HRESULT d12_device_CheckFeatureSupport1(struct d12_device *self, D3D12_FEATURE Feature, void *pFeatureSupportData, UINT FeatureSupportDataSize, UINT SDKVersion);
+HRESULT d12_device_SetDriverReportedMessageFlags(struct d12_device *self, D3D12_DRIVER_REPORTED_MESSAGE_FLAGS Flags);
+D3D12_DRIVER_REPORTED_MESSAGE_FLAGS d12_device_GetDriverReportedMessageFlags(struct d12_device *self);
 HRESULT d12_device_GetAutoBreadcrumbsOutput(struct d12_device *self, D3D12_DRED_AUTO_BREADCRUMBS_OUTPUT *pOutput);
 HRESULT d12_device_GetPageFaultAllocationOutput(struct d12_device *self, D3D12_DRED_PAGE_FAULT_OUTPUT *pOutput);
 HRESULT d12_device_GetAutoBreadcrumbsOutput1(struct d12_device *self, D3D12_DRED_AUTO_BREADCRUMBS_OUTPUT1 *pOutput);

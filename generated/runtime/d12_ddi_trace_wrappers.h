@@ -15,6 +15,7 @@ static struct {
     D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126 queue;
     D3D12DDI_COMMAND_LIST_FUNCS_3D_0127 list;
     D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 drm;
+    D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1 drm1;
 } od;
 
 /* ---- D3D12DDI_ADAPTERFUNCS ---- */
@@ -613,3 +614,31 @@ static void wrap_drm(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 *table)
 }
 _Static_assert(sizeof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126) == 2 * sizeof(any_fn),
                "every slot of D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 has a wrapper");
+
+/* ---- D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1 ---- */
+
+static UINT APIENTRY w_drm1_pfnGetSupportedDriverReportedMessageFlags(D3D12DDI_HDEVICE hDevice)
+{
+    ENTER(pfnGetSupportedDriverReportedMessageFlags, "hDevice=%p", hDevice.pDrvPrivate);
+    UINT result = od.drm1.pfnGetSupportedDriverReportedMessageFlags(hDevice);
+    LEAVE_RESULT("value=0x%X", (unsigned)result);
+    return result;
+}
+
+static VOID APIENTRY w_drm1_pfnSetDriverReportedMessageFlags(D3D12DDI_HDEVICE hDevice, UINT Flags)
+{
+    ENTER(pfnSetDriverReportedMessageFlags, "hDevice=%p Flags=0x%X", hDevice.pDrvPrivate, (unsigned)Flags);
+    od.drm1.pfnSetDriverReportedMessageFlags(hDevice, Flags);
+    LEAVE();
+}
+
+/* Every slot of D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1 wrapped (a NULL slot stays NULL). */
+static void wrap_drm1(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1 *table)
+{
+    wrap_slot(&table->pfnGetSupportedDriverReportedMessageFlags, &od.drm1.pfnGetSupportedDriverReportedMessageFlags,
+              (any_fn)w_drm1_pfnGetSupportedDriverReportedMessageFlags);
+    wrap_slot(&table->pfnSetDriverReportedMessageFlags, &od.drm1.pfnSetDriverReportedMessageFlags,
+              (any_fn)w_drm1_pfnSetDriverReportedMessageFlags);
+}
+_Static_assert(sizeof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1) == 2 * sizeof(any_fn),
+               "every slot of D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1 has a wrapper");

@@ -42,6 +42,9 @@ extern "C" {
 #define D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGES_BUILD_TOO_OLD ((D3D12_MESSAGE_ID)0x10100)
 #define D12_MESSAGE_ID_CREATERESOURCE_INVALID_INITIAL_STATE ((D3D12_MESSAGE_ID)0x10400)
 #define D12_MESSAGE_ID_OBJECT_OF_ANOTHER_DEVICE ((D3D12_MESSAGE_ID)0x10700)
+#define D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGE_FLAGS_UNSUPPORTED ((D3D12_MESSAGE_ID)0x10600)
+#define D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGES_FEATURE_DATA_INVALID ((D3D12_MESSAGE_ID)0x10601)
+#define D12_MESSAGE_ID_DRIVER_MESSAGE_FILTER_INVALID ((D3D12_MESSAGE_ID)0x10602)
 
 typedef enum d12_msg {
     D12_MSG_METHOD_NOT_IMPLEMENTED,
@@ -101,6 +104,9 @@ typedef enum d12_msg {
     D12_MSG_EXECUTE_BUNDLE_TYPE,
     D12_MSG_EXECUTE_BUNDLE_OPEN_BUNDLE,
     D12_MSG_EXECUTECOMMANDLISTS_BUNDLENOTSUPPORTED,
+    D12_MSG_DRIVER_REPORTED_MESSAGE_FLAGS_UNSUPPORTED,
+    D12_MSG_DRIVER_REPORTED_MESSAGES_FEATURE_DATA_INVALID,
+    D12_MSG_DRIVER_MESSAGE_FILTER_INVALID,
     D12_MSG_COUNT
 } d12_msg;
 
@@ -405,6 +411,21 @@ static inline void d12__msg_execute_bundle_open_bundle(d12_info_queue *queue)
 static inline void d12__msg_executecommandlists_bundlenotsupported(d12_info_queue *queue, unsigned int index)
 {
     d12__info_queue_report(queue, D12_MSG_EXECUTECOMMANDLISTS_BUNDLENOTSUPPORTED, index);
+}
+
+static inline void d12__msg_driver_reported_message_flags_unsupported(d12_info_queue *queue, unsigned int flags, unsigned int outside, unsigned int supported)
+{
+    d12__info_queue_report(queue, D12_MSG_DRIVER_REPORTED_MESSAGE_FLAGS_UNSUPPORTED, flags, outside, supported);
+}
+
+static inline void d12__msg_driver_reported_messages_feature_data_invalid(d12_info_queue *queue, const char *method, unsigned int size, unsigned int expected)
+{
+    d12__info_queue_report(queue, D12_MSG_DRIVER_REPORTED_MESSAGES_FEATURE_DATA_INVALID, method, size, expected);
+}
+
+static inline void d12__msg_driver_message_filter_invalid(d12_info_queue *queue, const char *count_name, unsigned int count, const char *list_name)
+{
+    d12__info_queue_report(queue, D12_MSG_DRIVER_MESSAGE_FILTER_INVALID, count_name, count, list_name);
 }
 
 #ifdef __cplusplus

@@ -20,6 +20,12 @@ _Static_assert(offsetof(D3D12DDIARG_GETCAPS, Type) == 0, "offsetof(D3D12DDIARG_G
 _Static_assert(offsetof(D3D12DDIARG_GETCAPS, pInfo) == 8, "offsetof(D3D12DDIARG_GETCAPS, pInfo)");
 _Static_assert(offsetof(D3D12DDIARG_GETCAPS, pData) == 16, "offsetof(D3D12DDIARG_GETCAPS, pData)");
 _Static_assert(offsetof(D3D12DDIARG_GETCAPS, DataSize) == 24, "offsetof(D3D12DDIARG_GETCAPS, DataSize)");
+_Static_assert(sizeof(D3D12DDI_D12RT_ADAPTER_IDENTITY) == 16, "sizeof(D3D12DDI_D12RT_ADAPTER_IDENTITY)");
+_Static_assert(_Alignof(D3D12DDI_D12RT_ADAPTER_IDENTITY) == 4, "_Alignof(D3D12DDI_D12RT_ADAPTER_IDENTITY)");
+_Static_assert(offsetof(D3D12DDI_D12RT_ADAPTER_IDENTITY, VendorId) == 0, "offsetof(D3D12DDI_D12RT_ADAPTER_IDENTITY, VendorId)");
+_Static_assert(offsetof(D3D12DDI_D12RT_ADAPTER_IDENTITY, DeviceId) == 4, "offsetof(D3D12DDI_D12RT_ADAPTER_IDENTITY, DeviceId)");
+_Static_assert(offsetof(D3D12DDI_D12RT_ADAPTER_IDENTITY, SubSysId) == 8, "offsetof(D3D12DDI_D12RT_ADAPTER_IDENTITY, SubSysId)");
+_Static_assert(offsetof(D3D12DDI_D12RT_ADAPTER_IDENTITY, Revision) == 12, "offsetof(D3D12DDI_D12RT_ADAPTER_IDENTITY, Revision)");
 _Static_assert(sizeof(D3D12DDIARG_CALCPRIVATEDEVICESIZE) == 12, "sizeof(D3D12DDIARG_CALCPRIVATEDEVICESIZE)");
 _Static_assert(_Alignof(D3D12DDIARG_CALCPRIVATEDEVICESIZE) == 4, "_Alignof(D3D12DDIARG_CALCPRIVATEDEVICESIZE)");
 _Static_assert(offsetof(D3D12DDIARG_CALCPRIVATEDEVICESIZE, Interface) == 0, "offsetof(D3D12DDIARG_CALCPRIVATEDEVICESIZE, Interface)");
@@ -164,12 +170,13 @@ _Static_assert(offsetof(D3D12DDI_DRIVER_REPORTED_MESSAGE_0126, Severity) == 8, "
 _Static_assert(offsetof(D3D12DDI_DRIVER_REPORTED_MESSAGE_0126, Category) == 12, "offsetof(D3D12DDI_DRIVER_REPORTED_MESSAGE_0126, Category)");
 _Static_assert(offsetof(D3D12DDI_DRIVER_REPORTED_MESSAGE_0126, pDescription) == 16, "offsetof(D3D12DDI_DRIVER_REPORTED_MESSAGE_0126, pDescription)");
 _Static_assert(offsetof(D3D12DDI_DRIVER_REPORTED_MESSAGE_0126, CommandListStateIndex) == 24, "offsetof(D3D12DDI_DRIVER_REPORTED_MESSAGE_0126, CommandListStateIndex)");
-_Static_assert(sizeof(D3D12DDI_CORELAYER_DEVICECALLBACKS_0126) == 32, "sizeof(D3D12DDI_CORELAYER_DEVICECALLBACKS_0126)");
+_Static_assert(sizeof(D3D12DDI_CORELAYER_DEVICECALLBACKS_0126) == 40, "sizeof(D3D12DDI_CORELAYER_DEVICECALLBACKS_0126)");
 _Static_assert(_Alignof(D3D12DDI_CORELAYER_DEVICECALLBACKS_0126) == 8, "_Alignof(D3D12DDI_CORELAYER_DEVICECALLBACKS_0126)");
 _Static_assert(offsetof(D3D12DDI_CORELAYER_DEVICECALLBACKS_0126, pfnSetErrorCb) == 0, "offsetof(D3D12DDI_CORELAYER_DEVICECALLBACKS_0126, pfnSetErrorCb)");
 _Static_assert(offsetof(D3D12DDI_CORELAYER_DEVICECALLBACKS_0126, pfnSetCommandListErrorCb) == 8, "offsetof(D3D12DDI_CORELAYER_DEVICECALLBACKS_0126, pfnSetCommandListErrorCb)");
 _Static_assert(offsetof(D3D12DDI_CORELAYER_DEVICECALLBACKS_0126, pfnReportMessageCb) == 16, "offsetof(D3D12DDI_CORELAYER_DEVICECALLBACKS_0126, pfnReportMessageCb)");
 _Static_assert(offsetof(D3D12DDI_CORELAYER_DEVICECALLBACKS_0126, pfnQueryObjectIdentityCb) == 24, "offsetof(D3D12DDI_CORELAYER_DEVICECALLBACKS_0126, pfnQueryObjectIdentityCb)");
+_Static_assert(offsetof(D3D12DDI_CORELAYER_DEVICECALLBACKS_0126, pfnQueryGpuVaIdentityCb) == 32, "offsetof(D3D12DDI_CORELAYER_DEVICECALLBACKS_0126, pfnQueryGpuVaIdentityCb)");
 _Static_assert(sizeof(D3D12DDIARG_CREATEDEVICE_0003) == 48, "sizeof(D3D12DDIARG_CREATEDEVICE_0003)");
 _Static_assert(_Alignof(D3D12DDIARG_CREATEDEVICE_0003) == 8, "_Alignof(D3D12DDIARG_CREATEDEVICE_0003)");
 _Static_assert(offsetof(D3D12DDIARG_CREATEDEVICE_0003, hRTDevice) == 0, "offsetof(D3D12DDIARG_CREATEDEVICE_0003, hRTDevice)");
@@ -206,6 +213,10 @@ _Static_assert(sizeof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126) == 16
 _Static_assert(_Alignof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126) == 8, "_Alignof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126)");
 _Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126, pfnFlushDriverReportedMessages) == 0, "offsetof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126, pfnFlushDriverReportedMessages)");
 _Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126, pfnSetCommandListStateIndex) == 8, "offsetof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126, pfnSetCommandListStateIndex)");
+_Static_assert(sizeof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1) == 16, "sizeof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1)");
+_Static_assert(_Alignof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1) == 8, "_Alignof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1)");
+_Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1, pfnGetSupportedDriverReportedMessageFlags) == 0, "offsetof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1, pfnGetSupportedDriverReportedMessageFlags)");
+_Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1, pfnSetDriverReportedMessageFlags) == 8, "offsetof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1, pfnSetDriverReportedMessageFlags)");
 
-/* How many assertions this file holds (30 structs). */
-const unsigned d12_abi_ddi_layout_assert_count = 196;
+/* How many assertions this file holds (32 structs). */
+const unsigned d12_abi_ddi_layout_assert_count = 207;

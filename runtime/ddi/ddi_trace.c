@@ -241,6 +241,12 @@ void d12__ddi_trace_wrap_drm(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126
         wrap_drm(funcs);
 }
 
+void d12__ddi_trace_wrap_drm1(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1 *funcs)
+{
+    if (d12__ddi_trace_wraps())
+        wrap_drm1(funcs);
+}
+
 /* ---- Callbacks (driver -> runtime) ---- */
 
 static VOID APIENTRY w_pfnSetErrorCb(D3D12DDI_HRTDEVICE d, HRESULT reason)
@@ -280,6 +286,15 @@ static HRESULT APIENTRY w_pfnQueryObjectIdentityCb(D3D12DDI_HRTDEVICE d, D3D12DD
     CALLBACK_LINE(pfnQueryObjectIdentityCb, hr, "hRTDevice=%p Handle=%p Type=%d size_in=%zu size_out=%zu fill=%d",
                   RT(d), object.Handle, (int)object.Type, (size_t)given, size ? (size_t)*size : (size_t)0,
                   identity != NULL);
+    return hr;
+}
+
+static HRESULT APIENTRY w_pfnQueryGpuVaIdentityCb(D3D12DDI_HRTDEVICE d, UINT64 va, SIZE_T *size, CHAR *identity)
+{
+    SIZE_T given = size ? *size : 0;
+    HRESULT hr = o.cb.pfnQueryGpuVaIdentityCb(d, va, size, identity);
+    CALLBACK_LINE(pfnQueryGpuVaIdentityCb, hr, "hRTDevice=%p GpuVA=0x%llX size_in=%zu size_out=%zu fill=%d", RT(d),
+                  (unsigned long long)va, (size_t)given, size ? (size_t)*size : (size_t)0, identity != NULL);
     return hr;
 }
 
@@ -332,6 +347,7 @@ void d12__ddi_trace_wrap_callbacks(D3D12DDI_CORELAYER_DEVICECALLBACKS_0126 *cb,
     WRAP(cb, cb, pfnSetCommandListErrorCb);
     WRAP(cb, cb, pfnReportMessageCb);
     WRAP(cb, cb, pfnQueryObjectIdentityCb);
+    WRAP(cb, cb, pfnQueryGpuVaIdentityCb);
     WRAP(kt, kt, pfnSignalFenceFromGpuCb);
     WRAP(kt, kt, pfnWaitForFenceFromGpuCb);
     WRAP(kt, kt, pfnDeviceFaultCb);

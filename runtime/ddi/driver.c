@@ -248,6 +248,16 @@ static HRESULT APIENTRY query_object_identity_cb(D3D12DDI_HRTDEVICE rt_device, D
     return hr;
 }
 
+static HRESULT APIENTRY query_gpu_va_identity_cb(D3D12DDI_HRTDEVICE rt_device, UINT64 va, SIZE_T *size, CHAR *identity)
+{
+    d12_driver_device *device = enter_device(rt_device);
+    HRESULT hr = device && device->messages && device->messages->query_va
+                     ? device->messages->query_va(device->messages->context, va, size, identity)
+                     : E_INVALIDARG;
+    leave_device(device);
+    return hr;
+}
+
 /* The kernel-thunk stand-ins and pfnSetCommandListErrorCb: passed to the device's GPU hooks unchanged. */
 static HRESULT APIENTRY signal_fence_from_gpu_cb(D3D12DDI_HRTDEVICE rt_device, D3D12DDI_HRTCOMMANDQUEUE queue,
                                                  const D3D12DDIARG_FENCE_OPERATION_0126 *operation)
@@ -368,6 +378,7 @@ static d12_driver_device *allocate_device(d12_driver_adapter *adapter, const d12
     device->callbacks.pfnSetErrorCb = set_error_cb;
     device->callbacks.pfnReportMessageCb = report_message_cb;
     device->callbacks.pfnQueryObjectIdentityCb = query_object_identity_cb;
+    device->callbacks.pfnQueryGpuVaIdentityCb = query_gpu_va_identity_cb;
     device->callbacks.pfnSetCommandListErrorCb = set_command_list_error_cb;
     device->kt_callbacks.pfnSignalFenceFromGpuCb = signal_fence_from_gpu_cb;
     device->kt_callbacks.pfnWaitForFenceFromGpuCb = wait_for_fence_from_gpu_cb;
@@ -466,6 +477,9 @@ HRESULT d12__driver_fill_table(d12_driver_device *device, D3D12DDI_TABLE_TYPE ty
     if (SUCCEEDED(hr) && type == D3D12DDI_TABLE_TYPE_0126_DRIVER_REPORTED_MESSAGES &&
         size == sizeof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126))
         d12__ddi_trace_wrap_drm(table);
+    if (SUCCEEDED(hr) && type == D3D12DDI_TABLE_TYPE_D12RT_DRIVER_REPORTED_MESSAGES_1 &&
+        size == sizeof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1))
+        d12__ddi_trace_wrap_drm1(table);
     return hr;
 }
 

@@ -47,6 +47,8 @@ typedef void (*d12_driver_error_hook)(void *context, HRESULT reason);
 typedef struct d12_driver_message_hooks {
     HRESULT (*report)(void *context, const D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 *message);
     HRESULT (*query_identity)(void *context, D3D12DDI_HANDLE_AND_TYPE object, SIZE_T *size, CHAR *identity);
+    /* feature version 2's pfnQueryGpuVaIdentityCb (NULL: E_INVALIDARG) */
+    HRESULT (*query_va)(void *context, UINT64 va, SIZE_T *size, CHAR *identity);
     void *context;
 } d12_driver_message_hooks;
 
@@ -137,6 +139,10 @@ UINT d12__driver_feature_data_size(UINT feature, d12_caps_flavor flavor);
  * answer, unclamped; on failure (E_INVALIDARG for a feature or size the runtime does not know, or what
  * pfnGetCaps returned) `data` is untouched. */
 HRESULT d12__driver_get_feature_data(d12_driver_adapter *adapter, D3D12_FEATURE feature, void *data, UINT size);
+
+/* The adapter's identity (D3D12DDICAPS_TYPE_D12RT_ADAPTER_IDENTITY, asked at open); VendorId
+ * D3D12DDI_D12RT_VENDOR_ID_UNKNOWN when the driver did not answer. */
+D3D12DDI_D12RT_ADAPTER_IDENTITY d12__driver_adapter_identity(const d12_driver_adapter *adapter);
 
 /* ---- Devices ---- */
 

@@ -1,5 +1,5 @@
 /* A driver's true capabilities (driver.h, "True capabilities"): the size a feature's data has for a flavor, and
- * pfnGetCaps, its inputs copied and its answer checked. */
+ * pfnGetCaps, its inputs copied and its answer checked; the adapter's identity (version 2), asked at open. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <string.h>
@@ -60,4 +60,23 @@ HRESULT d12__driver_get_feature_data(d12_driver_adapter *adapter, D3D12_FEATURE 
         memcpy(data, copy, size);
     free(copy);
     return hr;
+}
+
+/* ---- The adapter's identity ---- */
+
+/* v2 of driver-reported messages: "queried at adapter open for every driver version"; no answer is no failure. */
+void d12__driver_query_adapter_identity(d12_driver_adapter *adapter)
+{
+    D3D12DDI_D12RT_ADAPTER_IDENTITY identity = {0};
+    /* pInfo names no feature, so a version-1 driver that reads it before checking Type answers "unknown" */
+    static const D3D12_FEATURE no_feature = (D3D12_FEATURE)0xFFFFFFFF;
+    D3D12DDIARG_GETCAPS args = {D3D12DDICAPS_TYPE_D12RT_ADAPTER_IDENTITY, &no_feature, &identity, sizeof identity};
+    if (FAILED(adapter->funcs.pfnGetCaps(adapter->handle, &args)) || identity.VendorId == 0)
+        identity = (D3D12DDI_D12RT_ADAPTER_IDENTITY){D3D12DDI_D12RT_VENDOR_ID_UNKNOWN, 0, 0, 0};
+    adapter->identity = identity;
+}
+
+D3D12DDI_D12RT_ADAPTER_IDENTITY d12__driver_adapter_identity(const d12_driver_adapter *adapter)
+{
+    return adapter->identity;
 }

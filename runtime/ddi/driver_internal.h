@@ -31,6 +31,9 @@ struct d12_driver_adapter {
     UINT32 feature_count;
     bool has_gpu;            /* the three GPU-work tables were offered and filled */
     d12_driver_gpu_funcs gpu;
+    /* docs/driver-reported-messages-v2.md: D3D12DDICAPS_TYPE_D12RT_ADAPTER_IDENTITY, asked at open of every
+     * driver (driver_caps.c); VendorId D3D12DDI_D12RT_VENDOR_ID_UNKNOWN when it does not answer (or answers 0). */
+    D3D12DDI_D12RT_ADAPTER_IDENTITY identity;
 };
 
 struct d12_driver_device {
@@ -69,5 +72,9 @@ __attribute__((format(printf, 2, 3))) static inline HRESULT broken(const d12_dri
  * GPU-work tables), at adapter open. A failure is a broken driver (its line printed) or E_OUTOFMEMORY. */
 HRESULT d12__driver_negotiate(d12_driver_adapter *adapter);
 HRESULT d12__driver_init_optional_tables(d12_driver_adapter *adapter);
+
+/* driver_caps.c: ask the adapter's identity (version 2 of driver-reported messages) into adapter->identity; no
+ * answer is no failure. Called at open, before the optional tables. */
+void d12__driver_query_adapter_identity(d12_driver_adapter *adapter);
 
 #endif

@@ -222,6 +222,7 @@ static HRESULT init_gpu_tables(d12_driver_adapter *adapter, UINT64 offered)
 HRESULT d12__driver_init_optional_tables(d12_driver_adapter *adapter)
 {
     UINT64 offered;
+    d12__driver_query_adapter_identity(adapter);
     HRESULT hr = offered_tables(adapter, &offered);
     if (FAILED(hr) || FAILED(hr = init_extended_features(adapter, offered)))
         return hr;

@@ -8,6 +8,7 @@
 
 #include "correlation.h"
 #include "d12_messages.h"
+#include "drm_v2.h"
 #include "device.h"
 #include "dred/dred.h"
 #include "fence.h"
@@ -415,8 +416,12 @@ static void connect_driver_channel(struct d12_device *device)
     device->entry.data = &device->object;
     d12__objtable_add(&device->objects, &device->entry);
     /* A failure leaves the feature off and the debug layer says so; the device itself is fine. */
-    if (effective_driver_reported_messages(device) && d12__drm_enable(&device->drm, device->driver) == S_OK)
+    if (effective_driver_reported_messages(device))
+        d12__drm_v2_before_enable(device); /* v2: registry pairs apply from the first driver message */
+    if (effective_driver_reported_messages(device) && d12__drm_enable(&device->drm, device->driver) == S_OK) {
         enable_correlation(device);
+        d12__drm_v2_connect(device); /* v2: registry pairs and categories, VA naming (drm_v2.h) */
+    }
 }
 
 static HRESULT device_create(d12_driver_adapter *adapter, struct d12_device **out)
@@ -447,6 +452,7 @@ static HRESULT device_create(d12_driver_adapter *adapter, struct d12_device **ou
     if (SUCCEEDED(hr) && device->settings.debug_layer)
         hr = d12__info_queue_create(&device->info_queue);
     d12__drm_init(&device->drm, device->info_queue, &device->objects);
+    d12__drm_init_vendor(&device->drm, d12__driver_adapter_identity(adapter).VendorId); /* v2: message identity */
     if (SUCCEEDED(hr)) {
         d12_driver_device_desc desc = {device->settings.debug_layer ? D3D12DDI_CREATE_DEVICE_FLAG_DEBUGGABLE : 0,
                                        driver_error, device, &device->drm.hooks, &device->gpu_hooks};

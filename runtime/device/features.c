@@ -8,6 +8,7 @@
 
 #include "d12_formats.h"
 #include "d12_messages.h"
+#include "drm_v2.h"
 #include "device.h"
 #include "feature_cache.h"
 
@@ -265,6 +266,8 @@ static HRESULT query(struct d12_device *device, const char *method, UINT feature
 {
     if (d12__device_removed(device) != S_OK)
         return DXGI_ERROR_DEVICE_REMOVED;
+    if (feature == (UINT)D3D12_FEATURE_DRIVER_REPORTED_MESSAGES) /* v2: answered by the runtime (drm_v2.h) */
+        return d12__drm_feature_data(device, method, data, size);
     HRESULT cached;
     if (data != NULL && d12__feature_cache_lookup(&device->feature_cache, feature, size, version, legacy, data,
                                                   &cached))

@@ -94,6 +94,7 @@ struct d12_dred {
 
     struct d12_dred_stall *stall;   /* D12RT_STALL_MS's detector (stall.c), or NULL */
     d12_debug_settings settings_at_creation; /* the process-global settings as D3D12CreateDevice latched them */
+    bool va_names; /* set once at device creation (runtime/dred/drm_va.c): the ledger also serves GPU VA naming */
 };
 
 /* ---- Counter pool (breadcrumbs.c) ---- */

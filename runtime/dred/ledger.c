@@ -47,7 +47,7 @@ static UINT64 allocation_size(UINT64 width)
 void d12__dred_resource_created(struct d12_resource *resource)
 {
     struct d12_dred *dred = resource->device_child.device->dred;
-    if (dred == NULL || !dred->enabled.page_fault)
+    if (dred == NULL || !(dred->enabled.page_fault || dred->va_names)) /* va_names: runtime/dred/drm_va.c */
         return;
     d12_dred_allocation *record = &resource->dred_allocation; /* embedded: nothing to allocate */
     *record = (d12_dred_allocation){NULL, NULL, resource, resource->gpu_address, allocation_size(resource->desc.Width),

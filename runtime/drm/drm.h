@@ -34,10 +34,25 @@ typedef struct d12_drm {
     struct d12_correlation *correlation;
     /* The prefix of a resolved message ("<identity> [Draw #2] "), malloc'ed, for the index's owner (a list). */
     char *(*prefix)(void *owner, int kind, uint32_t ordinal);
+
+    /* ---- Feature version 2 (docs/driver-reported-messages-v2.md) ---- */
+    UINT vendor_id;                 /* fixed at init: the adapter's VendorId (0xFFFF unknown), every message's */
+    /* Filled with `funcs` when version 2 was enabled; read-only afterwards. */
+    D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1 funcs1;
+    d12_driver_device *device;      /* set with funcs1: the driver device pfnSetDriverReportedMessageFlags names */
+    UINT supported;                 /* set with `funcs`: the categories the driver validates (GENERAL for v1) */
+    _Atomic UINT flags;             /* the categories on now (starts = supported); the application serializes Set */
+    /* GPU VA naming for pfnQueryGpuVaIdentityCb (drm_va.c, over the DRED ledger); NULL: E_INVALIDARG. */
+    HRESULT (*name_va)(void *owner, UINT64 va, char **text);
+    void *va_owner;
+    bool registry_flags;            /* the registry forces `registry_forced` (read before the enable; drm_device.c) */
+    UINT registry_forced;
 } d12_drm;
 
 /* A channel with the feature off; `info_queue` may be NULL. */
 void d12__drm_init(d12_drm *drm, d12_info_queue *info_queue, d12_objtable *objects);
+/* The same, with the adapter's VendorId for every message (version 2's identity). */
+void d12__drm_init_vendor(d12_drm *drm, UINT vendor_id);
 
 /* The feature version to enable on devices of `adapter`: the highest the driver reported that the runtime
  * understands (D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_0 today), or _NONE when the driver does not
@@ -60,6 +75,20 @@ void d12__drm_set_correlation(d12_drm *drm, struct d12_correlation *correlation,
 /* pfnReportMessageCb's work: S_OK, or E_INVALIDARG and the message is dropped (the rules of spec/ddi.yaml's
  * validation table: feature enabled, pMessage and pDescription non-NULL, Severity and Category in range). */
 HRESULT d12__drm_report(d12_drm *drm, const D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 *message);
+
+/* ---- Version 2 ---- */
+
+/* The categories the device's driver validates: 0 when the feature is not enabled, GENERAL for a version-1 driver. */
+UINT d12__drm_supported_flags(d12_drm *drm);
+UINT d12__drm_flags(d12_drm *drm);
+/* ID3D12DebugDevice3::SetDriverReportedMessageFlags: E_INVALIDARG for flags outside the supported set (or any flag
+ * when the feature is off, except NONE); else stored and, for a version-2 driver, passed on with
+ * pfnSetDriverReportedMessageFlags (no runtime lock held). */
+HRESULT d12__drm_set_flags(d12_drm *drm, UINT flags);
+/* The registry's forced set at device creation: & supported; passed on like a Set when it differs. */
+void d12__drm_force_flags(d12_drm *drm, UINT flags);
+/* Connect pfnQueryGpuVaIdentityCb to a namer (device.c: drm_va.c's). */
+void d12__drm_set_va_namer(d12_drm *drm, HRESULT (*name_va)(void *owner, UINT64 va, char **text), void *owner);
 
 /* pfnQueryObjectIdentityCb's work (objtable.h has the string's format). */
 HRESULT d12__drm_query_identity(d12_drm *drm, D3D12DDI_HANDLE_AND_TYPE object, SIZE_T *size, CHAR *identity);

@@ -131,7 +131,13 @@ static void iq_deliver_one(d12_info_queue *queue, const iq_pending *message)
         iq_unlock(queue);
         iq_assert_unlocked();
         callback_depth++;
-        callback.function(message->category, message->severity, message->id, message->text, callback.context);
+        if (callback.function1) { /* v2: "valid only during the call" */
+            D3D12_MESSAGE1 m = {message->category, message->severity, message->id, message->text,
+                                strlen(message->text) + 1, message->who.vendor_id, message->who.vendor_message_id};
+            callback.function1(&m, callback.context);
+        } else {
+            callback.function(message->category, message->severity, message->id, message->text, callback.context);
+        }
         callback_depth--;
         iq_lock(queue);
         queue->running_cookie = 0;
@@ -214,10 +220,16 @@ HRESULT d12_info_queue_RegisterMessageCallback(d12_info_queue *queue, D3D12Messa
                                                D3D12_MESSAGE_CALLBACK_FLAGS CallbackFilterFlags, void *pContext,
                                                DWORD *pCallbackCookie)
 {
+    return d12__iq_register(queue, CallbackFunc, NULL, CallbackFilterFlags, pContext, pCallbackCookie);
+}
+
+HRESULT d12__iq_register(d12_info_queue *queue, D3D12MessageFunc CallbackFunc, D3D12MessageFunc1 function1,
+                         D3D12_MESSAGE_CALLBACK_FLAGS CallbackFilterFlags, void *pContext, DWORD *pCallbackCookie)
+{
     if (!pCallbackCookie)
         return E_INVALIDARG;
     *pCallbackCookie = 0;
-    if (!CallbackFunc || (CallbackFilterFlags & ~D3D12_MESSAGE_CALLBACK_IGNORE_FILTERS))
+    if (!CallbackFunc == !function1 || (CallbackFilterFlags & ~D3D12_MESSAGE_CALLBACK_IGNORE_FILTERS))
         return E_INVALIDARG;
     iq_lock(queue);
     HRESULT hr = S_OK;
@@ -228,8 +240,8 @@ HRESULT d12_info_queue_RegisterMessageCallback(d12_info_queue *queue, D3D12Messa
          * new one is not initialised yet. */
         DWORD cookie = iq_new_cookie(queue);
         iq_callback *callback = &queue->callbacks[queue->callback_count++];
-        *callback = (iq_callback){++queue->next_order, cookie, queue->next_seq, CallbackFunc, CallbackFilterFlags,
-                                  pContext};
+        *callback = (iq_callback){++queue->next_order, cookie, queue->next_seq, CallbackFunc, function1,
+                                  CallbackFilterFlags, pContext};
         queue->ignore_filter_callbacks += (CallbackFilterFlags & D3D12_MESSAGE_CALLBACK_IGNORE_FILTERS) != 0;
         d12__iq_settings_changed(queue);
         *pCallbackCookie = callback->cookie;

@@ -218,17 +218,21 @@ void d12__iq_settings_changed(d12_info_queue *queue)
     const iq_stack *storage = &queue->storage;
     bool passes_all = storage->depth == 0 || iq_filter_empty(&storage->filters[storage->depth - 1]);
     queue->plain = passes_all && !iq_breaks_on_anything(queue) && queue->mute && queue->callback_count == 0 &&
-                   queue->limit > 0;
+                   queue->limit > 0 && !d12__iq_driver_filtering(queue) /* v2 */;
 }
 
 /* ---- The decision (a message's path: report.c calls it once, with the lock held) ---- */
 
-iq_decision d12__iq_decide(d12_info_queue *queue, UINT category, UINT severity, UINT id)
+iq_decision d12__iq_decide(d12_info_queue *queue, UINT category, UINT severity, UINT id, const iq_identity *who)
 {
     if (queue->plain) /* passes, stored, nothing to print, deliver or break on */
         return IQ_PLAIN;
     iq_decision d = {0};
     d.passed = iq_stack_passes(&queue->storage, category, severity, id);
+    /* v2: a driver message the driver-message filters stop is treated as the storage filter's ("A message that does
+     * not pass is neither stored nor delivered ... except callbacks registered with IGNORE_FILTERS") */
+    if (d.passed && who->vendor_id != 0 && !d12__iq_driver_passes(queue, who))
+        d.passed = false;
     d.print = d.passed && !queue->mute;
     d.store = d.passed && queue->limit > 0;
     d.deliver = queue->ignore_filter_callbacks > 0 || (d.passed && queue->callback_count > 0) || d.print;
@@ -245,10 +249,19 @@ iq_decision d12__iq_decide(d12_info_queue *queue, UINT category, UINT severity, 
 bool d12__info_queue_wants(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category, D3D12_MESSAGE_SEVERITY severity,
                            D3D12_MESSAGE_ID id)
 {
+    return d12__info_queue_wants_driver(queue, category, severity, id, 0, 0);
+}
+
+bool d12__info_queue_wants_driver(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category,
+                                  D3D12_MESSAGE_SEVERITY severity, D3D12_MESSAGE_ID id, UINT vendor_id,
+                                  UINT64 vendor_message_id)
+{
     if (!queue)
         return false;
+    iq_identity who = {vendor_id, vendor_message_id};
     iq_lock(queue);
-    bool passed = iq_stack_passes(&queue->storage, category, severity, id);
+    bool passed = iq_stack_passes(&queue->storage, category, severity, id) &&
+                  (vendor_id == 0 || d12__iq_driver_passes(queue, &who));
     bool wanted = queue->ignore_filter_callbacks > 0 ||
                   (passed && (queue->limit > 0 || !queue->mute || queue->callback_count > 0));
     iq_unlock(queue);

@@ -24,6 +24,7 @@
 #include <wsl/winadapter.h>
 #include <directx/d3d12.h>
 #include <directx/d3d12sdklayers.h>
+#include "d12rt/d3d12_ext.h" /* v2: D3D12_MESSAGE1, D3D12_DRIVER_MESSAGE_FILTER */
 
 #ifdef __cplusplus
 extern "C" {
@@ -72,6 +73,32 @@ void d12__info_queue_report_f(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY cate
  * when it could not be had whole for lack of memory: then it is neither stored nor delivered (counted discarded). */
 bool d12__info_queue_report_text(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category,
                                  D3D12_MESSAGE_SEVERITY severity, D3D12_MESSAGE_ID id, const char *text);
+
+/* ---- v2 of driver-reported messages (docs/driver-reported-messages-v2.md) ---- */
+
+/* d12__info_queue_report_text / _wants for a driver message with its identity (vendor_id != 0): the
+ * driver-message filters apply to it as described at ID3D12InfoQueue2 below. */
+bool d12__info_queue_report_driver_text(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category,
+                                        D3D12_MESSAGE_SEVERITY severity, D3D12_MESSAGE_ID id, const char *text,
+                                        UINT vendor_id, UINT64 vendor_message_id);
+bool d12__info_queue_wants_driver(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category,
+                                  D3D12_MESSAGE_SEVERITY severity, D3D12_MESSAGE_ID id, UINT vendor_id,
+                                  UINT64 vendor_message_id);
+
+/* The registry's per-application pairs (d12cfg drm-allow / drm-deny), set once at device creation: applied to every
+ * driver message on top of the application's stack (a message passes both). E_OUTOFMEMORY: nothing set. */
+HRESULT d12__info_queue_set_registry_driver_filter(d12_info_queue *queue, const D3D12_DRIVER_MESSAGE_FILTER *filter);
+
+/* ID3D12InfoQueue2 (infoqueue/infoqueue2.c, infoqueue/driver_filter.c). */
+HRESULT d12_info_queue_GetMessage1(d12_info_queue *queue, UINT64 MessageIndex, D3D12_MESSAGE1 *pMessage,
+                                   SIZE_T *pMessageByteLength);
+HRESULT d12_info_queue_PushDriverMessageFilter(d12_info_queue *queue, const D3D12_DRIVER_MESSAGE_FILTER *pFilter);
+void d12_info_queue_PopDriverMessageFilter(d12_info_queue *queue);
+HRESULT d12_info_queue_RegisterMessageCallback1(d12_info_queue *queue, D3D12MessageFunc1 CallbackFunc,
+                                                D3D12_MESSAGE_CALLBACK_FLAGS CallbackFilterFlags, void *pContext,
+                                                DWORD *pCallbackCookie);
+/* Depth of the driver-message filter stack (tests). */
+UINT d12__info_queue_driver_filter_depth(d12_info_queue *queue);
 
 /* Messages reported and not yet handed to every callback (a test and shutdown aid). */
 size_t d12__info_queue_pending(d12_info_queue *queue);

@@ -46,11 +46,21 @@ typedef struct iq_stack {
     iq_filter *filters; /* [depth - 1] is the top */
 } iq_stack;
 
+/* ---- v2 of driver-reported messages (docs/driver-reported-messages-v2.md; driver_filter.c, infoqueue2.c) ---- */
+/* A message's (VendorId, VendorMessageId): both 0 for a runtime message. */
+typedef struct iq_identity {
+    UINT vendor_id;
+    UINT64 vendor_message_id;
+} iq_identity;
+struct iq_driver_filters; /* driver_filter.c: the per-device stack of driver-message filters and the registry's */
+/* ---- end v2 ---- */
+
 /* A stored message; message.pDescription points at text. `next` links evicted messages waiting to be freed. */
 typedef struct iq_stored {
     struct iq_stored *next;
     size_t capacity; /* bytes `text` can hold: a node evicted from the store is reused for a later message */
     D3D12_MESSAGE message;
+    iq_identity who; /* v2: set with `message` */
     char text[];
 } iq_stored;
 
@@ -72,6 +82,7 @@ typedef struct iq_pending {
     D3D12_MESSAGE_ID id;
     bool passed; /* passed the storage filter at receipt: what FLAG_NONE callbacks see */
     bool print;  /* passed and debug output not muted at receipt */
+    iq_identity who; /* v2 */
     char text[];
 } iq_pending;
 
@@ -79,7 +90,8 @@ typedef struct iq_callback {
     uint64_t order;     /* registration order; never reused */
     DWORD cookie;
     uint64_t first_seq; /* receives messages committed from this sequence number on */
-    D3D12MessageFunc function;
+    D3D12MessageFunc function;   /* exactly one of function and function1 is set */
+    D3D12MessageFunc1 function1; /* v2: ID3D12InfoQueue2::RegisterMessageCallback1 */
     D3D12_MESSAGE_CALLBACK_FLAGS flags;
     void *context;
 } iq_callback;
@@ -115,6 +127,9 @@ struct d12_info_queue {
 
     /* Guarded by lock: the filter stacks. */
     iq_stack storage, retrieval;
+
+    /* Guarded by lock (v2): driver-message filters; NULL until the first push or registry filter. */
+    struct iq_driver_filters *driver_filters;
 
     /* Guarded by lock: break-on and mute settings. */
     bool break_category[IQ_CATEGORY_COUNT], break_severity[IQ_SEVERITY_COUNT];
@@ -316,12 +331,13 @@ static inline void iq_pending_recycle(d12_info_queue *queue, iq_pending *pending
  * callback); broken on. */
 typedef struct iq_decision {
     bool passed, print, store, deliver, brk;
+    iq_identity who; /* v2: the message's identity (0, 0 for a runtime message); report.c sets it */
 } iq_decision;
 
 /* filters.c: decides, and counts what needs no text (denied; passed with the limit 0 and nobody to deliver to).
  * While `plain` (filters.c keeps it: every message passes and is only stored) the decision is IQ_PLAIN and the
  * caller need not ask. */
-iq_decision d12__iq_decide(d12_info_queue *queue, UINT category, UINT severity, UINT id);
+iq_decision d12__iq_decide(d12_info_queue *queue, UINT category, UINT severity, UINT id, const iq_identity *who);
 #define IQ_PLAIN ((iq_decision){.passed = true, .store = true})
 
 /* storage.c: stores a formatted message's node (consumed when stored; false, still the caller's, when the store
@@ -329,7 +345,7 @@ iq_decision d12__iq_decide(d12_info_queue *queue, UINT category, UINT severity, 
  * into a recycled node, the spare, or a node allocated with the lock dropped meanwhile; false when there is no
  * memory). Both enforce the count limit. */
 bool d12__iq_store(d12_info_queue *queue, iq_stored *node);
-bool d12__iq_store_text(d12_info_queue *queue, const D3D12_MESSAGE *message);
+bool d12__iq_store_text(d12_info_queue *queue, const D3D12_MESSAGE *message, const iq_identity *who);
 
 /* delivery.c: delivers what is pending unless some thread (maybe this one, further up the stack inside a callback)
  * already does, dropping the lock around the output and each callback; then unlocks (iq_unlock_and_reap) and, when
@@ -342,5 +358,17 @@ void d12__iq_deliver_and_unlock(d12_info_queue *queue, bool brk, D3D12_MESSAGE_C
 void d12__iq_stack_free(iq_stack *stack);             /* filters.c */
 void d12__iq_settings_changed(d12_info_queue *queue); /* filters.c: recomputes `plain` (caller holds the lock) */
 iq_break_action d12__iq_break_action_from_env(void);  /* delivery.c */
+
+/* v2 (driver_filter.c): whether a driver message passes the registry filter and the top of the stack (filters.c's
+ * decision asks); whether any driver filter is set (then the report path's `plain` shortcut is off); freeing.
+ * Caller holds the lock. */
+bool d12__iq_driver_passes(const d12_info_queue *queue, const iq_identity *who);
+bool d12__iq_driver_filtering(const d12_info_queue *queue);
+void d12__iq_driver_filters_free(d12_info_queue *queue);
+/* v2 (storage.c): the retrievable message of that index, or NULL (GetMessage1). Caller holds the lock. */
+const iq_stored *d12__iq_find_retrievable(d12_info_queue *queue, UINT64 index);
+/* v2 (delivery.c): registration with either kind of callback (RegisterMessageCallback, RegisterMessageCallback1). */
+HRESULT d12__iq_register(d12_info_queue *queue, D3D12MessageFunc function, D3D12MessageFunc1 function1,
+                         D3D12_MESSAGE_CALLBACK_FLAGS flags, void *context, DWORD *cookie);
 
 #endif

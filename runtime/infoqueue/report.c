@@ -70,6 +70,7 @@ static void iq_pending_fill(iq_pending *pending, const iq_decision *d, D3D12_MES
     pending->id = id;
     pending->passed = d->passed;
     pending->print = d->print;
+    pending->who = d->who;
     memcpy(pending->text, text, bytes);
 }
 
@@ -138,8 +139,10 @@ static void iq_report(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category, D3
 {
     if (!queue)
         return;
+    static const iq_identity runtime = {0, 0};
     iq_lock(queue);
-    iq_decision d = queue->plain ? IQ_PLAIN : d12__iq_decide(queue, category, severity, id); /* filters.c */
+    iq_decision d = queue->plain ? IQ_PLAIN : d12__iq_decide(queue, category, severity, id, &runtime); /* filters.c */
+    d.who = runtime;
     if (d.store || d.deliver) {
         iq_unlock(queue);
         size_t length = 0;
@@ -147,6 +150,7 @@ static void iq_report(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category, D3
         iq_pending *pending = NULL;
         if (node) {
             node->message = (D3D12_MESSAGE){category, severity, id, node->text, length};
+            node->who = d.who;
             if (d.deliver && (pending = iq_pending_new(length)) != NULL)
                 iq_pending_fill(pending, &d, category, severity, id, node->text, length);
             if (d.deliver && !pending) {
@@ -197,20 +201,30 @@ void d12__info_queue_report_f(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY cate
 bool d12__info_queue_report_text(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category,
                                  D3D12_MESSAGE_SEVERITY severity, D3D12_MESSAGE_ID id, const char *text)
 {
+    return d12__info_queue_report_driver_text(queue, category, severity, id, text, 0, 0);
+}
+
+bool d12__info_queue_report_driver_text(d12_info_queue *queue, D3D12_MESSAGE_CATEGORY category,
+                                        D3D12_MESSAGE_SEVERITY severity, D3D12_MESSAGE_ID id, const char *text,
+                                        UINT vendor_id, UINT64 vendor_message_id)
+{
     if (!queue)
         return true;
     if (!text)
         text = "";
     size_t bytes = strlen(text) + 1; /* measured before the lock is taken */
     bool whole = true;
+    iq_identity who = {vendor_id, vendor_message_id};
     iq_lock(queue);
-    iq_decision d = __builtin_expect(queue->plain, 1) ? IQ_PLAIN : d12__iq_decide(queue, category, severity, id);
+    iq_decision d =
+        __builtin_expect(queue->plain, 1) ? IQ_PLAIN : d12__iq_decide(queue, category, severity, id, &who); /* filters.c */
+    d.who = who;
     if (d.store || d.deliver) {
         iq_pending *pending = NULL;
         if (d.deliver && !(pending = iq_pending_reserve(queue, bytes)))
             whole = false;
         else if (d.store)
-            whole = d12__iq_store_text(queue, &(D3D12_MESSAGE){category, severity, id, text, bytes}); /* storage.c */
+            whole = d12__iq_store_text(queue, &(D3D12_MESSAGE){category, severity, id, text, bytes}, &who); /* storage.c */
         if (pending && whole)
             iq_pending_fill(pending, &d, category, severity, id, text, bytes);
         iq_commit(queue, &d, whole, pending);

@@ -100,7 +100,7 @@ static inline __attribute__((always_inline)) bool iq_store_text_locked(d12_info_
                                                                       D3D12_MESSAGE_CATEGORY category,
                                                                       D3D12_MESSAGE_SEVERITY severity,
                                                                       D3D12_MESSAGE_ID id, const char *text,
-                                                                      size_t bytes)
+                                                                      size_t bytes, const iq_identity *who)
 {
     bool recycled = iq_can_recycle_oldest(queue, bytes);
     if (!recycled && (!queue->spare || queue->spare->capacity < bytes))
@@ -116,6 +116,7 @@ static inline __attribute__((always_inline)) bool iq_store_text_locked(d12_info_
     }
     memcpy(node->text, text, bytes);
     node->message = (D3D12_MESSAGE){category, severity, id, node->text, bytes};
+    node->who = *who; /* v2 */
     iq_place(queue, node);
     if (!recycled)
         iq_enforce_limit(queue);
@@ -191,7 +192,8 @@ bool d12__iq_store(d12_info_queue *queue, iq_stored *node)
 
 /* Verbatim text in a node allocated with the lock dropped meanwhile (the store still growing, a text longer than
  * the recycled node); out of line, so the fast path below pays nothing for it. */
-static __attribute__((noinline)) bool iq_store_text_allocated(d12_info_queue *queue, const D3D12_MESSAGE *message)
+static __attribute__((noinline)) bool iq_store_text_allocated(d12_info_queue *queue, const D3D12_MESSAGE *message,
+                                                              const iq_identity *who)
 {
     iq_unlock(queue);
     iq_stored *node = iq_stored_new(message->DescriptionByteLength);
@@ -199,6 +201,7 @@ static __attribute__((noinline)) bool iq_store_text_allocated(d12_info_queue *qu
         memcpy(node->text, message->pDescription, message->DescriptionByteLength);
         node->message = *message;
         node->message.pDescription = node->text;
+        node->who = *who; /* v2 */
     }
     iq_lock(queue);
     if (node && d12__iq_store(queue, node))
@@ -208,13 +211,13 @@ static __attribute__((noinline)) bool iq_store_text_allocated(d12_info_queue *qu
 }
 
 /* Verbatim text: in a recycled node or the spare when one fits (iq_store_text_locked), else in a new node. */
-bool d12__iq_store_text(d12_info_queue *queue, const D3D12_MESSAGE *message)
+bool d12__iq_store_text(d12_info_queue *queue, const D3D12_MESSAGE *message, const iq_identity *who)
 {
     if (__builtin_expect(iq_store_text_locked(queue, message->Category, message->Severity, message->ID,
-                                              message->pDescription, message->DescriptionByteLength),
+                                              message->pDescription, message->DescriptionByteLength, who),
                          1))
         return true;
-    return iq_store_text_allocated(queue, message);
+    return iq_store_text_allocated(queue, message, who);
 }
 
 HRESULT d12__info_queue_create(d12_info_queue **out)
@@ -291,6 +294,7 @@ void d12__info_queue_destroy(d12_info_queue *queue)
     iq_free_pending_chain(queue->pending_pool);
     d12__iq_stack_free(&queue->storage);
     d12__iq_stack_free(&queue->retrieval);
+    d12__iq_driver_filters_free(queue); /* v2 */
     free(queue->break_ids.items);
     free(queue->callbacks);
     free(queue);
@@ -378,6 +382,12 @@ HRESULT d12_info_queue_GetMessage(d12_info_queue *queue, UINT64 MessageIndex, D3
         *pMessageByteLength = needed; /* also on a too-small buffer, so the caller can retry */
     iq_unlock(queue);
     return hr;
+}
+
+/* v2: GetMessage1 (infoqueue2.c) finds messages as GetMessage does. */
+const iq_stored *d12__iq_find_retrievable(d12_info_queue *queue, UINT64 index)
+{
+    return iq_find_retrievable(queue, index);
 }
 
 static UINT64 iq_read_counter(d12_info_queue *queue, const uint64_t *counter)

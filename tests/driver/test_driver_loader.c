@@ -49,7 +49,7 @@ static int64_t raytracing_tier(d12_driver_adapter *adapter)
 }
 
 /* The reference driver through whichever path opened it: negotiation, one extended feature (driver-reported
- * messages, version 1), true caps, a device with its private memory. */
+ * messages, versions 1 and 2), true caps, a device with its private memory. */
 static void check_reference_adapter(d12_driver_adapter *adapter)
 {
     UINT32 count = 99;
@@ -57,8 +57,15 @@ static void check_reference_adapter(d12_driver_adapter *adapter)
     const D3D12DDI_FEATURE_0020 *features = d12__driver_extended_features(adapter, &count);
     CHECK_EQ_INT(count, 1);
     CHECK(features && features[0] == D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES);
+    /* v2 (issue 20): it lists 1u and 2u; "the highest version both sides understand": 2 for this runtime, 1 for a
+     * runtime that understands only version 1 */
     CHECK_EQ_INT(d12__driver_pick_feature_version(adapter, D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES, 99),
+                 D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_1);
+    CHECK_EQ_INT(d12__driver_pick_feature_version(adapter, D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES,
+                                                  D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_0),
                  D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_0);
+    CHECK_EQ_INT(d12__driver_adapter_identity(adapter).VendorId, 0x1414); /* asked at adapter open */
+    CHECK_EQ_INT(d12__driver_adapter_identity(adapter).DeviceId, 0x8C);
     CHECK_EQ_INT(raytracing_tier(adapter), 12);
     hook_log log = {0, S_OK};
     d12_driver_device_desc desc = {D3D12DDI_CREATE_DEVICE_FLAG_NONE, record_error, &log, NULL, NULL};

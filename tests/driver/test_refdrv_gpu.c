@@ -128,7 +128,7 @@ static HRESULT APIENTRY wait_from_gpu(D3D12DDI_HRTDEVICE device, D3D12DDI_HRTCOM
 }
 
 static const D3D12DDI_CORELAYER_DEVICECALLBACKS_0126 k_callbacks = {set_error, set_list_error, report_message,
-                                                                   query_identity};
+                                                                   query_identity, NULL}; /* no pfnQueryGpuVaIdentityCb: version 1 */
 static const D3D12DDI_KERNEL_THUNK_CALLBACKS_0110 k_kt = {signal_from_gpu, wait_from_gpu};
 
 /* DDI build 0127: the fault callback records what it got; progress answers g_progress_answer (S_OK, or

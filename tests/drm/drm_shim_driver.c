@@ -243,6 +243,12 @@ SHIM_EXPORT HRESULT d12_drmshim_identity(void *handle, D3D12DDI_HANDLETYPE type,
     return g_callbacks.pfnQueryObjectIdentityCb(g_rt_device, object, size, identity);
 }
 
+/* v2: pfnQueryGpuVaIdentityCb on the last device created. */
+SHIM_EXPORT HRESULT d12_drmshim_va_identity(UINT64 va, SIZE_T *size, CHAR *identity)
+{
+    return g_callbacks.pfnQueryGpuVaIdentityCb(g_rt_device, va, size, identity);
+}
+
 /* pfnFlushDriverReportedMessages calls so far (removal flushes included). */
 SHIM_EXPORT unsigned d12_drmshim_flush_calls(void)
 {

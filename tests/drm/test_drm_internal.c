@@ -167,14 +167,14 @@ static void test_enable_inside_call(void)
     if (!fixture_open(&f, true))
         return;
     CHECK(d12__drm_enabled(&f.drm));
-    CHECK_EQ_INT(f.drm.version, D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_0);
+    CHECK_EQ_INT(f.drm.version, D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_1); /* v2: both list 2u */
     CHECK(f.drm.funcs.pfnFlushDriverReportedMessages != NULL && f.drm.funcs.pfnSetCommandListStateIndex != NULL);
     CHECK_EQ_INT(d12_info_queue_GetNumStoredMessages(f.queue), 1);
     D3D12_MESSAGE *m = last_message(&f);
     if (m)
         CHECK_EQ_STR(m->pDescription, "D3D12 Driver Reported Messages Enabled");
     free(m);
-    CHECK_EQ_INT(d12__drm_pick_version(f.adapter), D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_0);
+    CHECK_EQ_INT(d12__drm_pick_version(f.adapter), D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_1);
     fixture_close(&f);
 }
 

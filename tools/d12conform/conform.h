@@ -143,7 +143,8 @@ typedef struct conform_test {
     CONFORM_AREA(flush)                                                                                           \
     CONFORM_AREA(corr)                                                                                            \
     CONFORM_AREA(oblig)                                                                                           \
-    CONFORM_AREA(stress)
+    CONFORM_AREA(stress)                                                                                          \
+    CONFORM_AREA(v2) /* issue 20: version 2 of driver-reported messages, after every version-1 area */
 
 #define CONFORM_AREA(name)                                                                                        \
     extern const conform_test conform_tests_##name[];                                                             \

@@ -403,9 +403,57 @@ typedef struct D3D12_FEATURE_DATA_LINEAR_ALGEBRA_MATRIX_OPERATION_SUPPORT {
 
 #define D3D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGE ((D3D12_MESSAGE_ID)(1506))
 #define D3D12_MESSAGE_CATEGORY_STATE_OBJECT_DATABASE ((D3D12_MESSAGE_CATEGORY)(11))
+#define D3D12_FEATURE_DRIVER_REPORTED_MESSAGES ((D3D12_FEATURE)(65536))
 #ifndef DXGI_ERROR_NOT_CURRENTLY_AVAILABLE
 #define DXGI_ERROR_NOT_CURRENTLY_AVAILABLE ((HRESULT)0x887A0022L)
 #endif
+
+/* The categories of driver validation a device opts in to (ID3D12DebugDevice3). */
+typedef enum D3D12_DRIVER_REPORTED_MESSAGE_FLAGS {
+    D3D12_DRIVER_REPORTED_MESSAGE_FLAG_NONE = 0x0,
+    D3D12_DRIVER_REPORTED_MESSAGE_FLAG_GENERAL = 0x1,
+    D3D12_DRIVER_REPORTED_MESSAGE_FLAG_SYNCHRONIZATION = 0x2,
+    D3D12_DRIVER_REPORTED_MESSAGE_FLAG_RAYTRACING = 0x4,
+    D3D12_DRIVER_REPORTED_MESSAGE_FLAG_WORK_GRAPHS = 0x8,
+    D3D12_DRIVER_REPORTED_MESSAGE_FLAG_SHADER = 0x10,
+    D3D12_DRIVER_REPORTED_MESSAGE_FLAG_ALL = 0x7FFFFFFF,
+} D3D12_DRIVER_REPORTED_MESSAGE_FLAGS;
+#if defined(__cplusplus) && defined(DEFINE_ENUM_FLAG_OPERATORS)
+DEFINE_ENUM_FLAG_OPERATORS(D3D12_DRIVER_REPORTED_MESSAGE_FLAGS)
+#endif
+
+/* CheckFeatureSupport(D3D12_FEATURE_DRIVER_REPORTED_MESSAGES): 0 when the feature is not enabled on the device */
+typedef struct D3D12_FEATURE_DATA_DRIVER_REPORTED_MESSAGES {
+    D3D12_DRIVER_REPORTED_MESSAGE_FLAGS SupportedFlags;
+} D3D12_FEATURE_DATA_DRIVER_REPORTED_MESSAGES;
+
+/* A driver message's identity: VendorId is the adapter's (0xFFFF: unknown), VendorMessageId the driver's */
+typedef struct D3D12_DRIVER_MESSAGE_IDENTITY {
+    UINT VendorId;
+    UINT64 VendorMessageId;
+} D3D12_DRIVER_MESSAGE_IDENTITY;
+
+/* Deny wins; then, when NumAllow > 0, only the listed identities pass */
+typedef struct D3D12_DRIVER_MESSAGE_FILTER {
+    UINT NumAllow;
+    const D3D12_DRIVER_MESSAGE_IDENTITY *pAllowList;
+    UINT NumDeny;
+    const D3D12_DRIVER_MESSAGE_IDENTITY *pDenyList;
+} D3D12_DRIVER_MESSAGE_FILTER;
+
+/* D3D12_MESSAGE with the identity; VendorId and VendorMessageId are both 0 for runtime messages */
+typedef struct D3D12_MESSAGE1 {
+    D3D12_MESSAGE_CATEGORY Category;
+    D3D12_MESSAGE_SEVERITY Severity;
+    D3D12_MESSAGE_ID ID;
+    const char *pDescription;
+    SIZE_T DescriptionByteLength;
+    UINT VendorId;
+    UINT64 VendorMessageId;
+} D3D12_MESSAGE1;
+
+/* ID3D12InfoQueue2::RegisterMessageCallback1's callback; *pMessage is valid only during the call */
+typedef void(__stdcall *D3D12MessageFunc1)(const D3D12_MESSAGE1 *pMessage, void *pContext);
 
 /* ---- ID3D12Debug7 : ID3D12Debug6 ---- */
 #ifndef __ID3D12Debug7_FWD_DEFINED__
@@ -652,6 +700,182 @@ interface ID3D12Device17
 #define ID3D12Device17_CreateReservedResource2(This,pDesc,InitialLayout,pOptimizedClearValue,pProtectedSession,NumCastableFormats,pCastableFormats,riid,ppvResource) ((This)->lpVtbl->CreateReservedResource2(This,pDesc,InitialLayout,pOptimizedClearValue,pProtectedSession,NumCastableFormats,pCastableFormats,riid,ppvResource))
 #define ID3D12Device17_CreateSampler2(This,pDesc,DestDescriptor) ((This)->lpVtbl->CreateSampler2(This,pDesc,DestDescriptor))
 #define ID3D12Device17_CheckFeatureSupport1(This,Feature,pFeatureSupportData,FeatureSupportDataSize,SDKVersion) ((This)->lpVtbl->CheckFeatureSupport1(This,Feature,pFeatureSupportData,FeatureSupportDataSize,SDKVersion))
+#endif
+#endif
+
+/* ---- ID3D12InfoQueue2 : ID3D12InfoQueue1 ---- */
+#ifndef __ID3D12InfoQueue2_FWD_DEFINED__
+#define __ID3D12InfoQueue2_FWD_DEFINED__
+typedef interface ID3D12InfoQueue2 ID3D12InfoQueue2;
+#endif
+
+EXTERN_C const IID IID_ID3D12InfoQueue2;
+
+#if defined(__cplusplus) && !defined(CINTERFACE)
+MIDL_INTERFACE("b8cd9498-35f3-481f-a7ad-9db72299fed5")
+ID3D12InfoQueue2 : public ID3D12InfoQueue1
+{
+public:
+    virtual HRESULT STDMETHODCALLTYPE GetMessage1(UINT64 MessageIndex, D3D12_MESSAGE1 *pMessage, SIZE_T *pMessageByteLength) = 0;
+    virtual HRESULT STDMETHODCALLTYPE PushDriverMessageFilter(const D3D12_DRIVER_MESSAGE_FILTER *pFilter) = 0;
+    virtual void STDMETHODCALLTYPE PopDriverMessageFilter() = 0;
+    virtual HRESULT STDMETHODCALLTYPE RegisterMessageCallback1(D3D12MessageFunc1 CallbackFunc, D3D12_MESSAGE_CALLBACK_FLAGS CallbackFilterFlags, void *pContext, DWORD *pCallbackCookie) = 0;
+};
+__CRT_UUID_DECL(ID3D12InfoQueue2, 0xb8cd9498, 0x35f3, 0x481f, 0xa7, 0xad, 0x9d, 0xb7, 0x22, 0x99, 0xfe, 0xd5)
+#else
+typedef struct ID3D12InfoQueue2Vtbl
+{
+    BEGIN_INTERFACE
+    HRESULT (STDMETHODCALLTYPE *QueryInterface)(ID3D12InfoQueue2 *This, const IID *riid, void **ppvObject);
+    ULONG (STDMETHODCALLTYPE *AddRef)(ID3D12InfoQueue2 *This);
+    ULONG (STDMETHODCALLTYPE *Release)(ID3D12InfoQueue2 *This);
+    HRESULT (STDMETHODCALLTYPE *SetMessageCountLimit)(ID3D12InfoQueue2 *This, UINT64 MessageCountLimit);
+    void (STDMETHODCALLTYPE *ClearStoredMessages)(ID3D12InfoQueue2 *This);
+    HRESULT (STDMETHODCALLTYPE *GetMessage)(ID3D12InfoQueue2 *This, UINT64 MessageIndex, D3D12_MESSAGE *pMessage, SIZE_T *pMessageByteLength);
+    UINT64 (STDMETHODCALLTYPE *GetNumMessagesAllowedByStorageFilter)(ID3D12InfoQueue2 *This);
+    UINT64 (STDMETHODCALLTYPE *GetNumMessagesDeniedByStorageFilter)(ID3D12InfoQueue2 *This);
+    UINT64 (STDMETHODCALLTYPE *GetNumStoredMessages)(ID3D12InfoQueue2 *This);
+    UINT64 (STDMETHODCALLTYPE *GetNumStoredMessagesAllowedByRetrievalFilter)(ID3D12InfoQueue2 *This);
+    UINT64 (STDMETHODCALLTYPE *GetNumMessagesDiscardedByMessageCountLimit)(ID3D12InfoQueue2 *This);
+    UINT64 (STDMETHODCALLTYPE *GetMessageCountLimit)(ID3D12InfoQueue2 *This);
+    HRESULT (STDMETHODCALLTYPE *AddStorageFilterEntries)(ID3D12InfoQueue2 *This, D3D12_INFO_QUEUE_FILTER *pFilter);
+    HRESULT (STDMETHODCALLTYPE *GetStorageFilter)(ID3D12InfoQueue2 *This, D3D12_INFO_QUEUE_FILTER *pFilter, SIZE_T *pFilterByteLength);
+    void (STDMETHODCALLTYPE *ClearStorageFilter)(ID3D12InfoQueue2 *This);
+    HRESULT (STDMETHODCALLTYPE *PushEmptyStorageFilter)(ID3D12InfoQueue2 *This);
+    HRESULT (STDMETHODCALLTYPE *PushCopyOfStorageFilter)(ID3D12InfoQueue2 *This);
+    HRESULT (STDMETHODCALLTYPE *PushStorageFilter)(ID3D12InfoQueue2 *This, D3D12_INFO_QUEUE_FILTER *pFilter);
+    void (STDMETHODCALLTYPE *PopStorageFilter)(ID3D12InfoQueue2 *This);
+    UINT (STDMETHODCALLTYPE *GetStorageFilterStackSize)(ID3D12InfoQueue2 *This);
+    HRESULT (STDMETHODCALLTYPE *AddRetrievalFilterEntries)(ID3D12InfoQueue2 *This, D3D12_INFO_QUEUE_FILTER *pFilter);
+    HRESULT (STDMETHODCALLTYPE *GetRetrievalFilter)(ID3D12InfoQueue2 *This, D3D12_INFO_QUEUE_FILTER *pFilter, SIZE_T *pFilterByteLength);
+    void (STDMETHODCALLTYPE *ClearRetrievalFilter)(ID3D12InfoQueue2 *This);
+    HRESULT (STDMETHODCALLTYPE *PushEmptyRetrievalFilter)(ID3D12InfoQueue2 *This);
+    HRESULT (STDMETHODCALLTYPE *PushCopyOfRetrievalFilter)(ID3D12InfoQueue2 *This);
+    HRESULT (STDMETHODCALLTYPE *PushRetrievalFilter)(ID3D12InfoQueue2 *This, D3D12_INFO_QUEUE_FILTER *pFilter);
+    void (STDMETHODCALLTYPE *PopRetrievalFilter)(ID3D12InfoQueue2 *This);
+    UINT (STDMETHODCALLTYPE *GetRetrievalFilterStackSize)(ID3D12InfoQueue2 *This);
+    HRESULT (STDMETHODCALLTYPE *AddMessage)(ID3D12InfoQueue2 *This, D3D12_MESSAGE_CATEGORY Category, D3D12_MESSAGE_SEVERITY Severity, D3D12_MESSAGE_ID ID, LPCSTR pDescription);
+    HRESULT (STDMETHODCALLTYPE *AddApplicationMessage)(ID3D12InfoQueue2 *This, D3D12_MESSAGE_SEVERITY Severity, LPCSTR pDescription);
+    HRESULT (STDMETHODCALLTYPE *SetBreakOnCategory)(ID3D12InfoQueue2 *This, D3D12_MESSAGE_CATEGORY Category, BOOL bEnable);
+    HRESULT (STDMETHODCALLTYPE *SetBreakOnSeverity)(ID3D12InfoQueue2 *This, D3D12_MESSAGE_SEVERITY Severity, BOOL bEnable);
+    HRESULT (STDMETHODCALLTYPE *SetBreakOnID)(ID3D12InfoQueue2 *This, D3D12_MESSAGE_ID ID, BOOL bEnable);
+    BOOL (STDMETHODCALLTYPE *GetBreakOnCategory)(ID3D12InfoQueue2 *This, D3D12_MESSAGE_CATEGORY Category);
+    BOOL (STDMETHODCALLTYPE *GetBreakOnSeverity)(ID3D12InfoQueue2 *This, D3D12_MESSAGE_SEVERITY Severity);
+    BOOL (STDMETHODCALLTYPE *GetBreakOnID)(ID3D12InfoQueue2 *This, D3D12_MESSAGE_ID ID);
+    void (STDMETHODCALLTYPE *SetMuteDebugOutput)(ID3D12InfoQueue2 *This, BOOL bMute);
+    BOOL (STDMETHODCALLTYPE *GetMuteDebugOutput)(ID3D12InfoQueue2 *This);
+    HRESULT (STDMETHODCALLTYPE *RegisterMessageCallback)(ID3D12InfoQueue2 *This, D3D12MessageFunc CallbackFunc, D3D12_MESSAGE_CALLBACK_FLAGS CallbackFilterFlags, void *pContext, DWORD *pCallbackCookie);
+    HRESULT (STDMETHODCALLTYPE *UnregisterMessageCallback)(ID3D12InfoQueue2 *This, DWORD CallbackCookie);
+    HRESULT (STDMETHODCALLTYPE *GetMessage1)(ID3D12InfoQueue2 *This, UINT64 MessageIndex, D3D12_MESSAGE1 *pMessage, SIZE_T *pMessageByteLength);
+    HRESULT (STDMETHODCALLTYPE *PushDriverMessageFilter)(ID3D12InfoQueue2 *This, const D3D12_DRIVER_MESSAGE_FILTER *pFilter);
+    void (STDMETHODCALLTYPE *PopDriverMessageFilter)(ID3D12InfoQueue2 *This);
+    HRESULT (STDMETHODCALLTYPE *RegisterMessageCallback1)(ID3D12InfoQueue2 *This, D3D12MessageFunc1 CallbackFunc, D3D12_MESSAGE_CALLBACK_FLAGS CallbackFilterFlags, void *pContext, DWORD *pCallbackCookie);
+    END_INTERFACE
+} ID3D12InfoQueue2Vtbl;
+
+interface ID3D12InfoQueue2
+{
+    CONST_VTBL struct ID3D12InfoQueue2Vtbl *lpVtbl;
+};
+
+#ifdef COBJMACROS
+#define ID3D12InfoQueue2_QueryInterface(This,riid,ppvObject) ((This)->lpVtbl->QueryInterface(This,riid,ppvObject))
+#define ID3D12InfoQueue2_AddRef(This) ((This)->lpVtbl->AddRef(This))
+#define ID3D12InfoQueue2_Release(This) ((This)->lpVtbl->Release(This))
+#define ID3D12InfoQueue2_SetMessageCountLimit(This,MessageCountLimit) ((This)->lpVtbl->SetMessageCountLimit(This,MessageCountLimit))
+#define ID3D12InfoQueue2_ClearStoredMessages(This) ((This)->lpVtbl->ClearStoredMessages(This))
+#define ID3D12InfoQueue2_GetMessage(This,MessageIndex,pMessage,pMessageByteLength) ((This)->lpVtbl->GetMessage(This,MessageIndex,pMessage,pMessageByteLength))
+#define ID3D12InfoQueue2_GetNumMessagesAllowedByStorageFilter(This) ((This)->lpVtbl->GetNumMessagesAllowedByStorageFilter(This))
+#define ID3D12InfoQueue2_GetNumMessagesDeniedByStorageFilter(This) ((This)->lpVtbl->GetNumMessagesDeniedByStorageFilter(This))
+#define ID3D12InfoQueue2_GetNumStoredMessages(This) ((This)->lpVtbl->GetNumStoredMessages(This))
+#define ID3D12InfoQueue2_GetNumStoredMessagesAllowedByRetrievalFilter(This) ((This)->lpVtbl->GetNumStoredMessagesAllowedByRetrievalFilter(This))
+#define ID3D12InfoQueue2_GetNumMessagesDiscardedByMessageCountLimit(This) ((This)->lpVtbl->GetNumMessagesDiscardedByMessageCountLimit(This))
+#define ID3D12InfoQueue2_GetMessageCountLimit(This) ((This)->lpVtbl->GetMessageCountLimit(This))
+#define ID3D12InfoQueue2_AddStorageFilterEntries(This,pFilter) ((This)->lpVtbl->AddStorageFilterEntries(This,pFilter))
+#define ID3D12InfoQueue2_GetStorageFilter(This,pFilter,pFilterByteLength) ((This)->lpVtbl->GetStorageFilter(This,pFilter,pFilterByteLength))
+#define ID3D12InfoQueue2_ClearStorageFilter(This) ((This)->lpVtbl->ClearStorageFilter(This))
+#define ID3D12InfoQueue2_PushEmptyStorageFilter(This) ((This)->lpVtbl->PushEmptyStorageFilter(This))
+#define ID3D12InfoQueue2_PushCopyOfStorageFilter(This) ((This)->lpVtbl->PushCopyOfStorageFilter(This))
+#define ID3D12InfoQueue2_PushStorageFilter(This,pFilter) ((This)->lpVtbl->PushStorageFilter(This,pFilter))
+#define ID3D12InfoQueue2_PopStorageFilter(This) ((This)->lpVtbl->PopStorageFilter(This))
+#define ID3D12InfoQueue2_GetStorageFilterStackSize(This) ((This)->lpVtbl->GetStorageFilterStackSize(This))
+#define ID3D12InfoQueue2_AddRetrievalFilterEntries(This,pFilter) ((This)->lpVtbl->AddRetrievalFilterEntries(This,pFilter))
+#define ID3D12InfoQueue2_GetRetrievalFilter(This,pFilter,pFilterByteLength) ((This)->lpVtbl->GetRetrievalFilter(This,pFilter,pFilterByteLength))
+#define ID3D12InfoQueue2_ClearRetrievalFilter(This) ((This)->lpVtbl->ClearRetrievalFilter(This))
+#define ID3D12InfoQueue2_PushEmptyRetrievalFilter(This) ((This)->lpVtbl->PushEmptyRetrievalFilter(This))
+#define ID3D12InfoQueue2_PushCopyOfRetrievalFilter(This) ((This)->lpVtbl->PushCopyOfRetrievalFilter(This))
+#define ID3D12InfoQueue2_PushRetrievalFilter(This,pFilter) ((This)->lpVtbl->PushRetrievalFilter(This,pFilter))
+#define ID3D12InfoQueue2_PopRetrievalFilter(This) ((This)->lpVtbl->PopRetrievalFilter(This))
+#define ID3D12InfoQueue2_GetRetrievalFilterStackSize(This) ((This)->lpVtbl->GetRetrievalFilterStackSize(This))
+#define ID3D12InfoQueue2_AddMessage(This,Category,Severity,ID,pDescription) ((This)->lpVtbl->AddMessage(This,Category,Severity,ID,pDescription))
+#define ID3D12InfoQueue2_AddApplicationMessage(This,Severity,pDescription) ((This)->lpVtbl->AddApplicationMessage(This,Severity,pDescription))
+#define ID3D12InfoQueue2_SetBreakOnCategory(This,Category,bEnable) ((This)->lpVtbl->SetBreakOnCategory(This,Category,bEnable))
+#define ID3D12InfoQueue2_SetBreakOnSeverity(This,Severity,bEnable) ((This)->lpVtbl->SetBreakOnSeverity(This,Severity,bEnable))
+#define ID3D12InfoQueue2_SetBreakOnID(This,ID,bEnable) ((This)->lpVtbl->SetBreakOnID(This,ID,bEnable))
+#define ID3D12InfoQueue2_GetBreakOnCategory(This,Category) ((This)->lpVtbl->GetBreakOnCategory(This,Category))
+#define ID3D12InfoQueue2_GetBreakOnSeverity(This,Severity) ((This)->lpVtbl->GetBreakOnSeverity(This,Severity))
+#define ID3D12InfoQueue2_GetBreakOnID(This,ID) ((This)->lpVtbl->GetBreakOnID(This,ID))
+#define ID3D12InfoQueue2_SetMuteDebugOutput(This,bMute) ((This)->lpVtbl->SetMuteDebugOutput(This,bMute))
+#define ID3D12InfoQueue2_GetMuteDebugOutput(This) ((This)->lpVtbl->GetMuteDebugOutput(This))
+#define ID3D12InfoQueue2_RegisterMessageCallback(This,CallbackFunc,CallbackFilterFlags,pContext,pCallbackCookie) ((This)->lpVtbl->RegisterMessageCallback(This,CallbackFunc,CallbackFilterFlags,pContext,pCallbackCookie))
+#define ID3D12InfoQueue2_UnregisterMessageCallback(This,CallbackCookie) ((This)->lpVtbl->UnregisterMessageCallback(This,CallbackCookie))
+#define ID3D12InfoQueue2_GetMessage1(This,MessageIndex,pMessage,pMessageByteLength) ((This)->lpVtbl->GetMessage1(This,MessageIndex,pMessage,pMessageByteLength))
+#define ID3D12InfoQueue2_PushDriverMessageFilter(This,pFilter) ((This)->lpVtbl->PushDriverMessageFilter(This,pFilter))
+#define ID3D12InfoQueue2_PopDriverMessageFilter(This) ((This)->lpVtbl->PopDriverMessageFilter(This))
+#define ID3D12InfoQueue2_RegisterMessageCallback1(This,CallbackFunc,CallbackFilterFlags,pContext,pCallbackCookie) ((This)->lpVtbl->RegisterMessageCallback1(This,CallbackFunc,CallbackFilterFlags,pContext,pCallbackCookie))
+#endif
+#endif
+
+/* ---- ID3D12DebugDevice3 : ID3D12DebugDevice2 ---- */
+#ifndef __ID3D12DebugDevice3_FWD_DEFINED__
+#define __ID3D12DebugDevice3_FWD_DEFINED__
+typedef interface ID3D12DebugDevice3 ID3D12DebugDevice3;
+#endif
+
+EXTERN_C const IID IID_ID3D12DebugDevice3;
+
+#if defined(__cplusplus) && !defined(CINTERFACE)
+MIDL_INTERFACE("85ed4583-d792-46fa-a247-5e2bd3e1a487")
+ID3D12DebugDevice3 : public ID3D12DebugDevice2
+{
+public:
+    virtual HRESULT STDMETHODCALLTYPE SetDriverReportedMessageFlags(D3D12_DRIVER_REPORTED_MESSAGE_FLAGS Flags) = 0;
+    virtual D3D12_DRIVER_REPORTED_MESSAGE_FLAGS STDMETHODCALLTYPE GetDriverReportedMessageFlags() = 0;
+};
+__CRT_UUID_DECL(ID3D12DebugDevice3, 0x85ed4583, 0xd792, 0x46fa, 0xa2, 0x47, 0x5e, 0x2b, 0xd3, 0xe1, 0xa4, 0x87)
+#else
+typedef struct ID3D12DebugDevice3Vtbl
+{
+    BEGIN_INTERFACE
+    HRESULT (STDMETHODCALLTYPE *QueryInterface)(ID3D12DebugDevice3 *This, const IID *riid, void **ppvObject);
+    ULONG (STDMETHODCALLTYPE *AddRef)(ID3D12DebugDevice3 *This);
+    ULONG (STDMETHODCALLTYPE *Release)(ID3D12DebugDevice3 *This);
+    HRESULT (STDMETHODCALLTYPE *SetFeatureMask)(ID3D12DebugDevice3 *This, D3D12_DEBUG_FEATURE Mask);
+    D3D12_DEBUG_FEATURE (STDMETHODCALLTYPE *GetFeatureMask)(ID3D12DebugDevice3 *This);
+    HRESULT (STDMETHODCALLTYPE *ReportLiveDeviceObjects)(ID3D12DebugDevice3 *This, D3D12_RLDO_FLAGS Flags);
+    HRESULT (STDMETHODCALLTYPE *SetDebugParameter)(ID3D12DebugDevice3 *This, D3D12_DEBUG_DEVICE_PARAMETER_TYPE Type, const void *pData, UINT DataSize);
+    HRESULT (STDMETHODCALLTYPE *GetDebugParameter)(ID3D12DebugDevice3 *This, D3D12_DEBUG_DEVICE_PARAMETER_TYPE Type, void *pData, UINT DataSize);
+    HRESULT (STDMETHODCALLTYPE *SetDriverReportedMessageFlags)(ID3D12DebugDevice3 *This, D3D12_DRIVER_REPORTED_MESSAGE_FLAGS Flags);
+    D3D12_DRIVER_REPORTED_MESSAGE_FLAGS (STDMETHODCALLTYPE *GetDriverReportedMessageFlags)(ID3D12DebugDevice3 *This);
+    END_INTERFACE
+} ID3D12DebugDevice3Vtbl;
+
+interface ID3D12DebugDevice3
+{
+    CONST_VTBL struct ID3D12DebugDevice3Vtbl *lpVtbl;
+};
+
+#ifdef COBJMACROS
+#define ID3D12DebugDevice3_QueryInterface(This,riid,ppvObject) ((This)->lpVtbl->QueryInterface(This,riid,ppvObject))
+#define ID3D12DebugDevice3_AddRef(This) ((This)->lpVtbl->AddRef(This))
+#define ID3D12DebugDevice3_Release(This) ((This)->lpVtbl->Release(This))
+#define ID3D12DebugDevice3_SetFeatureMask(This,Mask) ((This)->lpVtbl->SetFeatureMask(This,Mask))
+#define ID3D12DebugDevice3_GetFeatureMask(This) ((This)->lpVtbl->GetFeatureMask(This))
+#define ID3D12DebugDevice3_ReportLiveDeviceObjects(This,Flags) ((This)->lpVtbl->ReportLiveDeviceObjects(This,Flags))
+#define ID3D12DebugDevice3_SetDebugParameter(This,Type,pData,DataSize) ((This)->lpVtbl->SetDebugParameter(This,Type,pData,DataSize))
+#define ID3D12DebugDevice3_GetDebugParameter(This,Type,pData,DataSize) ((This)->lpVtbl->GetDebugParameter(This,Type,pData,DataSize))
+#define ID3D12DebugDevice3_SetDriverReportedMessageFlags(This,Flags) ((This)->lpVtbl->SetDriverReportedMessageFlags(This,Flags))
+#define ID3D12DebugDevice3_GetDriverReportedMessageFlags(This) ((This)->lpVtbl->GetDriverReportedMessageFlags(This))
 #endif
 #endif
 

@@ -144,6 +144,14 @@ typedef enum D3D12DDICAPS_TYPE {
      * (HighestShaderModel, HighestVersion, MaxSupportedFeatureLevel) its own highest. Output fields arrive
      * zeroed. A driver that does not know the feature, or no layout of DataSize bytes, returns E_INVALIDARG. */
     D3D12DDICAPS_TYPE_D12RT_FEATURE_DATA = 0x0D120001,
+    /* pInfo points at a D3D12_FEATURE holding 0xFFFFFFFF (no feature, so a driver that reads it before Type
+     * answers E_INVALIDARG as for any unknown feature); pData points at a D3D12DDI_D12RT_ADAPTER_IDENTITY
+     * (DataSize bytes, arriving zeroed) the driver fills with its PCI-style identity. Asked once, at adapter
+     * open, of every driver whatever feature version it implements; a driver that does not answer (any
+     * failure) has VendorId 0xFFFF (D3D12DDI_D12RT_VENDOR_ID_UNKNOWN) in every message it reports. VendorId
+     * is the first half of the (VendorId, VendorMessageId) pair ID3D12InfoQueue2 shows and filters by, so
+     * answer it. */
+    D3D12DDICAPS_TYPE_D12RT_ADAPTER_IDENTITY = 0x0D120002,
 } D3D12DDICAPS_TYPE;
 
 /* Tables exchanged through pfnFillDDITable (values as in the WDK). */
@@ -160,6 +168,9 @@ typedef enum D3D12DDI_TABLE_TYPE {
     /* D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126, filled by the runtime right after
      * pfnEnableExtendedFeature(D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES) succeeded on a device */
     D3D12DDI_TABLE_TYPE_0126_DRIVER_REPORTED_MESSAGES = 47,
+    /* D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1 (feature version 2), filled right after table 47 on a
+     * device where version 2 was enabled; never asked of a version-1 driver */
+    D3D12DDI_TABLE_TYPE_D12RT_DRIVER_REPORTED_MESSAGES_1 = 0x0D120047,
 } D3D12DDI_TABLE_TYPE;
 
 /* Extended features (values as in the WDK). d12rt implements none of the WDK's; the driver-reported-messages
@@ -182,9 +193,14 @@ typedef enum D3D12DDI_FEATURE_0020 {
 
 /* The feature's 'no version' (the runtime never enables it; a driver never lists it). */
 #define D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_NONE 0u
-/* The first version of the feature; the runtime negotiates the highest version both sides understand (today
- * this one). */
+/* The first version of the feature; the runtime negotiates the highest version both sides understand. */
 #define D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_0 1u
+/* Version 2 of the feature (docs/driver-reported-messages-v2.md): everything of version 1, plus table
+ * D3D12DDI_TABLE_TYPE_D12RT_DRIVER_REPORTED_MESSAGES_1 (per-category opt-in: the driver's supported
+ * D3D12_DRIVER_REPORTED_MESSAGE_FLAGS and the device's current set) and the callback pfnQueryGpuVaIdentityCb
+ * (a GPU VA named as its allocation's identity and offset). A driver lists 1u and 2u; the runtime enables the
+ * highest both sides understand, so a version-1 runtime enables 1u and the driver then behaves as version 1. */
+#define D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_1 2u
 /* One optional table the driver offers (pfnGetOptionalDDITables). */
 typedef struct D3D12DDI_TABLE_REQUEST {
     D3D12DDI_TABLE_TYPE tableType; /* the table */
@@ -199,6 +215,17 @@ typedef struct D3D12DDIARG_GETCAPS {
     UINT DataSize; /* bytes at pData; the runtime's sizeof of the struct it expects */
 } D3D12DDIARG_GETCAPS;
 
+/* The adapter's identity (pfnGetCaps with D3D12DDICAPS_TYPE_D12RT_ADAPTER_IDENTITY). */
+typedef struct D3D12DDI_D12RT_ADAPTER_IDENTITY {
+    UINT VendorId; /* PCI vendor ID (0x1414 for a Microsoft software adapter, as WARP); never 0 */
+    UINT DeviceId; /* PCI device ID */
+    UINT SubSysId; /* PCI subsystem ID (0 when none) */
+    UINT Revision; /* PCI revision (0 when none) */
+} D3D12DDI_D12RT_ADAPTER_IDENTITY;
+
+/* The VendorId of a driver that does not answer D3D12DDICAPS_TYPE_D12RT_ADAPTER_IDENTITY ("unknown"; 0 means
+ * a runtime message in D3D12_MESSAGE1). */
+#define D3D12DDI_D12RT_VENDOR_ID_UNKNOWN 65535u
 /* Arguments of pfnCalcPrivateDeviceSize. */
 typedef struct D3D12DDIARG_CALCPRIVATEDEVICESIZE {
     UINT Interface; /* negotiated interface (upper half of the D3D12DDI_SUPPORTED token) */
@@ -824,6 +851,22 @@ typedef HRESULT(APIENTRY* PFND3D12DDI_QUERYOBJECTIDENTITY_CB_0126)(
     SIZE_T* pIdentityStringSize,
     CHAR* pIdentityString);
 
+/* Feature version 2 only (E_INVALIDARG on a device where version 2 is not enabled). The identity of the
+ * allocation that holds (or held) GpuVA and the offset into it, as NUL-terminated UTF-8: "0x<COM
+ * pointer>:'<name>' + 0x<offset>" for a live allocation, the same followed by " (released)" for one freed
+ * recently (the runtime keeps the last 65 000 frees; the name is the one it had at release), and "... +
+ * 0x<offset> (past its end)" for an address in the unmapped 64 KiB guard gap after a live allocation (offset
+ * from its start, so at least its Width). The offset is hexadecimal without leading zeros. The same two-call
+ * contract as pfnQueryObjectIdentityCb: a NULL pIdentityString gets the size including the NUL (S_OK); a
+ * short buffer gets DXGI_ERROR_MORE_DATA and the size, nothing written. E_INVALIDARG and no output for a NULL
+ * pIdentityStringSize; DXGI_ERROR_NOT_FOUND and no output for an address no allocation of the device ever
+ * held (nor its guard gap). Any thread, concurrently, while the device lives. */
+typedef HRESULT(APIENTRY* PFND3D12DDI_QUERYGPUVAIDENTITY_CB_1)(
+    D3D12DDI_HRTDEVICE hRTDevice,
+    UINT64 GpuVA,
+    SIZE_T* pIdentityStringSize,
+    CHAR* pIdentityString);
+
 /* The runtime's device callbacks for DDI build 0126 and later (p12UMCallbacks_0126), valid from
  * pfnCreateDevice until pfnDestroyDevice returns. Starts with D3D12DDI_CORELAYER_DEVICECALLBACKS_0003. d12rt
  * differs from the WDK: the spec's table lists pfnSetErrorCb, pfnSetCommandListErrorCb, the WDK's other
@@ -834,6 +877,9 @@ typedef struct D3D12DDI_CORELAYER_DEVICECALLBACKS_0126 {
     PFND3D12DDI_SETCOMMANDLISTERROR_CB pfnSetCommandListErrorCb; /* a recording error (Close returns it) */
     PFND3D12DDI_REPORTMESSAGE_CB_0126 pfnReportMessageCb; /* report a driver message */
     PFND3D12DDI_QUERYOBJECTIDENTITY_CB_0126 pfnQueryObjectIdentityCb; /* an object's identity string */
+    /* feature version 2: a GPU VA's allocation identity and offset (appended: a version-1 driver never reads
+     * it) */
+    PFND3D12DDI_QUERYGPUVAIDENTITY_CB_1 pfnQueryGpuVaIdentityCb;
 } D3D12DDI_CORELAYER_DEVICECALLBACKS_0126;
 
 /* Arguments of pfnCreateDevice. */
@@ -963,15 +1009,15 @@ typedef HRESULT(APIENTRY* PFND3D12DDI_GET_SUPPORTED_EXTENDED_FEATURE_VERSIONS_00
 /* Enable one version of one feature on a device, during device creation. The runtime only asks for a feature
  * and version the adapter reported. Threads: called once per device, on the application thread inside
  * D3D12CreateDevice, never concurrently for one device. For D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES
- * the runtime asks for the highest version both sides list (today _0), only when the application opted in (or
- * the registry forced it on) and the debug layer is on, and fills table 47 right after it returns S_OK.
- * MANDATORY for that feature: report exactly one message from inside this call, before it returns, through
- * pfnReportMessageCb (already valid: the device counts as enabled during the call), with Severity
- * D3D12DDI_MESSAGE_SEVERITY_0126_MESSAGE, Category D3D12DDI_MESSAGE_CATEGORY_0126_INITIALIZATION,
- * CommandListStateIndex 0xFFFFFFFF, any VendorMessageId, and pDescription exactly the ASCII string "D3D12
- * Driver Reported Messages Enabled" (38 characters, no trailing newline). A failure HRESULT leaves the
- * feature off for the device (a WARNING in the InfoQueue says so). d12conform's init.* tests check all of
- * this. */
+ * the runtime asks for the highest version both sides list (_1, version 2, when the driver lists 2u; else
+ * _0), only when the application opted in (or the registry forced it on) and the debug layer is on, and fills
+ * table 47 right after it returns S_OK. MANDATORY for that feature: report exactly one message from inside
+ * this call, before it returns, through pfnReportMessageCb (already valid: the device counts as enabled
+ * during the call), with Severity D3D12DDI_MESSAGE_SEVERITY_0126_MESSAGE, Category
+ * D3D12DDI_MESSAGE_CATEGORY_0126_INITIALIZATION, CommandListStateIndex 0xFFFFFFFF, any VendorMessageId, and
+ * pDescription exactly the ASCII string "D3D12 Driver Reported Messages Enabled" (38 characters, no trailing
+ * newline). A failure HRESULT leaves the feature off for the device (a WARNING in the InfoQueue says so).
+ * d12conform's init.* tests check all of this. */
 typedef HRESULT(APIENTRY* PFND3D12DDI_ENABLE_EXTENDED_FEATURE_0020)(
     D3D12DDI_HDEVICE hDevice,
     D3D12DDI_FEATURE_0020 Feature,
@@ -1021,6 +1067,28 @@ typedef struct D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 {
     PFND3D12DDI_FLUSH_DRIVER_REPORTED_MESSAGES_0126 pfnFlushDriverReportedMessages; /* flush */
     PFND3D12DDI_SET_COMMAND_LIST_STATE_INDEX_0126 pfnSetCommandListStateIndex; /* correlation index */
 } D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126;
+
+/* The D3D12_DRIVER_REPORTED_MESSAGE_FLAGS categories the driver validates on this device (GENERAL 0x1,
+ * SYNCHRONIZATION 0x2, RAYTRACING 0x4, WORK_GRAPHS 0x8, SHADER 0x10); bits outside 0x7FFFFFFF are ignored.
+ * Called once per device, right after the table is filled, on the thread creating the device. The device
+ * starts with every supported category on: the driver must validate all of them until told otherwise. */
+typedef UINT(APIENTRY* PFND3D12DDI_GET_SUPPORTED_DRIVER_REPORTED_MESSAGE_FLAGS_1)(D3D12DDI_HDEVICE hDevice);
+
+/* The categories the application (ID3D12DebugDevice3::SetDriverReportedMessageFlags) or the registry
+ * (DriverReportedMessageFlags) wants from now on: always a subset of what the driver said it supports. A
+ * category that is off must cost the driver nothing (skip its checks), and the driver must not report its
+ * messages. Called on an application thread, at device creation (only when the registry forces a set) and for
+ * every SetDriverReportedMessageFlags call; never concurrently for one device. */
+typedef VOID(APIENTRY* PFND3D12DDI_SET_DRIVER_REPORTED_MESSAGE_FLAGS_1)(D3D12DDI_HDEVICE hDevice, UINT Flags);
+
+/* Feature version 2's table (D3D12DDI_TABLE_TYPE_D12RT_DRIVER_REPORTED_MESSAGES_1), filled through
+ * pfnFillDDITable right after table 47 on a device where version 2 was enabled; both slots must be non-NULL
+ * (else the feature stays off for that device, as for table 47). */
+typedef struct D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1 {
+    /* supported categories */
+    PFND3D12DDI_GET_SUPPORTED_DRIVER_REPORTED_MESSAGE_FLAGS_1 pfnGetSupportedDriverReportedMessageFlags;
+    PFND3D12DDI_SET_DRIVER_REPORTED_MESSAGE_FLAGS_1 pfnSetDriverReportedMessageFlags; /* wanted categories */
+} D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1;
 
 /* The one symbol a driver exports (C linkage). It allocates its adapter object, fills every slot of
  * *pArgs->pAdapterFuncs, sets pArgs->hAdapter and returns S_OK; a failure HRESULT means no adapter. */
