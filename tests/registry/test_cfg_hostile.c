@@ -57,6 +57,26 @@ static unsigned char *read_bytes(const char *path, size_t *size)
     return b;
 }
 
+/* Drop `suppressions=FILE` from the sanitizer options variable `name`: another user may not be able to read a file in
+ * the build tree (a clone in a 0700 folder), and the sanitizer then exits 66 before d12cfg runs. d12cfg is
+ * single-threaded; it needs no suppressions. */
+static void drop_suppressions(const char *name)
+{
+    const char *value = getenv(name);
+    if (!value)
+        return;
+    char kept[1024] = "";
+    char copy[1024];
+    snprintf(copy, sizeof copy, "%s", value);
+    for (char *save = NULL, *item = strtok_r(copy, ":", &save); item; item = strtok_r(NULL, ":", &save)) {
+        if (strncmp(item, "suppressions=", 13) == 0)
+            continue;
+        size_t used = strlen(kept);
+        snprintf(kept + used, sizeof kept - used, "%s%s", used ? ":" : "", item);
+    }
+    setenv(name, kept, 1);
+}
+
 /* d12cfg ARGS with D12RT_HKCU=hive, as `uid` (-1: ourselves); its stderr in g_err; its exit status. */
 static int run_cfg(const char *hive, uid_t uid, const char *const *args)
 {
@@ -69,6 +89,10 @@ static int run_cfg(const char *hive, uid_t uid, const char *const *args)
             dup2(fd, 2);
         if (uid != (uid_t)-1 && (setgroups(0, NULL) != 0 || setgid(uid) != 0 || setuid(uid) != 0))
             _exit(99);
+        if (uid != (uid_t)-1) {
+            drop_suppressions("TSAN_OPTIONS");
+            drop_suppressions("LSAN_OPTIONS");
+        }
         setenv("D12RT_HKCU", hive, 1);
         const char *argv[8] = {g_cfg};
         for (int i = 0; args[i] && i < 6; i++)
