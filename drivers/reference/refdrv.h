@@ -121,7 +121,7 @@ typedef struct d12__refdrv_device {
     bool has_kt, has_0127;
     unsigned exec_delay_ms;
     d12__refdrv_rates rates;
-    struct d12__refdrv_va_space *va; /* refdrv_gpu.h */
+    struct d12__drv_va_space *va; /* the buffers (drivers/common/drvcommon_va.h), malloc'ed */
     /* Timeline findings waiting for a flush, oldest first. Reported with this lock released (the spec forbids
      * calling pfnReportMessageCb under a driver lock). */
     pthread_mutex_t pending_lock;

@@ -77,7 +77,7 @@ static d12__refdrv_buffer *check_range(execution *x, UINT32 index, UINT64 addres
         page_fault(x, index, address, write, what);
         return NULL;
     }
-    UINT64 offset = address - buffer->va, span = d12__refdrv_allocation_span(buffer);
+    UINT64 offset = address - buffer->va, span = d12__drv_va_span(buffer->size);
     if (size > span - offset) { /* runs off the allocation into the unmapped gap that follows it */
         page_fault(x, index, buffer->va + span, write, what);
         d12__refdrv_buffer_release(buffer);
