@@ -9,6 +9,10 @@
 
 #include "d12rt/d3d12ddi.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define D12_DRV_MAX_VERTEX_BUFFERS 32
 #define D12_DRV_MAX_ROOT_PARAMETERS 64
 
@@ -51,5 +55,9 @@ typedef union d12__drv_op_args {
         UINT32 value;
     } write;
 } d12__drv_op_args;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -21,6 +21,10 @@
 
 #include "d12rt/d3d12ddi.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define D12_DRV_VA_BASE 0x0000000100000000ull
 #define D12_DRV_VA_ALIGNMENT 0x10000ull /* 64 KiB: each allocation's start, and its unmapped gap after it */
 
@@ -63,5 +67,9 @@ bool d12__drv_va_visit(d12__drv_va_space *va, UINT64 start, UINT64 end, bool (*v
                        void *context);
 /* The 64 KiB pages reserved so far (the live and released allocations and their gaps). */
 UINT64 d12__drv_va_pages(d12__drv_va_space *va);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
