@@ -19,6 +19,25 @@ void d12__drv_what_root(char *what, size_t size, unsigned kind, unsigned index)
     snprintf(what, size, "The root %s at root parameter %u", k_root_kind_names[kind], index);
 }
 
+char *d12__drv_buffer_name(PFND3D12DDI_QUERYOBJECTIDENTITY_CB_0126 query, D3D12DDI_HRTDEVICE rt_device,
+                           D3D12DDI_HRTRESOURCE rt_resource, UINT64 va)
+{
+    D3D12DDI_HANDLE_AND_TYPE object = {rt_resource.handle, D3D12DDI_HT_0012_RESOURCE};
+    SIZE_T size = 0;
+    char *name = NULL;
+    /* Two calls: the size, then the string (a rename in between can make the second one short: then fall back). */
+    if (query && object.Handle && SUCCEEDED(query(rt_device, object, &size, NULL)) && size) {
+        name = malloc(size);
+        if (name && SUCCEEDED(query(rt_device, object, &size, name)))
+            return name;
+    }
+    free(name);
+    name = malloc(32);
+    if (name)
+        snprintf(name, 32, "GPU VA 0x%016llX", (unsigned long long)va);
+    return name;
+}
+
 void d12__drv_bind(d12__drv_bindings *b, unsigned type, unsigned slot, bool compute, unsigned root_kind,
                    const d12__drv_view *view)
 {

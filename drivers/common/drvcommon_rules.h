@@ -64,6 +64,11 @@ static inline UINT64 d12__drv_index_size(UINT32 format)
 void d12__drv_what_vertex_buffer(char *what, size_t size, unsigned slot);
 void d12__drv_what_root(char *what, size_t size, unsigned kind, unsigned index);
 
+/* The name a finding gives a buffer: its identity from pfnQueryObjectIdentityCb (`query`, NULL before build 0126),
+ * else "GPU VA 0x..." of its `va` (malloc'ed; NULL out of memory). */
+char *d12__drv_buffer_name(PFND3D12DDI_QUERYOBJECTIDENTITY_CB_0126 query, D3D12DDI_HRTDEVICE rt_device,
+                           D3D12DDI_HRTRESOURCE rt_resource, UINT64 va);
+
 /* The bindings a list's replay starts fresh with, and keeps by its binding ops. */
 typedef struct d12__drv_root_binding {
     UINT64 address;

@@ -39,9 +39,12 @@ static bool validating(void *device)
     return d12__refdrv_validating(device);
 }
 
-static char *buffer_name(void *device, const void *buffer)
+static char *buffer_name(void *handle, const void *object)
 {
-    return d12__refdrv_buffer_name(device, buffer);
+    const d12__refdrv_device *device = handle;
+    const d12__refdrv_buffer *buffer = object;
+    return d12__drv_buffer_name(device->callbacks.pfnQueryObjectIdentityCb, device->rt_device, buffer->rt_resource,
+                                buffer->va);
 }
 
 static char *va_name(void *device, UINT64 va)

@@ -109,8 +109,6 @@ typedef struct d12__refdrv_command_allocator {
  * taken; NULL: the address is on a page mapped to no live allocation (a page fault). */
 d12__refdrv_buffer *d12__refdrv_buffer_acquire(d12__refdrv_device *device, UINT64 address);
 void d12__refdrv_buffer_release(d12__refdrv_buffer *buffer);
-/* The buffer's identity from pfnQueryObjectIdentityCb, else "GPU VA 0x..." (malloc'ed; NULL out of memory). */
-char *d12__refdrv_buffer_name(d12__refdrv_device *device, const d12__refdrv_buffer *buffer);
 /* v2: the runtime's name of a GPU VA (pfnQueryGpuVaIdentityCb: "0x...:'MyVB' + 0x80", "(released)", "(past its
  * end)"), malloc'ed; NULL when version 2 is not enabled, or the runtime knows no allocation there. */
 char *d12__refdrv_va_name(d12__refdrv_device *device, UINT64 va);

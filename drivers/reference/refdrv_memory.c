@@ -5,7 +5,6 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <sched.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,25 +40,6 @@ void d12__refdrv_buffer_release(d12__refdrv_buffer *buffer)
         free(buffer->memory);
         free(buffer);
     }
-}
-
-char *d12__refdrv_buffer_name(d12__refdrv_device *device, const d12__refdrv_buffer *buffer)
-{
-    PFND3D12DDI_QUERYOBJECTIDENTITY_CB_0126 query = device->callbacks.pfnQueryObjectIdentityCb;
-    D3D12DDI_HANDLE_AND_TYPE object = {buffer->rt_resource.handle, D3D12DDI_HT_0012_RESOURCE};
-    SIZE_T size = 0;
-    char *name = NULL;
-    /* Two calls: the size, then the string (a rename in between can make the second one short: then fall back). */
-    if (query && object.Handle && SUCCEEDED(query(device->rt_device, object, &size, NULL)) && size) {
-        name = malloc(size);
-        if (name && SUCCEEDED(query(device->rt_device, object, &size, name)))
-            return name;
-    }
-    free(name);
-    name = malloc(32);
-    if (name)
-        snprintf(name, 32, "GPU VA 0x%016llX", (unsigned long long)buffer->va);
-    return name;
 }
 
 char *d12__refdrv_va_name(d12__refdrv_device *device, UINT64 va)

@@ -239,7 +239,6 @@ bool d12__vkdrv_buffer_hold_range(d12__vkdrv_device *device, UINT64 start, UINT6
 UINT64 d12__vkdrv_mapped_pages(d12__vkdrv_device *device);
 void d12__vkdrv_buffer_retain(d12__vkdrv_buffer *buffer);
 void d12__vkdrv_buffer_release(d12__vkdrv_buffer *buffer);
-char *d12__vkdrv_buffer_name(d12__vkdrv_device *device, const d12__vkdrv_buffer *buffer);
 d12__vkdrv_buffer *d12__vkdrv_resource_buffer(D3D12DDI_HRESOURCE resource);
 SIZE_T APIENTRY d12__vkdrv_calc_private_resource_size(D3D12DDI_HDEVICE device,
                                                       const D3D12DDIARG_CREATERESOURCE_0126 *args);

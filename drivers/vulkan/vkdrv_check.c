@@ -33,9 +33,12 @@ static bool validating(void *device)
     return ((d12__vkdrv_device *)device)->drm_enabled;
 }
 
-static char *buffer_name(void *device, const void *buffer)
+static char *buffer_name(void *handle, const void *object)
 {
-    return d12__vkdrv_buffer_name(device, buffer);
+    const d12__vkdrv_device *device = handle;
+    const d12__vkdrv_buffer *buffer = object;
+    return d12__drv_buffer_name(device->callbacks.pfnQueryObjectIdentityCb, device->rt_device, buffer->rt_resource,
+                                buffer->va);
 }
 
 static void report(void *device, UINT64 id, D3D12DDI_MESSAGE_SEVERITY_0126 severity, UINT32 state_index,

@@ -81,24 +81,6 @@ void d12__vkdrv_buffer_release(d12__vkdrv_buffer *buffer)
     free(buffer);
 }
 
-char *d12__vkdrv_buffer_name(d12__vkdrv_device *device, const d12__vkdrv_buffer *buffer)
-{
-    PFND3D12DDI_QUERYOBJECTIDENTITY_CB_0126 query = device->callbacks.pfnQueryObjectIdentityCb;
-    D3D12DDI_HANDLE_AND_TYPE object = {buffer->rt_resource.handle, D3D12DDI_HT_0012_RESOURCE};
-    SIZE_T size = 0;
-    char *name = NULL;
-    if (query && object.Handle && SUCCEEDED(query(device->rt_device, object, &size, NULL)) && size) {
-        name = malloc(size);
-        if (name && SUCCEEDED(query(device->rt_device, object, &size, name)))
-            return name;
-    }
-    free(name);
-    name = malloc(32);
-    if (name)
-        snprintf(name, 32, "GPU VA 0x%016llX", (unsigned long long)buffer->va);
-    return name;
-}
-
 d12__vkdrv_buffer *d12__vkdrv_resource_buffer(D3D12DDI_HRESOURCE resource)
 {
     return ((d12__vkdrv_resource *)resource.pDrvPrivate)->buffer;
