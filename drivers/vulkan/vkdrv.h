@@ -21,17 +21,20 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include <vulkan/vulkan.h>
 
 #include "d12rt/d3d12ddi.h"
 
+#include "drvcommon_ops.h"
+#include "drvcommon_va.h"
 #include "refdrv.h" /* the VendorMessageIds, the profile (refdrv_profile.h) */
 
-#define D12_VKDRV_VA_BASE 0x0000000100000000ull
-#define D12_VKDRV_VA_ALIGNMENT 0x10000ull
-#define D12_VKDRV_MAX_VERTEX_BUFFERS 32
-#define D12_VKDRV_MAX_ROOT_PARAMETERS 64
+#define D12_VKDRV_VA_BASE D12_DRV_VA_BASE /* drivers/common/drvcommon_va.h */
+#define D12_VKDRV_VA_ALIGNMENT D12_DRV_VA_ALIGNMENT
+#define D12_VKDRV_MAX_VERTEX_BUFFERS D12_DRV_MAX_VERTEX_BUFFERS /* drivers/common/drvcommon_ops.h */
+#define D12_VKDRV_MAX_ROOT_PARAMETERS D12_DRV_MAX_ROOT_PARAMETERS
 /* The messenger's findings: 0x0D12000100000000 | (uint32_t)messageIdNumber (docs/vulkan.md). */
 #define D12_VKDRV_MSG_VALIDATION_BASE 0x0D12000100000000ull
 #define D12_VKDRV_MSG_VALIDATION_MODE 0x0D12000000000401ull /* INFO: the validation mode of the adapter */
@@ -82,13 +85,6 @@ typedef struct d12__vkdrv_pending_message {
     char *text;
 } d12__vkdrv_pending_message;
 
-typedef struct d12__vkdrv_va_space {
-    pthread_rwlock_t lock;
-    UINT64 next;
-    struct d12__vkdrv_buffer **live;
-    size_t count, capacity;
-} d12__vkdrv_va_space;
-
 typedef struct d12__vkdrv_device {
     d12__vkdrv_adapter *adapter;
     D3D12DDI_HRTDEVICE rt_device;
@@ -101,7 +97,7 @@ typedef struct d12__vkdrv_device {
     pthread_mutex_t queue_lock; /* vkQueueSubmit: the VkQueue is shared by every d12 queue of the device */
     uint32_t type_device, type_upload, type_readback; /* memory type indices */
     bool readback_coherent;
-    d12__vkdrv_va_space va;
+    d12__drv_va_space va; /* the buffers (drivers/common/drvcommon_va.h); its map hook keeps the page table */
     /* The kernels' page table (written under va.lock) and pipeline (created at the first draw or dispatch). */
     VkBuffer page_table;
     VkDeviceMemory page_table_memory;
@@ -129,47 +125,32 @@ typedef struct d12__vkdrv_buffer {
     D3D12DDI_HRTRESOURCE rt_resource;
     D3D12DDI_HEAP_TYPE heap_type;
 } d12__vkdrv_buffer;
+_Static_assert(offsetof(d12__vkdrv_buffer, refs) == 0, "the VA space takes references through the first member");
 
 typedef struct d12__vkdrv_resource {
     d12__vkdrv_buffer *buffer;
 } d12__vkdrv_resource;
 
 /* ---- The op log: what a list recorded, in the reference driver's form, for the execution-time checks. ---- */
-typedef enum d12__vkdrv_op_type {
-    D12_VKDRV_OP_SET_VERTEX_BUFFER,
-    D12_VKDRV_OP_SET_INDEX_BUFFER,
-    D12_VKDRV_OP_SET_ROOT,
-    D12_VKDRV_OP_DRAW,
-    D12_VKDRV_OP_DRAW_INDEXED,
-    D12_VKDRV_OP_DISPATCH,
-    D12_VKDRV_OP_COPY,
-    D12_VKDRV_OP_BARRIER,
-    D12_VKDRV_OP_WRITE_IMMEDIATE,
-} d12__vkdrv_op_type;
+/* The op types are the drivers' shared op log (drivers/common/drvcommon_ops.h), under this driver's names. */
+typedef d12__drv_op_type d12__vkdrv_op_type;
+#define D12_VKDRV_OP_SET_VERTEX_BUFFER D12_DRV_OP_SET_VERTEX_BUFFER
+#define D12_VKDRV_OP_SET_INDEX_BUFFER D12_DRV_OP_SET_INDEX_BUFFER
+#define D12_VKDRV_OP_SET_ROOT D12_DRV_OP_SET_ROOT
+#define D12_VKDRV_OP_DRAW D12_DRV_OP_DRAW
+#define D12_VKDRV_OP_DRAW_INDEXED D12_DRV_OP_DRAW_INDEXED
+#define D12_VKDRV_OP_DISPATCH D12_DRV_OP_DISPATCH
+#define D12_VKDRV_OP_COPY D12_DRV_OP_COPY
+#define D12_VKDRV_OP_BARRIER D12_DRV_OP_BARRIER
+#define D12_VKDRV_OP_WRITE_IMMEDIATE D12_DRV_OP_WRITE_IMMEDIATE
 
 typedef struct d12__vkdrv_op {
-    uint8_t type, slot, root_kind, compute; /* as d12__refdrv_command; WRITE_IMMEDIATE: compute = mode */
+    uint8_t type, slot, root_kind, compute; /* d12__drv_op_type, as d12__refdrv_command; WRITE_IMMEDIATE: compute = mode */
     bool recorded;      /* a Vulkan command was recorded for it (its ranges passed the record-time check) */
     uint16_t segment;   /* the command buffer it was recorded in (a draw or dispatch ends one) */
     UINT32 state_index;
     UINT32 op_index;
-    union {
-        struct {
-            UINT64 address;
-            UINT32 size, stride_or_format;
-        } view;
-        struct {
-            UINT32 count, instances, start;
-            INT32 base_vertex;
-        } draw;
-        struct {
-            UINT64 dst, src, size;
-        } copy;
-        struct {
-            UINT64 dest;
-            UINT32 value;
-        } write;
-    } u;
+    d12__drv_op_args u; /* drivers/common/drvcommon_ops.h */
 } d12__vkdrv_op;
 
 /* A command pool: the allocator's, refcounted because a recording still executing keeps its command buffer (and
@@ -248,8 +229,8 @@ bool d12__vkdrv_run_once(d12__vkdrv_device *device, void (*record)(VkCommandBuff
                          void *context);
 
 /* ---- vkdrv_memory.c ---- */
-bool d12__vkdrv_va_init(d12__vkdrv_va_space *va);
-void d12__vkdrv_va_destroy(d12__vkdrv_va_space *va);
+/* The device's VA space, its map hook keeping the kernels' page table (d12__vkdrv_page_table_map). */
+bool d12__vkdrv_va_init(d12__drv_va_space *va);
 d12__vkdrv_buffer *d12__vkdrv_buffer_acquire(d12__vkdrv_device *device, UINT64 address);
 /* Every live buffer overlapping [start, end), a reference each, appended to *held (grown with realloc); and the
  * page count mapped so far (what a kernel may translate). false: out of memory. */
@@ -258,7 +239,6 @@ bool d12__vkdrv_buffer_hold_range(d12__vkdrv_device *device, UINT64 start, UINT6
 UINT64 d12__vkdrv_mapped_pages(d12__vkdrv_device *device);
 void d12__vkdrv_buffer_retain(d12__vkdrv_buffer *buffer);
 void d12__vkdrv_buffer_release(d12__vkdrv_buffer *buffer);
-char *d12__vkdrv_buffer_name(d12__vkdrv_device *device, const d12__vkdrv_buffer *buffer);
 d12__vkdrv_buffer *d12__vkdrv_resource_buffer(D3D12DDI_HRESOURCE resource);
 SIZE_T APIENTRY d12__vkdrv_calc_private_resource_size(D3D12DDI_HDEVICE device,
                                                       const D3D12DDIARG_CREATERESOURCE_0126 *args);
@@ -351,7 +331,7 @@ d12__vkdrv_kernel_result d12__vkdrv_kernel_run(d12__vkdrv_device *device, d12__v
                                                VkCommandPool pool, const d12__vkdrv_kernel_args *args, UINT64 total,
                                                bool (*submit)(void *context, VkCommandBuffer cb), void *context,
                                                UINT64 *fault_va);
-/* Page-table maintenance (va.lock held for writing). */
+/* Page-table maintenance (va.lock held for writing: the VA space's map hook). */
 void d12__vkdrv_page_table_map(d12__vkdrv_device *device, const d12__vkdrv_buffer *buffer, bool mapped);
 
 /* ---- vkdrv_queue.c ---- */
