@@ -278,6 +278,7 @@ VOID APIENTRY d12__vkdrv_destroy_resource(D3D12DDI_HDEVICE handle, D3D12DDI_HRES
     d12__vkdrv_device *device = (d12__vkdrv_device *)handle.pDrvPrivate;
     d12__vkdrv_buffer *buffer = d12__vkdrv_resource_buffer(resource);
     unregister_buffer(&device->va, buffer);
+    d12__vkdrv_note_freed(device, buffer); /* a device fault there later is a use after free (vkdrv_lost.c) */
     d12__vkdrv_buffer_release(buffer);
     ((d12__vkdrv_resource *)resource.pDrvPrivate)->buffer = NULL;
 }
