@@ -266,6 +266,13 @@ static void record_write(const d12__vkdrv_device *device, VkCommandBuffer cb, co
 {
     d12__vkdrv_wbi_path path = d12__vkdrv_wbi_choose(device->diag.write_marker != NULL, mode);
     if (path.marker) {
+        /* Marker writes are ordered among themselves (the spec), but synchronization validation before
+         * Vulkan-ValidationLayers PR 10689 (2025; Debian ships 1.3.239) reports two of them on one word as
+         * WRITE_AFTER_WRITE: under `sync` a barrier on the marker word alone, in the copy stage the layer counts
+         * them in, keeps that false finding out (stronger ordering, never weaker). */
+        if (device->adapter->validation == D12_VKDRV_VALIDATION_SYNC)
+            buffer_barrier(cb, dst->vk, offset, 4, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                           VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
         device->diag.write_marker(cb, path.stage, dst->vk, offset, value);
         return;
     }
