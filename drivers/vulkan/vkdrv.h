@@ -18,6 +18,7 @@
  *   D12RT_VULKAN_REAL_FAULTS=1     an unmapped page makes the kernel dereference a truly unmapped device address
  *                                  (only with VK_EXT_device_fault's deviceFault; elsewhere a warning, and off)
  *   D12RT_VULKAN_FAULT_LOG=FILE    the records of a device loss are appended to FILE (always on stderr too)
+ *   D12RT_VULKAN_TEST_DEVICE_LOST=N  test hook: the device's N-th completed wait reports VK_ERROR_DEVICE_LOST
  */
 #ifndef D12_VKDRV_H
 #define D12_VKDRV_H
@@ -110,6 +111,9 @@ typedef struct d12__vkdrv_diag {
     struct d12__vkdrv_inflight *inflight;
     d12__vkdrv_fault_range *freed; /* a ring of the last D12_VKDRV_FREED_RANGES destroyed buffers */
     size_t freed_count, freed_next;
+    /* D12RT_VULKAN_TEST_DEVICE_LOST=N (test hook): the device's N-th completed wait reports VK_ERROR_DEVICE_LOST */
+    unsigned test_lose_at;
+    atomic_uint waits;
 } d12__vkdrv_diag;
 #define D12_VKDRV_FREED_RANGES 4096u
 
@@ -407,6 +411,7 @@ typedef struct d12__vkdrv_diag_request {
     uint32_t count;
     VkPhysicalDeviceFaultFeaturesEXT fault;
     bool device_fault, checkpoints, buffer_marker, real_faults;
+    unsigned test_lose_at;
 } d12__vkdrv_diag_request;
 void d12__vkdrv_diag_query(d12__vkdrv_adapter *adapter, d12__vkdrv_diag_request *request, void **chain);
 bool d12__vkdrv_diag_init(d12__vkdrv_device *device, const d12__vkdrv_diag_request *request);
@@ -416,6 +421,8 @@ void d12__vkdrv_inflight_remove(d12__vkdrv_device *device, d12__vkdrv_inflight *
 void d12__vkdrv_inflight_set(d12__vkdrv_device *device, d12__vkdrv_inflight *inflight,
                              const d12__vkdrv_recording *recording, size_t first, size_t end,
                              const d12__vkdrv_kernel_queue *kernel);
+/* The test hook D12RT_VULKAN_TEST_DEVICE_LOST: whether this completed wait is to report VK_ERROR_DEVICE_LOST. */
+bool d12__vkdrv_test_lose(d12__vkdrv_device *device);
 /* true once the device was lost (nothing more is submitted). */
 bool d12__vkdrv_is_lost(d12__vkdrv_device *device);
 /* VK_ERROR_DEVICE_LOST from `call` on the timeline of `self`: the first observer gathers the device's records,

@@ -60,6 +60,8 @@ void d12__vkdrv_diag_query(d12__vkdrv_adapter *adapter, d12__vkdrv_diag_request 
         request->names[request->count++] = VK_AMD_BUFFER_MARKER_EXTENSION_NAME;
     }
     free(all);
+    const char *lose = getenv("D12RT_VULKAN_TEST_DEVICE_LOST");
+    request->test_lose_at = lose && *lose ? (unsigned)strtoul(lose, NULL, 10) : 0;
     const char *real = getenv("D12RT_VULKAN_REAL_FAULTS");
     if (real && *real && strcmp(real, "0") != 0) {
         if (strcmp(real, "1") != 0)
@@ -117,6 +119,8 @@ bool d12__vkdrv_diag_init(d12__vkdrv_device *device, const d12__vkdrv_diag_reque
     if (pthread_mutex_init(&diag->lock, NULL) != 0)
         return false;
     atomic_init(&diag->next_serial, 1);
+    atomic_init(&diag->waits, 0);
+    diag->test_lose_at = request->test_lose_at;
     diag->device_fault = request->device_fault;
     diag->checkpoints = request->checkpoints;
     diag->buffer_marker = request->buffer_marker;
@@ -181,6 +185,12 @@ void d12__vkdrv_inflight_set(d12__vkdrv_device *device, d12__vkdrv_inflight *inf
     inflight->end = end;
     inflight->kernel = kernel;
     pthread_mutex_unlock(&device->diag.lock);
+}
+
+bool d12__vkdrv_test_lose(d12__vkdrv_device *device)
+{
+    return device->diag.test_lose_at &&
+           atomic_fetch_add_explicit(&device->diag.waits, 1, memory_order_relaxed) + 1 == device->diag.test_lose_at;
 }
 
 bool d12__vkdrv_is_lost(d12__vkdrv_device *device)
@@ -310,14 +320,19 @@ static void gather_checkpoints(gathered *g)
     d12__vkdrv_device *device = g->device;
     if (!device->diag.get_checkpoints)
         return;
+    /* The VkQueue is shared by the device's timelines: no submission runs on it meanwhile (lock order: diag.lock,
+     * then queue_lock; a timeline never takes diag.lock while it holds queue_lock). */
     uint32_t count = 0;
+    pthread_mutex_lock(&device->queue_lock);
     device->diag.get_checkpoints(device->queue, &count, NULL);
     VkCheckpointData2NV *data = count ? calloc(count, sizeof *data) : NULL;
+    for (uint32_t i = 0; data && i < count; i++)
+        data[i].sType = VK_STRUCTURE_TYPE_CHECKPOINT_DATA_2_NV;
+    if (data)
+        device->diag.get_checkpoints(device->queue, &count, data);
+    pthread_mutex_unlock(&device->queue_lock);
     if (!data)
         return;
-    for (uint32_t i = 0; i < count; i++)
-        data[i].sType = VK_STRUCTURE_TYPE_CHECKPOINT_DATA_2_NV;
-    device->diag.get_checkpoints(device->queue, &count, data);
     g->checkpoint_count = count;
     for (uint32_t i = 0; i < count; i++) {
         UINT64 marker = (UINT64)(uintptr_t)data[i].pCheckpointMarker;

@@ -163,6 +163,9 @@ static bool submit_and_wait(d12__vkdrv_queue *queue, VkCommandBuffer cb)
             break;
         }
     }
+    /* The test hook: the work really completed (nothing is freed under it), the loss path runs as after a fault. */
+    if (result == VK_SUCCESS && d12__vkdrv_test_lose(device))
+        result = VK_ERROR_DEVICE_LOST;
     if (result == VK_ERROR_DEVICE_LOST) {
         d12__vkdrv_device_lost(device, &queue->inflight,
                                after_removal >= LOST_WAIT_NS ? "vkWaitSemaphores (no completion 5 s after removal)"

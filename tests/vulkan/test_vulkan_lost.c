@@ -1,7 +1,10 @@
-/* D12RT_VULKAN_REAL_FAULTS through libd12rt's public ABI (docs/vulkan.md, "Real faults"): the mode is on only on a
- * device with VK_EXT_device_fault's deviceFault; elsewhere (lavapipe) device creation writes one warning naming
- * the reason and the mode is off. The test asks Vulkan itself whether the device the driver picks offers the
- * feature, so it holds on lavapipe and on the lent H200 alike. `test_vulkan_lost CASE`, one ctest each. */
+/* Device loss through libd12rt's public ABI (docs/vulkan.md, "Device loss", "Real faults"):
+ * - D12RT_VULKAN_REAL_FAULTS: on only on a device with VK_EXT_device_fault's deviceFault; elsewhere (lavapipe)
+ *   device creation writes one warning naming the reason and the mode is off. The test asks Vulkan itself whether
+ *   the device the driver picks offers the feature, so it holds on lavapipe and on the lent H200 alike.
+ * - the loss path end to end with the test hook D12RT_VULKAN_TEST_DEVICE_LOST=N (the device's N-th completed wait
+ *   reports VK_ERROR_DEVICE_LOST): the device is removed, the op in flight is named, queued work never runs.
+ * `test_vulkan_lost CASE`, one ctest each. */
 #define _GNU_SOURCE
 #define COBJMACROS
 #include <fcntl.h>
@@ -13,6 +16,7 @@
 #include <vulkan/vulkan.h>
 
 #include "gpu_harness.h"
+#include "d12rt/d3d12_ext.h"
 
 /* The device the driver picks by default (the first discrete GPU, else the first): does it offer deviceFault? */
 static bool device_offers_fault(void)
@@ -114,10 +118,96 @@ static void test_real_faults_off(void)
     CHECK(text && !strstr(text, "REAL_FAULTS"));
 }
 
+static void fill_bytes(ID3D12Resource *buffer, size_t size, unsigned char seed)
+{
+    unsigned char *data = NULL;
+    if (!CHECK_HR(ID3D12Resource_Map(buffer, 0, NULL, (void **)&data), S_OK))
+        return;
+    for (size_t i = 0; i < size; i++)
+        data[i] = (unsigned char)(seed + i);
+    ID3D12Resource_Unmap(buffer, 0, NULL);
+}
+
+static unsigned char first_byte(ID3D12Resource *buffer)
+{
+    unsigned char *data = NULL, value = 0xEE;
+    if (CHECK_HR(ID3D12Resource_Map(buffer, 0, NULL, (void **)&data), S_OK) && data)
+        value = data[0];
+    ID3D12Resource_Unmap(buffer, 0, NULL);
+    return value;
+}
+
+/* A copy, a draw, a copy; the second wait (the draw's kernel chunk) reports the loss. With DRED on (breadcrumbs,
+ * page faults) and driver-reported messages: removal HUNG with DRED state FAULT (no address: lavapipe has no
+ * VK_EXT_device_fault), the CORRUPTION message on the draw naming the record that chose it (the only submission in
+ * flight held one op), the copy before it done and the one after it never run. */
+static void test_lost_names_draw(void)
+{
+    setenv("D12RT_VULKAN_TEST_DEVICE_LOST", "2", 1);
+    ID3D12DeviceRemovedExtendedDataSettings2 *settings = NULL;
+    if (!CHECK_HR(D3D12GetDebugInterface(&IID_ID3D12DeviceRemovedExtendedDataSettings2, (void **)&settings), S_OK))
+        return;
+    ID3D12DeviceRemovedExtendedDataSettings2_SetAutoBreadcrumbsEnablement(settings, D3D12_DRED_ENABLEMENT_FORCED_ON);
+    ID3D12DeviceRemovedExtendedDataSettings2_SetPageFaultEnablement(settings, D3D12_DRED_ENABLEMENT_FORCED_ON);
+    ID3D12DeviceRemovedExtendedDataSettings2_Release(settings);
+    ID3D12Debug7 *debug = NULL;
+    if (!CHECK_HR(D3D12GetDebugInterface(&IID_ID3D12Debug7, (void **)&debug), S_OK))
+        return;
+    ID3D12Debug7_EnableDebugLayer(debug);
+    ID3D12Debug7_SetEnableDriverReportedMessages(debug, TRUE);
+    ID3D12Debug7_Release(debug);
+    ID3D12Device *device = create_device(false);
+    ID3D12InfoQueue *iq = device ? info_queue_of(device) : NULL;
+    gpu_context ctx;
+    if (!iq || !make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &ctx))
+        return;
+    ID3D12Resource *src = make_buffer(device, D3D12_HEAP_TYPE_UPLOAD, 256);
+    ID3D12Resource *vertices = make_buffer(device, D3D12_HEAP_TYPE_UPLOAD, 4096);
+    ID3D12Resource *before = make_buffer(device, D3D12_HEAP_TYPE_READBACK, 256);
+    ID3D12Resource *after = make_buffer(device, D3D12_HEAP_TYPE_READBACK, 256);
+    fill_bytes(src, 256, 7);
+    D3D12_VERTEX_BUFFER_VIEW vb = {ID3D12Resource_GetGPUVirtualAddress(vertices), 4096, 16};
+    ID3D12GraphicsCommandList_CopyBufferRegion(ctx.list, before, 0, src, 0, 256);
+    ID3D12GraphicsCommandList_IASetVertexBuffers(ctx.list, 0, 1, &vb);
+    ID3D12GraphicsCommandList_DrawInstanced(ctx.list, 3, 1, 0, 0);
+    ID3D12GraphicsCommandList_CopyBufferRegion(ctx.list, after, 0, src, 0, 256);
+    CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
+    execute(ctx.queue, ctx.list);
+    ctx.value++;
+    CHECK_HR(ID3D12CommandQueue_Signal(ctx.queue, ctx.fence, ctx.value), S_OK);
+    CHECK(wait_fence(ctx.fence, UINT64_MAX)); /* removal sets every fence to UINT64_MAX */
+    CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), DXGI_ERROR_DEVICE_HUNG);
+    ID3D12DeviceRemovedExtendedData2 *dred = NULL;
+    if (CHECK_HR(ID3D12Device_QueryInterface(device, &IID_ID3D12DeviceRemovedExtendedData2, (void **)&dred), S_OK)) {
+        CHECK_EQ_INT(ID3D12DeviceRemovedExtendedData2_GetDeviceState(dred), D3D12_DRED_DEVICE_STATE_FAULT);
+        D3D12_DRED_AUTO_BREADCRUMBS_OUTPUT1 out = {0};
+        CHECK_HR(ID3D12DeviceRemovedExtendedData2_GetAutoBreadcrumbsOutput1(dred, &out), S_OK);
+        /* The copy completed, the draw did not (its MARKER_OUT was never recorded into the chunk). */
+        CHECK(out.pHeadAutoBreadcrumbNode && out.pHeadAutoBreadcrumbNode->pLastBreadcrumbValue &&
+              *out.pHeadAutoBreadcrumbNode->pLastBreadcrumbValue == 1);
+        ID3D12DeviceRemovedExtendedData2_Release(dred);
+    }
+    CHECK(check_one_message(iq, D3D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGE,
+                            "[Draw #0] The GPU faulted with no faulting address. The device was lost "
+                            "(VK_ERROR_DEVICE_LOST from vkWaitSemaphores). The op is named by submission: the only "
+                            "submission in flight held one op.",
+                            __FILE__, __LINE__, "the loss"));
+    CHECK_EQ_INT(first_byte(before), 7);
+    CHECK_EQ_INT(first_byte(after), 0);
+    RELEASE_LAST(src);
+    RELEASE_LAST(vertices);
+    RELEASE_LAST(before);
+    RELEASE_LAST(after);
+    release_context(&ctx);
+    ID3D12InfoQueue_Release(iq);
+    RELEASE_LAST(device);
+}
+
 static const struct {
     const char *name;
     void (*run)(void);
 } k_cases[] = {
+    {"lost_names_draw", test_lost_names_draw},
     {"real_faults_env", test_real_faults_env},
     {"real_faults_bad_value", test_real_faults_bad_value},
     {"real_faults_off", test_real_faults_off},
