@@ -380,7 +380,9 @@ static void translate_address(gathered *g)
 
 static const char *where(const gathered *g, const d12__vkdrv_loss_verdict *v)
 {
-    if (v->source == D12_VKDRV_LOSS_KERNEL && (!g->records.address || g->records.translation.kind == D12_VKDRV_VA_POISON))
+    if (v->source == D12_VKDRV_LOSS_KERNEL &&
+        (!g->records.address || g->records.translation.kind == D12_VKDRV_VA_POISON ||
+         g->records.translation.kind == D12_VKDRV_VA_NONE))
         return "which is in no live buffer (the kernel dereferenced the unmapped probe address for it)";
     switch (g->records.translation.kind) {
     case D12_VKDRV_VA_LIVE:
@@ -483,7 +485,8 @@ void d12__vkdrv_device_lost(d12__vkdrv_device *device, d12__vkdrv_inflight *self
             work += op_is_work(&f->recording->ops[i]);
         c->single = work == 1;
         c->kernel_va = f->kernel ? d12__vkdrv_kernel_fault_va(f->kernel) : UINT64_MAX;
-        c->kernel_fault = c->kernel_va != UINT64_MAX;
+        /* Only real-fault mode dereferences what the kernel records; elsewhere a set word caused no loss. */
+        c->kernel_fault = device->diag.real_faults && c->kernel_va != UINT64_MAX;
         c->marker = read_markers(device, f, &c->marker_position);
         g->inflight[count++] = f;
     }
