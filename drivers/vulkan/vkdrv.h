@@ -425,8 +425,9 @@ void d12__vkdrv_inflight_set(d12__vkdrv_device *device, d12__vkdrv_inflight *inf
 bool d12__vkdrv_test_lose(d12__vkdrv_device *device);
 /* true once the device was lost (nothing more is submitted). */
 bool d12__vkdrv_is_lost(d12__vkdrv_device *device);
-/* VK_ERROR_DEVICE_LOST from `call` on the timeline of `self`: the first observer gathers the device's records,
- * names the op (d12__vkdrv_loss_decide), queues the CORRUPTION message and calls pfnDeviceFaultCb. */
+/* VK_ERROR_DEVICE_LOST from `call` on the timeline of `self` (NULL: outside a timeline): the first observer gathers
+ * the device's records, names the op (d12__vkdrv_loss_decide), queues the CORRUPTION message and calls
+ * pfnDeviceFaultCb. */
 void d12__vkdrv_device_lost(d12__vkdrv_device *device, d12__vkdrv_inflight *self, const char *call);
 /* A buffer destroyed: its device addresses are remembered (a later fault there is a use after free). */
 void d12__vkdrv_note_freed(d12__vkdrv_device *device, const d12__vkdrv_buffer *buffer);

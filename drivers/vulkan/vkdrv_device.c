@@ -303,10 +303,19 @@ bool d12__vkdrv_run_once(d12__vkdrv_device *device, void (*record)(VkCommandBuff
         VkSubmitInfo2 submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2,
                                 .commandBufferInfoCount = 1,
                                 .pCommandBufferInfos = &cb_info};
-        pthread_mutex_lock(&device->queue_lock);
-        ok = vkQueueSubmit2(device->queue, 1, &submit, fence) == VK_SUCCESS;
-        pthread_mutex_unlock(&device->queue_lock);
-        ok = ok && vkWaitForFences(device->vk, 1, &fence, VK_TRUE, UINT64_MAX) == VK_SUCCESS;
+        VkResult result = VK_ERROR_DEVICE_LOST;
+        if (!d12__vkdrv_is_lost(device)) {
+            pthread_mutex_lock(&device->queue_lock);
+            result = vkQueueSubmit2(device->queue, 1, &submit, fence);
+            pthread_mutex_unlock(&device->queue_lock);
+            /* Bounded (a fill of one buffer): a device that never completes it is taken for lost. */
+            if (result == VK_SUCCESS && (result = vkWaitForFences(device->vk, 1, &fence, VK_TRUE,
+                                                                  5000000000ull)) == VK_TIMEOUT)
+                result = VK_ERROR_DEVICE_LOST;
+            if (result == VK_ERROR_DEVICE_LOST)
+                d12__vkdrv_device_lost(device, NULL, "vkQueueSubmit2 or vkWaitForFences (buffer zeroing)");
+        }
+        ok = result == VK_SUCCESS;
     }
     if (fence)
         vkDestroyFence(device->vk, fence, NULL);

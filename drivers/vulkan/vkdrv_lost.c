@@ -500,7 +500,7 @@ void d12__vkdrv_device_lost(d12__vkdrv_device *device, d12__vkdrv_inflight *self
                                        : D3D12DDI_DEVICE_EXECUTION_STATE_ERROR_DMAFAULT,
         .FaultedVirtualAddress = v.page_fault ? v.va : 0,
         .PageFaultFlags = v.page_fault ? d12__vkdrv_fault_flags(v.access) : 0,
-        .hRTCommandQueue = self->rt_queue,
+        .hRTCommandQueue = self ? self->rt_queue : (D3D12DDI_HRTCOMMANDQUEUE){NULL},
         .OpIndex = D3D12DDI_OP_INDEX_UNKNOWN,
     };
     UINT32 state_index = D3D12DDI_COMMAND_LIST_STATE_INDEX_NONE_0126;
@@ -523,7 +523,7 @@ void d12__vkdrv_device_lost(d12__vkdrv_device *device, d12__vkdrv_inflight *self
     }
     pthread_mutex_unlock(&device->diag.lock);
 
-    log_record(g, &v, call, report.OpIndex);
+    log_record(g, &v, call, report.OpIndex); /* self NULL: seen outside a timeline (buffer zeroing) */
     char text[1024];
     size_t n = v.page_fault ? append(text, sizeof text, 0, "Page fault: %s %s GPU virtual address 0x%016llX, %s. ", what,
                                      d12__vkdrv_fault_access_name(v.access), (unsigned long long)v.va, where(g, &v))

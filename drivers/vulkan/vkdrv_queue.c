@@ -44,6 +44,7 @@ typedef struct d12__vkdrv_queue {
     d12__vkdrv_kernel_queue kernel;
     bool reset;         /* the engine was reset: every later operation is dropped */
     d12__vkdrv_inflight inflight; /* what is submitted, for the records of a device loss (vkdrv_lost.c) */
+    const d12__vkdrv_recording *kernel_recording; /* the draw or dispatch whose kernel runs (its chunks' inflight) */
 } d12__vkdrv_queue;
 
 static d12__vkdrv_queue *queue_of(D3D12DDI_HCOMMANDQUEUE handle)
@@ -215,6 +216,10 @@ static bool submit_chunk(void *context, VkCommandBuffer cb)
 {
     d12__vkdrv_queue *queue = context;
     D3D12DDI_HRTCOMMANDLIST none = {NULL};
+    /* Published under the diag lock only now: the kernel's buffer (its fault word and arguments) exists. */
+    size_t position = queue->kernel.checkpoint_position;
+    d12__vkdrv_inflight_set(queue->device, &queue->inflight, queue->kernel_recording, position, position + 1,
+                            &queue->kernel);
     return submit_and_wait(queue, cb) &&
            progress(queue, D3D12DDI_GPU_PROGRESS_0127_OP_SLICE, none, D3D12DDI_OP_INDEX_UNKNOWN);
 }
@@ -235,7 +240,8 @@ static bool run_kernel(d12__vkdrv_queue *queue, const d12__vkdrv_recording *reco
     size_t position = (size_t)(op - recording->ops);
     queue->kernel.checkpoint_serial = recording->serial;
     queue->kernel.checkpoint_position = position;
-    d12__vkdrv_inflight_set(device, &queue->inflight, recording, position, position + 1, &queue->kernel);
+    queue->kernel_recording = recording;
+    d12__vkdrv_inflight_set(device, &queue->inflight, recording, position, position + 1, NULL);
     d12__vkdrv_kernel_result result =
         d12__vkdrv_kernel_run(device, &queue->kernel, queue->pool, &args, total, submit_chunk, queue, &va);
     d12__vkdrv_inflight_set(device, &queue->inflight, NULL, 0, 0, NULL);
