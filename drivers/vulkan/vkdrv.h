@@ -114,6 +114,7 @@ typedef struct d12__vkdrv_diag {
     /* D12RT_VULKAN_TEST_DEVICE_LOST=N (test hook): the device's N-th completed wait reports VK_ERROR_DEVICE_LOST */
     unsigned test_lose_at;
     atomic_uint waits;
+    atomic_bool simulated; /* the hook fired: the device is not really lost (no checkpoint query: its VU) */
 } d12__vkdrv_diag;
 #define D12_VKDRV_FREED_RANGES 4096u
 

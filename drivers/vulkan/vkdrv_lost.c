@@ -120,6 +120,7 @@ bool d12__vkdrv_diag_init(d12__vkdrv_device *device, const d12__vkdrv_diag_reque
         return false;
     atomic_init(&diag->next_serial, 1);
     atomic_init(&diag->waits, 0);
+    atomic_init(&diag->simulated, false);
     diag->test_lose_at = request->test_lose_at;
     diag->device_fault = request->device_fault;
     diag->checkpoints = request->checkpoints;
@@ -189,8 +190,11 @@ void d12__vkdrv_inflight_set(d12__vkdrv_device *device, d12__vkdrv_inflight *inf
 
 bool d12__vkdrv_test_lose(d12__vkdrv_device *device)
 {
-    return device->diag.test_lose_at &&
-           atomic_fetch_add_explicit(&device->diag.waits, 1, memory_order_relaxed) + 1 == device->diag.test_lose_at;
+    if (!device->diag.test_lose_at ||
+        atomic_fetch_add_explicit(&device->diag.waits, 1, memory_order_relaxed) + 1 != device->diag.test_lose_at)
+        return false;
+    atomic_store_explicit(&device->diag.simulated, true, memory_order_relaxed);
+    return true;
 }
 
 bool d12__vkdrv_is_lost(d12__vkdrv_device *device)
@@ -318,7 +322,8 @@ static void gather_fault_info(gathered *g)
 static void gather_checkpoints(gathered *g)
 {
     d12__vkdrv_device *device = g->device;
-    if (!device->diag.get_checkpoints)
+    /* "The device that queue belongs to must be in the lost state": not after the test hook's loss. */
+    if (!device->diag.get_checkpoints || atomic_load_explicit(&device->diag.simulated, memory_order_relaxed))
         return;
     /* The VkQueue is shared by the device's timelines: no submission runs on it meanwhile (lock order: diag.lock,
      * then queue_lock; a timeline never takes diag.lock while it holds queue_lock). */
@@ -529,7 +534,7 @@ void d12__vkdrv_device_lost(d12__vkdrv_device *device, d12__vkdrv_inflight *self
                                      d12__vkdrv_fault_access_name(v.access), (unsigned long long)v.va, where(g, &v))
                             : append(text, sizeof text, 0, "The GPU faulted with no faulting address. ");
     n = append(text, sizeof text, n, "The device was lost (VK_ERROR_DEVICE_LOST from %s)", call);
-    if (g->fault_info)
+    if (g->fault_info && (g->description[0] || g->counts.addressInfoCount || g->counts.vendorInfoCount))
         n = append(text, sizeof text, n, "; VK_EXT_device_fault: \"%s\"", g->description);
     for (uint32_t i = 0; g->fault_info && i < g->counts.vendorInfoCount; i++)
         n = append(text, sizeof text, n, "; vendor: \"%.*s\"", VK_MAX_DESCRIPTION_SIZE, g->vendor[i].description);
