@@ -199,6 +199,7 @@ VOID APIENTRY d12__vkdrv_destroy_resource(D3D12DDI_HDEVICE handle, D3D12DDI_HRES
     /* The range's pages read as unmapped from now on (the map hook); the memory lives while something holds the
      * buffer (a recording, or a timeline running a kernel that may still translate through the old entries). */
     d12__drv_va_release(&device->va, buffer->va, buffer);
+    d12__vkdrv_note_freed(device, buffer); /* a device fault there later is a use after free (vkdrv_lost.c) */
     d12__vkdrv_buffer_release(buffer);
     ((d12__vkdrv_resource *)resource.pDrvPrivate)->buffer = NULL;
 }
