@@ -21,6 +21,15 @@ static const char *kind_of(char c)
                                                                                                       : "a number";
 }
 
+/* The report's arrays hold objects, except these two members (docs/dred-report.schema.json): an op's
+ * `event_stack` holds op indices, a report's `notes` strings. */
+static bool holds_scalars(const char *key, size_t length, char first)
+{
+    if (length == 11 && memcmp(key, "event_stack", 11) == 0)
+        return first == '-' || (first >= '0' && first <= '9');
+    return length == 5 && memcmp(key, "notes", 5) == 0 && first == '"';
+}
+
 /* The lexer only counts values and looks at what follows '[' and precedes ':': strings are skipped whole (escapes
  * included), everything the parser would reject is left for the parser to name exactly. An array whose first
  * element is an object but whose later ones are scalars ("[{}, 1, 1, ...]") spends the value budget: two bytes a
@@ -36,16 +45,22 @@ int d12dred_shape_check(const char *data, size_t size, char *error, size_t error
         return -1;
     }
     size_t values = 0, limit = D12DRED_SHAPE_MAX_VALUES(size);
+    const char *key = NULL; /* the last member name, for the '[' after it */
+    size_t key_length = 0;
     while (p < end) {
         char c = *p;
         if (c == '"') {
-            for (p++; p < end && *p != '"'; p++) {
+            const char *start = ++p;
+            for (; p < end && *p != '"'; p++) {
                 if (*p == '\\')
                     p++;
             }
+            size_t length = (size_t)(p - start);
             p++;
             const char *next = skip_space(p, end);
             if (next < end && *next == ':') { /* a key, not a value */
+                key = start;
+                key_length = length;
                 p = next + 1;
                 continue;
             }
@@ -56,11 +71,12 @@ int d12dred_shape_check(const char *data, size_t size, char *error, size_t error
         } else if (c == '[') {
             values++;
             const char *next = skip_space(p + 1, end);
-            if (next < end && *next != '{' && *next != ']') {
+            if (next < end && *next != '{' && *next != ']' && !(key && holds_scalars(key, key_length, *next))) {
                 snprintf(error, error_size, "not a DRED report: an array holds %s (a report's arrays hold objects)",
                          kind_of(*next));
                 return -1;
             }
+            key = NULL; /* an array's elements have no member name of their own */
             p = next;
         } else if (c == '-' || (c >= '0' && c <= '9') || c == 't' || c == 'f' || c == 'n') {
             values++;

@@ -4,8 +4,10 @@ own story) and its output has the key lines of the case study, in order — the 
 removal message and reason, DRED through the Windows interfaces, and the d12dred tree naming the
 DrawIndexedInstanced and the buffer.
 
-    check_demo.py DRED_DEMO fault|hang SCHEMA      (D12RT_DRED_DUMP: a temporary folder; its one report is
-                                                   validated against SCHEMA, docs/dred-report.schema.json)
+    check_demo.py DRED_DEMO fault|hang SCHEMA D12DRED
+                        (D12RT_DRED_DUMP: a temporary folder; its one report is validated against SCHEMA,
+                        docs/dred-report.schema.json, and shown by the installed program D12DRED: `d12dred show
+                        REPORT` must read what the runtime wrote, event stacks and notes included)
 Ends with `N passed, N failed`.
 """
 import json
@@ -83,13 +85,15 @@ HANG = [
 
 
 def main(argv):
-    demo, mode, schema_path = argv[1], argv[2], Path(argv[3])
+    demo, mode, schema_path, d12dred = argv[1], argv[2], Path(argv[3]), argv[4]
     args = [demo] + (["--hang"] if mode == "hang" else [])
     with tempfile.TemporaryDirectory(prefix="dred-demo-") as dump:
         result = subprocess.run(args, capture_output=True, text=True, timeout=50,
                                 env=dict(os.environ, D12RT_DRED_DUMP=dump))
         reports = sorted(Path(dump).glob("*.json"))
         documents = [json.loads(p.read_text(encoding="utf-8")) for p in reports]
+        shown = [subprocess.run([d12dred, "show", str(p)], capture_output=True, text=True, timeout=30)
+                 for p in reports]
     passed = failed = 0
     # The report the runtime wrote (exactly one) against docs/dred-report.schema.json.
     if len(documents) == 1:
@@ -112,6 +116,12 @@ def main(argv):
             failed += 1
             print(f"check failed: the attributed op's arguments in the report are {found}, expected "
                   f"[{ARGUMENTS[mode]!r}]", file=sys.stderr)
+        if shown[0].returncode == 0 and "DRAWINDEXEDINSTANCED" in shown[0].stdout:
+            passed += 1
+        else:
+            failed += 1
+            print(f"check failed: d12dred show of the report: exit {shown[0].returncode}\n{shown[0].stderr}",
+                  file=sys.stderr)
     else:
         failed += 1
         print(f"check failed: {len(documents)} reports in D12RT_DRED_DUMP, expected 1", file=sys.stderr)

@@ -5,6 +5,9 @@
  *   number_array      [1,1,1,...]               the top level is an array
  *   array_of_numbers  {"nodes":[1,1,...]}       an array holds a number
  *   scalars_after     {"nodes":[{},1,1,...]}    more JSON values than the bytes allow
+ *   event_stack_long  {"event_stack":[1,1,...]} more JSON values than the bytes allow (the one array of numbers a
+ *                                               report has passes the shape check, and the budget still holds)
+ *   notes_long        {"notes":["","",...]}     the same for the one array of strings
  *   empty_objects     {"nodes":[{},{},...]}     more JSON values than the bytes allow
  *   golden            a written report (tests/dred_report/golden/long_node.json) is still shown, under the same cap */
 #define _GNU_SOURCE
@@ -88,6 +91,10 @@ int main(int argc, char **argv)
         refused(tool, "{\"nodes\": [", "1", ",1", "]}", "not a DRED report: an array holds a number");
     else if (strcmp(c, "scalars_after") == 0)
         refused(tool, "{\"nodes\": [", "{}", ",1", "]}", "not a DRED report: more than");
+    else if (strcmp(c, "event_stack_long") == 0)
+        refused(tool, "{\"nodes\": [{\"ops\": [{\"event_stack\": [", "1", ",1", "]}]}]}", "not a DRED report: more than");
+    else if (strcmp(c, "notes_long") == 0)
+        refused(tool, "{\"notes\": [", "\"\"", ",\"\"", "]}", "not a DRED report: more than");
     else if (strcmp(c, "empty_objects") == 0)
         refused(tool, "{\"nodes\": [", "{}", ",{}", "]}", "not a DRED report: more than");
     else if (strcmp(c, "golden") == 0) {
