@@ -58,9 +58,13 @@ static void page_fault(walk *w, UINT32 index, UINT64 address, bool write, const 
     w->fault->flags = write ? D3D12DDI_PAGE_FAULT_FLAG_WRITE : D3D12DDI_PAGE_FAULT_FLAG_NONE;
     w->fault->op = w->op;
     w->bad = true;
-    char text[256];
-    snprintf(text, sizeof text, "Page fault: %s %s GPU virtual address 0x%016llX, which is in no live buffer.", what,
-             write ? "writes" : "reads", (unsigned long long)address);
+    if (!d12__vkdrv_reporting(w->device, D12_VKDRV_DRM_GENERAL))
+        return;
+    char text[512];
+    char *name = d12__vkdrv_va_name(w->device, address); /* v2: "'MyVB' + 0x10000 (past its end)" */
+    snprintf(text, sizeof text, "Page fault: %s %s GPU virtual address 0x%016llX, which is in no live buffer%s%s.",
+             what, write ? "writes" : "reads", (unsigned long long)address, name ? ": " : "", name ? name : "");
+    free(name);
     later(w->device, D12_REFDRV_MSG_PAGE_FAULT, D3D12DDI_MESSAGE_SEVERITY_0126_CORRUPTION, index, text);
 }
 
@@ -80,13 +84,17 @@ static void check_range(walk *w, UINT32 index, UINT64 address, UINT64 size, bool
             page_fault(w, index, buffer->va + buffer->span, write, what);
     } else if (offset > buffer->size || size > buffer->size - offset) {
         w->bad = true;
-        if (w->device->drm_enabled) {
+        if (d12__vkdrv_reporting(w->device, D12_VKDRV_DRM_GENERAL)) { /* the names are for the message only */
             char *name = d12__vkdrv_buffer_name(w->device, buffer);
-            char text[512];
+            /* v2: the first byte past the end, named by the runtime ("0x...:'MyVB' + 0x100 (past its end)") */
+            char *end = d12__vkdrv_va_name(w->device, buffer->va + buffer->size);
+            char text[1024];
             snprintf(text, sizeof text,
-                     "%s covers %llu bytes from offset %llu of %s, which has %llu bytes: %llu bytes past its end.",
+                     "%s covers %llu bytes from offset %llu of %s, which has %llu bytes: %llu bytes past its end.%s%s",
                      what, (unsigned long long)size, (unsigned long long)offset, name ? name : "a buffer",
-                     (unsigned long long)buffer->size, (unsigned long long)(offset + size - buffer->size));
+                     (unsigned long long)buffer->size, (unsigned long long)(offset + size - buffer->size),
+                     end ? " First byte past it: " : "", end ? end : "");
+            free(end);
             free(name);
             later(w->device, id, D3D12DDI_MESSAGE_SEVERITY_0126_ERROR, index, text);
         }
