@@ -124,6 +124,10 @@ bool d12__registry_app_key(char *buf, size_t size, const char *root, const char 
 
 /* ---- The per-application settings ---- */
 
+/* The Vulkan driver's validation mode (REG_DWORD 0 off, 1 core, 2 sync, 3 gpuav), read by the driver itself through
+ * pfnQueryRegistryCb (drivers/vulkan/vkdrv.h D12_VKDRV_REGISTRY_VALIDATION names the same value); d12cfg writes it. */
+#define D12_REG_VULKAN_VALIDATION "VulkanValidation"
+
 typedef enum d12_reg_setting_id {
     D12_SETTING_DRM_AND,        /* EnableDriverReportedMessagesAnd, default 1 */
     D12_SETTING_DRM_OR,         /* EnableDriverReportedMessagesOr, default 0 */
