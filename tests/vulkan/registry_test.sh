@@ -47,6 +47,15 @@ env_wins)   # D12RT_VULKAN_VALIDATION wins over the registry, both ways
     D12RT_VULKAN_VALIDATION=off check "env off over registry sync" app 0 none
     "$D12CFG" vulkan-validation vkapp off
     D12RT_VULKAN_VALIDATION=sync check "env sync over registry off" app 1 "Vulkan validation: sync (D12RT_VULKAN_VALIDATION) on " ;;
+drm_deny)   # one validation VUID muted per application: d12cfg drm-deny VID:MID of the hazard (VID = vendorID)
+    D12RT_VULKAN_VALIDATION=sync check "hazard before" app 1 "Vulkan validation: sync (D12RT_VULKAN_VALIDATION) on "
+    pair=$(sed -n 's/^hazard //p' "$tmp/out")
+    check "pair: the Vulkan vendorID and the validation base" grep -qx "${D12RT_TEST_VK_VENDOR_ID#0x}:D120001[0-9A-F]\{8\}" <<<"${pair^^}"
+    "$D12CFG" drm-deny vkapp "$pair"; check "drm-deny: exit 0" test $? -eq 0
+    D12RT_VULKAN_VALIDATION=sync check "hazard muted, the rest kept" app 0 "Vulkan validation: sync (D12RT_VULKAN_VALIDATION) on "
+    "$D12CFG" drm-deny vkapp "${pair%%:*}:D120001FFFFFFFF"; "$D12CFG" drm-clear vkapp
+    "$D12CFG" drm-deny vkapp "${pair%%:*}:D120001FFFFFFFF"
+    D12RT_VULKAN_VALIDATION=sync check "another id denied: hazard kept" app 1 "Vulkan validation: sync" ;;
 bad_value)  # a value that is no mode: one warning, off (a REG_DWORD out of range, a REG_SZ)
     printf 'Windows Registry Editor Version 5.00\n\n[HKEY_CURRENT_USER\\Software\\Microsoft\\Direct3D\\Direct3D12\\vkapp]\n"VulkanValidation"=dword:00000007\n' >"$D12RT_HKCU"
     check "dword 7: off" app 0 none

@@ -336,6 +336,8 @@ static void test_registry_mode(const char *hazards, const char *mode_text)
         D3D12_MESSAGE1 *hazard = find1(ch.iq, HAZARD, 0);
         D3D12_MESSAGE1 *mode = find1(ch.iq, "Vulkan validation: ", 0);
         CHECK_EQ_INT(hazard != NULL, atoi(hazards));
+        if (hazard) /* for registry_test.sh drm_deny: the pair to deny */
+            printf("hazard %X:%llX\n", hazard->VendorId, (unsigned long long)hazard->VendorMessageId);
         if (!strcmp(mode_text, "none")) {
             CHECK(mode == NULL);
         } else if (CHECK(mode != NULL)) {
