@@ -6,6 +6,7 @@
  *   d12cfg [--system] drm-deny|drm-allow APP VID:MID
  *   d12cfg [--system] drm-clear APP
  *   d12cfg [--system] drm-flags APP FLAGS|app
+ *   d12cfg [--system] vulkan-validation APP off|core|sync|gpuav|system
  *   d12cfg show APP
  *   d12cfg list
  *
@@ -159,6 +160,48 @@ static int run_drm_pairs(bool system, int argc, char **argv)
     return edit_app(system, app, &change, 1, false);
 }
 
+/* vulkan-validation APP off|core|sync|gpuav|system: the Vulkan driver's VulkanValidation, a REG_DWORD (the mode's
+ * number); `system` deletes it (the other hive's value, else off). The driver reads it once, when its adapter
+ * opens, unless D12RT_VULKAN_VALIDATION is set (docs/vulkan.md). */
+static const char *const vulkan_modes[] = {"off", "core", "sync", "gpuav"};
+
+static int run_vulkan_validation(bool system, int argc, char **argv)
+{
+    if (argc != 3)
+        return usage("expected vulkan-validation APP off|core|sync|gpuav|system");
+    d12_reg_change change = {D12_REG_VULKAN_VALIDATION, false, 0};
+    if (strcmp(argv[2], "system")) {
+        change.set = true;
+        while (change.value < 4 && strcmp(argv[2], vulkan_modes[change.value]))
+            change.value++;
+        if (change.value == 4)
+            return usage("expected off, core, sync, gpuav or system");
+    }
+    return edit_app(system, argv[1], &change, 1, false);
+}
+
+/* show: the Vulkan validation mode APP gets from the registry (HKCU first), and where it comes from. */
+static void print_vulkan_validation(const d12_app_settings *s, const d12_reg_file *cu, const d12_reg_file *lm,
+                                    const char *app)
+{
+    char key[D12_REG_PATH_MAX];
+    uint32_t type = 0, value = 0;
+    unsigned line = 0;
+    bool in_cu = d12__registry_app_key(key, sizeof key, D12_REG_HKCU_ROOT, app) &&
+                 d12__registry_get_value(cu, key, D12_REG_VULKAN_VALIDATION, &type, &value, &line);
+    bool in_lm = !in_cu && d12__registry_app_key(key, sizeof key, D12_REG_HKLM_ROOT, app) &&
+                 d12__registry_get_value(lm, key, D12_REG_VULKAN_VALIDATION, &type, &value, &line);
+    if (!in_cu && !in_lm) {
+        printf("Vulkan validation: off (default)\n");
+        return;
+    }
+    const char *hive = in_cu ? "HKCU" : "HKLM", *path = in_cu ? s->hkcu_path : s->hklm_path;
+    if (type != D12_REG_DWORD || value > 3)
+        printf("Vulkan validation: off (%s %s:%u is not a REG_DWORD 0 to 3)\n", hive, path, line);
+    else
+        printf("Vulkan validation: %s (%s %s:%u)\n", vulkan_modes[value], hive, path, line);
+}
+
 /* show: the driver-message pairs and the forced categories APP gets (both hives). */
 static void print_drm_pairs(const d12_reg_file *cu, const d12_reg_file *lm, const char *app)
 {
@@ -250,6 +293,7 @@ static int cmd_show(const char *app)
     }
     print_modes(&s, "\n");
     print_drm_pairs(&cu, &lm, app);
+    print_vulkan_validation(&s, &cu, &lm, app);
     d12__registry_free(&cu);
     d12__registry_free(&lm);
     return 0;
@@ -347,6 +391,8 @@ static int run(bool system, int argc, char **argv)
     if (!strncmp(cmd, "drm-", 4) && (!strcmp(cmd, "drm-deny") || !strcmp(cmd, "drm-allow") ||
                                      !strcmp(cmd, "drm-clear") || !strcmp(cmd, "drm-flags")))
         return run_drm_pairs(system, argc, argv);
+    if (!strcmp(cmd, "vulkan-validation"))
+        return run_vulkan_validation(system, argc, argv);
     if (strcmp(cmd, "drm") && strcmp(cmd, "debug-layer"))
         return usage("unknown command");
     mode m;

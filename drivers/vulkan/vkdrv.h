@@ -7,11 +7,13 @@
  * Files: vkdrv_adapter.c (instance, physical device, caps, tables), vkdrv_device.c (VkDevice, messages),
  * vkdrv_memory.c (buffers, VA space), vkdrv_list.c (allocators = command pools, lists), vkdrv_check.c (the
  * execution-time checks shared with the reference driver's rules), vkdrv_queue.c (timelines),
- * vkdrv_validation.c (the VK_EXT_debug_utils messenger).
+ * vkdrv_validation.c (the VK_EXT_debug_utils messenger), vkdrv_messages.c (version 2 of driver-reported messages:
+ * the validation mode's source, categories, GPU VA naming).
  *
  * Environment (read at OpenAdapter12):
  *   D12RT_VULKAN_DEVICE=N          the physical device (default: the first discrete GPU, else the first)
- *   D12RT_VULKAN_VALIDATION=off|core|sync|gpuav   Vulkan validation as driver-reported messages (default off)
+ *   D12RT_VULKAN_VALIDATION=off|core|sync|gpuav   Vulkan validation as driver-reported messages (default: the
+ *                                  application's registry value VulkanValidation, else off)
  *   D12RT_VULKAN_VALIDATION_STRICT=1  test hook: any validation message is written to stderr and the process
  *                                  aborts (the suites run under `sync` that must see no validation message at all)
  * and at device creation (vkdrv_lost.c):
@@ -44,6 +46,15 @@
 /* The messenger's findings: 0x0D12000100000000 | (uint32_t)messageIdNumber (docs/vulkan.md). */
 #define D12_VKDRV_MSG_VALIDATION_BASE 0x0D12000100000000ull
 #define D12_VKDRV_MSG_VALIDATION_MODE 0x0D12000000000401ull /* INFO: the validation mode of the adapter */
+/* The per-application registry value of the validation mode (REG_DWORD 0 off, 1 core, 2 sync, 3 gpuav;
+ * docs/registry.md), read through pfnQueryRegistryCb when D12RT_VULKAN_VALIDATION is unset. */
+#define D12_VKDRV_REGISTRY_VALIDATION "VulkanValidation"
+#define D12_VKDRV_REG_DWORD 4u
+/* Feature version 2's categories (D3D12_DRIVER_REPORTED_MESSAGE_FLAGS). */
+#define D12_VKDRV_DRM_GENERAL 0x1u
+#define D12_VKDRV_DRM_SYNCHRONIZATION 0x2u
+/* The buffers of one validation message named through pfnQueryGpuVaIdentityCb, at most. */
+#define D12_VKDRV_MAX_NAMED_OBJECTS 4u
 /* The page table of the kernels: one 64-bit entry per 64 KiB page from D12_VKDRV_VA_BASE (the page's buffer device
  * address, 0: unmapped), 2^20 entries (64 GiB of VA; an address above reads as unmapped). */
 #define D12_VKDRV_PAGE_TABLE_ENTRIES (1u << 20)
@@ -71,6 +82,7 @@ typedef struct d12__vkdrv_adapter {
     D3D12DDI_HRTADAPTER rt_adapter;
     d12__refdrv_profile profile;
     d12__vkdrv_validation validation;
+    char validation_source[64]; /* where the mode came from, for its INFO message */
     bool strict; /* D12RT_VULKAN_VALIDATION_STRICT */
     VkInstance instance;
     VkDebugUtilsMessengerEXT messenger;
@@ -120,6 +132,10 @@ typedef struct d12__vkdrv_device {
     D3D12DDI_CORELAYER_DEVICECALLBACKS_0126 callbacks;
     D3D12DDI_KERNEL_THUNK_CALLBACKS_0127 kt;
     bool has_kt, has_0127, drm_enabled;
+    /* Feature version 2: the version enabled, and the categories the runtime wants (all supported ones until
+     * pfnSetDriverReportedMessageFlags says otherwise). */
+    UINT32 drm_version;
+    _Atomic UINT drm_flags;
     atomic_bool mode_reported;
     VkDevice vk;
     VkQueue queue;
@@ -422,6 +438,30 @@ static inline void d12__vkdrv_checkpoint(const d12__vkdrv_device *device, VkComm
 /* The real-fault probe address for the next kernel chunk: 0 when the mode is off or a live buffer of the device
  * overlaps the probe range (then nothing is dereferenced: the page table's fault record alone reports). */
 UINT64 d12__vkdrv_real_fault_probe(d12__vkdrv_device *device);
+
+/* ---- vkdrv_messages.c ---- */
+/* The validation mode and where it came from (adapter->validation, ->validation_source). */
+void d12__vkdrv_validation_decide(d12__vkdrv_adapter *adapter, const D3D12DDI_D12RT_ADAPTERCALLBACKS *callbacks);
+UINT d12__vkdrv_supported_drm_flags(const d12__vkdrv_adapter *adapter);
+UINT d12__vkdrv_validation_category(const char *message_id_name);
+extern const D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1 d12__vkdrv_drm1_funcs;
+/* The runtime's name of a GPU VA (pfnQueryGpuVaIdentityCb: "0x...:'MyVB' + 0x80", "(released)", "(past its end)");
+ * NULL before version 2 or when the runtime knows none. malloc'ed. */
+char *d12__vkdrv_va_name(d12__vkdrv_device *device, UINT64 va);
+/* `text` followed by " [Buffers: <name>, ...]" for the live buffers among the VkBuffer handles; NULL: none named. */
+char *d12__vkdrv_name_buffers(d12__vkdrv_device *device, const char *text, const uint64_t *buffers, unsigned count);
+/* Whether the device reports messages of `category` now (the feature enabled and the category on). */
+static inline bool d12__vkdrv_reporting(d12__vkdrv_device *device, UINT category)
+{
+    return device->drm_enabled && (atomic_load_explicit(&device->drm_flags, memory_order_relaxed) & category);
+}
+/* d12__vkdrv_report_now / _later for a message of `category` (the plain ones are GENERAL). */
+void d12__vkdrv_report_category_now(d12__vkdrv_device *device, UINT category, UINT64 id,
+                                    D3D12DDI_MESSAGE_SEVERITY_0126 severity, D3D12DDI_MESSAGE_CATEGORY_0126 kind,
+                                    UINT32 state_index, const char *text);
+void d12__vkdrv_report_category_later(d12__vkdrv_device *device, UINT category, UINT64 id,
+                                      D3D12DDI_MESSAGE_SEVERITY_0126 severity, D3D12DDI_MESSAGE_CATEGORY_0126 kind,
+                                      UINT32 state_index, const char *text);
 
 /* ---- vkdrv_validation.c ---- */
 /* The layers and pNext chain for the adapter's instance in `mode`; false: the layer is not installed. */

@@ -1,5 +1,5 @@
 /* The Vulkan driver's adapter: OpenAdapter12 creates the VkInstance (with the validation layer when
- * D12RT_VULKAN_VALIDATION asks for it: decided here, once), picks the physical device (D12RT_VULKAN_DEVICE), and
+ * D12RT_VULKAN_VALIDATION or the application's registry asks for it: decided here, once), picks the physical device (D12RT_VULKAN_DEVICE), and
  * answers caps from the reference driver's profile and format tables, limited by what the Vulkan device offers. */
 #define _POSIX_C_SOURCE 200809L
 
@@ -12,7 +12,9 @@
 #define ERROR_INSUFFICIENT_BUFFER_HR ((HRESULT)0x8007007AL)
 
 static const UINT64 k_versions[] = D12RT_DDI_SUPPORTED_VERSIONS;
-static const UINT32 k_drm_versions[] = {D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_0};
+/* Both versions: a version-1 runtime enables 1u and gets exactly version 1 (docs/driver-reported-messages-v2.md). */
+static const UINT32 k_drm_versions[] = {D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_0,
+                                        D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_1};
 
 static d12__vkdrv_adapter *adapter_of(D3D12DDI_HADAPTER handle)
 {
@@ -45,6 +47,17 @@ static HRESULT APIENTRY get_supported_versions(D3D12DDI_HADAPTER adapter, UINT32
  * it can translate (vkd3d-proton derives the same OPTIONS fields from the same Vulkan features). */
 static HRESULT APIENTRY get_caps(D3D12DDI_HADAPTER handle, const D3D12DDIARG_GETCAPS *args)
 {
+    /* The adapter's identity: the Vulkan device's own PCI IDs (0x10DE NVIDIA; 0x10005, Mesa's Khronos-registered
+     * vendor ID, on lavapipe), so a message's (VendorId, VendorMessageId) names the device that found it. */
+    if (args && args->Type == D3D12DDICAPS_TYPE_D12RT_ADAPTER_IDENTITY) {
+        if (!args->pData || args->DataSize < sizeof(D3D12DDI_D12RT_ADAPTER_IDENTITY))
+            return E_INVALIDARG;
+        const VkPhysicalDeviceProperties *p = &adapter_of(handle)->properties;
+        const D3D12DDI_D12RT_ADAPTER_IDENTITY identity = {p->vendorID ? p->vendorID : D3D12DDI_D12RT_VENDOR_ID_UNKNOWN,
+                                                          p->deviceID, 0, 0};
+        memcpy(args->pData, &identity, sizeof identity);
+        return S_OK;
+    }
     if (!args || args->Type != D3D12DDICAPS_TYPE_D12RT_FEATURE_DATA || !args->pInfo)
         return E_INVALIDARG;
     d12__vkdrv_adapter *adapter = adapter_of(handle);
@@ -101,7 +114,7 @@ static HRESULT APIENTRY get_supported_extended_feature_versions(D3D12DDI_HADAPTE
     (void)adapter;
     if (feature != D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES)
         return E_INVALIDARG;
-    return copy_list(entries, versions, k_drm_versions, 1, sizeof(UINT32));
+    return copy_list(entries, versions, k_drm_versions, 2, sizeof(UINT32));
 }
 
 static HRESULT copy_table(void *table, SIZE_T size, const void *source, size_t source_size)
@@ -135,6 +148,8 @@ static HRESULT APIENTRY fill_ddi_table(D3D12DDI_HADAPTER adapter, D3D12DDI_TABLE
         return copy_table(table, size, &d12__vkdrv_command_queue_funcs, sizeof d12__vkdrv_command_queue_funcs);
     case D3D12DDI_TABLE_TYPE_0126_DRIVER_REPORTED_MESSAGES:
         return copy_table(table, size, &d12__vkdrv_drm_funcs, sizeof d12__vkdrv_drm_funcs);
+    case D3D12DDI_TABLE_TYPE_D12RT_DRIVER_REPORTED_MESSAGES_1:
+        return copy_table(table, size, &d12__vkdrv_drm1_funcs, sizeof d12__vkdrv_drm1_funcs);
     default:
         return E_INVALIDARG;
     }
@@ -155,23 +170,6 @@ static HRESULT APIENTRY close_adapter(D3D12DDI_HADAPTER handle)
 {
     free_adapter(adapter_of(handle));
     return S_OK;
-}
-
-/* D12RT_VULKAN_VALIDATION (vkdrv.h); anything else is reported and means off. */
-static d12__vkdrv_validation validation_from_environment(void)
-{
-    const char *mode = getenv("D12RT_VULKAN_VALIDATION");
-    if (!mode || !*mode || strcmp(mode, "off") == 0)
-        return D12_VKDRV_VALIDATION_OFF;
-    if (strcmp(mode, "core") == 0)
-        return D12_VKDRV_VALIDATION_CORE;
-    if (strcmp(mode, "sync") == 0)
-        return D12_VKDRV_VALIDATION_SYNC;
-    if (strcmp(mode, "gpuav") == 0)
-        return D12_VKDRV_VALIDATION_GPUAV;
-    fprintf(stderr, "d12rt Vulkan driver: D12RT_VULKAN_VALIDATION=%s is not off, core, sync or gpuav; using off\n",
-            mode);
-    return D12_VKDRV_VALIDATION_OFF;
 }
 
 static bool has_instance_extension(const char *name)
@@ -207,9 +205,9 @@ static HRESULT create_instance(d12__vkdrv_adapter *adapter)
     VkValidationFeaturesEXT features;
     if (adapter->validation != D12_VKDRV_VALIDATION_OFF) {
         if (!adapter->debug_utils || !d12__vkdrv_validation_instance(adapter->validation, &info, &features)) {
-            fprintf(stderr, "d12rt Vulkan driver: D12RT_VULKAN_VALIDATION=%s needs VK_LAYER_KHRONOS_validation and "
+            fprintf(stderr, "d12rt Vulkan driver: Vulkan validation %s (%s) needs VK_LAYER_KHRONOS_validation and "
                             "VK_EXT_debug_utils (apt install vulkan-validationlayers)\n",
-                    d12__vkdrv_validation_name(adapter->validation));
+                    d12__vkdrv_validation_name(adapter->validation), adapter->validation_source);
             return E_FAIL;
         }
     }
@@ -322,7 +320,7 @@ HRESULT APIENTRY d12_vkdrv_OpenAdapter12(D3D12DDIARG_OPENADAPTER *args)
         return hr;
     }
     adapter->rt_adapter = args->hRTAdapter;
-    adapter->validation = validation_from_environment();
+    d12__vkdrv_validation_decide(adapter, args->pAdapterCallbacks); /* vkdrv_messages.c */
     const char *strict = getenv("D12RT_VULKAN_VALIDATION_STRICT");
     adapter->strict = strict && strcmp(strict, "1") == 0;
     hr = create_instance(adapter);

@@ -28,9 +28,16 @@ static void release(void *buffer)
     d12__vkdrv_buffer_release(buffer);
 }
 
+/* Findings are GENERAL (version 2's categories: docs/vulkan.md); off, they cost no name query. */
 static bool validating(void *device)
 {
-    return ((d12__vkdrv_device *)device)->drm_enabled;
+    return d12__vkdrv_reporting(device, D12_VKDRV_DRM_GENERAL);
+}
+
+/* Version 2's name of a GPU VA ("0x...:'MyVB' + 0x80 (released)"), appended to a finding. */
+static char *va_name(void *device, UINT64 va)
+{
+    return d12__vkdrv_va_name(device, va);
 }
 
 static char *buffer_name(void *handle, const void *object)
@@ -47,8 +54,8 @@ static void report(void *device, UINT64 id, D3D12DDI_MESSAGE_SEVERITY_0126 sever
     d12__vkdrv_report_later(device, id, severity, D3D12DDI_MESSAGE_CATEGORY_0126_EXECUTION, state_index, "%s", text);
 }
 
-/* No version 2 here (no VA names); the kernels find the page faults of draws and dispatches. */
-static const d12__drv_checks k_checks = {acquire, release, validating, buffer_name, NULL, report, true};
+/* The kernels find the page faults of draws and dispatches. */
+static const d12__drv_checks k_checks = {acquire, release, validating, buffer_name, va_name, report, true};
 
 /* The bindings persist across the segments of one recording's walk. */
 struct d12__vkdrv_walk {

@@ -181,8 +181,14 @@ HRESULT APIENTRY d12__vkdrv_enable_extended_feature(D3D12DDI_HDEVICE handle, D3D
 {
     d12__vkdrv_device *device = device_of(handle);
     if (feature != D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES ||
-        version != D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_0 || !device->callbacks.pfnReportMessageCb)
+        (version != D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_0 &&
+         version != D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_1) ||
+        !device->callbacks.pfnReportMessageCb)
         return E_INVALIDARG;
+    /* Version 1 has no categories: everything the mode loaded is reported. Version 2 starts with every supported
+     * category on ("what SetEnableDriverReportedMessages(TRUE) means today"). */
+    device->drm_version = version;
+    atomic_store_explicit(&device->drm_flags, d12__vkdrv_supported_drm_flags(device->adapter), memory_order_relaxed);
     device->drm_enabled = true;
     /* "exactly one message ... before EnableExtendedFeature returns": the initialization message; the
      * validation mode's INFO message comes with the device's first object (d12__vkdrv_report_mode). */
@@ -209,48 +215,67 @@ void d12__vkdrv_report_mode(d12__vkdrv_device *device)
         return;
     d12__vkdrv_report_now(device, D12_VKDRV_MSG_VALIDATION_MODE, D3D12DDI_MESSAGE_SEVERITY_0126_INFO,
                           D3D12DDI_MESSAGE_CATEGORY_0126_INITIALIZATION, D3D12DDI_COMMAND_LIST_STATE_INDEX_NONE_0126,
-                          "Vulkan validation: %s (D12RT_VULKAN_VALIDATION) on %s.",
-                          d12__vkdrv_validation_name(device->adapter->validation),
-                          device->adapter->properties.deviceName);
+                          "Vulkan validation: %s (%s) on %s.", d12__vkdrv_validation_name(device->adapter->validation),
+                          device->adapter->validation_source, device->adapter->properties.deviceName);
 }
 
-void d12__vkdrv_report_now(d12__vkdrv_device *device, UINT64 id, D3D12DDI_MESSAGE_SEVERITY_0126 severity,
-                           D3D12DDI_MESSAGE_CATEGORY_0126 category, UINT32 state_index, const char *format, ...)
+void d12__vkdrv_report_category_now(d12__vkdrv_device *device, UINT category, UINT64 id,
+                                    D3D12DDI_MESSAGE_SEVERITY_0126 severity, D3D12DDI_MESSAGE_CATEGORY_0126 kind,
+                                    UINT32 state_index, const char *text)
 {
-    if (!device->drm_enabled)
+    if (!d12__vkdrv_reporting(device, category)) /* v2: a category that is off is filtered here */
         return;
-    char text[1024];
-    va_list args;
-    va_start(args, format);
-    vsnprintf(text, sizeof text, format, args);
-    va_end(args);
-    D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 message = {id, severity, category, text, state_index};
+    D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 message = {id, severity, kind, text, state_index};
     device->callbacks.pfnReportMessageCb(device->rt_device, &message);
 }
 
-void d12__vkdrv_report_later(d12__vkdrv_device *device, UINT64 id, D3D12DDI_MESSAGE_SEVERITY_0126 severity,
-                             D3D12DDI_MESSAGE_CATEGORY_0126 category, UINT32 state_index, const char *format, ...)
+/* Out of memory, the finding is lost: a timeline has nobody to tell, and a message is not worth a removal. */
+void d12__vkdrv_report_category_later(d12__vkdrv_device *device, UINT category, UINT64 id,
+                                      D3D12DDI_MESSAGE_SEVERITY_0126 severity, D3D12DDI_MESSAGE_CATEGORY_0126 kind,
+                                      UINT32 state_index, const char *text)
 {
-    if (!device->drm_enabled)
+    if (!d12__vkdrv_reporting(device, category))
         return;
     d12__vkdrv_pending_message *message = calloc(1, sizeof *message);
-    char text[1024];
-    va_list args;
-    va_start(args, format);
-    vsnprintf(text, sizeof text, format, args);
-    va_end(args);
     if (!message || !(message->text = strdup(text))) {
         free(message);
         return;
     }
     message->vendor_message_id = id;
     message->severity = severity;
-    message->category = category;
+    message->category = kind;
     message->state_index = state_index;
     pthread_mutex_lock(&device->pending_lock);
     *device->pending_tail = message;
     device->pending_tail = &message->next;
     pthread_mutex_unlock(&device->pending_lock);
+}
+
+/* The driver's own findings: GENERAL, as all of the reference driver's. */
+void d12__vkdrv_report_now(d12__vkdrv_device *device, UINT64 id, D3D12DDI_MESSAGE_SEVERITY_0126 severity,
+                           D3D12DDI_MESSAGE_CATEGORY_0126 category, UINT32 state_index, const char *format, ...)
+{
+    if (!d12__vkdrv_reporting(device, D12_VKDRV_DRM_GENERAL))
+        return;
+    char text[1024];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(text, sizeof text, format, args);
+    va_end(args);
+    d12__vkdrv_report_category_now(device, D12_VKDRV_DRM_GENERAL, id, severity, category, state_index, text);
+}
+
+void d12__vkdrv_report_later(d12__vkdrv_device *device, UINT64 id, D3D12DDI_MESSAGE_SEVERITY_0126 severity,
+                             D3D12DDI_MESSAGE_CATEGORY_0126 category, UINT32 state_index, const char *format, ...)
+{
+    if (!d12__vkdrv_reporting(device, D12_VKDRV_DRM_GENERAL))
+        return;
+    char text[1024];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(text, sizeof text, format, args);
+    va_end(args);
+    d12__vkdrv_report_category_later(device, D12_VKDRV_DRM_GENERAL, id, severity, category, state_index, text);
 }
 
 static VOID APIENTRY flush_driver_reported_messages(D3D12DDI_HDEVICE handle)

@@ -254,10 +254,13 @@ static bool run_kernel(d12__vkdrv_queue *queue, const d12__vkdrv_recording *reco
     if (result == D12_VKDRV_KERNEL_FAULT) {
         char what[64];
         const char *name = d12__vkdrv_args_what(&args, va, what, sizeof what);
+        char *va_name = d12__vkdrv_va_name(device, va); /* v2: "0x...:'MyVB' + 0x0 (released)" */
         d12__vkdrv_report_later(device, D12_REFDRV_MSG_PAGE_FAULT, D3D12DDI_MESSAGE_SEVERITY_0126_CORRUPTION,
                                 D3D12DDI_MESSAGE_CATEGORY_0126_EXECUTION, op->state_index,
-                                "Page fault: %s reads GPU virtual address 0x%016llX, which is in no live buffer.",
-                                name ? name : "The draw", (unsigned long long)va);
+                                "Page fault: %s reads GPU virtual address 0x%016llX, which is in no live buffer%s%s.",
+                                name ? name : "The draw", (unsigned long long)va, va_name ? ": " : "",
+                                va_name ? va_name : "");
+        free(va_name);
         report_fault(queue, recording, op, va, D3D12DDI_PAGE_FAULT_FLAG_NONE);
     }
     return false;

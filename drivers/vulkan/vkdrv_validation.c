@@ -4,7 +4,9 @@
  * the driver reports it right after the Vulkan call returns (a recording call: at once, category STATE_SETTING,
  * the CommandListStateIndex of the op being recorded) or holds it for the next flush (a timeline: category
  * EXECUTION, the index from the op's "d12op N" debug label when the layer gives one, else 0xFFFFFFFF).
- * VendorMessageId = 0x0D12000100000000 | (uint32_t)messageIdNumber; the description is the layer's text. */
+ * VendorMessageId = 0x0D12000100000000 | (uint32_t)messageIdNumber; the description is the layer's text, followed
+ * by the D3D12 names of the buffers it names (version 2, vkdrv_messages.c). A SYNC-* message is SYNCHRONIZATION,
+ * every other GENERAL: one whose category is off is dropped here. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <stdio.h>
@@ -18,6 +20,9 @@ typedef struct queued {
     UINT64 id;
     D3D12DDI_MESSAGE_SEVERITY_0126 severity;
     UINT32 label_index;
+    UINT category; /* v2: SYNCHRONIZATION for a synchronization hazard, else GENERAL (vkdrv_messages.c) */
+    uint64_t buffers[D12_VKDRV_MAX_NAMED_OBJECTS]; /* the VkBuffers the message names (their D3D12 names added) */
+    unsigned buffer_count;
     char *text;
 } queued;
 
@@ -35,7 +40,9 @@ bool d12__vkdrv_validation_instance(d12__vkdrv_validation mode, VkInstanceCreate
 {
     static const char *const k_layer = "VK_LAYER_KHRONOS_validation";
     static const VkValidationFeatureEnableEXT k_sync[] = {VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
-    static const VkValidationFeatureEnableEXT k_gpuav[] = {VK_VALIDATION_FEATURE_ENABLE_GPU_ASSISTED_EXT};
+    /* gpuav loads synchronization validation too: its SupportedFlags include SYNCHRONIZATION (issue 18). */
+    static const VkValidationFeatureEnableEXT k_gpuav[] = {VK_VALIDATION_FEATURE_ENABLE_GPU_ASSISTED_EXT,
+                                                           VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
     uint32_t count = 0;
     if (vkEnumerateInstanceLayerProperties(&count, NULL) != VK_SUCCESS)
         return false;
@@ -56,7 +63,7 @@ bool d12__vkdrv_validation_instance(d12__vkdrv_validation mode, VkInstanceCreate
         features->enabledValidationFeatureCount = 1;
         features->pEnabledValidationFeatures = k_sync;
     } else if (mode == D12_VKDRV_VALIDATION_GPUAV) {
-        features->enabledValidationFeatureCount = 1;
+        features->enabledValidationFeatureCount = 2;
         features->pEnabledValidationFeatures = k_gpuav;
     }
     features->pNext = info->pNext;
@@ -92,6 +99,11 @@ VkBool32 VKAPI_PTR d12__vkdrv_messenger(VkDebugUtilsMessageSeverityFlagBitsEXT s
     message->severity = severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT ? D3D12DDI_MESSAGE_SEVERITY_0126_ERROR
                                                                                  : D3D12DDI_MESSAGE_SEVERITY_0126_WARNING;
     message->label_index = data ? label_index(data) : D3D12DDI_COMMAND_LIST_STATE_INDEX_NONE_0126;
+    message->category = d12__vkdrv_validation_category(data ? data->pMessageIdName : NULL);
+    for (uint32_t i = 0; data && i < data->objectCount && message->buffer_count < D12_VKDRV_MAX_NAMED_OBJECTS; i++) {
+        if (data->pObjects[i].objectType == VK_OBJECT_TYPE_BUFFER)
+            message->buffers[message->buffer_count++] = data->pObjects[i].objectHandle;
+    }
     if (!t_tail)
         t_tail = &t_head;
     *t_tail = message;
@@ -115,12 +127,18 @@ void d12__vkdrv_validation_drain(d12__vkdrv_device *device, bool now)
             fprintf(stderr, "d12rt Vulkan driver: D12RT_VULKAN_VALIDATION_STRICT: %s\n", m->text);
             abort();
         }
+        /* v2: a category that is off is dropped before its buffers are named (the layer's cost remains) */
+        char *named = d12__vkdrv_reporting(device, m->category)
+                          ? d12__vkdrv_name_buffers(device, m->text, m->buffers, m->buffer_count)
+                          : NULL;
+        const char *text = named ? named : m->text;
         if (now)
-            d12__vkdrv_report_now(device, m->id, m->severity, D3D12DDI_MESSAGE_CATEGORY_0126_STATE_SETTING, t_scope,
-                                  "%s", m->text);
+            d12__vkdrv_report_category_now(device, m->category, m->id, m->severity,
+                                           D3D12DDI_MESSAGE_CATEGORY_0126_STATE_SETTING, t_scope, text);
         else
-            d12__vkdrv_report_later(device, m->id, m->severity, D3D12DDI_MESSAGE_CATEGORY_0126_EXECUTION,
-                                    m->label_index, "%s", m->text);
+            d12__vkdrv_report_category_later(device, m->category, m->id, m->severity,
+                                             D3D12DDI_MESSAGE_CATEGORY_0126_EXECUTION, m->label_index, text);
+        free(named);
         free(m->text);
         free(m);
     }

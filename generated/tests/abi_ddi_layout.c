@@ -198,6 +198,15 @@ _Static_assert(offsetof(D3D12DDI_ADAPTERFUNCS, pfnGetCaps) == 32, "offsetof(D3D1
 _Static_assert(offsetof(D3D12DDI_ADAPTERFUNCS, pfnGetOptionalDDITables) == 40, "offsetof(D3D12DDI_ADAPTERFUNCS, pfnGetOptionalDDITables)");
 _Static_assert(offsetof(D3D12DDI_ADAPTERFUNCS, pfnFillDDITable) == 48, "offsetof(D3D12DDI_ADAPTERFUNCS, pfnFillDDITable)");
 _Static_assert(offsetof(D3D12DDI_ADAPTERFUNCS, pfnDestroyDevice) == 56, "offsetof(D3D12DDI_ADAPTERFUNCS, pfnDestroyDevice)");
+_Static_assert(sizeof(D3D12DDICB_D12RT_QUERYREGISTRY) == 24, "sizeof(D3D12DDICB_D12RT_QUERYREGISTRY)");
+_Static_assert(_Alignof(D3D12DDICB_D12RT_QUERYREGISTRY) == 8, "_Alignof(D3D12DDICB_D12RT_QUERYREGISTRY)");
+_Static_assert(offsetof(D3D12DDICB_D12RT_QUERYREGISTRY, pValueName) == 0, "offsetof(D3D12DDICB_D12RT_QUERYREGISTRY, pValueName)");
+_Static_assert(offsetof(D3D12DDICB_D12RT_QUERYREGISTRY, ValueType) == 8, "offsetof(D3D12DDICB_D12RT_QUERYREGISTRY, ValueType)");
+_Static_assert(offsetof(D3D12DDICB_D12RT_QUERYREGISTRY, Source) == 12, "offsetof(D3D12DDICB_D12RT_QUERYREGISTRY, Source)");
+_Static_assert(offsetof(D3D12DDICB_D12RT_QUERYREGISTRY, OutputDword) == 16, "offsetof(D3D12DDICB_D12RT_QUERYREGISTRY, OutputDword)");
+_Static_assert(sizeof(D3D12DDI_D12RT_ADAPTERCALLBACKS) == 8, "sizeof(D3D12DDI_D12RT_ADAPTERCALLBACKS)");
+_Static_assert(_Alignof(D3D12DDI_D12RT_ADAPTERCALLBACKS) == 8, "_Alignof(D3D12DDI_D12RT_ADAPTERCALLBACKS)");
+_Static_assert(offsetof(D3D12DDI_D12RT_ADAPTERCALLBACKS, pfnQueryRegistryCb) == 0, "offsetof(D3D12DDI_D12RT_ADAPTERCALLBACKS, pfnQueryRegistryCb)");
 _Static_assert(sizeof(D3D12DDIARG_OPENADAPTER) == 32, "sizeof(D3D12DDIARG_OPENADAPTER)");
 _Static_assert(_Alignof(D3D12DDIARG_OPENADAPTER) == 8, "_Alignof(D3D12DDIARG_OPENADAPTER)");
 _Static_assert(offsetof(D3D12DDIARG_OPENADAPTER, hRTAdapter) == 0, "offsetof(D3D12DDIARG_OPENADAPTER, hRTAdapter)");
@@ -218,5 +227,5 @@ _Static_assert(_Alignof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1) == 8, 
 _Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1, pfnGetSupportedDriverReportedMessageFlags) == 0, "offsetof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1, pfnGetSupportedDriverReportedMessageFlags)");
 _Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1, pfnSetDriverReportedMessageFlags) == 8, "offsetof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1, pfnSetDriverReportedMessageFlags)");
 
-/* How many assertions this file holds (32 structs). */
-const unsigned d12_abi_ddi_layout_assert_count = 207;
+/* How many assertions this file holds (34 structs). */
+const unsigned d12_abi_ddi_layout_assert_count = 216;

@@ -103,9 +103,30 @@ static void free_adapter(d12_driver_adapter *adapter)
     free(adapter);
 }
 
+/* pfnQueryRegistryCb: the per-application registry, read by the hub's reader (ddi/ cannot include registry/:
+ * docs/architecture.md); without one every value is absent. */
+static _Atomic(d12_driver_registry_query) g_registry_query;
+
+void d12__driver_set_registry_query(d12_driver_registry_query query)
+{
+    atomic_store_explicit(&g_registry_query, query, memory_order_release);
+}
+
+static HRESULT APIENTRY query_registry_cb(D3D12DDI_HRTADAPTER rt_adapter, D3D12DDICB_D12RT_QUERYREGISTRY *query)
+{
+    (void)rt_adapter;
+    if (!query || !query->pValueName)
+        return E_INVALIDARG;
+    query->ValueType = query->Source = query->OutputDword = 0;
+    d12_driver_registry_query read = atomic_load_explicit(&g_registry_query, memory_order_acquire);
+    return read ? read(query) : DXGI_ERROR_NOT_FOUND;
+}
+
+static const D3D12DDI_D12RT_ADAPTERCALLBACKS k_adapter_callbacks = {query_registry_cb};
+
 static HRESULT open_driver_adapter(d12_driver_adapter *adapter, PFND3D12DDI_OPENADAPTER entry)
 {
-    D3D12DDIARG_OPENADAPTER args = {{adapter}, {NULL}, NULL, &adapter->funcs};
+    D3D12DDIARG_OPENADAPTER args = {{adapter}, {NULL}, &k_adapter_callbacks, &adapter->funcs};
     d12__ddi_trace_open_adapter(d12__driver_adapter_name(adapter));
     HRESULT hr = entry(&args);
     if (FAILED(hr)) {

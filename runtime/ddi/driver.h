@@ -94,6 +94,12 @@ typedef struct d12_driver_device_desc {
 
 /* ---- The adapter ---- */
 
+/* Answers a driver's pfnQueryRegistryCb (D3D12DDI_D12RT_ADAPTERCALLBACKS, passed to every OpenAdapter12): `query`
+ * arrives checked, its outputs zeroed; returns S_OK, DXGI_ERROR_NOT_FOUND or E_OUTOFMEMORY. The hub hands in the
+ * registry's reader before the first adapter opens; until then (tests, tools) every value is absent. */
+typedef HRESULT (*d12_driver_registry_query)(D3D12DDICB_D12RT_QUERYREGISTRY *query);
+void d12__driver_set_registry_query(d12_driver_registry_query query);
+
 /* The process's adapter: opened on the first call (per D12RT_DRIVER) and kept for the life of the process;
  * every later call returns the same adapter, or the same failure without a second stderr line. */
 HRESULT d12__driver_adapter_get(d12_driver_adapter **out);

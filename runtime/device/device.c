@@ -513,6 +513,20 @@ static bool valid_minimum_feature_level(D3D_FEATURE_LEVEL level)
     return level >= D3D_FEATURE_LEVEL_11_0 || level == D3D_FEATURE_LEVEL_1_0_CORE || level == D3D_FEATURE_LEVEL_1_0_GENERIC;
 }
 
+/* A driver's pfnQueryRegistryCb (ddi/ asks, registry/ answers; the hub joins them): one value under the
+ * application's key, read when the driver asks (once, at OpenAdapter12: docs/registry.md). */
+static HRESULT query_registry_for_driver(D3D12DDICB_D12RT_QUERYREGISTRY *query)
+{
+    d12_reg_app_value value;
+    if (!d12__registry_app_value(query->pValueName, &value))
+        return DXGI_ERROR_NOT_FOUND;
+    query->ValueType = value.type;
+    query->Source = value.source == D12_SOURCE_HKCU ? D3D12DDI_D12RT_REGISTRY_SOURCE_CURRENT_USER
+                                                     : D3D12DDI_D12RT_REGISTRY_SOURCE_LOCAL_MACHINE;
+    query->OutputDword = value.dword;
+    return S_OK;
+}
+
 HRESULT d12__device_create(IUnknown *adapter_object, D3D_FEATURE_LEVEL minimum, const IID *riid, void **out)
 {
     if (adapter_object != NULL) {
@@ -522,6 +536,7 @@ HRESULT d12__device_create(IUnknown *adapter_object, D3D_FEATURE_LEVEL minimum, 
     if (!valid_minimum_feature_level(minimum))
         return E_INVALIDARG;
     d12_driver_adapter *adapter;
+    d12__driver_set_registry_query(query_registry_for_driver);
     HRESULT hr = d12__driver_adapter_get(&adapter);
     if (FAILED(hr))
         return hr;

@@ -175,6 +175,33 @@ bool d12__registry_app_settings(const char *app_name, d12_app_settings *out)
     return cu >= 0 && lm >= 0; /* -1: out of memory (d12__registry_load) */
 }
 
+static bool value_in(const char *path, const char *root, const char *app, const char *name, d12_reg_source source,
+                     d12_reg_app_value *out)
+{
+    d12_reg_file hive = {0};
+    char key[D12_REG_PATH_MAX];
+    bool found = false;
+    if (path[0] && d12__registry_app_key(key, sizeof key, root, app) && d12__registry_load(path, stderr, &hive) == 0)
+        found = d12__registry_get_value(&hive, key, name, &out->type, &out->dword, &out->line);
+    d12__registry_free(&hive);
+    if (found)
+        out->source = source;
+    return found;
+}
+
+bool d12__registry_app_value(const char *name, d12_reg_app_value *out)
+{
+    memset(out, 0, sizeof *out);
+    char app[D12_REG_MAX_NAME + 1], path[D12_REG_PATH_MAX];
+    if (!name || !d12__registry_app_name(app, sizeof app))
+        return false;
+    if (d12__registry_hkcu_path(path, sizeof path) &&
+        value_in(path, D12_REG_HKCU_ROOT, app, name, D12_SOURCE_HKCU, out))
+        return true;
+    return d12__registry_hklm_path(path, sizeof path) &&
+           value_in(path, D12_REG_HKLM_ROOT, app, name, D12_SOURCE_HKLM, out);
+}
+
 d12_registry_overlay d12__registry_overlay(const d12_app_settings *settings, bool app_debug_layer,
                                            bool app_driver_reported_messages)
 {

@@ -610,6 +610,33 @@ bool d12__registry_get_dword(const d12_reg_file *file, const char *key, const ch
     return found;
 }
 
+bool d12__registry_get_value(const d12_reg_file *file, const char *key, const char *name, uint32_t *type,
+                             uint32_t *dword, unsigned *line)
+{
+    bool current = false;
+    const d12_reg_line *found = NULL;
+    for (size_t i = 0; i < file->count; i++) {
+        const d12_reg_line *l = &file->lines[i];
+        if (l->kind == D12_REG_LINE_KEY)
+            current = d12__registry_name_equal(l->key, key);
+        else if (l->kind == D12_REG_LINE_KEY_DELETE) {
+            if (found && d12__registry_key_at_or_under(key, l->key))
+                found = NULL;
+            current = false;
+        } else if ((l->kind == D12_REG_LINE_VALUE || l->kind == D12_REG_LINE_VALUE_DELETE) && current &&
+                   d12__registry_name_equal(l->name, name))
+            found = l->kind == D12_REG_LINE_VALUE ? l : NULL;
+    }
+    if (!found)
+        return false;
+    /* dword: and hex(4): with 4 bytes are REG_DWORD; hex(4): of another length stays type 4 with no data */
+    *type = found->is_dword ? D12_REG_DWORD : found->type;
+    *dword = found->is_dword ? found->dword : 0;
+    if (line)
+        *line = found->number;
+    return true;
+}
+
 bool d12__registry_key_exists(const d12_reg_file *file, const char *key)
 {
     bool exists = false;

@@ -94,6 +94,11 @@ bool d12__registry_key_at_or_under(const char *key, const char *ancestor);
 bool d12__registry_get_dword(const d12_reg_file *file, const char *key, const char *name, uint32_t *value,
                              unsigned *line);
 
+/* Any value `name` of `key` once the whole file is applied: its type (D12_REG_DWORD for a 32-bit value, else the
+ * line's type) and, for a REG_DWORD, its data (else 0). False when it is absent or deleted. */
+bool d12__registry_get_value(const d12_reg_file *file, const char *key, const char *name, uint32_t *type,
+                             uint32_t *dword, unsigned *line);
+
 /* Whether `key` exists once the whole file is applied (creating a subkey creates its parents). */
 bool d12__registry_key_exists(const d12_reg_file *file, const char *key);
 
@@ -118,6 +123,10 @@ bool d12__registry_app_name(char *buf, size_t size);
 bool d12__registry_app_key(char *buf, size_t size, const char *root, const char *app);
 
 /* ---- The per-application settings ---- */
+
+/* The Vulkan driver's validation mode (REG_DWORD 0 off, 1 core, 2 sync, 3 gpuav), read by the driver itself through
+ * pfnQueryRegistryCb (drivers/vulkan/vkdrv.h D12_VKDRV_REGISTRY_VALIDATION names the same value); d12cfg writes it. */
+#define D12_REG_VULKAN_VALIDATION "VulkanValidation"
 
 typedef enum d12_reg_setting_id {
     D12_SETTING_DRM_AND,        /* EnableDriverReportedMessagesAnd, default 1 */
@@ -161,6 +170,16 @@ bool d12__registry_app_settings(const char *app_name, d12_app_settings *out);
 /* The same over hives already parsed (NULL: absent); leaves out's paths alone. */
 void d12__registry_resolve(const d12_reg_file *hkcu, const d12_reg_file *hklm, const char *app_name,
                            d12_app_settings *out);
+
+/* One value under the application's key for a driver (pfnQueryRegistryCb, docs/registry.md): both hives read now
+ * for d12__registry_app_name's application, HKCU first, then HKLM. False when neither has it (or no application
+ * name, or no memory); warnings about the files go to stderr. */
+typedef struct d12_reg_app_value {
+    uint32_t type, dword;
+    d12_reg_source source;
+    unsigned line;
+} d12_reg_app_value;
+bool d12__registry_app_value(const char *name, d12_reg_app_value *out);
 
 /* What the device runs with once the overlay is applied to the application's latched choices. */
 typedef struct d12_registry_overlay {

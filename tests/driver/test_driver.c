@@ -12,7 +12,9 @@
  *   ext_null_slot    the extended-features table has a NULL slot
  *   ext_fill_fails   the extended-features table is offered but pfnFillDDITable fails
  * pfnGetCaps (when it works) records what it was given in d12_testdrv_last_caps (read by the test through
- * dlsym) and answers D3D12_OPTIONS5 with RaytracingTier 11. */
+ * dlsym) and answers D3D12_OPTIONS5 with RaytracingTier 11. OpenAdapter12 asks pfnQueryRegistryCb (when the runtime
+ * passes the adapter callbacks) for "TestDriverValue", then with a NULL query and a NULL name, and records the
+ * answers in d12_testdrv_registry. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +29,9 @@ EXPORT unsigned char d12_testdrv_last_caps[1024];
 EXPORT UINT d12_testdrv_last_caps_size;
 EXPORT UINT32 d12_testdrv_enabled[2]; /* feature, version */
 EXPORT UINT d12_testdrv_device_version;
+/* [0] callbacks passed, [1] hr, [2] ValueType, [3] Source, [4] OutputDword, [5] hr of a NULL query, [6] of a NULL
+ * pValueName, [7] of "NoSuchValue" */
+EXPORT HRESULT d12_testdrv_registry[8];
 
 static const char *mode(void)
 {
@@ -176,6 +181,21 @@ EXPORT HRESULT APIENTRY OpenAdapter12(D3D12DDIARG_OPENADAPTER *args)
                                    get_caps, get_tables, fill_table, destroy_device};
     if (is("null_slot"))
         funcs.pfnGetCaps = NULL;
+    const D3D12DDI_D12RT_ADAPTERCALLBACKS *callbacks = args->pAdapterCallbacks;
+    memset(d12_testdrv_registry, 0, sizeof d12_testdrv_registry);
+    if (callbacks && callbacks->pfnQueryRegistryCb) {
+        D3D12DDICB_D12RT_QUERYREGISTRY query = {"TestDriverValue", 99, 99, 99};
+        d12_testdrv_registry[0] = 1;
+        d12_testdrv_registry[1] = callbacks->pfnQueryRegistryCb(args->hRTAdapter, &query);
+        d12_testdrv_registry[2] = (HRESULT)query.ValueType;
+        d12_testdrv_registry[3] = (HRESULT)query.Source;
+        d12_testdrv_registry[4] = (HRESULT)query.OutputDword;
+        d12_testdrv_registry[5] = callbacks->pfnQueryRegistryCb(args->hRTAdapter, NULL);
+        D3D12DDICB_D12RT_QUERYREGISTRY unnamed = {NULL, 0, 0, 0};
+        d12_testdrv_registry[6] = callbacks->pfnQueryRegistryCb(args->hRTAdapter, &unnamed);
+        D3D12DDICB_D12RT_QUERYREGISTRY absent = {"NoSuchValue", 7, 7, 7};
+        d12_testdrv_registry[7] = callbacks->pfnQueryRegistryCb(args->hRTAdapter, &absent);
+    }
     *args->pAdapterFuncs = funcs;
     args->hAdapter.pDrvPrivate = NULL;
     return S_OK;

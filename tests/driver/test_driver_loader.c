@@ -161,6 +161,46 @@ static void negotiation(void)
     d12__driver_adapter_close(adapter);
 }
 
+/* ---- pfnQueryRegistryCb (the adapter callbacks every OpenAdapter12 gets) ---- */
+
+static HRESULT fake_registry(D3D12DDICB_D12RT_QUERYREGISTRY *query)
+{
+    if (strcmp(query->pValueName, "TestDriverValue") != 0)
+        return DXGI_ERROR_NOT_FOUND;
+    query->ValueType = 4; /* REG_DWORD */
+    query->Source = D3D12DDI_D12RT_REGISTRY_SOURCE_LOCAL_MACHINE;
+    query->OutputDword = 0x1234;
+    return S_OK;
+}
+
+/* The hub's reader answers through the callback; NULL arguments are E_INVALIDARG before it is asked; an absent
+ * value is DXGI_ERROR_NOT_FOUND with the outputs zeroed; without a reader (tests, tools) every value is absent. */
+static void registry_callback(void)
+{
+    d12_driver_adapter *adapter = NULL;
+    d12__driver_set_registry_query(fake_registry);
+    CHECK_EQ_INT(open_test_driver("good", &adapter), S_OK);
+    HRESULT *seen = driver_symbol(TESTDRV_SO, "d12_testdrv_registry"); /* loaded now */
+    if (CHECK(seen != NULL)) {
+        CHECK_EQ_INT(seen[0], 1);
+        CHECK_EQ_INT(seen[1], S_OK);
+        CHECK_EQ_INT(seen[2], 4);
+        CHECK_EQ_INT(seen[3], D3D12DDI_D12RT_REGISTRY_SOURCE_LOCAL_MACHINE);
+        CHECK_EQ_INT(seen[4], 0x1234);
+        CHECK_EQ_INT(seen[5], E_INVALIDARG);
+        CHECK_EQ_INT(seen[6], E_INVALIDARG);
+        CHECK_EQ_INT(seen[7], DXGI_ERROR_NOT_FOUND);
+    }
+    d12__driver_adapter_close(adapter);
+    d12__driver_set_registry_query(NULL);
+    CHECK_EQ_INT(open_test_driver("good", &adapter), S_OK);
+    if (seen) {
+        CHECK_EQ_INT(seen[1], DXGI_ERROR_NOT_FOUND);
+        CHECK_EQ_INT(seen[2] | seen[3] | seen[4], 0); /* the outputs zeroed */
+    }
+    d12__driver_adapter_close(adapter);
+}
+
 /* ---- Extended features ---- */
 
 static void extended_features(void)
@@ -366,7 +406,7 @@ static const struct {
     {"missing_file", missing_file}, {"missing_symbol", missing_symbol}, {"negotiation", negotiation},
     {"extended_features", extended_features}, {"feature_data", feature_data}, {"preview_flavor", preview_flavor},
     {"set_error_env", set_error_env}, {"set_error_direct", set_error_direct}, {"profile_error", profile_error},
-    {"broken_getcaps", broken_getcaps},
+    {"broken_getcaps", broken_getcaps}, {"registry_callback", registry_callback},
 };
 
 int main(int argc, char **argv)

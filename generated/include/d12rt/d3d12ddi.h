@@ -977,12 +977,47 @@ typedef struct D3D12DDI_ADAPTERFUNCS {
     PFND3D12DDI_DESTROYDEVICE pfnDestroyDevice; /* destruct a device */
 } D3D12DDI_ADAPTERFUNCS;
 
-/* Arguments of OpenAdapter12. d12rt differs from the WDK: pAdapterCallbacks is NULL: the WDK's
- * D3DDDI_ADAPTERCALLBACKS query a kernel-mode driver d12rt does not have. */
+/* D3D12DDICB_D12RT_QUERYREGISTRY.Source of a value found in the HKCU hive (docs/registry.md). */
+#define D3D12DDI_D12RT_REGISTRY_SOURCE_CURRENT_USER 1u
+/* D3D12DDICB_D12RT_QUERYREGISTRY.Source of a value found in the HKLM hive. */
+#define D3D12DDI_D12RT_REGISTRY_SOURCE_LOCAL_MACHINE 2u
+/* One per-application registry value asked through pfnQueryRegistryCb: the value pValueName under the
+ * application's key (HKCU first, then HKLM, as every per-application setting; docs/registry.md). d12rt
+ * differs from the WDK: stands for the WDK's D3DDDI_QUERYREGISTRY_INFO (D3DKMTQueryAdapterInfo with
+ * KMTQAITYPE_QUERYREGISTRY), through which a Windows UMD reads its settings; d12rt has no kernel thunk, so
+ * the runtime answers from its own registry overlay. UTF-8 names, and data for REG_DWORD values only. */
+typedef struct D3D12DDICB_D12RT_QUERYREGISTRY {
+    LPCSTR pValueName; /* in: the value's name (NUL-terminated, compared case-insensitively) */
+    UINT ValueType; /* out: the value's type (winnt.h numbering: REG_SZ 1, REG_DWORD 4) */
+    UINT Source; /* out: D3D12DDI_D12RT_REGISTRY_SOURCE_CURRENT_USER or _LOCAL_MACHINE */
+    UINT OutputDword; /* out: the data of a REG_DWORD value (0 for any other type) */
+} D3D12DDICB_D12RT_QUERYREGISTRY;
+
+/* Reads one per-application registry value (D3D12DDICB_D12RT_QUERYREGISTRY). S_OK: found (ValueType and
+ * Source set; OutputDword for a REG_DWORD); DXGI_ERROR_NOT_FOUND: no such value in either hive (nothing
+ * written but zeroes); E_INVALIDARG: a NULL pQuery or pValueName. The hives are read at the call, so a driver
+ * asks once, at OpenAdapter12, and keeps what it read. Any thread, while the adapter is open. */
+typedef HRESULT(APIENTRY* PFND3D12DDI_D12RT_QUERYREGISTRY_CB)(
+    D3D12DDI_HRTADAPTER hRTAdapter,
+    D3D12DDICB_D12RT_QUERYREGISTRY* pQuery);
+
+/* The runtime's adapter callbacks (D3D12DDIARG_OPENADAPTER.pAdapterCallbacks), valid from OpenAdapter12 until
+ * pfnCloseAdapter returns. A driver that needs none ignores it; a driver must accept a NULL table (a harness
+ * that passes none). d12rt differs from the WDK: the WDK's D3DDDI_ADAPTERCALLBACKS (pfnQueryAdapterInfoCb,
+ * pfnGetMultisampleMethodListCb) talk to a kernel-mode driver d12rt does not have; d12rt's table holds the
+ * one adapter-level service a UMD gets from the kernel thunk that it needs here, its registry settings. */
+typedef struct D3D12DDI_D12RT_ADAPTERCALLBACKS {
+    PFND3D12DDI_D12RT_QUERYREGISTRY_CB pfnQueryRegistryCb; /* a per-application registry value */
+} D3D12DDI_D12RT_ADAPTERCALLBACKS;
+
+/* Arguments of OpenAdapter12. d12rt differs from the WDK: pAdapterCallbacks points at d12rt's
+ * D3D12DDI_D12RT_ADAPTERCALLBACKS, not the WDK's D3DDDI_ADAPTERCALLBACKS (which query a kernel-mode driver
+ * d12rt does not have). */
 typedef struct D3D12DDIARG_OPENADAPTER {
     D3D12DDI_HRTADAPTER hRTAdapter; /* in: the runtime's adapter */
     D3D12DDI_HADAPTER hAdapter; /* out: the driver's adapter object */
-    const void* pAdapterCallbacks; /* in: NULL in d12rt */
+    /* in: the runtime's adapter callbacks (may be NULL) */
+    const D3D12DDI_D12RT_ADAPTERCALLBACKS* pAdapterCallbacks;
     D3D12DDI_ADAPTERFUNCS* pAdapterFuncs; /* out: runtime storage the driver fills */
 } D3D12DDIARG_OPENADAPTER;
 
