@@ -36,6 +36,7 @@ typedef struct bench_row {
     void *context;
     int baseline;         /* index of the baseline row, or -1 (the row is a baseline) */
     bool throughput;      /* also print operations per second */
+    double bytes_per_op;  /* > 0: also print GB/s (a copy row) */
     uint64_t iterations;  /* per repetition, sized by the warm-up */
     double *samples;      /* ns/op per repetition */
     double median, min, max;

@@ -220,6 +220,10 @@ static void print_json(int reps, bool quick, const char *cpu, long cpus)
         }
         if (row->throughput)
             printf(",\"ops_per_second\":%.0f", row->median > 0 ? 1e9 / row->median : 0.0);
+        if (row->bytes_per_op > 0) /* bytes per ns = GB/s (10^9 bytes) */
+            printf(",\"bytes_per_op\":%.0f,\"gb_per_second\":%.3f,\"gb_per_second_at_min\":%.3f", row->bytes_per_op,
+                   row->median > 0 ? row->bytes_per_op / row->median : 0.0,
+                   row->min > 0 ? row->bytes_per_op / row->min : 0.0);
         printf(",\"statistic\":\"min over interleaved repetitions (budgets), median (ns_per_op)\"");
         printf("}%s\n", r + 1 < bench_row_count ? "," : "");
     }
@@ -263,6 +267,9 @@ static void print_table(int reps, bool quick, const char *cpu, long cpus)
                row->baseline >= 0 ? bench_rows[row->baseline].name : "");
         if (row->throughput)
             printf("  [%.2f M msg/s]", row->median > 0 ? 1e3 / row->median : 0.0);
+        if (row->bytes_per_op > 0)
+            printf("  [%.2f GB/s median, %.2f GB/s at min]", row->median > 0 ? row->bytes_per_op / row->median : 0.0,
+                   row->min > 0 ? row->bytes_per_op / row->min : 0.0);
         printf("\n");
     }
     const bench_memory_row *memory;
