@@ -120,6 +120,7 @@ void peer_describe(void *d3d12_device, char *out, size_t size)
     if (strstr(driver, "vulkan"))
         vulkan_driver_device(device, sizeof device);
 #endif
-    snprintf(out, size, "d12rt + driver '%.40s'%s%.180s", driver, *device ? " on " : "", device);
+    const char *base = strrchr(driver, '/'); /* a path: its file name says which driver */
+    snprintf(out, size, "d12rt + driver '%.40s'%s%.180s", base ? base + 1 : driver, *device ? " on " : "", device);
 }
 #endif
