@@ -245,7 +245,10 @@ static bool execute_segment(d12__vkdrv_queue *queue, const d12__vkdrv_recording 
             return false;
         VkCommandBuffer cb = truncate ? rerecord(queue, recording, skip, from, fault.faulted ? fault.op : to)
                                       : recording->cbs[segment];
-        bool running = cb != VK_NULL_HANDLE && submit_and_wait(queue, cb);
+        /* A segment that recorded no Vulkan command has no command buffer (vkdrv_list.c open_current): nothing
+         * to submit. A re-recording that could not be made stops the engine, as before. */
+        bool running = truncate ? cb != VK_NULL_HANDLE && submit_and_wait(queue, cb)
+                                : cb == VK_NULL_HANDLE || submit_and_wait(queue, cb);
         if (truncate && cb)
             vkFreeCommandBuffers(device->vk, queue->pool, 1, &cb);
         if (running && fault.faulted) {
