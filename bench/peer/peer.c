@@ -96,18 +96,23 @@ static void check(HRESULT hr, const char *what)
     }
 }
 
-static ID3D12Resource *create_buffer(UINT64 size)
+static ID3D12Resource *create_buffer_of(D3D12_HEAP_TYPE type, UINT64 size)
 {
-    D3D12_HEAP_PROPERTIES heap = {D3D12_HEAP_TYPE_DEFAULT, D3D12_CPU_PAGE_PROPERTY_UNKNOWN,
-                                  D3D12_MEMORY_POOL_UNKNOWN, 0, 0};
+    D3D12_HEAP_PROPERTIES heap = {type, D3D12_CPU_PAGE_PROPERTY_UNKNOWN, D3D12_MEMORY_POOL_UNKNOWN, 0, 0};
     D3D12_RESOURCE_DESC desc = {D3D12_RESOURCE_DIMENSION_BUFFER, 0, size, 1, 1, 1, DXGI_FORMAT_UNKNOWN,
                                 {1, 0}, D3D12_TEXTURE_LAYOUT_ROW_MAJOR, D3D12_RESOURCE_FLAG_NONE};
     ID3D12Resource *resource = NULL;
-    check(ID3D12Device_CreateCommittedResource(peer.device, &heap, D3D12_HEAP_FLAG_NONE, &desc,
-                                               D3D12_RESOURCE_STATE_COMMON, NULL, &IID_ID3D12Resource,
-                                               (void **)&resource),
+    D3D12_RESOURCE_STATES state =
+        type == D3D12_HEAP_TYPE_UPLOAD ? D3D12_RESOURCE_STATE_GENERIC_READ : D3D12_RESOURCE_STATE_COMMON;
+    check(ID3D12Device_CreateCommittedResource(peer.device, &heap, D3D12_HEAP_FLAG_NONE, &desc, state, NULL,
+                                               &IID_ID3D12Resource, (void **)&resource),
           "CreateCommittedResource");
     return resource;
+}
+
+static ID3D12Resource *create_buffer(UINT64 size)
+{
+    return create_buffer_of(D3D12_HEAP_TYPE_DEFAULT, size);
 }
 
 static void open_recorder(recorder *r)
@@ -130,6 +135,8 @@ static void restart(recorder *r)
     check(ID3D12GraphicsCommandList_Reset(r->list, r->allocator, NULL), "ID3D12GraphicsCommandList::Reset");
     r->recorded = 0;
 }
+
+static void fill_big_source(void);
 
 static bool setup(void)
 {
@@ -174,6 +181,8 @@ static bool setup(void)
     D3D12_FEATURE_DATA_D3D12_OPTIONS5 options5;
     check(ID3D12Device_CheckFeatureSupport(peer.device, D3D12_FEATURE_D3D12_OPTIONS5, &options5, sizeof options5),
           "CheckFeatureSupport(OPTIONS5)");
+    if (!peer.failed)
+        fill_big_source();
     return !peer.failed;
 }
 
@@ -249,6 +258,33 @@ static void execute_and_wait(ID3D12GraphicsCommandList *list)
     check(ID3D12Fence_SetEventOnCompletion(peer.fence, value, peer.gpu_event), "SetEventOnCompletion");
     if (!event_wait(peer.gpu_event))
         check(E_FAIL, "waiting on the event");
+}
+
+/* The copy row's source holds real bytes on both sides, written once through an UPLOAD buffer: memory never
+ * written may read from the kernel's shared zero page (vkd3d does not clear new memory; d12rt does), and copying
+ * from it is cheaper than copying memory, which would favour one side. */
+static void fill_big_source(void)
+{
+    ID3D12Resource *upload = create_buffer_of(D3D12_HEAP_TYPE_UPLOAD, PEER_COPY_BYTES);
+    recorder fill = {0};
+    open_recorder(&fill);
+    void *data = NULL;
+    if (!peer.failed && upload != NULL) {
+        check(ID3D12Resource_Map(upload, 0, NULL, &data), "Map");
+        if (data != NULL) {
+            memset(data, 0x5A, (size_t)PEER_COPY_BYTES);
+            ID3D12Resource_Unmap(upload, 0, NULL);
+        }
+        ID3D12GraphicsCommandList_CopyBufferRegion(fill.list, peer.big_source, 0, upload, 0, PEER_COPY_BYTES);
+        check(ID3D12GraphicsCommandList_Close(fill.list), "Close");
+        execute_and_wait(fill.list);
+    }
+    if (fill.list != NULL)
+        ID3D12GraphicsCommandList_Release(fill.list);
+    if (fill.allocator != NULL)
+        ID3D12CommandAllocator_Release(fill.allocator);
+    if (upload != NULL)
+        ID3D12Resource_Release(upload);
 }
 
 ROW static double row_execute_signal_event(uint64_t iterations)
