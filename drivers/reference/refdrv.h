@@ -29,6 +29,7 @@
 
 #include "d12rt/d3d12ddi.h"
 
+#include "drvcommon_rules.h"
 #include "refdrv_profile.h"
 
 #ifdef __cplusplus
@@ -51,23 +52,8 @@ typedef enum d12__refdrv_drm_mode {
     D12_REFDRV_DRM_V1, /* on, listing version 1 only: a version-1 driver (docs/driver-reported-messages-v2.md) */
 } d12__refdrv_drm_mode;
 
-/* The mandatory initialization message's text (driver-reported-messages.txt, "exact ASCII string"). */
-#define D12_REFDRV_DRM_INIT_TEXT "D3D12 Driver Reported Messages Enabled"
-/* The reference driver's VendorMessageId of the initialization message. */
-#define D12_REFDRV_DRM_INIT_ID 0x0D12000000000001ull
-
-/* The VendorMessageIds of the driver's validation findings (docs/refdrv.md). Stable: tests and tools match on
- * them. 0x01xx are found while recording (reported at once, from the recording call), 0x02xx and 0x03xx while
- * executing on a queue's timeline (held until the next pfnFlushDriverReportedMessages). */
-#define D12_REFDRV_MSG_NO_INDEX_BUFFER 0x0D12000000000101ull        /* ERROR: indexed draw, no index buffer */
-#define D12_REFDRV_MSG_ROOT_DESCRIPTOR_NULL 0x0D12000000000102ull   /* ERROR: root CBV/SRV/UAV at address 0 */
-#define D12_REFDRV_MSG_VERTEX_BUFFER_PAST_END 0x0D12000000000201ull /* ERROR: VB view runs past its buffer */
-#define D12_REFDRV_MSG_INDEX_BUFFER_PAST_END 0x0D12000000000202ull  /* ERROR: IB view runs past its buffer */
-#define D12_REFDRV_MSG_ROOT_DESCRIPTOR_PAST_END 0x0D12000000000203ull /* ERROR: root range past its buffer */
-#define D12_REFDRV_MSG_INDEX_READ_PAST_VIEW 0x0D12000000000204ull   /* ERROR: indices read past the IB view */
-#define D12_REFDRV_MSG_COPY_PAST_END 0x0D12000000000205ull          /* ERROR: a copy range past its buffer */
-#define D12_REFDRV_MSG_WRITE_PAST_END 0x0D12000000000206ull         /* ERROR: a write-immediate past its buffer */
-#define D12_REFDRV_MSG_PAGE_FAULT 0x0D12000000000301ull             /* CORRUPTION: address in no live buffer */
+/* The initialization message, and the VendorMessageIds of the driver's validation findings: drivers/common/
+ * drvcommon_rules.h (the Vulkan driver reports the same). */
 
 /* GPU time per command (docs/refdrv.md, "GPU time"): settable with D12RT_REFDRV_PS_PER_VERTEX, _PS_PER_GROUP,
  * _PS_PER_BYTE and _NS_PER_COMMAND, read at OpenAdapter12. */
@@ -121,7 +107,7 @@ typedef struct d12__refdrv_device {
     bool has_kt, has_0127;
     unsigned exec_delay_ms;
     d12__refdrv_rates rates;
-    struct d12__refdrv_va_space *va; /* refdrv_gpu.h */
+    struct d12__drv_va_space *va; /* the buffers (drivers/common/drvcommon_va.h), malloc'ed */
     /* Timeline findings waiting for a flush, oldest first. Reported with this lock released (the spec forbids
      * calling pfnReportMessageCb under a driver lock). */
     pthread_mutex_t pending_lock;

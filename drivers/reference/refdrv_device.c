@@ -71,7 +71,8 @@ HRESULT APIENTRY d12__refdrv_create_device(D3D12DDI_HADAPTER adapter, const D3D1
     device->pending_tail = &device->pending;
     if (pthread_mutex_init(&device->pending_lock, NULL) != 0)
         return E_OUTOFMEMORY;
-    if (!(device->va = d12__refdrv_va_create())) {
+    if (!(device->va = malloc(sizeof *device->va)) || !d12__drv_va_init(device->va, NULL)) {
+        free(device->va);
         pthread_mutex_destroy(&device->pending_lock);
         return E_OUTOFMEMORY;
     }
@@ -97,7 +98,9 @@ VOID APIENTRY d12__refdrv_destroy_device(D3D12DDI_HDEVICE handle)
     d12__refdrv_device *device = device_of(handle);
     free_messages(device->pending);
     pthread_mutex_destroy(&device->pending_lock);
-    d12__refdrv_va_destroy(device->va);
+    if (device->va)
+        d12__drv_va_fini(device->va);
+    free(device->va);
     memset(device, 0, sizeof *device);
 }
 

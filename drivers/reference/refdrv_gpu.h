@@ -6,36 +6,18 @@
 #define D12_REFDRV_GPU_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 
+#include "drvcommon_ops.h"
+#include "drvcommon_va.h"
 #include "refdrv.h"
 
-/* The device's GPU virtual address space: a bump allocator (addresses are never reused, so a stale address
- * faults instead of reaching a newer buffer) and the buffers sorted by address. Allocation order is address order,
- * so a new buffer is always appended. A released buffer's entry keeps its address with no buffer (its range
- * resolves to nothing, as a gap does) until a compaction, which runs when released entries outnumber live ones:
- * a release is a binary search and a store, compactions amortized O(1) over releases in any order (issue 17 item
- * 7.8: a memmove per release made 200 000 releases in creation order quadratic). */
-typedef struct d12__refdrv_va_entry {
-    UINT64 va;
-    struct d12__refdrv_buffer *buffer; /* NULL: released */
-} d12__refdrv_va_entry;
+#define D12_REFDRV_MAX_VERTEX_BUFFERS D12_DRV_MAX_VERTEX_BUFFERS /* drivers/common/drvcommon_ops.h */
+#define D12_REFDRV_MAX_ROOT_PARAMETERS D12_DRV_MAX_ROOT_PARAMETERS
 
-typedef struct d12__refdrv_va_space {
-    pthread_rwlock_t lock; /* guards everything below; readers are the timelines resolving addresses */
-    UINT64 next;
-    d12__refdrv_va_entry *entries;
-    size_t count, capacity, released; /* entries in use; allocated; of those in use, released */
-    UINT64 moved; /* entries copied by compactions, ever: the work a test counts (tests/driver/test_refdrv_va.c) */
-} d12__refdrv_va_space;
-
-#define D12_REFDRV_VA_BASE 0x0000000100000000ull
-#define D12_REFDRV_VA_ALIGNMENT 0x10000ull /* 64 KiB: each buffer's start, and its unmapped gap after it */
-#define D12_REFDRV_MAX_VERTEX_BUFFERS 32
-#define D12_REFDRV_MAX_ROOT_PARAMETERS 64
-
-/* A buffer's memory and address range. Outlives its resource object while an executing command uses it: the
- * registry's lookup takes a reference under the read lock, so a concurrent destroy never frees memory a
- * timeline is copying. */
+/* A buffer's memory and address range in the device's VA space (drivers/common/drvcommon_va.h). Outlives its
+ * resource object while an executing command uses it: the space's lookup takes a reference under its read lock, so
+ * a concurrent destroy never frees memory a timeline is copying. */
 typedef struct d12__refdrv_buffer {
     atomic_uint refs; /* the resource object's one, plus one per execution-time use */
     UINT64 va, size;
@@ -44,6 +26,7 @@ typedef struct d12__refdrv_buffer {
     D3D12DDI_HRTRESOURCE rt_resource;
     D3D12DDI_HEAP_TYPE heap_type;
 } d12__refdrv_buffer;
+_Static_assert(offsetof(d12__refdrv_buffer, refs) == 0, "the VA space takes references through the first member");
 
 /* The buffer's memory, zero-filled the first time anyone (Map, a GPU copy or write) asks for it: a committed
  * resource reads as zero, and one created and released untouched never pays for zeroing (docs/performance.md). */
@@ -54,23 +37,22 @@ typedef struct d12__refdrv_resource {
     d12__refdrv_buffer *buffer;
 } d12__refdrv_resource;
 
-typedef enum d12__refdrv_command_type {
-    D12_REFDRV_CMD_SET_VERTEX_BUFFER, /* one slot per record (a NULL view unbinds it) */
-    D12_REFDRV_CMD_SET_INDEX_BUFFER,
-    D12_REFDRV_CMD_SET_ROOT, /* graphics or compute root CBV/SRV/UAV */
-    D12_REFDRV_CMD_DRAW,
-    D12_REFDRV_CMD_DRAW_INDEXED,
-    D12_REFDRV_CMD_DISPATCH,
-    D12_REFDRV_CMD_COPY,
-    D12_REFDRV_CMD_BARRIER,
-    D12_REFDRV_CMD_WRITE_IMMEDIATE, /* pfnWriteBufferImmediate (build 0127): one record per write */
-} d12__refdrv_command_type;
-
-typedef enum d12__refdrv_root_kind {
-    D12_REFDRV_ROOT_CBV,
-    D12_REFDRV_ROOT_SRV,
-    D12_REFDRV_ROOT_UAV,
-} d12__refdrv_root_kind;
+/* The command types and root kinds are the drivers' shared op log (drivers/common/drvcommon_ops.h), under this
+ * driver's names. */
+typedef d12__drv_op_type d12__refdrv_command_type;
+#define D12_REFDRV_CMD_SET_VERTEX_BUFFER D12_DRV_OP_SET_VERTEX_BUFFER
+#define D12_REFDRV_CMD_SET_INDEX_BUFFER D12_DRV_OP_SET_INDEX_BUFFER
+#define D12_REFDRV_CMD_SET_ROOT D12_DRV_OP_SET_ROOT
+#define D12_REFDRV_CMD_DRAW D12_DRV_OP_DRAW
+#define D12_REFDRV_CMD_DRAW_INDEXED D12_DRV_OP_DRAW_INDEXED
+#define D12_REFDRV_CMD_DISPATCH D12_DRV_OP_DISPATCH
+#define D12_REFDRV_CMD_COPY D12_DRV_OP_COPY
+#define D12_REFDRV_CMD_BARRIER D12_DRV_OP_BARRIER
+#define D12_REFDRV_CMD_WRITE_IMMEDIATE D12_DRV_OP_WRITE_IMMEDIATE
+typedef d12__drv_root_kind d12__refdrv_root_kind;
+#define D12_REFDRV_ROOT_CBV D12_DRV_ROOT_CBV
+#define D12_REFDRV_ROOT_SRV D12_DRV_ROOT_SRV
+#define D12_REFDRV_ROOT_UAV D12_DRV_ROOT_UAV
 
 /* One recorded command: a small fixed-size record, so recording a draw is one append. */
 typedef struct d12__refdrv_command {
@@ -82,23 +64,7 @@ typedef struct d12__refdrv_command {
     /* GPU work: the DRED op index (d3d12ddi.h, D3D12DDICB_DEVICEFAULT_0127): the Value - 1 of the MARKER_OUT
      * write recorded directly after this command, else D3D12DDI_OP_INDEX_UNKNOWN */
     UINT32 op_index;
-    union {
-        struct {
-            UINT64 address; /* 0: unbound */
-            UINT32 size, stride_or_format;
-        } view;
-        struct {
-            UINT32 count, instances, start;
-            INT32 base_vertex;
-        } draw;
-        struct {
-            UINT64 dst, src, size; /* GPU virtual addresses: resolved at execution */
-        } copy;
-        struct {
-            UINT64 dest; /* GPU virtual address, 4-byte aligned: resolved at execution */
-            UINT32 value;
-        } write;
-    } u;
+    d12__drv_op_args u;
 } d12__refdrv_command;
 
 #define D12_REFDRV_CHUNK_COMMANDS 1024
@@ -139,20 +105,10 @@ typedef struct d12__refdrv_command_allocator {
 } d12__refdrv_command_allocator;
 
 /* ---- refdrv_memory.c ---- */
-/* The device's address space (malloc'ed), NULL out of memory. */
-d12__refdrv_va_space *d12__refdrv_va_create(void);
-void d12__refdrv_va_destroy(d12__refdrv_va_space *va);
-/* Reserve `buffer`'s address range (buffer->va) and register it; false when the registry cannot grow. */
-bool d12__refdrv_va_register(d12__refdrv_va_space *va, struct d12__refdrv_buffer *buffer);
-void d12__refdrv_va_unregister(d12__refdrv_va_space *va, const struct d12__refdrv_buffer *buffer);
 /* The live buffer whose allocation (its 64 KiB-granular span from its VA) contains `address`, with a reference
  * taken; NULL: the address is on a page mapped to no live allocation (a page fault). */
 d12__refdrv_buffer *d12__refdrv_buffer_acquire(d12__refdrv_device *device, UINT64 address);
-/* The bytes of the buffer's allocation: Width rounded up to 64 KiB (the unmapped gap of 64 KiB follows it). */
-UINT64 d12__refdrv_allocation_span(const d12__refdrv_buffer *buffer);
 void d12__refdrv_buffer_release(d12__refdrv_buffer *buffer);
-/* The buffer's identity from pfnQueryObjectIdentityCb, else "GPU VA 0x..." (malloc'ed; NULL out of memory). */
-char *d12__refdrv_buffer_name(d12__refdrv_device *device, const d12__refdrv_buffer *buffer);
 /* v2: the runtime's name of a GPU VA (pfnQueryGpuVaIdentityCb: "0x...:'MyVB' + 0x80", "(released)", "(past its
  * end)"), malloc'ed; NULL when version 2 is not enabled, or the runtime knows no allocation there. */
 char *d12__refdrv_va_name(d12__refdrv_device *device, UINT64 va);

@@ -1,11 +1,10 @@
-/* The reference driver's buffers and GPU virtual address space. Addresses come from a bump allocator that
- * never reuses a range, and every buffer is followed by at least 64 KiB that belong to nobody, so an address
- * that outlived its buffer, or ran off its end, resolves to no buffer: a page fault, never another buffer's
- * bytes. The timelines resolve addresses through the sorted registry under its read lock. */
+/* The reference driver's buffers. Their addresses come from the device's GPU virtual address space
+ * (drivers/common/drvcommon_va.h): a bump allocator that never reuses a range, every buffer followed by at least
+ * 64 KiB that belong to nobody, so an address that outlived its buffer, or ran off its end, resolves to no buffer:
+ * a page fault, never another buffer's bytes. The timelines resolve addresses through it under its read lock. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <sched.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,60 +12,9 @@
 
 #define MEMORY_ALIGNMENT 256 /* D3D12_CONSTANT_BUFFER_DATA_PLACEMENT_ALIGNMENT: the strictest a buffer meets */
 
-d12__refdrv_va_space *d12__refdrv_va_create(void)
-{
-    d12__refdrv_va_space *va = calloc(1, sizeof *va);
-    if (va && pthread_rwlock_init(&va->lock, NULL) != 0) {
-        free(va);
-        return NULL;
-    }
-    if (va)
-        va->next = D12_REFDRV_VA_BASE;
-    return va;
-}
-
-void d12__refdrv_va_destroy(d12__refdrv_va_space *va)
-{
-    if (!va)
-        return;
-    free(va->entries);
-    pthread_rwlock_destroy(&va->lock);
-    free(va);
-}
-
-/* Index of the last entry starting at or below `address`, or count when there is none. Read lock held. */
-static size_t find_below(const d12__refdrv_va_space *va, UINT64 address)
-{
-    size_t low = 0, high = va->count;
-    while (low < high) {
-        size_t middle = low + (high - low) / 2;
-        if (va->entries[middle].va <= address)
-            low = middle + 1;
-        else
-            high = middle;
-    }
-    return low ? low - 1 : va->count;
-}
-
-UINT64 d12__refdrv_allocation_span(const d12__refdrv_buffer *buffer)
-{
-    return (buffer->size + D12_REFDRV_VA_ALIGNMENT - 1) & ~(D12_REFDRV_VA_ALIGNMENT - 1);
-}
-
 d12__refdrv_buffer *d12__refdrv_buffer_acquire(d12__refdrv_device *device, UINT64 address)
 {
-    d12__refdrv_buffer *found = NULL;
-    pthread_rwlock_rdlock(&device->va->lock);
-    size_t i = find_below(device->va, address);
-    d12__refdrv_buffer *buffer = i < device->va->count ? device->va->entries[i].buffer : NULL;
-    /* The buffer's whole 64 KiB-granular allocation is mapped: an address past Width but inside it is the
-     * buffer's (an overrun, not a page fault). A released buffer's range is mapped to nothing. */
-    if (buffer && address - buffer->va < d12__refdrv_allocation_span(buffer)) {
-        found = buffer;
-        atomic_fetch_add_explicit(&found->refs, 1, memory_order_relaxed);
-    }
-    pthread_rwlock_unlock(&device->va->lock);
-    return found;
+    return d12__drv_va_acquire(device->va, address);
 }
 
 unsigned char *d12__refdrv_buffer_memory(d12__refdrv_buffer *buffer)
@@ -94,25 +42,6 @@ void d12__refdrv_buffer_release(d12__refdrv_buffer *buffer)
     }
 }
 
-char *d12__refdrv_buffer_name(d12__refdrv_device *device, const d12__refdrv_buffer *buffer)
-{
-    PFND3D12DDI_QUERYOBJECTIDENTITY_CB_0126 query = device->callbacks.pfnQueryObjectIdentityCb;
-    D3D12DDI_HANDLE_AND_TYPE object = {buffer->rt_resource.handle, D3D12DDI_HT_0012_RESOURCE};
-    SIZE_T size = 0;
-    char *name = NULL;
-    /* Two calls: the size, then the string (a rename in between can make the second one short: then fall back). */
-    if (query && object.Handle && SUCCEEDED(query(device->rt_device, object, &size, NULL)) && size) {
-        name = malloc(size);
-        if (name && SUCCEEDED(query(device->rt_device, object, &size, name)))
-            return name;
-    }
-    free(name);
-    name = malloc(32);
-    if (name)
-        snprintf(name, 32, "GPU VA 0x%016llX", (unsigned long long)buffer->va);
-    return name;
-}
-
 char *d12__refdrv_va_name(d12__refdrv_device *device, UINT64 va)
 {
     PFND3D12DDI_QUERYGPUVAIDENTITY_CB_1 query = device->callbacks.pfnQueryGpuVaIdentityCb;
@@ -126,59 +55,6 @@ char *d12__refdrv_va_name(d12__refdrv_device *device, UINT64 va)
         return name;
     free(name); /* renamed between the calls (longer now), or no memory: the message goes without the name */
     return NULL;
-}
-
-/* Drop the released entries, keeping the order. Write lock held. */
-static void compact(d12__refdrv_va_space *va)
-{
-    size_t kept = 0;
-    for (size_t i = 0; i < va->count; i++) {
-        if (va->entries[i].buffer)
-            va->entries[kept++] = va->entries[i];
-    }
-    va->moved += kept;
-    va->count = kept;
-    va->released = 0;
-}
-
-bool d12__refdrv_va_register(d12__refdrv_va_space *va, d12__refdrv_buffer *buffer)
-{
-    bool ok = true;
-    pthread_rwlock_wrlock(&va->lock);
-    if (va->count == va->capacity && va->released * 2 >= va->count && va->released)
-        compact(va); /* at least half the entries go: room without growing */
-    if (va->count == va->capacity) {
-        size_t capacity = va->capacity ? va->capacity * 2 : 64;
-        d12__refdrv_va_entry *entries = realloc(va->entries, capacity * sizeof *entries);
-        ok = entries != NULL;
-        if (ok) {
-            va->entries = entries;
-            va->capacity = capacity;
-        }
-    }
-    if (ok) {
-        UINT64 span = d12__refdrv_allocation_span(buffer);
-        buffer->va = va->next;
-        va->next += span + D12_REFDRV_VA_ALIGNMENT; /* the unmapped gap */
-        va->entries[va->count++] = (d12__refdrv_va_entry){buffer->va, buffer};
-    }
-    pthread_rwlock_unlock(&va->lock);
-    return ok;
-}
-
-/* A binary search and a store; a compaction when released entries outnumber the live ones, so each costs at most
- * what the releases since the last one did. */
-void d12__refdrv_va_unregister(d12__refdrv_va_space *va, const d12__refdrv_buffer *buffer)
-{
-    pthread_rwlock_wrlock(&va->lock);
-    size_t i = find_below(va, buffer->va);
-    if (i < va->count && va->entries[i].buffer == buffer) {
-        va->entries[i].buffer = NULL;
-        va->released++;
-        if (va->released * 2 > va->count)
-            compact(va);
-    }
-    pthread_rwlock_unlock(&va->lock);
 }
 
 static d12__refdrv_resource *resource_of(D3D12DDI_HRESOURCE handle)
@@ -221,7 +97,7 @@ HRESULT APIENTRY d12__refdrv_create_resource(D3D12DDI_HDEVICE handle, const D3D1
     d12__refdrv_buffer *buffer = new_buffer(args, rt_resource);
     if (!buffer)
         return E_OUTOFMEMORY;
-    if (!d12__refdrv_va_register(device->va, buffer)) {
+    if (!d12__drv_va_reserve(device->va, buffer, d12__drv_va_span(buffer->size), &buffer->va)) {
         d12__refdrv_buffer_release(buffer);
         return E_OUTOFMEMORY;
     }
@@ -233,7 +109,7 @@ VOID APIENTRY d12__refdrv_destroy_resource(D3D12DDI_HDEVICE handle, D3D12DDI_HRE
 {
     d12__refdrv_device *device = (d12__refdrv_device *)handle.pDrvPrivate;
     d12__refdrv_buffer *buffer = resource_of(resource)->buffer;
-    d12__refdrv_va_unregister(device->va, buffer);
+    d12__drv_va_release(device->va, buffer->va, buffer);
     d12__refdrv_buffer_release(buffer); /* executing commands may still hold it */
     resource_of(resource)->buffer = NULL;
 }

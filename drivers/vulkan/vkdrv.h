@@ -14,6 +14,11 @@
  *   D12RT_VULKAN_VALIDATION=off|core|sync|gpuav   Vulkan validation as driver-reported messages (default off)
  *   D12RT_VULKAN_VALIDATION_STRICT=1  test hook: any validation message is written to stderr and the process
  *                                  aborts (the suites run under `sync` that must see no validation message at all)
+ * and at device creation (vkdrv_lost.c):
+ *   D12RT_VULKAN_REAL_FAULTS=1     an unmapped page makes the kernel dereference a truly unmapped device address
+ *                                  (only with VK_EXT_device_fault's deviceFault; elsewhere a warning, and off)
+ *   D12RT_VULKAN_FAULT_LOG=FILE    the records of a device loss are appended to FILE (always on stderr too)
+ *   D12RT_VULKAN_TEST_DEVICE_LOST=N  test hook: the device's N-th completed wait reports VK_ERROR_DEVICE_LOST
  */
 #ifndef D12_VKDRV_H
 #define D12_VKDRV_H
@@ -21,17 +26,21 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include <vulkan/vulkan.h>
 
 #include "d12rt/d3d12ddi.h"
 
+#include "drvcommon_ops.h"
+#include "drvcommon_va.h"
 #include "refdrv.h" /* the VendorMessageIds, the profile (refdrv_profile.h) */
+#include "vkdrv_fault.h" /* the pure decisions of device loss and write-immediate */
 
-#define D12_VKDRV_VA_BASE 0x0000000100000000ull
-#define D12_VKDRV_VA_ALIGNMENT 0x10000ull
-#define D12_VKDRV_MAX_VERTEX_BUFFERS 32
-#define D12_VKDRV_MAX_ROOT_PARAMETERS 64
+#define D12_VKDRV_VA_BASE D12_DRV_VA_BASE /* drivers/common/drvcommon_va.h */
+#define D12_VKDRV_VA_ALIGNMENT D12_DRV_VA_ALIGNMENT
+#define D12_VKDRV_MAX_VERTEX_BUFFERS D12_DRV_MAX_VERTEX_BUFFERS /* drivers/common/drvcommon_ops.h */
+#define D12_VKDRV_MAX_ROOT_PARAMETERS D12_DRV_MAX_ROOT_PARAMETERS
 /* The messenger's findings: 0x0D12000100000000 | (uint32_t)messageIdNumber (docs/vulkan.md). */
 #define D12_VKDRV_MSG_VALIDATION_BASE 0x0D12000100000000ull
 #define D12_VKDRV_MSG_VALIDATION_MODE 0x0D12000000000401ull /* INFO: the validation mode of the adapter */
@@ -86,12 +95,28 @@ typedef struct d12__vkdrv_pending_message {
     char *text;
 } d12__vkdrv_pending_message;
 
-typedef struct d12__vkdrv_va_space {
-    pthread_rwlock_t lock;
-    UINT64 next;
-    struct d12__vkdrv_buffer **live;
-    size_t count, capacity;
-} d12__vkdrv_va_space;
+struct d12__vkdrv_inflight;
+
+/* Device loss (vkdrv_lost.c): what the device offers for it, the submissions in flight, the freed buffers. */
+typedef struct d12__vkdrv_diag {
+    bool device_fault, checkpoints, buffer_marker, real_faults; /* enabled at device creation */
+    PFN_vkGetDeviceFaultInfoEXT get_fault_info;
+    PFN_vkCmdSetCheckpointNV set_checkpoint; /* NULL: no checkpoint is recorded (zero cost) */
+    PFN_vkGetQueueCheckpointData2NV get_checkpoints;
+    PFN_vkCmdWriteBufferMarker2AMD write_marker; /* NULL: the barrier + fill path */
+    UINT64 poison, poison_size; /* the real-fault probe: device addresses allocated and freed at creation */
+    atomic_uint_fast64_t next_serial; /* recordings' serials (the checkpoints' markers), from 1 */
+    pthread_mutex_t lock;             /* lost, inflight, freed */
+    bool lost;                        /* VK_ERROR_DEVICE_LOST seen: the first observer reported it */
+    struct d12__vkdrv_inflight *inflight;
+    d12__vkdrv_fault_range *freed; /* a ring of the last D12_VKDRV_FREED_RANGES destroyed buffers */
+    size_t freed_count, freed_next;
+    /* D12RT_VULKAN_TEST_DEVICE_LOST=N (test hook): the device's N-th completed wait reports VK_ERROR_DEVICE_LOST */
+    unsigned test_lose_at;
+    atomic_uint waits;
+    atomic_bool simulated; /* the hook fired: the device is not really lost (no checkpoint query: its VU) */
+} d12__vkdrv_diag;
+#define D12_VKDRV_FREED_RANGES 4096u
 
 typedef struct d12__vkdrv_device {
     d12__vkdrv_adapter *adapter;
@@ -105,7 +130,7 @@ typedef struct d12__vkdrv_device {
     pthread_mutex_t queue_lock; /* vkQueueSubmit: the VkQueue is shared by every d12 queue of the device */
     uint32_t type_device, type_upload, type_readback; /* memory type indices */
     bool readback_coherent;
-    d12__vkdrv_va_space va;
+    d12__drv_va_space va; /* the buffers (drivers/common/drvcommon_va.h); its map hook keeps the page table */
     /* The kernels' page table (written under va.lock) and pipeline (created at the first draw or dispatch). */
     VkBuffer page_table;
     VkDeviceMemory page_table_memory;
@@ -117,6 +142,7 @@ typedef struct d12__vkdrv_device {
     VkPipeline kernel_pipeline; /* guarded by kernel_lock until set */
     pthread_mutex_t pending_lock;
     d12__vkdrv_pending_message *pending, **pending_tail;
+    d12__vkdrv_diag diag;
     /* Released buffers whose Vulkan objects wait for reuse (vkdrv_cache.c); a spinlock around a few stores. */
     atomic_flag cache_lock;
     struct d12__vkdrv_buffer *cache[D12_VKDRV_CACHE_ENTRIES];
@@ -142,47 +168,32 @@ typedef struct d12__vkdrv_buffer {
     D3D12DDI_HRTRESOURCE rt_resource;
     D3D12DDI_HEAP_TYPE heap_type;
 } d12__vkdrv_buffer;
+_Static_assert(offsetof(d12__vkdrv_buffer, refs) == 0, "the VA space takes references through the first member");
 
 typedef struct d12__vkdrv_resource {
     d12__vkdrv_buffer *buffer;
 } d12__vkdrv_resource;
 
 /* ---- The op log: what a list recorded, in the reference driver's form, for the execution-time checks. ---- */
-typedef enum d12__vkdrv_op_type {
-    D12_VKDRV_OP_SET_VERTEX_BUFFER,
-    D12_VKDRV_OP_SET_INDEX_BUFFER,
-    D12_VKDRV_OP_SET_ROOT,
-    D12_VKDRV_OP_DRAW,
-    D12_VKDRV_OP_DRAW_INDEXED,
-    D12_VKDRV_OP_DISPATCH,
-    D12_VKDRV_OP_COPY,
-    D12_VKDRV_OP_BARRIER,
-    D12_VKDRV_OP_WRITE_IMMEDIATE,
-} d12__vkdrv_op_type;
+/* The op types are the drivers' shared op log (drivers/common/drvcommon_ops.h), under this driver's names. */
+typedef d12__drv_op_type d12__vkdrv_op_type;
+#define D12_VKDRV_OP_SET_VERTEX_BUFFER D12_DRV_OP_SET_VERTEX_BUFFER
+#define D12_VKDRV_OP_SET_INDEX_BUFFER D12_DRV_OP_SET_INDEX_BUFFER
+#define D12_VKDRV_OP_SET_ROOT D12_DRV_OP_SET_ROOT
+#define D12_VKDRV_OP_DRAW D12_DRV_OP_DRAW
+#define D12_VKDRV_OP_DRAW_INDEXED D12_DRV_OP_DRAW_INDEXED
+#define D12_VKDRV_OP_DISPATCH D12_DRV_OP_DISPATCH
+#define D12_VKDRV_OP_COPY D12_DRV_OP_COPY
+#define D12_VKDRV_OP_BARRIER D12_DRV_OP_BARRIER
+#define D12_VKDRV_OP_WRITE_IMMEDIATE D12_DRV_OP_WRITE_IMMEDIATE
 
 typedef struct d12__vkdrv_op {
-    uint8_t type, slot, root_kind, compute; /* as d12__refdrv_command; WRITE_IMMEDIATE: compute = mode */
+    uint8_t type, slot, root_kind, compute; /* d12__drv_op_type, as d12__refdrv_command; WRITE_IMMEDIATE: compute = mode */
     bool recorded;      /* a Vulkan command was recorded for it (its ranges passed the record-time check) */
     uint16_t segment;   /* the command buffer it was recorded in (a draw or dispatch ends one) */
     UINT32 state_index;
     UINT32 op_index;
-    union {
-        struct {
-            UINT64 address;
-            UINT32 size, stride_or_format;
-        } view;
-        struct {
-            UINT32 count, instances, start;
-            INT32 base_vertex;
-        } draw;
-        struct {
-            UINT64 dst, src, size;
-        } copy;
-        struct {
-            UINT64 dest;
-            UINT32 value;
-        } write;
-    } u;
+    d12__drv_op_args u; /* drivers/common/drvcommon_ops.h */
 } d12__vkdrv_op;
 
 /* A command pool: the allocator's, refcounted because a recording still executing keeps its command buffer (and
@@ -201,6 +212,7 @@ typedef struct d12__vkdrv_pool {
 typedef struct d12__vkdrv_recording {
     atomic_uint refs;
     d12__vkdrv_device *device;
+    UINT64 serial; /* the device's count of recordings: the NV checkpoints' markers name it */
     d12__vkdrv_pool *pool;
     /* The command buffers: one, plus one after each draw or dispatch (whose kernel runs between them). */
     VkCommandBuffer *cbs;
@@ -261,8 +273,8 @@ bool d12__vkdrv_run_once(d12__vkdrv_device *device, void (*record)(VkCommandBuff
                          void *context);
 
 /* ---- vkdrv_memory.c ---- */
-bool d12__vkdrv_va_init(d12__vkdrv_va_space *va);
-void d12__vkdrv_va_destroy(d12__vkdrv_va_space *va);
+/* The device's VA space, its map hook keeping the kernels' page table (d12__vkdrv_page_table_map). */
+bool d12__vkdrv_va_init(d12__drv_va_space *va);
 d12__vkdrv_buffer *d12__vkdrv_buffer_acquire(d12__vkdrv_device *device, UINT64 address);
 /* Every live buffer overlapping [start, end), a reference each, appended to *held (grown with realloc); and the
  * page count mapped so far (what a kernel may translate). false: out of memory. */
@@ -271,8 +283,6 @@ bool d12__vkdrv_buffer_hold_range(d12__vkdrv_device *device, UINT64 start, UINT6
 UINT64 d12__vkdrv_mapped_pages(d12__vkdrv_device *device);
 void d12__vkdrv_buffer_retain(d12__vkdrv_buffer *buffer);
 void d12__vkdrv_buffer_release(d12__vkdrv_buffer *buffer);
-char *d12__vkdrv_buffer_name(d12__vkdrv_device *device, const d12__vkdrv_buffer *buffer);
-
 /* ---- vkdrv_cache.c ---- */
 /* Before any access to a buffer's bytes (Map, a recorded copy or write, a kernel's hold): zero what may be nonzero,
  * once; a thread that finds another zeroing waits for it. */
@@ -361,6 +371,8 @@ typedef struct d12__vkdrv_kernel_queue {
     unsigned char *mapped;
     VkDeviceAddress address;
     UINT64 chunk; /* invocations of the next chunk (adapted to D12_VKDRV_CHUNK_NS) */
+    UINT64 checkpoint_serial; /* the op the chunks run, for their NV checkpoints */
+    size_t checkpoint_position;
 } d12__vkdrv_kernel_queue;
 typedef enum d12__vkdrv_kernel_result {
     D12_VKDRV_KERNEL_DONE,
@@ -377,7 +389,9 @@ d12__vkdrv_kernel_result d12__vkdrv_kernel_run(d12__vkdrv_device *device, d12__v
                                                VkCommandPool pool, const d12__vkdrv_kernel_args *args, UINT64 total,
                                                bool (*submit)(void *context, VkCommandBuffer cb), void *context,
                                                UINT64 *fault_va);
-/* Page-table maintenance (va.lock held for writing). */
+/* The lowest driver VA the kernel found unmapped in the chunk last run (UINT64_MAX: none). */
+UINT64 d12__vkdrv_kernel_fault_va(const d12__vkdrv_kernel_queue *kq);
+/* Page-table maintenance (va.lock held for writing: the VA space's map hook). */
 void d12__vkdrv_page_table_map(d12__vkdrv_device *device, const d12__vkdrv_buffer *buffer, bool mapped);
 
 /* ---- vkdrv_queue.c ---- */
@@ -386,6 +400,53 @@ SIZE_T APIENTRY d12__vkdrv_calc_private_queue_size(D3D12DDI_HDEVICE device,
 HRESULT APIENTRY d12__vkdrv_create_queue(D3D12DDI_HDEVICE device, const D3D12DDIARG_CREATECOMMANDQUEUE_0126 *args,
                                          D3D12DDI_HCOMMANDQUEUE queue, D3D12DDI_HRTCOMMANDQUEUE rt_queue);
 VOID APIENTRY d12__vkdrv_destroy_queue(D3D12DDI_HDEVICE device, D3D12DDI_HCOMMANDQUEUE queue);
+
+/* ---- vkdrv_lost.c ---- */
+/* What a timeline has in flight (registered per queue; set before each submission, cleared after its wait). */
+typedef struct d12__vkdrv_inflight {
+    struct d12__vkdrv_inflight *next;
+    D3D12DDI_HRTCOMMANDQUEUE rt_queue;
+    const d12__vkdrv_recording *recording; /* NULL: nothing in flight */
+    size_t first, end;                      /* op-log positions submitted */
+    const d12__vkdrv_kernel_queue *kernel;  /* a kernel chunk: its fault word and arguments */
+} d12__vkdrv_inflight;
+/* Device creation: the extensions and features to enable where offered (VK_EXT_device_fault,
+ * VK_NV_device_diagnostic_checkpoints, VK_AMD_buffer_marker), chained in front of *chain; D12RT_VULKAN_REAL_FAULTS. */
+typedef struct d12__vkdrv_diag_request {
+    const char *names[3];
+    uint32_t count;
+    VkPhysicalDeviceFaultFeaturesEXT fault;
+    bool device_fault, checkpoints, buffer_marker, real_faults;
+    unsigned test_lose_at;
+} d12__vkdrv_diag_request;
+void d12__vkdrv_diag_query(d12__vkdrv_adapter *adapter, d12__vkdrv_diag_request *request, void **chain);
+bool d12__vkdrv_diag_init(d12__vkdrv_device *device, const d12__vkdrv_diag_request *request);
+void d12__vkdrv_diag_fini(d12__vkdrv_device *device);
+void d12__vkdrv_inflight_add(d12__vkdrv_device *device, d12__vkdrv_inflight *inflight);
+void d12__vkdrv_inflight_remove(d12__vkdrv_device *device, d12__vkdrv_inflight *inflight);
+void d12__vkdrv_inflight_set(d12__vkdrv_device *device, d12__vkdrv_inflight *inflight,
+                             const d12__vkdrv_recording *recording, size_t first, size_t end,
+                             const d12__vkdrv_kernel_queue *kernel);
+/* The test hook D12RT_VULKAN_TEST_DEVICE_LOST: whether this completed wait is to report VK_ERROR_DEVICE_LOST. */
+bool d12__vkdrv_test_lose(d12__vkdrv_device *device);
+/* true once the device was lost (nothing more is submitted). */
+bool d12__vkdrv_is_lost(d12__vkdrv_device *device);
+/* VK_ERROR_DEVICE_LOST from `call` on the timeline of `self` (NULL: outside a timeline): the first observer gathers
+ * the device's records, names the op (d12__vkdrv_loss_decide), queues the CORRUPTION message and calls
+ * pfnDeviceFaultCb. */
+void d12__vkdrv_device_lost(d12__vkdrv_device *device, d12__vkdrv_inflight *self, const char *call);
+/* A buffer destroyed: its device addresses are remembered (a later fault there is a use after free). */
+void d12__vkdrv_note_freed(d12__vkdrv_device *device, const d12__vkdrv_buffer *buffer);
+/* The NV checkpoint before the op at `position` of recording `serial` (nothing without the extension). */
+static inline void d12__vkdrv_checkpoint(const d12__vkdrv_device *device, VkCommandBuffer cb, UINT64 serial,
+                                         size_t position)
+{
+    if (device->diag.set_checkpoint)
+        device->diag.set_checkpoint(cb, (const void *)(uintptr_t)d12__vkdrv_checkpoint_encode(serial, position));
+}
+/* The real-fault probe address for the next kernel chunk: 0 when the mode is off or a live buffer of the device
+ * overlaps the probe range (then nothing is dereferenced: the page table's fault record alone reports). */
+UINT64 d12__vkdrv_real_fault_probe(d12__vkdrv_device *device);
 
 /* ---- vkdrv_validation.c ---- */
 /* The layers and pNext chain for the adapter's instance in `mode`; false: the layer is not installed. */

@@ -60,10 +60,16 @@ static HRESULT create_vk_device(d12__vkdrv_device *device)
     VkPhysicalDeviceFeatures2 features = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
                                           .pNext = &v12,
                                           .features = {.shaderInt64 = VK_TRUE}};
+    /* Device loss as DRED data (vkdrv_lost.c): VK_EXT_device_fault, NV checkpoints, AMD buffer markers where
+     * offered. */
+    d12__vkdrv_diag_request diag;
+    d12__vkdrv_diag_query(adapter, &diag, &v13.pNext);
     VkDeviceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
                                .pNext = &features,
                                .queueCreateInfoCount = 1,
-                               .pQueueCreateInfos = &queue};
+                               .pQueueCreateInfos = &queue,
+                               .enabledExtensionCount = diag.count,
+                               .ppEnabledExtensionNames = diag.names};
     VkResult result = vkCreateDevice(adapter->physical, &info, NULL, &device->vk);
     if (result != VK_SUCCESS) {
         fprintf(stderr, "d12rt Vulkan driver: vkCreateDevice failed (%d)\n", (int)result);
@@ -90,6 +96,12 @@ static HRESULT create_vk_device(d12__vkdrv_device *device)
     device->readback_coherent =
         (memory->memoryTypes[device->type_readback].propertyFlags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
     if (!d12__vkdrv_kernel_device_init(device)) {
+        vkDestroyDevice(device->vk, NULL);
+        device->vk = VK_NULL_HANDLE;
+        return E_OUTOFMEMORY;
+    }
+    if (!d12__vkdrv_diag_init(device, &diag)) {
+        d12__vkdrv_kernel_device_fini(device);
         vkDestroyDevice(device->vk, NULL);
         device->vk = VK_NULL_HANDLE;
         return E_OUTOFMEMORY;
@@ -127,7 +139,7 @@ HRESULT APIENTRY d12__vkdrv_create_device(D3D12DDI_HADAPTER adapter, const D3D12
     }
     HRESULT hr = d12__vkdrv_va_init(&device->va) ? create_vk_device(device) : E_OUTOFMEMORY;
     if (FAILED(hr)) {
-        d12__vkdrv_va_destroy(&device->va);
+        d12__drv_va_fini(&device->va);
         pthread_mutex_destroy(&device->queue_lock);
         pthread_mutex_destroy(&device->pending_lock);
     }
@@ -151,14 +163,15 @@ VOID APIENTRY d12__vkdrv_destroy_device(D3D12DDI_HDEVICE handle)
 {
     d12__vkdrv_device *device = device_of(handle);
     if (device->vk) {
-        vkDeviceWaitIdle(device->vk);
+        vkDeviceWaitIdle(device->vk); /* VK_ERROR_DEVICE_LOST after a loss: destroying is still allowed */
         d12__vkdrv_cache_drain(device);
         d12__vkdrv_kernel_device_fini(device);
+        d12__vkdrv_diag_fini(device);
         vkDestroyDevice(device->vk, NULL);
     }
     d12__vkdrv_validation_drain(device, false);
     free_messages(device->pending);
-    d12__vkdrv_va_destroy(&device->va);
+    d12__drv_va_fini(&device->va);
     pthread_mutex_destroy(&device->queue_lock);
     pthread_mutex_destroy(&device->pending_lock);
     memset(device, 0, sizeof *device);
@@ -291,10 +304,19 @@ bool d12__vkdrv_run_once(d12__vkdrv_device *device, void (*record)(VkCommandBuff
         VkSubmitInfo2 submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2,
                                 .commandBufferInfoCount = 1,
                                 .pCommandBufferInfos = &cb_info};
-        pthread_mutex_lock(&device->queue_lock);
-        ok = vkQueueSubmit2(device->queue, 1, &submit, fence) == VK_SUCCESS;
-        pthread_mutex_unlock(&device->queue_lock);
-        ok = ok && vkWaitForFences(device->vk, 1, &fence, VK_TRUE, UINT64_MAX) == VK_SUCCESS;
+        VkResult result = VK_ERROR_DEVICE_LOST;
+        if (!d12__vkdrv_is_lost(device)) {
+            pthread_mutex_lock(&device->queue_lock);
+            result = vkQueueSubmit2(device->queue, 1, &submit, fence);
+            pthread_mutex_unlock(&device->queue_lock);
+            /* Bounded (a fill of one buffer): a device that never completes it is taken for lost. */
+            if (result == VK_SUCCESS && (result = vkWaitForFences(device->vk, 1, &fence, VK_TRUE,
+                                                                  5000000000ull)) == VK_TIMEOUT)
+                result = VK_ERROR_DEVICE_LOST;
+            if (result == VK_ERROR_DEVICE_LOST)
+                d12__vkdrv_device_lost(device, NULL, "vkQueueSubmit2 or vkWaitForFences (buffer zeroing)");
+        }
+        ok = result == VK_SUCCESS;
     }
     if (fence)
         vkDestroyFence(device->vk, fence, NULL);

@@ -22,6 +22,7 @@ extern const size_t d12__vkdrv_draw_spv_size;
 typedef struct push {
     VkDeviceAddress table, fault, args;
     UINT64 pages, first, total;
+    VkDeviceAddress probe; /* D12RT_VULKAN_REAL_FAULTS: an unmapped page reads through this instead (0: off) */
 } push;
 
 typedef struct fault_record {
@@ -136,6 +137,14 @@ static VkPipeline pipeline(d12__vkdrv_device *device)
     return result;
 }
 
+UINT64 d12__vkdrv_kernel_fault_va(const d12__vkdrv_kernel_queue *kq)
+{
+    if (!kq->mapped)
+        return NO_FAULT;
+    const fault_record *fault = (const fault_record *)(const void *)(kq->mapped + FAULT_OFFSET);
+    return __atomic_load_n(&fault->va, __ATOMIC_ACQUIRE);
+}
+
 void d12__vkdrv_kernel_queue_fini(d12__vkdrv_device *device, d12__vkdrv_kernel_queue *kq)
 {
     if (!kq->buffer)
@@ -195,7 +204,7 @@ d12__vkdrv_kernel_result d12__vkdrv_kernel_run(d12__vkdrv_device *device, d12__v
     d12__vkdrv_buffer **held = NULL;
     size_t held_count = 0;
     d12__vkdrv_kernel_result result = D12_VKDRV_KERNEL_STOPPED;
-    push constants = {device->page_table_address, kq->address + FAULT_OFFSET, kq->address, 0, 0, total};
+    push constants = {device->page_table_address, kq->address + FAULT_OFFSET, kq->address, 0, 0, total, 0};
     if (hold_all(device, args, &held, &held_count)) {
         constants.pages = d12__vkdrv_mapped_pages(device);
         result = D12_VKDRV_KERNEL_DONE;
@@ -214,9 +223,13 @@ d12__vkdrv_kernel_result d12__vkdrv_kernel_run(d12__vkdrv_device *device, d12__v
         VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                           .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
         vkBeginCommandBuffer(cb, &begin);
+        /* Checked before every chunk: a buffer created since may have been given the probe's addresses. */
+        constants.probe = d12__vkdrv_real_fault_probe(device);
+        d12__vkdrv_checkpoint(device, cb, kq->checkpoint_serial, kq->checkpoint_position);
         vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, kernel);
         vkCmdPushConstants(cb, device->kernel_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof constants, &constants);
         vkCmdDispatch(cb, (uint32_t)((chunk + 63) / 64), 1, 1);
+        d12__vkdrv_checkpoint(device, cb, kq->checkpoint_serial, kq->checkpoint_position + 1);
         d12__vkdrv_host_barrier(cb);
         vkEndCommandBuffer(cb);
         UINT64 start = now_ns();

@@ -296,6 +296,29 @@ static void buffer_barrier(VkCommandBuffer cb, VkBuffer buffer, VkDeviceSize off
     vkCmdPipelineBarrier2(cb, &dependency);
 }
 
+/* A write-immediate: vkCmdWriteBufferMarker2AMD at the mode's stage where VK_AMD_buffer_marker is enabled, else a
+ * barrier whose destination is the marker word alone, then vkCmdFillBuffer (d12__vkdrv_wbi_choose; docs/vulkan.md,
+ * "Decision (write-immediate)"). */
+static void record_write(const d12__vkdrv_device *device, VkCommandBuffer cb, const d12__vkdrv_buffer *dst,
+                         UINT64 offset, UINT32 value, D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_0127 mode)
+{
+    d12__vkdrv_wbi_path path = d12__vkdrv_wbi_choose(device->diag.write_marker != NULL, mode);
+    if (path.marker) {
+        /* Marker writes are ordered among themselves (the spec), but synchronization validation before
+         * Vulkan-ValidationLayers PR 10689 (2025; Debian ships 1.3.239) reports two of them on one word as
+         * WRITE_AFTER_WRITE: under `sync` a barrier on the marker word alone, in the copy stage the layer counts
+         * them in, keeps that false finding out (stronger ordering, never weaker). */
+        if (device->adapter->validation == D12_VKDRV_VALIDATION_SYNC)
+            buffer_barrier(cb, dst->vk, offset, 4, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                           VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+        device->diag.write_marker(cb, path.stage, dst->vk, offset, value);
+        return;
+    }
+    buffer_barrier(cb, dst->vk, offset, 4, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+    vkCmdFillBuffer(cb, dst->vk, offset, 4, value);
+}
+
 /* A copy or a write, resolved again (its buffers are live: the caller checked). Used by the truncated
  * re-recording of a submission that faults; the recording call records the same commands itself. */
 void d12__vkdrv_record_op(d12__vkdrv_device *device, VkCommandBuffer cb, const d12__vkdrv_op *op)
@@ -321,12 +344,9 @@ void d12__vkdrv_record_op(d12__vkdrv_device *device, VkCommandBuffer cb, const d
         d12__vkdrv_buffer_release(src);
     } else if (op->type == D12_VKDRV_OP_WRITE_IMMEDIATE) {
         d12__vkdrv_buffer *dst = resolve(device, op->u.write.dest, 4);
-        if (dst) {
-            buffer_barrier(cb, dst->vk, op->u.write.dest - dst->va, 4, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
-                           VK_ACCESS_2_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
-                           VK_ACCESS_2_TRANSFER_WRITE_BIT);
-            vkCmdFillBuffer(cb, dst->vk, op->u.write.dest - dst->va, 4, op->u.write.value);
-        }
+        if (dst)
+            record_write(device, cb, dst, op->u.write.dest - dst->va, op->u.write.value,
+                         (D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_0127)op->compute);
         d12__vkdrv_buffer_release(dst);
     } else if (op->type == D12_VKDRV_OP_BARRIER) {
         d12__vkdrv_full_barrier(cb);
@@ -338,6 +358,8 @@ void d12__vkdrv_record_op(d12__vkdrv_device *device, VkCommandBuffer cb, const d
 static void vk_begin(d12__vkdrv_command_list *list)
 {
     d12__vkdrv_adapter *adapter = list->device->adapter;
+    /* The NV checkpoint naming the op (recorded only where the extension is enabled). */
+    d12__vkdrv_checkpoint(list->device, current(list), list->recording->serial, list->recording->op_count - 1);
     if (adapter->validation == D12_VKDRV_VALIDATION_OFF)
         return;
     d12__vkdrv_validation_scope(list->state_index);
@@ -385,7 +407,12 @@ static bool new_segment(d12__vkdrv_recording *recording)
  * is added: the application's own order the rest (the timeline submits the pieces in order and waits for each). */
 static void end_segment(d12__vkdrv_command_list *list)
 {
+    /* Its BOTTOM_OF_PIPE passed: every op before the draw or dispatch completed. A segment that recorded no Vulkan
+     * command has no command buffer and nothing to mark: the kernels' own checkpoints around it (vkdrv_kernel.c)
+     * say how far the queue got. */
     VkCommandBuffer cb = current(list);
+    if (cb)
+        d12__vkdrv_checkpoint(list->device, cb, list->recording->serial, list->recording->op_count - 1);
     if ((cb && vkEndCommandBuffer(cb) != VK_SUCCESS) || !new_segment(list->recording)) {
         list_error(list, E_OUTOFMEMORY);
         list->closed = true; /* nothing more can be recorded into it */
@@ -407,6 +434,7 @@ static HRESULT start_recording(d12__vkdrv_command_list *list, d12__vkdrv_pool *p
         return E_OUTOFMEMORY;
     atomic_init(&recording->refs, 1);
     recording->device = list->device;
+    recording->serial = atomic_fetch_add_explicit(&list->device->diag.next_serial, 1, memory_order_relaxed);
     recording->rt_list = list->rt_list;
     recording->pool = pool;
     atomic_fetch_add_explicit(&pool->refs, 1, memory_order_relaxed);
@@ -453,6 +481,7 @@ static VOID APIENTRY close_list(D3D12DDI_HCOMMANDLIST handle)
 {
     d12__vkdrv_command_list *list = list_of(handle);
     if (list->recording && !list->closed && open_current(list)) {
+        d12__vkdrv_checkpoint(list->device, current(list), list->recording->serial, list->recording->op_count);
         d12__vkdrv_host_barrier(current(list));
         if (vkEndCommandBuffer(current(list)) != VK_SUCCESS)
             list_error(list, E_OUTOFMEMORY);
@@ -745,9 +774,10 @@ static void name_previous_op(d12__vkdrv_command_list *list, UINT32 value)
         previous->op_index = value - 1;
 }
 
-/* Each write: a barrier whose destination is the marker word alone (it orders the write after every earlier
- * command, which is what MARKER_OUT asks, and after the earlier writes to it), then vkCmdFillBuffer. The DEFAULT
- * and MARKER_IN modes are stronger than they need be, never weaker, and no application command waits on them. */
+/* Each write: vkCmdWriteBufferMarker2AMD where offered, else a barrier whose destination is the marker word alone
+ * (it orders the write after every earlier command, which is what MARKER_OUT asks, and after the earlier writes to
+ * it), then vkCmdFillBuffer: there DEFAULT and MARKER_IN are stronger than they need be, never weaker, and no
+ * application command waits on them (record_write). */
 static VOID APIENTRY write_buffer_immediate(D3D12DDI_HCOMMANDLIST handle, UINT count,
                                             const D3D12DDI_WRITEBUFFERIMMEDIATE_PARAMETER_0127 *params,
                                             const D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_0127 *modes)
@@ -775,10 +805,7 @@ static VOID APIENTRY write_buffer_immediate(D3D12DDI_HCOMMANDLIST handle, UINT c
         if (dst && hold(list, dst) && open_current(list)) {
             op->recorded = true;
             vk_begin(list);
-            buffer_barrier(current(list), dst->vk, params[i].Dest - dst->va, 4,
-                           VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT,
-                           VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
-            vkCmdFillBuffer(current(list), dst->vk, params[i].Dest - dst->va, 4, params[i].Value);
+            record_write(list->device, current(list), dst, params[i].Dest - dst->va, params[i].Value, mode);
             vk_end(list);
         }
         d12__vkdrv_buffer_release(dst);

@@ -1,8 +1,9 @@
-/* The Vulkan driver's buffers and GPU VA space. The VA space is the driver's own, as in the reference driver: a
- * bump allocator (never reused), 64 KiB alignment and an unmapped 64 KiB gap after every allocation, the live
- * buffers sorted by address. A VkBuffer covers the allocation's whole span, so every address the map resolves
- * is backed by real memory; an address it does not resolve is never turned into a Vulkan command. A committed
- * resource reads as zero: zeroed at first use, its Vulkan objects reused from a cache (vkdrv_cache.c). */
+/* The Vulkan driver's buffers. The VA space is the one of both drivers (drivers/common/drvcommon_va.h): a bump
+ * allocator (never reused), 64 KiB alignment and an unmapped 64 KiB gap after every allocation, the buffers sorted
+ * by address; its map hook keeps the kernels' page table in step. A VkBuffer covers the allocation's whole span,
+ * so every address the map resolves is backed by real memory; an address it does not resolve is never turned into
+ * a Vulkan command. A committed resource reads as zero: zeroed at first use, its Vulkan objects reused from a cache
+ * (vkdrv_cache.c). */
 #define _POSIX_C_SOURCE 200809L
 
 #include <stdio.h>
@@ -11,75 +12,53 @@
 
 #include "vkdrv.h"
 
-bool d12__vkdrv_va_init(d12__vkdrv_va_space *va)
+static void map_pages(void *object, bool mapped)
 {
-    memset(va, 0, sizeof *va);
-    va->next = D12_VKDRV_VA_BASE;
-    return pthread_rwlock_init(&va->lock, NULL) == 0;
+    d12__vkdrv_buffer *buffer = object;
+    d12__vkdrv_page_table_map(buffer->device, buffer, mapped);
 }
 
-void d12__vkdrv_va_destroy(d12__vkdrv_va_space *va)
+bool d12__vkdrv_va_init(d12__drv_va_space *va)
 {
-    free(va->live);
-    va->live = NULL;
-    pthread_rwlock_destroy(&va->lock);
-}
-
-static size_t find_below(const d12__vkdrv_va_space *va, UINT64 address)
-{
-    size_t low = 0, high = va->count;
-    while (low < high) {
-        size_t middle = low + (high - low) / 2;
-        if (va->live[middle]->va <= address)
-            low = middle + 1;
-        else
-            high = middle;
-    }
-    return low ? low - 1 : va->count;
+    return d12__drv_va_init(va, map_pages);
 }
 
 d12__vkdrv_buffer *d12__vkdrv_buffer_acquire(d12__vkdrv_device *device, UINT64 address)
 {
-    d12__vkdrv_buffer *found = NULL;
-    pthread_rwlock_rdlock(&device->va.lock);
-    size_t i = find_below(&device->va, address);
-    if (i < device->va.count && address - device->va.live[i]->va < device->va.live[i]->span) {
-        found = device->va.live[i];
-        atomic_fetch_add_explicit(&found->refs, 1, memory_order_relaxed);
-    }
-    pthread_rwlock_unlock(&device->va.lock);
+    d12__vkdrv_buffer *found = d12__drv_va_acquire(&device->va, address);
     if (found)
         d12__vkdrv_buffer_ready(found); /* zeroed at first use (vkdrv_cache.c) */
     return found;
 }
 
+typedef struct held_list {
+    d12__vkdrv_buffer ***held;
+    size_t *count, *capacity;
+} held_list;
+
+/* Under the VA space's read lock: the buffer is live, so a reference may be taken. */
+static bool hold(void *context, void *object)
+{
+    held_list *list = context;
+    if (*list->count == *list->capacity) {
+        size_t next = *list->capacity ? *list->capacity * 2 : 16;
+        d12__vkdrv_buffer **grown = realloc(*list->held, next * sizeof *grown);
+        if (!grown)
+            return false;
+        *list->held = grown;
+        *list->capacity = next;
+    }
+    d12__vkdrv_buffer_retain(object);
+    (*list->held)[(*list->count)++] = object;
+    return true;
+}
+
 bool d12__vkdrv_buffer_hold_range(d12__vkdrv_device *device, UINT64 start, UINT64 end, d12__vkdrv_buffer ***held,
                                   size_t *count, size_t *capacity)
 {
-    bool ok = true;
+    held_list list = {held, count, capacity};
     size_t first = *count;
-    pthread_rwlock_rdlock(&device->va.lock);
-    size_t i = find_below(&device->va, start);
-    if (i == device->va.count)
-        i = 0;
-    for (; ok && i < device->va.count && device->va.live[i]->va < end; i++) {
-        d12__vkdrv_buffer *buffer = device->va.live[i];
-        if (buffer->va + buffer->span <= start)
-            continue;
-        if (*count == *capacity) {
-            size_t next = *capacity ? *capacity * 2 : 16;
-            d12__vkdrv_buffer **grown = realloc(*held, next * sizeof *grown);
-            if (!grown) {
-                ok = false;
-                break;
-            }
-            *held = grown;
-            *capacity = next;
-        }
-        atomic_fetch_add_explicit(&buffer->refs, 1, memory_order_relaxed);
-        (*held)[(*count)++] = buffer;
-    }
-    pthread_rwlock_unlock(&device->va.lock);
+    bool ok = d12__drv_va_visit(&device->va, start, end, hold, &list);
     for (size_t b = first; b < *count; b++) /* a kernel may read them: zeroed at first use (vkdrv_cache.c) */
         d12__vkdrv_buffer_ready((*held)[b]);
     return ok;
@@ -87,9 +66,7 @@ bool d12__vkdrv_buffer_hold_range(d12__vkdrv_device *device, UINT64 start, UINT6
 
 UINT64 d12__vkdrv_mapped_pages(d12__vkdrv_device *device)
 {
-    pthread_rwlock_rdlock(&device->va.lock);
-    UINT64 pages = (device->va.next - D12_VKDRV_VA_BASE) / D12_VKDRV_VA_ALIGNMENT;
-    pthread_rwlock_unlock(&device->va.lock);
+    UINT64 pages = d12__drv_va_pages(&device->va);
     return pages < D12_VKDRV_PAGE_TABLE_ENTRIES ? pages : D12_VKDRV_PAGE_TABLE_ENTRIES;
 }
 
@@ -105,61 +82,6 @@ void d12__vkdrv_buffer_release(d12__vkdrv_buffer *buffer)
     if (!buffer || atomic_fetch_sub_explicit(&buffer->refs, 1, memory_order_acq_rel) != 1)
         return;
     d12__vkdrv_cache_put(buffer); /* kept for reuse, or destroyed (vkdrv_cache.c) */
-}
-
-char *d12__vkdrv_buffer_name(d12__vkdrv_device *device, const d12__vkdrv_buffer *buffer)
-{
-    PFND3D12DDI_QUERYOBJECTIDENTITY_CB_0126 query = device->callbacks.pfnQueryObjectIdentityCb;
-    D3D12DDI_HANDLE_AND_TYPE object = {buffer->rt_resource.handle, D3D12DDI_HT_0012_RESOURCE};
-    SIZE_T size = 0;
-    char *name = NULL;
-    if (query && object.Handle && SUCCEEDED(query(device->rt_device, object, &size, NULL)) && size) {
-        name = malloc(size);
-        if (name && SUCCEEDED(query(device->rt_device, object, &size, name)))
-            return name;
-    }
-    free(name);
-    name = malloc(32);
-    if (name)
-        snprintf(name, 32, "GPU VA 0x%016llX", (unsigned long long)buffer->va);
-    return name;
-}
-
-static bool register_buffer(d12__vkdrv_va_space *va, d12__vkdrv_buffer *buffer)
-{
-    bool ok = true;
-    pthread_rwlock_wrlock(&va->lock);
-    if (va->count == va->capacity) {
-        size_t capacity = va->capacity ? va->capacity * 2 : 64;
-        d12__vkdrv_buffer **live = realloc(va->live, capacity * sizeof *live);
-        ok = live != NULL;
-        if (ok) {
-            va->live = live;
-            va->capacity = capacity;
-        }
-    }
-    if (ok) {
-        buffer->va = va->next;
-        va->next += buffer->span + D12_VKDRV_VA_ALIGNMENT;
-        va->live[va->count++] = buffer;
-        d12__vkdrv_page_table_map(buffer->device, buffer, true);
-    }
-    pthread_rwlock_unlock(&va->lock);
-    return ok;
-}
-
-/* The range's pages read as unmapped from now on; the memory lives while something holds the buffer (a recording,
- * or a timeline running a kernel that may still translate through the old entries). */
-static void unregister_buffer(d12__vkdrv_va_space *va, const d12__vkdrv_buffer *buffer)
-{
-    pthread_rwlock_wrlock(&va->lock);
-    size_t i = find_below(va, buffer->va);
-    if (i < va->count && va->live[i] == buffer) {
-        memmove(&va->live[i], &va->live[i + 1], (va->count - i - 1) * sizeof *va->live);
-        va->count--;
-        d12__vkdrv_page_table_map(buffer->device, buffer, false);
-    }
-    pthread_rwlock_unlock(&va->lock);
 }
 
 d12__vkdrv_buffer *d12__vkdrv_resource_buffer(D3D12DDI_HRESOURCE resource)
@@ -268,7 +190,7 @@ HRESULT APIENTRY d12__vkdrv_create_resource(D3D12DDI_HDEVICE handle, const D3D12
     d12__vkdrv_validation_drain(device, false);
     if (FAILED(hr))
         return hr;
-    if (!register_buffer(&device->va, buffer)) {
+    if (!d12__drv_va_reserve(&device->va, buffer, buffer->span, &buffer->va)) {
         d12__vkdrv_buffer_release(buffer);
         return E_OUTOFMEMORY;
     }
@@ -281,7 +203,10 @@ VOID APIENTRY d12__vkdrv_destroy_resource(D3D12DDI_HDEVICE handle, D3D12DDI_HRES
 {
     d12__vkdrv_device *device = (d12__vkdrv_device *)handle.pDrvPrivate;
     d12__vkdrv_buffer *buffer = d12__vkdrv_resource_buffer(resource);
-    unregister_buffer(&device->va, buffer);
+    /* The range's pages read as unmapped from now on (the map hook); the memory lives while something holds the
+     * buffer (a recording, or a timeline running a kernel that may still translate through the old entries). */
+    d12__drv_va_release(&device->va, buffer->va, buffer);
+    d12__vkdrv_note_freed(device, buffer); /* a device fault there later is a use after free (vkdrv_lost.c) */
     d12__vkdrv_buffer_release(buffer);
     ((d12__vkdrv_resource *)resource.pDrvPrivate)->buffer = NULL;
 }

@@ -43,6 +43,8 @@ typedef struct d12__vkdrv_queue {
     VkCommandPool pool; /* the re-recordings of lists that fault, and the kernels' chunks */
     d12__vkdrv_kernel_queue kernel;
     bool reset;         /* the engine was reset: every later operation is dropped */
+    d12__vkdrv_inflight inflight; /* what is submitted, for the records of a device loss (vkdrv_lost.c) */
+    const d12__vkdrv_recording *kernel_recording; /* the draw or dispatch whose kernel runs (its chunks' inflight) */
 } d12__vkdrv_queue;
 
 static d12__vkdrv_queue *queue_of(D3D12DDI_HCOMMANDQUEUE handle)
@@ -98,19 +100,29 @@ static VkCommandBuffer rerecord(d12__vkdrv_queue *queue, const d12__vkdrv_record
     vkBeginCommandBuffer(cb, &begin);
     d12__vkdrv_full_barrier(cb);
     for (size_t i = from; i < end; i++) {
-        if (!skip[i] && recording->ops[i].recorded)
+        if (!skip[i] && recording->ops[i].recorded) {
+            d12__vkdrv_checkpoint(device, cb, recording->serial, i);
             d12__vkdrv_record_op(device, cb, &recording->ops[i]);
+        }
     }
+    d12__vkdrv_checkpoint(device, cb, recording->serial, end);
     d12__vkdrv_host_barrier(cb);
     vkEndCommandBuffer(cb);
     return cb;
 }
 
+/* After removal, how long a submission may still take before the device is taken for lost (some drivers never
+ * return VK_ERROR_DEVICE_LOST from a wait; vkd3d-proton waits 5 s too): no wait of a timeline is unbounded. */
+#define LOST_WAIT_NS 5000000000ull
+
 /* Submit and wait for the semaphore in slices. false: the device was removed meanwhile (the work still ran to its
- * end: a copy cannot be abandoned halfway on Vulkan, and its memory must not be freed under it). */
+ * end: a copy cannot be abandoned halfway on Vulkan, and its memory must not be freed under it), or lost
+ * (VK_ERROR_DEVICE_LOST: its records become the fault report, vkdrv_lost.c; nothing more is submitted). */
 static bool submit_and_wait(d12__vkdrv_queue *queue, VkCommandBuffer cb)
 {
     d12__vkdrv_device *device = queue->device;
+    if (d12__vkdrv_is_lost(device))
+        return false;
     VkCommandBufferSubmitInfo cb_info = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO, .commandBuffer = cb};
     VkSemaphoreSubmitInfo signal = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO,
                                     .semaphore = queue->semaphore,
@@ -125,9 +137,12 @@ static bool submit_and_wait(d12__vkdrv_queue *queue, VkCommandBuffer cb)
     VkResult result = vkQueueSubmit2(device->queue, 1, &submit, VK_NULL_HANDLE);
     pthread_mutex_unlock(&device->queue_lock);
     d12__vkdrv_validation_drain(device, false); /* submit-time messages, for the next flush */
+    if (result == VK_ERROR_DEVICE_LOST) {
+        d12__vkdrv_device_lost(device, &queue->inflight, "vkQueueSubmit2");
+        return false;
+    }
     if (result != VK_SUCCESS) {
-        device->callbacks.pfnSetErrorCb(device->rt_device, result == VK_ERROR_DEVICE_LOST ? D3DDDIERR_DEVICEREMOVED
-                                                                                          : E_OUTOFMEMORY);
+        device->callbacks.pfnSetErrorCb(device->rt_device, E_OUTOFMEMORY);
         return false;
     }
     queue->value++;
@@ -136,6 +151,7 @@ static bool submit_and_wait(d12__vkdrv_queue *queue, VkCommandBuffer cb)
                                 .pSemaphores = &queue->semaphore,
                                 .pValues = &queue->value};
     bool running = true;
+    UINT64 after_removal = 0;
     D3D12DDI_HRTCOMMANDLIST none = {NULL};
     for (;;) {
         result = vkWaitSemaphores(device->vk, &wait, D12_VKDRV_WAIT_SLICE_NS);
@@ -143,6 +159,19 @@ static bool submit_and_wait(d12__vkdrv_queue *queue, VkCommandBuffer cb)
             break;
         if (running && !progress(queue, D3D12DDI_GPU_PROGRESS_0127_OP_SLICE, none, D3D12DDI_OP_INDEX_UNKNOWN))
             running = false;
+        if (!running && (after_removal += D12_VKDRV_WAIT_SLICE_NS) >= LOST_WAIT_NS) {
+            result = VK_ERROR_DEVICE_LOST;
+            break;
+        }
+    }
+    /* The test hook: the work really completed (nothing is freed under it), the loss path runs as after a fault. */
+    if (result == VK_SUCCESS && d12__vkdrv_test_lose(device))
+        result = VK_ERROR_DEVICE_LOST;
+    if (result == VK_ERROR_DEVICE_LOST) {
+        d12__vkdrv_device_lost(device, &queue->inflight,
+                               after_removal >= LOST_WAIT_NS ? "vkWaitSemaphores (no completion 5 s after removal)"
+                                                             : "vkWaitSemaphores");
+        return false;
     }
     if (result != VK_SUCCESS) {
         device->callbacks.pfnSetErrorCb(device->rt_device, D3DDDIERR_DEVICEREMOVED);
@@ -187,6 +216,10 @@ static bool submit_chunk(void *context, VkCommandBuffer cb)
 {
     d12__vkdrv_queue *queue = context;
     D3D12DDI_HRTCOMMANDLIST none = {NULL};
+    /* Published under the diag lock only now: the kernel's buffer (its fault word and arguments) exists. */
+    size_t position = queue->kernel.checkpoint_position;
+    d12__vkdrv_inflight_set(queue->device, &queue->inflight, queue->kernel_recording, position, position + 1,
+                            &queue->kernel);
     return submit_and_wait(queue, cb) &&
            progress(queue, D3D12DDI_GPU_PROGRESS_0127_OP_SLICE, none, D3D12DDI_OP_INDEX_UNKNOWN);
 }
@@ -204,10 +237,18 @@ static bool run_kernel(d12__vkdrv_queue *queue, const d12__vkdrv_recording *reco
     if (op->type == D12_VKDRV_OP_DISPATCH)
         total *= op->u.draw.start;
     UINT64 va = 0;
+    size_t position = (size_t)(op - recording->ops);
+    queue->kernel.checkpoint_serial = recording->serial;
+    queue->kernel.checkpoint_position = position;
+    queue->kernel_recording = recording;
+    d12__vkdrv_inflight_set(device, &queue->inflight, recording, position, position + 1, NULL);
     d12__vkdrv_kernel_result result =
         d12__vkdrv_kernel_run(device, &queue->kernel, queue->pool, &args, total, submit_chunk, queue, &va);
+    d12__vkdrv_inflight_set(device, &queue->inflight, NULL, 0, 0, NULL);
     if (result == D12_VKDRV_KERNEL_DONE)
         return true;
+    if (d12__vkdrv_is_lost(device))
+        return false; /* the loss was reported from the device's own records (vkdrv_lost.c) */
     if (result == D12_VKDRV_KERNEL_FAULT && !device->has_0127)
         return true; /* before build 0127 nobody can be told: the faulting reads read nothing, the timeline goes on */
     if (result == D12_VKDRV_KERNEL_FAULT) {
@@ -243,12 +284,15 @@ static bool execute_segment(d12__vkdrv_queue *queue, const d12__vkdrv_recording 
             truncate = skip[i] && recording->ops[i].recorded;
         if (!progress(queue, D3D12DDI_GPU_PROGRESS_0127_OP_BEGIN, recording->rt_list, first))
             return false;
+        size_t end = fault.faulted ? fault.op : closing_kernel ? to - 1 : to;
         VkCommandBuffer cb = truncate ? rerecord(queue, recording, skip, from, fault.faulted ? fault.op : to)
                                       : recording->cbs[segment];
+        d12__vkdrv_inflight_set(device, &queue->inflight, recording, from, end, NULL);
         /* A segment that recorded no Vulkan command has no command buffer (vkdrv_list.c open_current): nothing
          * to submit. A re-recording that could not be made stops the engine, as before. */
         bool running = truncate ? cb != VK_NULL_HANDLE && submit_and_wait(queue, cb)
                                 : cb == VK_NULL_HANDLE || submit_and_wait(queue, cb);
+        d12__vkdrv_inflight_set(device, &queue->inflight, NULL, 0, 0, NULL);
         if (truncate && cb)
             vkFreeCommandBuffers(device->vk, queue->pool, 1, &cb);
         if (running && fault.faulted) {
@@ -425,6 +469,8 @@ HRESULT APIENTRY d12__vkdrv_create_queue(D3D12DDI_HDEVICE handle, const D3D12DDI
         vkDestroySemaphore(device->vk, queue->semaphore, NULL);
         return E_OUTOFMEMORY;
     }
+    queue->inflight.rt_queue = rt_queue;
+    d12__vkdrv_inflight_add(device, &queue->inflight);
     bool ok = pthread_mutex_init(&queue->lock, NULL) == 0;
     if (ok && pthread_cond_init(&queue->wake, NULL) != 0) {
         pthread_mutex_destroy(&queue->lock);
@@ -436,6 +482,7 @@ HRESULT APIENTRY d12__vkdrv_create_queue(D3D12DDI_HDEVICE handle, const D3D12DDI
         ok = false;
     }
     if (!ok) {
+        d12__vkdrv_inflight_remove(device, &queue->inflight);
         vkDestroyCommandPool(device->vk, queue->pool, NULL);
         vkDestroySemaphore(device->vk, queue->semaphore, NULL);
         return E_OUTOFMEMORY;
@@ -452,6 +499,7 @@ VOID APIENTRY d12__vkdrv_destroy_queue(D3D12DDI_HDEVICE handle, D3D12DDI_HCOMMAN
     pthread_cond_signal(&queue->wake);
     pthread_mutex_unlock(&queue->lock);
     pthread_join(queue->thread, NULL);
+    d12__vkdrv_inflight_remove(device, &queue->inflight);
     pthread_cond_destroy(&queue->wake);
     pthread_mutex_destroy(&queue->lock);
     d12__vkdrv_kernel_queue_fini(device, &queue->kernel);

@@ -7,6 +7,8 @@
 #   install_test.sh c       C client (COBJMACROS) built with `pkg-config --cflags --libs d12rt`
 #   install_test.sh cxx     C++17 client holding the spec's CheckRaytracingSupport, same pkg-config line
 #   install_test.sh cmake   CMake client: find_package(d12rt) + d12rt::d12rt; a too-high version is refused
+#   install_test.sh vulkan  the installed Vulkan driver by its bare name (D12RT_DRIVER=vulkan): the missing-barrier
+#                           client (vulkan_client.c) both ways under sync validation, and d12conform --driver vulkan
 #   install_test.sh cleanup remove TMP
 #
 # Environment (from tests/install/CMakeLists.txt): BUILD_DIR SOURCE_DIR TEST_DIR STATE_FILE LIBDIR MANDIR PYTHON
@@ -172,6 +174,28 @@ cmake)
     check "and names the installed version" contains "$out" "0.1.0"
     finish
     ;;
+vulkan)
+    root=$(state_root)
+    prefix=$root/moved
+    export PKG_CONFIG_PATH=$prefix/$LIBDIR/pkgconfig
+    libdir=$(pkg-config --variable=libdir d12rt)
+    check "installed $LIBDIR/d12rt/libd12rt_vulkan.so" test -f "$prefix/$LIBDIR/d12rt/libd12rt_vulkan.so"
+    work=$root/vulkan-client
+    mkdir -p "$work"
+    # shellcheck disable=SC2046 # the pkg-config line is a word list
+    check "build the Vulkan client" "$CC" -std=c11 -Wall -Wextra -Werror $CLIENT_CFLAGS \
+        "$TEST_DIR/vulkan_client.c" -o "$work/vulkan_client" $(pkg-config --cflags --libs d12rt) $CLIENT_LDFLAGS
+    for how in missing barrier; do
+        run_client "Vulkan client, $how barrier" env LD_LIBRARY_PATH="$libdir" D12RT_DRIVER=vulkan \
+            D12RT_VULKAN_VALIDATION=sync "$work/vulkan_client" "$how"
+    done
+    out=$(env -u LD_LIBRARY_PATH -u D12RT_DRIVER "$prefix/bin/d12conform" --driver vulkan 2>&1)
+    status=$?
+    printf '%s\n' "$out" | tail -n 3 | sed 's/^/    /'
+    check "moved d12conform --driver vulkan exits 0" test "$status" -eq 0
+    check "and names no failure" lacks "$out" "FAIL "
+    finish
+    ;;
 cleanup)
     if [ -s "$STATE_FILE" ]; then
         root=$(cat "$STATE_FILE")
@@ -186,7 +210,7 @@ cleanup)
     finish
     ;;
 *)
-    echo "usage: $0 setup|c|cxx|cmake|cleanup" >&2
+    echo "usage: $0 setup|c|cxx|cmake|vulkan|cleanup" >&2
     exit 2
     ;;
 esac

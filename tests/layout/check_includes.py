@@ -5,9 +5,13 @@ below its own, of the device hub, and the shared leaf headers directly in runtim
 
     tests/layout/check_includes.py SOURCE_ROOT
 
+The drivers (drivers/common/README.md): drivers/common/ is what both drivers share and includes no driver's header
+and nothing of runtime/; drivers/reference/ may include common/; drivers/vulkan/ common/ and reference/ (the
+profile). A violation there prints `file:line: includes "X" (drivers/F) from drivers/G, which may not include it`.
+
 Prints `file:line: includes "X" (folder F) from folder G, which is below it` for each violation and exits 1; exits 0
-with `N files, N includes inside runtime/, no upward include` otherwise. Includes that resolve outside runtime/
-(generated/, drivers/reference/, system headers) are not part of the graph.
+with `N files, N includes inside runtime/ and drivers/, no upward include` otherwise. Includes that resolve outside
+runtime/ and drivers/ (generated/, system headers) are not part of the graph.
 """
 import os
 import re
@@ -29,6 +33,12 @@ LEVELS = {
     "cfgfile": 6,  # the safe reader of files a setting names: a leaf every reader shares
 }
 HUB = "device"
+# What each folder of drivers/ may include of drivers/ and runtime/ (besides its own headers).
+DRIVERS = {
+    "common": {"drivers": set(), "runtime": False},
+    "reference": {"drivers": {"common"}, "runtime": True},  # libd12caps, cfgfile
+    "vulkan": {"drivers": {"common", "reference"}, "runtime": True},
+}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
 
@@ -75,10 +85,47 @@ def main():
                 bad += 1
                 print('%s:%d: includes "%s" (folder %s) from folder %s, which is below it'
                       % (os.path.relpath(path, sys.argv[1]), number, name, there or "runtime", here or "runtime"))
-    if bad:
+    drivers_files, drivers_inside, drivers_bad = check_drivers(sys.argv[1], runtime, folders)
+    if bad or drivers_bad:
         return 1
-    print("%d files, %d includes inside runtime/, no upward include" % (len(files), inside))
+    print("%d files, %d includes inside runtime/ and drivers/, no upward include"
+          % (len(files) + drivers_files, inside + drivers_inside))
     return 0
+
+
+def check_drivers(root, runtime, runtime_folders):
+    """The drivers' rule (DRIVERS): returns (files, includes resolved inside drivers/ or runtime/, violations)."""
+    drivers = os.path.join(root, "drivers")
+    present = sorted(d for d in DRIVERS if os.path.isdir(os.path.join(drivers, d)))
+    count = inside = bad = 0
+    for here in present:
+        for base, _, names in os.walk(os.path.join(drivers, here)):
+            for path in [os.path.join(base, n) for n in sorted(names) if n.endswith((".c", ".h"))]:
+                count += 1
+                with open(path, encoding="utf-8") as f:
+                    lines = list(f)
+                for number, line in enumerate(lines, 1):
+                    m = INCLUDE.match(line)
+                    if not m:
+                        continue
+                    name = m.group(1)
+                    # The includer's folder, then the drivers' folders, then runtime/'s (the targets' include paths).
+                    candidates = [(here, os.path.join(os.path.dirname(path), name))]
+                    candidates += [(d, os.path.join(drivers, d, name)) for d in present]
+                    candidates += [("runtime", os.path.join(d, name)) for d in [runtime] + runtime_folders]
+                    there = next((c for c in candidates if os.path.isfile(c[1])), None)
+                    if there is None:
+                        continue
+                    inside += 1
+                    folder = there[0]
+                    if folder == here or folder in DRIVERS[here]["drivers"] or (
+                            folder == "runtime" and DRIVERS[here]["runtime"]):
+                        continue
+                    bad += 1
+                    print('%s:%d: includes "%s" (%s) from drivers/%s, which may not include it'
+                          % (os.path.relpath(path, root), number, name,
+                             "runtime/" if folder == "runtime" else "drivers/" + folder, here))
+    return count, inside, bad
 
 
 if __name__ == "__main__":

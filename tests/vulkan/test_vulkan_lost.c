@@ -1,0 +1,226 @@
+/* Device loss through libd12rt's public ABI (docs/vulkan.md, "Device loss", "Real faults"):
+ * - D12RT_VULKAN_REAL_FAULTS: on only on a device with VK_EXT_device_fault's deviceFault; elsewhere (lavapipe)
+ *   device creation writes one warning naming the reason and the mode is off. The test asks Vulkan itself whether
+ *   the device the driver picks offers the feature, so it holds on lavapipe and on the lent H200 alike.
+ * - the loss path end to end with the test hook D12RT_VULKAN_TEST_DEVICE_LOST=N (the device's N-th completed wait
+ *   reports VK_ERROR_DEVICE_LOST): the device is removed, the op in flight is named, queued work never runs.
+ * `test_vulkan_lost CASE`, one ctest each. */
+#define _GNU_SOURCE
+#define COBJMACROS
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <vulkan/vulkan.h>
+
+#include "gpu_harness.h"
+#include "d12rt/d3d12_ext.h"
+
+/* The device the driver picks by default (the first discrete GPU, else the first): does it offer deviceFault? */
+static bool device_offers_fault(void)
+{
+    VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .apiVersion = VK_API_VERSION_1_3};
+    VkInstanceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &app};
+    VkInstance instance;
+    if (!CHECK(vkCreateInstance(&info, NULL, &instance) == VK_SUCCESS))
+        return false;
+    uint32_t count = 0;
+    vkEnumeratePhysicalDevices(instance, &count, NULL);
+    VkPhysicalDevice devices[16];
+    if (count > 16)
+        count = 16;
+    vkEnumeratePhysicalDevices(instance, &count, devices);
+    VkPhysicalDevice chosen = count ? devices[0] : VK_NULL_HANDLE;
+    for (uint32_t i = 0; i < count; i++) {
+        VkPhysicalDeviceProperties properties;
+        vkGetPhysicalDeviceProperties(devices[i], &properties);
+        if (properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU) {
+            chosen = devices[i];
+            break;
+        }
+    }
+    bool offered = false;
+    uint32_t extensions = 0;
+    if (chosen && vkEnumerateDeviceExtensionProperties(chosen, NULL, &extensions, NULL) == VK_SUCCESS) {
+        VkExtensionProperties *all = calloc(extensions ? extensions : 1, sizeof *all);
+        if (all && vkEnumerateDeviceExtensionProperties(chosen, NULL, &extensions, all) == VK_SUCCESS) {
+            for (uint32_t i = 0; i < extensions; i++)
+                offered = offered || strcmp(all[i].extensionName, VK_EXT_DEVICE_FAULT_EXTENSION_NAME) == 0;
+        }
+        free(all);
+    }
+    if (offered) {
+        VkPhysicalDeviceFaultFeaturesEXT fault = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FAULT_FEATURES_EXT};
+        VkPhysicalDeviceFeatures2 features = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &fault};
+        vkGetPhysicalDeviceFeatures2(chosen, &features);
+        offered = fault.deviceFault;
+    }
+    vkDestroyInstance(instance, NULL);
+    return offered;
+}
+
+/* What device creation wrote on stderr with D12RT_VULKAN_REAL_FAULTS=value. */
+static char *stderr_of_device_creation(const char *value)
+{
+    setenv("D12RT_VULKAN_REAL_FAULTS", value, 1);
+    char path[] = "/tmp/d12rt-real-faults-XXXXXX";
+    int file = mkstemp(path);
+    if (!CHECK(file >= 0))
+        return NULL;
+    fflush(stderr);
+    int saved = dup(STDERR_FILENO);
+    dup2(file, STDERR_FILENO);
+    ID3D12Device *device = create_device(false);
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    CHECK(device != NULL);
+    if (device)
+        RELEASE_LAST(device);
+    static char text[8192];
+    ssize_t n = pread(file, text, sizeof text - 1, 0);
+    text[n > 0 ? n : 0] = '\0';
+    close(file);
+    unlink(path);
+    fputs(text, stderr); /* shown in the test's log */
+    return text;
+}
+
+static void test_real_faults_env(void)
+{
+    bool offered = device_offers_fault();
+    const char *text = stderr_of_device_creation("1");
+    if (!text)
+        return;
+    const char *warning = strstr(text, "D12RT_VULKAN_REAL_FAULTS=1 needs VK_EXT_device_fault with deviceFault");
+    if (offered) {
+        CHECK(warning == NULL);
+    } else {
+        CHECK(warning != NULL);
+        CHECK(strstr(text, "real-fault mode off") != NULL);
+    }
+    printf("deviceFault %s\n", offered ? "offered: real-fault mode on" : "not offered: real-fault mode off");
+}
+
+static void test_real_faults_bad_value(void)
+{
+    const char *text = stderr_of_device_creation("yes");
+    CHECK(text && strstr(text, "D12RT_VULKAN_REAL_FAULTS=yes is not 0 or 1; real-fault mode off"));
+}
+
+static void test_real_faults_off(void)
+{
+    const char *text = stderr_of_device_creation("0");
+    CHECK(text && !strstr(text, "REAL_FAULTS"));
+    text = stderr_of_device_creation("");
+    CHECK(text && !strstr(text, "REAL_FAULTS"));
+}
+
+static void fill_bytes(ID3D12Resource *buffer, size_t size, unsigned char seed)
+{
+    unsigned char *data = NULL;
+    if (!CHECK_HR(ID3D12Resource_Map(buffer, 0, NULL, (void **)&data), S_OK))
+        return;
+    for (size_t i = 0; i < size; i++)
+        data[i] = (unsigned char)(seed + i);
+    ID3D12Resource_Unmap(buffer, 0, NULL);
+}
+
+static unsigned char first_byte(ID3D12Resource *buffer)
+{
+    unsigned char *data = NULL, value = 0xEE;
+    if (CHECK_HR(ID3D12Resource_Map(buffer, 0, NULL, (void **)&data), S_OK) && data)
+        value = data[0];
+    ID3D12Resource_Unmap(buffer, 0, NULL);
+    return value;
+}
+
+/* A copy, a draw, a copy; the second wait (the draw's kernel chunk) reports the loss. With DRED on (breadcrumbs,
+ * page faults) and driver-reported messages: removal HUNG with DRED state FAULT (no address: lavapipe has no
+ * VK_EXT_device_fault), the CORRUPTION message on the draw naming the record that chose it (the only submission in
+ * flight held one op), the copy before it done and the one after it never run. */
+static void test_lost_names_draw(void)
+{
+    setenv("D12RT_VULKAN_TEST_DEVICE_LOST", "2", 1);
+    ID3D12DeviceRemovedExtendedDataSettings2 *settings = NULL;
+    if (!CHECK_HR(D3D12GetDebugInterface(&IID_ID3D12DeviceRemovedExtendedDataSettings2, (void **)&settings), S_OK))
+        return;
+    ID3D12DeviceRemovedExtendedDataSettings2_SetAutoBreadcrumbsEnablement(settings, D3D12_DRED_ENABLEMENT_FORCED_ON);
+    ID3D12DeviceRemovedExtendedDataSettings2_SetPageFaultEnablement(settings, D3D12_DRED_ENABLEMENT_FORCED_ON);
+    ID3D12DeviceRemovedExtendedDataSettings2_Release(settings);
+    ID3D12Debug7 *debug = NULL;
+    if (!CHECK_HR(D3D12GetDebugInterface(&IID_ID3D12Debug7, (void **)&debug), S_OK))
+        return;
+    ID3D12Debug7_EnableDebugLayer(debug);
+    ID3D12Debug7_SetEnableDriverReportedMessages(debug, TRUE);
+    ID3D12Debug7_Release(debug);
+    ID3D12Device *device = create_device(false);
+    ID3D12InfoQueue *iq = device ? info_queue_of(device) : NULL;
+    gpu_context ctx;
+    if (!iq || !make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &ctx))
+        return;
+    ID3D12Resource *src = make_buffer(device, D3D12_HEAP_TYPE_UPLOAD, 256);
+    ID3D12Resource *vertices = make_buffer(device, D3D12_HEAP_TYPE_UPLOAD, 4096);
+    ID3D12Resource *before = make_buffer(device, D3D12_HEAP_TYPE_READBACK, 256);
+    ID3D12Resource *after = make_buffer(device, D3D12_HEAP_TYPE_READBACK, 256);
+    fill_bytes(src, 256, 7);
+    D3D12_VERTEX_BUFFER_VIEW vb = {ID3D12Resource_GetGPUVirtualAddress(vertices), 4096, 16};
+    ID3D12GraphicsCommandList_CopyBufferRegion(ctx.list, before, 0, src, 0, 256);
+    ID3D12GraphicsCommandList_IASetVertexBuffers(ctx.list, 0, 1, &vb);
+    ID3D12GraphicsCommandList_DrawInstanced(ctx.list, 3, 1, 0, 0);
+    ID3D12GraphicsCommandList_CopyBufferRegion(ctx.list, after, 0, src, 0, 256);
+    CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
+    execute(ctx.queue, ctx.list);
+    ctx.value++;
+    CHECK_HR(ID3D12CommandQueue_Signal(ctx.queue, ctx.fence, ctx.value), S_OK);
+    CHECK(wait_fence(ctx.fence, UINT64_MAX)); /* removal sets every fence to UINT64_MAX */
+    CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), DXGI_ERROR_DEVICE_HUNG);
+    ID3D12DeviceRemovedExtendedData2 *dred = NULL;
+    if (CHECK_HR(ID3D12Device_QueryInterface(device, &IID_ID3D12DeviceRemovedExtendedData2, (void **)&dred), S_OK)) {
+        CHECK_EQ_INT(ID3D12DeviceRemovedExtendedData2_GetDeviceState(dred), D3D12_DRED_DEVICE_STATE_FAULT);
+        D3D12_DRED_AUTO_BREADCRUMBS_OUTPUT1 out = {0};
+        CHECK_HR(ID3D12DeviceRemovedExtendedData2_GetAutoBreadcrumbsOutput1(dred, &out), S_OK);
+        /* The copy completed, the draw did not (its MARKER_OUT was never recorded into the chunk). */
+        CHECK(out.pHeadAutoBreadcrumbNode && out.pHeadAutoBreadcrumbNode->pLastBreadcrumbValue &&
+              *out.pHeadAutoBreadcrumbNode->pLastBreadcrumbValue == 1);
+        ID3D12DeviceRemovedExtendedData2_Release(dred);
+    }
+    CHECK(check_one_message(iq, D3D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGE,
+                            "[Draw #0] The GPU faulted with no faulting address. The device was lost "
+                            "(VK_ERROR_DEVICE_LOST from vkWaitSemaphores). The op is named by submission: the only "
+                            "submission in flight held one op.",
+                            __FILE__, __LINE__, "the loss"));
+    CHECK_EQ_INT(first_byte(before), 7);
+    CHECK_EQ_INT(first_byte(after), 0);
+    RELEASE_LAST(src);
+    RELEASE_LAST(vertices);
+    RELEASE_LAST(before);
+    RELEASE_LAST(after);
+    release_context(&ctx);
+    ID3D12InfoQueue_Release(iq);
+    RELEASE_LAST(device);
+}
+
+static const struct {
+    const char *name;
+    void (*run)(void);
+} k_cases[] = {
+    {"lost_names_draw", test_lost_names_draw},
+    {"real_faults_env", test_real_faults_env},
+    {"real_faults_bad_value", test_real_faults_bad_value},
+    {"real_faults_off", test_real_faults_off},
+};
+
+int main(int argc, char **argv)
+{
+    for (size_t i = 0; argc == 2 && i < sizeof k_cases / sizeof k_cases[0]; i++) {
+        if (!strcmp(argv[1], k_cases[i].name)) {
+            k_cases[i].run();
+            return d12test_finish();
+        }
+    }
+    fprintf(stderr, "usage: test_vulkan_lost CASE (unknown case)\n");
+    return 2;
+}
