@@ -1,8 +1,8 @@
 /* d12bench's row table and its row families. d12bench.c holds the table, measures every row interleaved and
  * prints; each family adds its rows from its own file: bench_caps.c (the baselines and libd12caps), bench_infoqueue.c
  * (the report path), bench_device.c (CheckFeatureSupport through libd12rt), bench_gpu.c and bench_ddi.c (GPU work,
- * the driver call; bench_gpu.h), bench_peer.c (beside vkd3d), bench_drm_v2.c (version 2's identity and driver filters;
- * bench_drm_v2.h), bench_memory.c (measured once); bench_budget.c judges
+ * the driver call; bench_gpu.h), bench_vulkan.c (the Vulkan driver), bench_peer.c (beside vkd3d), bench_drm_v2.c
+ * (version 2's identity and driver filters; bench_drm_v2.h), bench_memory.c (measured once); bench_budget.c judges
  * --check-budget over the rows by name.
  *
  * Adding a family: a new bench_NAME.c whose setup adds rows with bench_add_row / bench_add_timed_row (a row and its
@@ -36,6 +36,7 @@ typedef struct bench_row {
     void *context;
     int baseline;         /* index of the baseline row, or -1 (the row is a baseline) */
     bool throughput;      /* also print operations per second */
+    double bytes_per_op;  /* > 0: also print GB/s (a copy row) */
     uint64_t iterations;  /* per repetition, sized by the warm-up */
     double *samples;      /* ns/op per repetition */
     double median, min, max;

@@ -19,6 +19,7 @@
 
 #include "bench_gpu.h"
 #include "bench_vulkan.h"
+#include "peer_rows.h" /* peer_describe: the driver and the Vulkan device it opened, for the rows' descriptions */
 
 #ifdef D12BENCH_VULKAN_DRIVER
 
@@ -28,9 +29,12 @@ typedef struct vk_worker {
     const char *mode;
     pid_t pid;
     int to_worker, from_worker;
+    char description[PEER_DESCRIPTION_SIZE]; /* from the worker: the driver and its Vulkan device */
+    char what[4][PEER_DESCRIPTION_SIZE + 96]; /* the rows' descriptions */
 } vk_worker;
 
-static vk_worker workers[] = {{"off", -1, -1, -1}, {"core", -1, -1, -1}, {"sync", -1, -1, -1}, {"gpuav", -1, -1, -1}};
+static vk_worker workers[] = {{.mode = "off", .pid = -1}, {.mode = "core", .pid = -1}, {.mode = "sync", .pid = -1},
+                              {.mode = "gpuav", .pid = -1}};
 #define WORKER_COUNT (sizeof workers / sizeof workers[0])
 
 typedef struct vk_row {
@@ -147,6 +151,10 @@ static void worker_main(vk_worker *w, int in, int out)
     double hello = ok ? 0 : -1;
     if (write(out, &hello, sizeof hello) != sizeof hello || !ok)
         _exit(1);
+    char description[PEER_DESCRIPTION_SIZE] = {0};
+    peer_describe(g.device, description, sizeof description - 1);
+    if (write(out, description, sizeof description) != sizeof description)
+        _exit(1);
     struct {
         uint32_t row;
         uint64_t n;
@@ -189,6 +197,14 @@ static bool start(vk_worker *w)
     if (w->pid == 0) {
         close(down[1]);
         close(up[0]);
+        /* The workers started before this one: their parent-side ends are the parent's alone, or a worker would
+         * never see the end of its input (O_CLOEXEC does not act on a fork) and teardown would wait for ever. */
+        for (size_t i = 0; i < WORKER_COUNT && &workers[i] != w; i++) {
+            if (workers[i].pid > 0) {
+                close(workers[i].to_worker);
+                close(workers[i].from_worker);
+            }
+        }
         worker_main(w, down[0], up[1]);
     }
     close(down[0]);
@@ -196,43 +212,59 @@ static bool start(vk_worker *w)
     w->to_worker = down[1];
     w->from_worker = up[0];
     double hello = -1;
-    return w->pid > 0 && read(w->from_worker, &hello, sizeof hello) == sizeof hello && hello == 0;
+    if (w->pid <= 0 || read(w->from_worker, &hello, sizeof hello) != sizeof hello || hello != 0)
+        return false;
+    size_t got = 0;
+    while (got < sizeof w->description) {
+        ssize_t n = read(w->from_worker, w->description + got, sizeof w->description - got);
+        if (n <= 0)
+            return false;
+        got += (size_t)n;
+    }
+    w->description[sizeof w->description - 1] = '\0';
+    static const char *const what[] = {"one 1 KiB copy recorded into a VkCommandBuffer",
+                                       "record one copy, submit, wait for the fence",
+                                       "record, submit, one kernel chunk, wait",
+                                       "2^20 kernel invocations, each reading through the page table"};
+    for (int i = 0; i < 4; i++)
+        snprintf(w->what[i], sizeof w->what[i], "%s; validation %s; %.255s", what[i], w->mode, w->description);
+    return true;
 }
 
-void bench_vulkan_setup(void)
+void bench_vulkan_setup(bool validation_modes)
 {
-    /* Opt-in: four worker processes, each opening a Vulkan instance (the layer's start takes seconds), would more
-     * than double a --quick run, which bench.smoke runs four times within its timeout. */
+    /* The validation-off worker always (its instance starts in well under a second); the three with a validation
+     * layer only when asked (--vulkan-validation, or D12BENCH_VULKAN=1 as before): the layer's start takes seconds
+     * per worker, which would more than double a --quick run. */
     const char *on = getenv("D12BENCH_VULKAN");
-    if (!on || strcmp(on, "1") != 0)
-        return;
+    if (on && strcmp(on, "1") == 0)
+        validation_modes = true;
     static const char *const names[] = {"CopyBufferRegion recorded (Vulkan driver, validation off)",
                                         "CopyBufferRegion recorded (Vulkan driver, validation core)",
                                         "CopyBufferRegion recorded (Vulkan driver, validation sync)",
                                         "CopyBufferRegion recorded (Vulkan driver, validation gpuav)"};
     size_t used = 0;
     int baseline = -1;
-    for (size_t i = 0; i < WORKER_COUNT; i++) {
+    for (size_t i = 0; i < (validation_modes ? WORKER_COUNT : 1); i++) {
         if (!start(&workers[i])) {
-            fprintf(stderr, "d12bench: the Vulkan driver did not start with validation %s: no row for it\n",
-                    workers[i].mode);
+            fprintf(stderr, "d12bench: skipping the Vulkan rows of validation %s: the Vulkan driver (%s) did not "
+                            "open a device (no Vulkan device, or the layer is not installed)\n",
+                    workers[i].mode, D12BENCH_VULKAN_DRIVER);
             continue;
         }
         row_contexts[used] = (vk_row){&workers[i], ROW_RECORD_COPY};
-        int index = bench_add_timed_row("vulkan", names[i], "one 1 KiB copy recorded into a VkCommandBuffer",
-                                        timed, &row_contexts[used++], baseline);
+        int index = bench_add_timed_row("vulkan", names[i], workers[i].what[0], timed, &row_contexts[used++], baseline);
         if (i == 0) {
             baseline = index;
             row_contexts[used] = (vk_row){&workers[i], ROW_EXECUTE_COPY};
             bench_add_timed_row("vulkan", "ExecuteCommandLists + fence, 1 copy (Vulkan driver)",
-                                "record, submit, wait for the fence", timed, &row_contexts[used++], -1);
+                                workers[i].what[1], timed, &row_contexts[used++], -1);
             row_contexts[used] = (vk_row){&workers[i], ROW_DRAW_SMALL};
             int small = bench_add_timed_row("vulkan", "DrawInstanced 3 vertices executed (Vulkan driver kernel)",
-                                            "record, submit, one kernel chunk, wait", timed, &row_contexts[used++], -1);
+                                            workers[i].what[2], timed, &row_contexts[used++], -1);
             row_contexts[used] = (vk_row){&workers[i], ROW_DRAW_1M};
             bench_add_timed_row("vulkan", "DrawInstanced 1M vertices executed (Vulkan driver kernel)",
-                                "2^20 kernel invocations, each reading through the page table", timed,
-                                &row_contexts[used++], small);
+                                workers[i].what[3], timed, &row_contexts[used++], small);
         }
     }
 }
@@ -251,8 +283,11 @@ void bench_vulkan_teardown(void)
 
 #else
 
-void bench_vulkan_setup(void)
+void bench_vulkan_setup(bool validation_modes)
 {
+    (void)validation_modes;
+    fprintf(stderr, "d12bench: no Vulkan rows: the Vulkan driver was not built (D12RT_VULKAN=AUTO found no Vulkan "
+                    "loader or glslang)\n");
 }
 
 void bench_vulkan_teardown(void)

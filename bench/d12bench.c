@@ -220,6 +220,10 @@ static void print_json(int reps, bool quick, const char *cpu, long cpus)
         }
         if (row->throughput)
             printf(",\"ops_per_second\":%.0f", row->median > 0 ? 1e9 / row->median : 0.0);
+        if (row->bytes_per_op > 0) /* bytes per ns = GB/s (10^9 bytes) */
+            printf(",\"bytes_per_op\":%.0f,\"gb_per_second\":%.3f,\"gb_per_second_at_min\":%.3f", row->bytes_per_op,
+                   row->median > 0 ? row->bytes_per_op / row->median : 0.0,
+                   row->min > 0 ? row->bytes_per_op / row->min : 0.0);
         printf(",\"statistic\":\"min over interleaved repetitions (budgets), median (ns_per_op)\"");
         printf("}%s\n", r + 1 < bench_row_count ? "," : "");
     }
@@ -263,6 +267,9 @@ static void print_table(int reps, bool quick, const char *cpu, long cpus)
                row->baseline >= 0 ? bench_rows[row->baseline].name : "");
         if (row->throughput)
             printf("  [%.2f M msg/s]", row->median > 0 ? 1e3 / row->median : 0.0);
+        if (row->bytes_per_op > 0)
+            printf("  [%.2f GB/s median, %.2f GB/s at min]", row->median > 0 ? row->bytes_per_op / row->median : 0.0,
+                   row->min > 0 ? row->bytes_per_op / row->min : 0.0);
         printf("\n");
     }
     const bench_memory_row *memory;
@@ -279,13 +286,14 @@ static void print_table(int reps, bool quick, const char *cpu, long cpus)
 static void usage(void)
 {
     fprintf(stderr, "usage: d12bench [--quick] [--json] [--reps N] [--ms N] [--scaling] [--peer | --check-budget] [--row NAME N]\n"
-                    "                [--driver PATH|NAME]\n");
+                    "                [--driver PATH|NAME] [--no-vulkan | --vulkan-validation]\n");
 }
 
 
 int main(int argc, char **argv)
 {
     bool quick = false, json = false, peer_only = false, scaling_mode = false;
+    bool no_vulkan = false, vulkan_validation = false; /* the Vulkan group (bench_vulkan.c) */
     const char *only_row = NULL; /* --row NAME N: run that row N times, once (for callgrind; bench/callgrind.sh) */
     unsigned long long only_iterations = 0;
     int reps = 9;
@@ -305,6 +313,10 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[i], "--scaling") == 0) {
             bench_gpu_scaling(true);
             scaling_mode = true;
+        } else if (strcmp(argv[i], "--no-vulkan") == 0) {
+            no_vulkan = true; /* bench.smoke leaves the Vulkan group out of all but one run */
+        } else if (strcmp(argv[i], "--vulkan-validation") == 0) {
+            vulkan_validation = true;
         } else if (strcmp(argv[i], "--peer") == 0) {
             peer_only = true;
         } else if (strcmp(argv[i], "--check-budget") == 0) {
@@ -338,7 +350,8 @@ int main(int argc, char **argv)
         bench_info_queue_setup(scaling_mode);
         bench_drm_v2_setup(); /* issue 20: bench_drm_v2.c */
         bench_gpu_setup(); /* forks its worker processes: before this process makes a device or a thread */
-        bench_vulkan_setup(); /* the Vulkan driver's rows: forks too (bench_vulkan.c) */
+        if (!no_vulkan && (only_row == NULL || strstr(only_row, "Vulkan") != NULL))
+            bench_vulkan_setup(vulkan_validation); /* the Vulkan driver's rows: forks too (bench_vulkan.c) */
         bench_dred_setup();   /* the DRED overhead rows (bench_dred.c): forks too */
     }
     if (peer_only || check_budget_mode)

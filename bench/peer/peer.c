@@ -80,11 +80,11 @@ typedef struct recorder {
 static struct {
     ID3D12Device *device;
     ID3D12CommandQueue *queue;
-    ID3D12Resource *source, *destination;
-    recorder copy, draws, submitted, threads[RECORDING_THREADS];
+    ID3D12Resource *source, *destination, *big_source, *big_destination;
+    recorder copy, draws, submitted, big_copy, threads[RECORDING_THREADS];
     ID3D12Fence *fence, *cpu_fence;
     UINT64 fence_value, cpu_fence_value;
-    HANDLE event;
+    HANDLE event, gpu_event;
     bool failed;
 } peer;
 
@@ -96,18 +96,23 @@ static void check(HRESULT hr, const char *what)
     }
 }
 
-static ID3D12Resource *create_buffer(UINT64 size)
+static ID3D12Resource *create_buffer_of(D3D12_HEAP_TYPE type, UINT64 size)
 {
-    D3D12_HEAP_PROPERTIES heap = {D3D12_HEAP_TYPE_DEFAULT, D3D12_CPU_PAGE_PROPERTY_UNKNOWN,
-                                  D3D12_MEMORY_POOL_UNKNOWN, 0, 0};
+    D3D12_HEAP_PROPERTIES heap = {type, D3D12_CPU_PAGE_PROPERTY_UNKNOWN, D3D12_MEMORY_POOL_UNKNOWN, 0, 0};
     D3D12_RESOURCE_DESC desc = {D3D12_RESOURCE_DIMENSION_BUFFER, 0, size, 1, 1, 1, DXGI_FORMAT_UNKNOWN,
                                 {1, 0}, D3D12_TEXTURE_LAYOUT_ROW_MAJOR, D3D12_RESOURCE_FLAG_NONE};
     ID3D12Resource *resource = NULL;
-    check(ID3D12Device_CreateCommittedResource(peer.device, &heap, D3D12_HEAP_FLAG_NONE, &desc,
-                                               D3D12_RESOURCE_STATE_COMMON, NULL, &IID_ID3D12Resource,
-                                               (void **)&resource),
+    D3D12_RESOURCE_STATES state =
+        type == D3D12_HEAP_TYPE_UPLOAD ? D3D12_RESOURCE_STATE_GENERIC_READ : D3D12_RESOURCE_STATE_COMMON;
+    check(ID3D12Device_CreateCommittedResource(peer.device, &heap, D3D12_HEAP_FLAG_NONE, &desc, state, NULL,
+                                               &IID_ID3D12Resource, (void **)&resource),
           "CreateCommittedResource");
     return resource;
+}
+
+static ID3D12Resource *create_buffer(UINT64 size)
+{
+    return create_buffer_of(D3D12_HEAP_TYPE_DEFAULT, size);
 }
 
 static void open_recorder(recorder *r)
@@ -131,6 +136,8 @@ static void restart(recorder *r)
     r->recorded = 0;
 }
 
+static void fill_big_source(void);
+
 static bool setup(void)
 {
 #ifndef PEER_VKD3D
@@ -150,23 +157,32 @@ static bool setup(void)
     open_recorder(&peer.copy);
     open_recorder(&peer.draws);
     open_recorder(&peer.submitted);
+    open_recorder(&peer.big_copy);
+    peer.big_source = create_buffer(PEER_COPY_BYTES);
+    peer.big_destination = create_buffer(PEER_COPY_BYTES);
     for (int t = 0; t < RECORDING_THREADS; t++)
         open_recorder(&peer.threads[t]);
     if (peer.failed)
         return false;
     ID3D12GraphicsCommandList_CopyBufferRegion(peer.submitted.list, peer.destination, 0, peer.source, 0, 256);
     check(ID3D12GraphicsCommandList_Close(peer.submitted.list), "Close");
+    ID3D12GraphicsCommandList_CopyBufferRegion(peer.big_copy.list, peer.big_destination, 0, peer.big_source, 0,
+                                               PEER_COPY_BYTES);
+    check(ID3D12GraphicsCommandList_Close(peer.big_copy.list), "Close");
     check(ID3D12Device_CreateFence(peer.device, 0, D3D12_FENCE_FLAG_NONE, &IID_ID3D12Fence, (void **)&peer.fence),
           "CreateFence");
     check(ID3D12Device_CreateFence(peer.device, 0, D3D12_FENCE_FLAG_NONE, &IID_ID3D12Fence,
                                    (void **)&peer.cpu_fence),
           "CreateFence");
     peer.event = event_create();
-    if (peer.event == NULL)
+    peer.gpu_event = event_create();
+    if (peer.event == NULL || peer.gpu_event == NULL)
         check(E_FAIL, "creating an event");
     D3D12_FEATURE_DATA_D3D12_OPTIONS5 options5;
     check(ID3D12Device_CheckFeatureSupport(peer.device, D3D12_FEATURE_D3D12_OPTIONS5, &options5, sizeof options5),
           "CheckFeatureSupport(OPTIONS5)");
+    if (!peer.failed)
+        fill_big_source();
     return !peer.failed;
 }
 
@@ -229,6 +245,61 @@ ROW static double row_execute_signal_spin(uint64_t iterations)
         while (ID3D12Fence_GetCompletedValue(peer.fence) < value)
             ;
     }
+    return now_ns() - start;
+}
+
+/* Submit `list`, Signal the queue's fence, wait on the event (the thread sleeps; it does not spin). */
+static void execute_and_wait(ID3D12GraphicsCommandList *list)
+{
+    ID3D12CommandList *lists[] = {(ID3D12CommandList *)list};
+    ID3D12CommandQueue_ExecuteCommandLists(peer.queue, 1, lists);
+    UINT64 value = ++peer.fence_value;
+    ID3D12CommandQueue_Signal(peer.queue, peer.fence, value);
+    check(ID3D12Fence_SetEventOnCompletion(peer.fence, value, peer.gpu_event), "SetEventOnCompletion");
+    if (!event_wait(peer.gpu_event))
+        check(E_FAIL, "waiting on the event");
+}
+
+/* The copy row's source holds real bytes on both sides, written once through an UPLOAD buffer: memory never
+ * written may read from the kernel's shared zero page (vkd3d does not clear new memory; d12rt does), and copying
+ * from it is cheaper than copying memory, which would favour one side. */
+static void fill_big_source(void)
+{
+    ID3D12Resource *upload = create_buffer_of(D3D12_HEAP_TYPE_UPLOAD, PEER_COPY_BYTES);
+    recorder fill = {0};
+    open_recorder(&fill);
+    void *data = NULL;
+    if (!peer.failed && upload != NULL) {
+        check(ID3D12Resource_Map(upload, 0, NULL, &data), "Map");
+        if (data != NULL) {
+            memset(data, 0x5A, (size_t)PEER_COPY_BYTES);
+            ID3D12Resource_Unmap(upload, 0, NULL);
+        }
+        ID3D12GraphicsCommandList_CopyBufferRegion(fill.list, peer.big_source, 0, upload, 0, PEER_COPY_BYTES);
+        check(ID3D12GraphicsCommandList_Close(fill.list), "Close");
+        execute_and_wait(fill.list);
+    }
+    if (fill.list != NULL)
+        ID3D12GraphicsCommandList_Release(fill.list);
+    if (fill.allocator != NULL)
+        ID3D12CommandAllocator_Release(fill.allocator);
+    if (upload != NULL)
+        ID3D12Resource_Release(upload);
+}
+
+ROW static double row_execute_signal_event(uint64_t iterations)
+{
+    double start = now_ns();
+    for (uint64_t i = 0; i < iterations; i++)
+        execute_and_wait(peer.submitted.list);
+    return now_ns() - start;
+}
+
+ROW static double row_copy_throughput(uint64_t iterations)
+{
+    double start = now_ns();
+    for (uint64_t i = 0; i < iterations; i++)
+        execute_and_wait(peer.big_copy.list);
     return now_ns() - start;
 }
 
@@ -319,6 +390,8 @@ static double run_row(int row, uint64_t iterations)
     case PEER_FENCE_EVENT: return row_fence_event(iterations);
     case PEER_RECORD_10000_DRAWS: return row_record_10000_draws(iterations);
     case PEER_RECORD_COPY_4_THREADS: return row_record_copy_4_threads(iterations);
+    case PEER_EXECUTE_SIGNAL_EVENT: return row_execute_signal_event(iterations);
+    case PEER_COPY_THROUGHPUT: return row_copy_throughput(iterations);
     case PEER_ROW_COUNT: break;
     }
     return -1.0;
@@ -339,8 +412,8 @@ static void teardown(void)
         while (ID3D12Fence_GetCompletedValue(peer.fence) < peer.fence_value)
             usleep(100);
     }
-    recorder *recorders[] = {&peer.copy, &peer.draws, &peer.submitted, &peer.threads[0], &peer.threads[1],
-                             &peer.threads[2], &peer.threads[3]};
+    recorder *recorders[] = {&peer.copy, &peer.draws, &peer.submitted, &peer.big_copy, &peer.threads[0],
+                             &peer.threads[1], &peer.threads[2], &peer.threads[3]};
     for (size_t i = 0; i < sizeof recorders / sizeof recorders[0]; i++) {
         if (recorders[i]->list != NULL)
             ID3D12GraphicsCommandList_Release(recorders[i]->list);
@@ -349,6 +422,8 @@ static void teardown(void)
     }
     if (peer.event != NULL)
         event_destroy(peer.event);
+    if (peer.gpu_event != NULL)
+        event_destroy(peer.gpu_event);
     if (peer.cpu_fence != NULL)
         ID3D12Fence_Release(peer.cpu_fence);
     if (peer.fence != NULL)
@@ -357,6 +432,10 @@ static void teardown(void)
         ID3D12Resource_Release(peer.source);
     if (peer.destination != NULL)
         ID3D12Resource_Release(peer.destination);
+    ID3D12Resource *big[] = {peer.big_source, peer.big_destination};
+    for (int i = 0; i < 2; i++)
+        if (big[i] != NULL)
+            ID3D12Resource_Release(big[i]);
     if (peer.queue != NULL)
         ID3D12CommandQueue_Release(peer.queue);
     ID3D12Device_Release(peer.device);
@@ -365,7 +444,13 @@ static void teardown(void)
 static int worker(void)
 {
     double ready = setup() ? 1.0 : -1.0;
-    if (fwrite(&ready, sizeof ready, 1, stdout) != 1 || fflush(stdout) != 0 || ready < 0)
+    if (fwrite(&ready, sizeof ready, 1, stdout) != 1 || ready < 0) {
+        fflush(stdout);
+        return 1;
+    }
+    char description[PEER_DESCRIPTION_SIZE] = {0};
+    peer_describe(peer.device, description, sizeof description - 1);
+    if (fwrite(description, sizeof description, 1, stdout) != 1 || fflush(stdout) != 0)
         return 1;
     peer_request request;
     while (fread(&request, sizeof request, 1, stdin) == 1 && request.row >= 0) {
@@ -395,7 +480,9 @@ int main(int argc, char **argv)
             return 1;
         double ns = run_row(row, iterations);
         int status = peer.failed ? 1 : 0;
-        printf("%s %s: %.2f ns/op over %llu\n", implementation, peer_row_names[row], ns / (double)iterations,
+        char description[PEER_DESCRIPTION_SIZE] = {0};
+        peer_describe(peer.device, description, sizeof description - 1);
+        printf("%s %s: %.2f ns/op over %llu\n", description, peer_row_names[row], ns / (double)iterations,
                (unsigned long long)iterations);
         teardown();
         return status;

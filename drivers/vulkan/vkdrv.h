@@ -63,6 +63,10 @@
 #define D12_VKDRV_MAX_DISPATCH_INVOCATIONS (65535ull * 64ull)
 /* A timeline waits for its GPU work in slices of this many nanoseconds, reporting progress between them. */
 #define D12_VKDRV_WAIT_SLICE_NS 5000000ull
+/* The cache of released buffers' Vulkan memory (vkdrv_cache.c): entries, bytes, and the largest span kept. */
+#define D12_VKDRV_CACHE_ENTRIES 64
+#define D12_VKDRV_CACHE_BYTES (32ull << 20)
+#define D12_VKDRV_CACHE_MAX_SPAN (4ull << 20)
 
 typedef enum d12__vkdrv_validation {
     D12_VKDRV_VALIDATION_OFF,
@@ -155,6 +159,11 @@ typedef struct d12__vkdrv_device {
     pthread_mutex_t pending_lock;
     d12__vkdrv_pending_message *pending, **pending_tail;
     d12__vkdrv_diag diag;
+    /* Released buffers whose Vulkan objects wait for reuse (vkdrv_cache.c); a spinlock around a few stores. */
+    atomic_flag cache_lock;
+    struct d12__vkdrv_buffer *cache[D12_VKDRV_CACHE_ENTRIES];
+    size_t cache_count;
+    UINT64 cache_bytes;
 } d12__vkdrv_device;
 
 /* A buffer: the Vulkan buffer covers the whole 64 KiB-granular allocation (the span), so an access past Width but
@@ -168,6 +177,10 @@ typedef struct d12__vkdrv_buffer {
     VkDeviceMemory memory;
     VkDeviceAddress address; /* the buffer device address (the page table's entries) */
     void *mapped; /* UPLOAD, READBACK (and DEFAULT on a unified-memory device): persistently mapped */
+    uint32_t memory_type;
+    /* Zeroed at first use (vkdrv_cache.c): ZERO_PENDING / RUNNING / DONE, and the bytes from 0 that may be nonzero. */
+    atomic_int zero_state;
+    UINT64 dirty;
     D3D12DDI_HRTRESOURCE rt_resource;
     D3D12DDI_HEAP_TYPE heap_type;
 } d12__vkdrv_buffer;
@@ -286,6 +299,18 @@ bool d12__vkdrv_buffer_hold_range(d12__vkdrv_device *device, UINT64 start, UINT6
 UINT64 d12__vkdrv_mapped_pages(d12__vkdrv_device *device);
 void d12__vkdrv_buffer_retain(d12__vkdrv_buffer *buffer);
 void d12__vkdrv_buffer_release(d12__vkdrv_buffer *buffer);
+/* ---- vkdrv_cache.c ---- */
+/* Before any access to a buffer's bytes (Map, a recorded copy or write, a kernel's hold): zero what may be nonzero,
+ * once; a thread that finds another zeroing waits for it. */
+void d12__vkdrv_buffer_ready(d12__vkdrv_buffer *buffer);
+/* A host-visible buffer whose bytes [0, dirty) are to be zeroed at first use. */
+void d12__vkdrv_buffer_zero_later(d12__vkdrv_buffer *buffer, UINT64 dirty);
+/* A cached buffer of that memory type and span (its Vulkan objects, mapping and device address), or NULL. */
+d12__vkdrv_buffer *d12__vkdrv_cache_take(d12__vkdrv_device *device, uint32_t memory_type, UINT64 span);
+/* The last reference of `buffer` went: cache its Vulkan objects, or destroy them. */
+void d12__vkdrv_cache_put(d12__vkdrv_buffer *buffer);
+/* Destroy every cached buffer (device destruction). */
+void d12__vkdrv_cache_drain(d12__vkdrv_device *device);
 d12__vkdrv_buffer *d12__vkdrv_resource_buffer(D3D12DDI_HRESOURCE resource);
 SIZE_T APIENTRY d12__vkdrv_calc_private_resource_size(D3D12DDI_HDEVICE device,
                                                       const D3D12DDIARG_CREATERESOURCE_0126 *args);

@@ -164,6 +164,7 @@ VOID APIENTRY d12__vkdrv_destroy_device(D3D12DDI_HDEVICE handle)
     d12__vkdrv_device *device = device_of(handle);
     if (device->vk) {
         vkDeviceWaitIdle(device->vk); /* VK_ERROR_DEVICE_LOST after a loss: destroying is still allowed */
+        d12__vkdrv_cache_drain(device);
         d12__vkdrv_kernel_device_fini(device);
         d12__vkdrv_diag_fini(device);
         vkDestroyDevice(device->vk, NULL);

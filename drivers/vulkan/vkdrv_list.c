@@ -128,7 +128,8 @@ void d12__vkdrv_recording_release(d12__vkdrv_recording *recording)
     for (size_t i = 0; i < recording->buffer_count; i++)
         d12__vkdrv_buffer_release(recording->buffers[i]);
     for (size_t i = 0; i < recording->cb_count; i++)
-        pool_give_back(recording->pool, recording->cbs[i]);
+        if (recording->cbs[i])
+            pool_give_back(recording->pool, recording->cbs[i]);
     free(recording->cbs);
     pool_release(recording->pool);
     free(recording->buffers);
@@ -144,9 +145,46 @@ d12__vkdrv_recording *d12__vkdrv_list_recording(D3D12DDI_HCOMMANDLIST handle)
     return recording;
 }
 
+static void list_error(d12__vkdrv_command_list *list, HRESULT hr);
+
+/* The current segment's command buffer: VK_NULL_HANDLE until a Vulkan command is recorded into it (open_current). */
 static VkCommandBuffer current(const d12__vkdrv_command_list *list)
 {
     return list->recording->cbs[list->recording->cb_count - 1];
+}
+
+/* The current segment's command buffer, begun now if it has none: only a segment that records a Vulkan command
+ * (or the list's last, for its device-to-host barrier) gets one, so consecutive draws cost no command buffer each.
+ * The first segment's opens with the ExecuteCommandLists-boundary barrier, as it always did; a segment with no
+ * command buffer was never submitted before either (vkdrv_queue.c submits a segment only for work or at the end).
+ * VK_NULL_HANDLE: out of memory (the list is in error and closed). */
+static VkCommandBuffer open_current(d12__vkdrv_command_list *list)
+{
+    d12__vkdrv_recording *recording = list->recording;
+    VkCommandBuffer *slot = &recording->cbs[recording->cb_count - 1];
+    if (*slot)
+        return *slot;
+    VkCommandBufferAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                         .commandPool = recording->pool->vk,
+                                         .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                         .commandBufferCount = 1};
+    VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                      .flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT};
+    VkCommandBuffer cb;
+    if (vkAllocateCommandBuffers(recording->device->vk, &alloc, &cb) != VK_SUCCESS) {
+        list_error(list, E_OUTOFMEMORY);
+        list->closed = true;
+        return VK_NULL_HANDLE;
+    }
+    *slot = cb;
+    if (vkBeginCommandBuffer(cb, &begin) != VK_SUCCESS) {
+        list_error(list, E_OUTOFMEMORY);
+        list->closed = true;
+        return VK_NULL_HANDLE;
+    }
+    if (recording->cb_count == 1)
+        d12__vkdrv_full_barrier(cb);
+    return cb;
 }
 
 static void list_error(d12__vkdrv_command_list *list, HRESULT hr)
@@ -354,32 +392,28 @@ SIZE_T APIENTRY d12__vkdrv_calc_private_list_size(D3D12DDI_HDEVICE device,
     return sizeof(d12__vkdrv_command_list);
 }
 
-/* The recording's next command buffer, begun (the first, at Create/Reset, or the one after a draw or dispatch). */
+/* The recording's next segment (the first, at Create/Reset, or the one after a draw or dispatch), with no command
+ * buffer yet: open_current begins one when a Vulkan command is recorded into it. */
 static bool new_segment(d12__vkdrv_recording *recording)
 {
     if (recording->cb_count == UINT16_MAX ||
         !grow((void **)&recording->cbs, &recording->cb_capacity, recording->cb_count, sizeof *recording->cbs))
         return false;
-    VkCommandBufferAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-                                         .commandPool = recording->pool->vk,
-                                         .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-                                         .commandBufferCount = 1};
-    VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                      .flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT};
-    VkCommandBuffer cb;
-    if (vkAllocateCommandBuffers(recording->device->vk, &alloc, &cb) != VK_SUCCESS)
-        return false;
-    recording->cbs[recording->cb_count++] = cb;
-    return vkBeginCommandBuffer(cb, &begin) == VK_SUCCESS;
+    recording->cbs[recording->cb_count++] = VK_NULL_HANDLE;
+    return true;
 }
 
 /* A draw or dispatch ends the command buffer: its kernel runs between this one and the next, in chunks. No barrier
  * is added: the application's own order the rest (the timeline submits the pieces in order and waits for each). */
 static void end_segment(d12__vkdrv_command_list *list)
 {
-    /* Its BOTTOM_OF_PIPE passed: every op before the draw or dispatch completed. */
-    d12__vkdrv_checkpoint(list->device, current(list), list->recording->serial, list->recording->op_count - 1);
-    if (vkEndCommandBuffer(current(list)) != VK_SUCCESS || !new_segment(list->recording)) {
+    /* Its BOTTOM_OF_PIPE passed: every op before the draw or dispatch completed. A segment that recorded no Vulkan
+     * command has no command buffer and nothing to mark: the kernels' own checkpoints around it (vkdrv_kernel.c)
+     * say how far the queue got. */
+    VkCommandBuffer cb = current(list);
+    if (cb)
+        d12__vkdrv_checkpoint(list->device, cb, list->recording->serial, list->recording->op_count - 1);
+    if ((cb && vkEndCommandBuffer(cb) != VK_SUCCESS) || !new_segment(list->recording)) {
         list_error(list, E_OUTOFMEMORY);
         list->closed = true; /* nothing more can be recorded into it */
     }
@@ -408,8 +442,7 @@ static HRESULT start_recording(d12__vkdrv_command_list *list, d12__vkdrv_pool *p
         d12__vkdrv_recording_release(recording);
         return E_OUTOFMEMORY;
     }
-    list->recording = recording;
-    d12__vkdrv_full_barrier(current(list));
+    list->recording = recording; /* the boundary barrier opens its first command buffer (open_current) */
     return S_OK;
 }
 
@@ -436,7 +469,7 @@ VOID APIENTRY d12__vkdrv_destroy_list(D3D12DDI_HDEVICE device, D3D12DDI_HCOMMAND
 {
     (void)device;
     d12__vkdrv_command_list *list = list_of(handle);
-    if (list->recording && !list->closed)
+    if (list->recording && !list->closed && current(list))
         vkEndCommandBuffer(current(list));
     d12__vkdrv_recording_release(list->recording);
     list->recording = NULL;
@@ -447,7 +480,7 @@ VOID APIENTRY d12__vkdrv_destroy_list(D3D12DDI_HDEVICE device, D3D12DDI_HCOMMAND
 static VOID APIENTRY close_list(D3D12DDI_HCOMMANDLIST handle)
 {
     d12__vkdrv_command_list *list = list_of(handle);
-    if (list->recording && !list->closed) {
+    if (list->recording && !list->closed && open_current(list)) {
         d12__vkdrv_checkpoint(list->device, current(list), list->recording->serial, list->recording->op_count);
         d12__vkdrv_host_barrier(current(list));
         if (vkEndCommandBuffer(current(list)) != VK_SUCCESS)
@@ -460,7 +493,7 @@ static VOID APIENTRY close_list(D3D12DDI_HCOMMANDLIST handle)
 static VOID APIENTRY reset_list(D3D12DDI_HCOMMANDLIST handle, const D3D12DDIARG_RESETCOMMANDLIST_0126 *args)
 {
     d12__vkdrv_command_list *list = list_of(handle);
-    if (list->recording && !list->closed)
+    if (list->recording && !list->closed && current(list))
         vkEndCommandBuffer(current(list));
     if (!args || !args->hDrvCommandAllocator.pDrvPrivate) {
         list_error(list, E_INVALIDARG);
@@ -621,7 +654,7 @@ static void record_copy(d12__vkdrv_command_list *list, UINT64 dst_va, UINT64 src
     op->u.copy.src = src_va;
     op->u.copy.size = size;
     d12__vkdrv_buffer *dst = resolve(list->device, dst_va, size), *src = resolve(list->device, src_va, size);
-    if (dst && src && hold(list, dst) && hold(list, src)) {
+    if (dst && src && hold(list, dst) && hold(list, src) && (!size || open_current(list))) {
         op->recorded = true;
         if (size) {
             serialize_overlapping_copy(list, dst, dst_va, size);
@@ -696,6 +729,10 @@ static VOID APIENTRY resource_barrier(D3D12DDI_HCOMMANDLIST handle, UINT count,
                                                            .size = VK_WHOLE_SIZE};
     }
     VkDependencyInfo dependency = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
+    if (!open_current(list)) {
+        free(buffers);
+        return;
+    }
     if (all) {
         dependency.memoryBarrierCount = 1;
         dependency.pMemoryBarriers = &global;
@@ -765,7 +802,7 @@ static VOID APIENTRY write_buffer_immediate(D3D12DDI_HCOMMANDLIST handle, UINT c
         op->u.write.dest = params[i].Dest;
         op->u.write.value = params[i].Value;
         d12__vkdrv_buffer *dst = resolve(list->device, params[i].Dest, 4);
-        if (dst && hold(list, dst)) {
+        if (dst && hold(list, dst) && open_current(list)) {
             op->recorded = true;
             vk_begin(list);
             record_write(list->device, current(list), dst, params[i].Dest - dst->va, params[i].Value, mode);

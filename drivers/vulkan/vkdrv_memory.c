@@ -2,7 +2,8 @@
  * allocator (never reused), 64 KiB alignment and an unmapped 64 KiB gap after every allocation, the buffers sorted
  * by address; its map hook keeps the kernels' page table in step. A VkBuffer covers the allocation's whole span,
  * so every address the map resolves is backed by real memory; an address it does not resolve is never turned into
- * a Vulkan command. Zeroed at creation (a committed resource reads as zero). */
+ * a Vulkan command. A committed resource reads as zero: zeroed at first use, its Vulkan objects reused from a cache
+ * (vkdrv_cache.c). */
 #define _POSIX_C_SOURCE 200809L
 
 #include <stdio.h>
@@ -24,7 +25,10 @@ bool d12__vkdrv_va_init(d12__drv_va_space *va)
 
 d12__vkdrv_buffer *d12__vkdrv_buffer_acquire(d12__vkdrv_device *device, UINT64 address)
 {
-    return d12__drv_va_acquire(&device->va, address);
+    d12__vkdrv_buffer *found = d12__drv_va_acquire(&device->va, address);
+    if (found)
+        d12__vkdrv_buffer_ready(found); /* zeroed at first use (vkdrv_cache.c) */
+    return found;
 }
 
 typedef struct held_list {
@@ -53,7 +57,11 @@ bool d12__vkdrv_buffer_hold_range(d12__vkdrv_device *device, UINT64 start, UINT6
                                   size_t *count, size_t *capacity)
 {
     held_list list = {held, count, capacity};
-    return d12__drv_va_visit(&device->va, start, end, hold, &list);
+    size_t first = *count;
+    bool ok = d12__drv_va_visit(&device->va, start, end, hold, &list);
+    for (size_t b = first; b < *count; b++) /* a kernel may read them: zeroed at first use (vkdrv_cache.c) */
+        d12__vkdrv_buffer_ready((*held)[b]);
+    return ok;
 }
 
 UINT64 d12__vkdrv_mapped_pages(d12__vkdrv_device *device)
@@ -73,12 +81,7 @@ void d12__vkdrv_buffer_release(d12__vkdrv_buffer *buffer)
 {
     if (!buffer || atomic_fetch_sub_explicit(&buffer->refs, 1, memory_order_acq_rel) != 1)
         return;
-    VkDevice vk = buffer->device->vk;
-    if (buffer->mapped)
-        vkUnmapMemory(vk, buffer->memory);
-    vkDestroyBuffer(vk, buffer->vk, NULL);
-    vkFreeMemory(vk, buffer->memory, NULL);
-    free(buffer);
+    d12__vkdrv_cache_put(buffer); /* kept for reuse, or destroyed (vkdrv_cache.c) */
 }
 
 d12__vkdrv_buffer *d12__vkdrv_resource_buffer(D3D12DDI_HRESOURCE resource)
@@ -100,71 +103,75 @@ static void record_zero(VkCommandBuffer cb, void *context)
     vkCmdFillBuffer(cb, buffer->vk, 0, VK_WHOLE_SIZE, 0);
 }
 
+/* A buffer of `type` and `span` with its Vulkan objects: from the cache (vkdrv_cache.c), else made. Host-visible
+ * memory is zeroed at first use (d12__vkdrv_buffer_ready), other memory here, on the GPU. */
 static HRESULT new_buffer(d12__vkdrv_device *device, const D3D12DDIARG_CREATERESOURCE_0126 *args,
                           D3D12DDI_HRTRESOURCE rt, d12__vkdrv_buffer **out)
 {
     if (args->Width >= (1ull << 40))
         return E_OUTOFMEMORY; /* beyond MaxGPUVirtualAddressBitsPerResource (40) */
-    d12__vkdrv_buffer *buffer = calloc(1, sizeof *buffer);
-    if (!buffer)
-        return E_OUTOFMEMORY;
-    atomic_init(&buffer->refs, 1);
-    buffer->device = device;
-    buffer->size = args->Width;
-    buffer->span = (args->Width + D12_VKDRV_VA_ALIGNMENT - 1) & ~(D12_VKDRV_VA_ALIGNMENT - 1);
-    buffer->rt_resource = rt;
-    buffer->heap_type = args->HeapType;
-    VkBufferCreateInfo info = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-                               .size = buffer->span,
-                               .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
-                                        VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
-                                        VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT,
-                               .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
-    if (vkCreateBuffer(device->vk, &info, NULL, &buffer->vk) != VK_SUCCESS) {
-        free(buffer);
-        return E_OUTOFMEMORY;
-    }
-    VkMemoryRequirements requirements;
-    vkGetBufferMemoryRequirements(device->vk, buffer->vk, &requirements);
+    UINT64 span = (args->Width + D12_VKDRV_VA_ALIGNMENT - 1) & ~(D12_VKDRV_VA_ALIGNMENT - 1);
     uint32_t type = args->HeapType == D3D12DDI_HEAP_TYPE_UPLOAD     ? device->type_upload
                     : args->HeapType == D3D12DDI_HEAP_TYPE_READBACK ? device->type_readback
                                                                     : device->type_device;
-    VkMemoryAllocateFlagsInfo flags = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO,
-                                       .flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT};
-    VkMemoryAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-                                  .pNext = &flags,
-                                  .allocationSize = requirements.size,
-                                  .memoryTypeIndex = type};
-    bool host_visible = (device->adapter->memory.memoryTypes[type].propertyFlags &
-                         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) != 0;
-    if (!(requirements.memoryTypeBits & (1u << type)) ||
-        vkAllocateMemory(device->vk, &alloc, NULL, &buffer->memory) != VK_SUCCESS) {
-        vkDestroyBuffer(device->vk, buffer->vk, NULL);
-        free(buffer);
-        return E_OUTOFMEMORY;
+    d12__vkdrv_buffer *buffer = d12__vkdrv_cache_take(device, type, span);
+    bool reused = buffer != NULL;
+    if (!buffer) {
+        buffer = calloc(1, sizeof *buffer);
+        if (!buffer)
+            return E_OUTOFMEMORY;
+        buffer->device = device;
+        buffer->span = span;
+        buffer->memory_type = type;
     }
-    bool ok = vkBindBufferMemory(device->vk, buffer->vk, buffer->memory, 0) == VK_SUCCESS;
-    if (ok) {
-        VkBufferDeviceAddressInfo address = {.sType = VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO,
-                                             .buffer = buffer->vk};
-        buffer->address = vkGetBufferDeviceAddress(device->vk, &address);
-    }
-    if (ok && host_visible)
-        ok = vkMapMemory(device->vk, buffer->memory, 0, VK_WHOLE_SIZE, 0, &buffer->mapped) == VK_SUCCESS;
-    if (ok && buffer->mapped) {
-        memset(buffer->mapped, 0, (size_t)buffer->span);
-        if (!(device->adapter->memory.memoryTypes[type].propertyFlags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)) {
-            VkMappedMemoryRange range = {.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
-                                         .memory = buffer->memory,
-                                         .size = VK_WHOLE_SIZE};
-            vkFlushMappedMemoryRanges(device->vk, 1, &range);
+    atomic_init(&buffer->refs, 1);
+    buffer->size = args->Width;
+    buffer->rt_resource = rt;
+    buffer->heap_type = args->HeapType;
+    buffer->va = 0;
+    bool ok = true;
+    if (!reused) {
+        VkBufferCreateInfo info = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+                                   .size = span,
+                                   .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                                            VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                            VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT,
+                                   .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
+        ok = vkCreateBuffer(device->vk, &info, NULL, &buffer->vk) == VK_SUCCESS;
+        VkMemoryRequirements requirements = {0};
+        if (ok)
+            vkGetBufferMemoryRequirements(device->vk, buffer->vk, &requirements);
+        VkMemoryAllocateFlagsInfo flags = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO,
+                                           .flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT};
+        VkMemoryAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                                      .pNext = &flags,
+                                      .allocationSize = requirements.size,
+                                      .memoryTypeIndex = type};
+        ok = ok && (requirements.memoryTypeBits & (1u << type)) &&
+             vkAllocateMemory(device->vk, &alloc, NULL, &buffer->memory) == VK_SUCCESS &&
+             vkBindBufferMemory(device->vk, buffer->vk, buffer->memory, 0) == VK_SUCCESS;
+        if (ok) {
+            VkBufferDeviceAddressInfo address = {.sType = VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO,
+                                                 .buffer = buffer->vk};
+            buffer->address = vkGetBufferDeviceAddress(device->vk, &address);
         }
-    } else if (ok) {
-        buffer->mapped = NULL;
+        if (ok && (device->adapter->memory.memoryTypes[type].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT))
+            ok = vkMapMemory(device->vk, buffer->memory, 0, VK_WHOLE_SIZE, 0, &buffer->mapped) == VK_SUCCESS;
+        if (ok && buffer->mapped)
+            d12__vkdrv_buffer_zero_later(buffer, span); /* a fresh allocation's bytes are undefined */
+    } else if (buffer->mapped) {
+        d12__vkdrv_buffer_zero_later(buffer, buffer->dirty); /* what its previous user may have written */
+    }
+    if (ok && !buffer->mapped) {
         ok = d12__vkdrv_run_once(device, record_zero, buffer);
+        atomic_store_explicit(&buffer->zero_state, 2, memory_order_relaxed); /* ZERO_DONE: filled now */
     }
     if (!ok) {
-        d12__vkdrv_buffer_release(buffer);
+        if (buffer->mapped)
+            vkUnmapMemory(device->vk, buffer->memory);
+        vkDestroyBuffer(device->vk, buffer->vk, NULL);
+        vkFreeMemory(device->vk, buffer->memory, NULL);
+        free(buffer);
         return E_OUTOFMEMORY;
     }
     *out = buffer;
@@ -210,6 +217,7 @@ HRESULT APIENTRY d12__vkdrv_map_resource(D3D12DDI_HDEVICE device, D3D12DDI_HRESO
     d12__vkdrv_buffer *buffer = d12__vkdrv_resource_buffer(resource);
     if (!data || buffer->heap_type == D3D12DDI_HEAP_TYPE_DEFAULT || !buffer->mapped)
         return E_INVALIDARG;
+    d12__vkdrv_buffer_ready(buffer); /* zeroed at first use (vkdrv_cache.c) */
     *data = buffer->mapped;
     return S_OK;
 }

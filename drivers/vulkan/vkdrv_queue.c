@@ -291,7 +291,10 @@ static bool execute_segment(d12__vkdrv_queue *queue, const d12__vkdrv_recording 
         VkCommandBuffer cb = truncate ? rerecord(queue, recording, skip, from, fault.faulted ? fault.op : to)
                                       : recording->cbs[segment];
         d12__vkdrv_inflight_set(device, &queue->inflight, recording, from, end, NULL);
-        bool running = cb != VK_NULL_HANDLE && submit_and_wait(queue, cb);
+        /* A segment that recorded no Vulkan command has no command buffer (vkdrv_list.c open_current): nothing
+         * to submit. A re-recording that could not be made stops the engine, as before. */
+        bool running = truncate ? cb != VK_NULL_HANDLE && submit_and_wait(queue, cb)
+                                : cb == VK_NULL_HANDLE || submit_and_wait(queue, cb);
         d12__vkdrv_inflight_set(device, &queue->inflight, NULL, 0, 0, NULL);
         if (truncate && cb)
             vkFreeCommandBuffers(device->vk, queue->pool, 1, &cb);
