@@ -206,7 +206,7 @@ typedef d12__drv_op_type d12__vkdrv_op_type;
 typedef struct d12__vkdrv_op {
     uint8_t type, slot, root_kind, compute; /* d12__drv_op_type, as d12__refdrv_command; WRITE_IMMEDIATE: compute = mode */
     bool recorded;      /* a Vulkan command was recorded for it (its ranges passed the record-time check) */
-    uint16_t segment;   /* the command buffer it was recorded in (a draw or dispatch ends one) */
+    uint32_t segment;   /* the command buffer it was recorded in (a draw or dispatch ends one) */
     UINT32 state_index;
     UINT32 op_index;
     d12__drv_op_args u; /* drivers/common/drvcommon_ops.h */

@@ -222,7 +222,7 @@ static d12__vkdrv_op *append(d12__vkdrv_command_list *list, d12__vkdrv_op_type t
     op->type = (uint8_t)type;
     op->state_index = list->state_index;
     op->op_index = D3D12DDI_OP_INDEX_UNKNOWN;
-    op->segment = (uint16_t)(recording->cb_count - 1);
+    op->segment = (uint32_t)(recording->cb_count - 1);
     return op;
 }
 
@@ -396,7 +396,7 @@ SIZE_T APIENTRY d12__vkdrv_calc_private_list_size(D3D12DDI_HDEVICE device,
  * buffer yet: open_current begins one when a Vulkan command is recorded into it. */
 static bool new_segment(d12__vkdrv_recording *recording)
 {
-    if (recording->cb_count == UINT16_MAX ||
+    if (recording->cb_count == UINT32_MAX ||
         !grow((void **)&recording->cbs, &recording->cb_capacity, recording->cb_count, sizeof *recording->cbs))
         return false;
     recording->cbs[recording->cb_count++] = VK_NULL_HANDLE;

@@ -96,6 +96,21 @@ static void copy_chain(bool barrier, const char *mode)
     RELEASE_LAST(device);
 }
 
+/* More draws in one list than 16 bits count: each draw ends a segment (its kernel runs between two command
+ * buffers), and a list of 70 000 draws closes with S_OK (it was E_OUTOFMEMORY past 65 534 segments). */
+static void test_many_draws_close(void)
+{
+    ID3D12Device *device = create_drm_device();
+    gpu_context ctx;
+    if (!device || !make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &ctx))
+        return;
+    for (unsigned i = 0; i < 70000; i++)
+        ID3D12GraphicsCommandList_DrawInstanced(ctx.list, 0, 1, 0, 0);
+    CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
+    release_context(&ctx);
+    RELEASE_LAST(device);
+}
+
 static void test_sync_missing_barrier(void) { copy_chain(false, "sync"); }
 static void test_sync_with_barrier(void) { copy_chain(true, "sync"); }
 static void test_off_missing_barrier(void) { copy_chain(false, "off"); }
@@ -282,6 +297,7 @@ static const struct {
     void (*run)(void);
 } k_cases[] = {
     {"sync_missing_barrier", test_sync_missing_barrier},
+    {"many_draws_close", test_many_draws_close},
     {"sync_with_barrier", test_sync_with_barrier},
     {"off_missing_barrier", test_off_missing_barrier},
     {"core_missing_barrier", test_core_missing_barrier},

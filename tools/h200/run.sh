@@ -2,7 +2,8 @@
 # Runs the Vulkan driver's record on a lent machine with a real GPU (docs/vulkan.md, "On the lent NVIDIA H200").
 # The machine is bare (no Vulkan loader, no ctest, no compiler), so everything is built here and carried:
 #   BUILD   a Release build configured with -DD12RT_FAULT_INJECTION=OFF
-#           -DD12RT_TEST_VK_DRIVER_FILES=<the machine's ICD json> -DCMAKE_INSTALL_PREFIX=<BUILD>/../inst,
+#           -DD12RT_TEST_VK_DRIVER_FILES=<the machine's ICD json> -DD12RT_TEST_VK_VENDOR_ID=<its vendorID, 0x10DE>
+#           -DCMAKE_INSTALL_PREFIX=<BUILD>/../inst,
 #           installed (`cmake --install BUILD`), with BUILD/tests.json from `ctest --show-only=json-v1 -L vulkan`;
 #   LOADER  the folder of .deb files unpacked into / (the loader set the device README names:
 #           libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2);

@@ -17,6 +17,10 @@ for t in d["tests"]:
         skipped += 1
         print(f"SKIP {name} (builds a client: no compiler on the lent machine)")
         continue
+    if not os.path.exists(t["command"][0]):
+        skipped += 1
+        print(f"SKIP {name} (needs {t['command'][0]}, which the lent machine does not have)")
+        continue
     props = {p["name"]: p["value"] for p in t["properties"]}
     env = dict(os.environ)
     for kv in props.get("ENVIRONMENT", []):
