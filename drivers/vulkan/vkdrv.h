@@ -321,7 +321,13 @@ HRESULT APIENTRY d12__vkdrv_map_resource(D3D12DDI_HDEVICE device, D3D12DDI_HRESO
 VOID APIENTRY d12__vkdrv_unmap_resource(D3D12DDI_HDEVICE device, D3D12DDI_HRESOURCE resource);
 UINT64 APIENTRY d12__vkdrv_resource_gpu_va(D3D12DDI_HDEVICE device, D3D12DDI_HRESOURCE resource);
 
-/* ---- vkdrv_list.c ---- */
+/* ---- vkdrv_allocator.c ---- */
+/* A pool's last reference gone: the VkCommandPool (and every command buffer still in it) destroyed. */
+void d12__vkdrv_pool_release(d12__vkdrv_pool *pool);
+/* Free the command buffers the timelines gave back (on the pool's recording thread). */
+void d12__vkdrv_pool_collect(d12__vkdrv_pool *pool);
+/* A recording's command buffer nothing executes any more: freed at once or handed to the pool's owner. */
+void d12__vkdrv_pool_give_back(d12__vkdrv_pool *pool, VkCommandBuffer cb);
 SIZE_T APIENTRY d12__vkdrv_calc_private_allocator_size(D3D12DDI_HDEVICE device,
                                                        const D3D12DDIARG_CREATECOMMANDALLOCATOR_0126 *args);
 HRESULT APIENTRY d12__vkdrv_create_allocator(D3D12DDI_HDEVICE device,
@@ -329,6 +335,8 @@ HRESULT APIENTRY d12__vkdrv_create_allocator(D3D12DDI_HDEVICE device,
                                              D3D12DDI_HCOMMANDALLOCATOR allocator);
 VOID APIENTRY d12__vkdrv_destroy_allocator(D3D12DDI_HDEVICE device, D3D12DDI_HCOMMANDALLOCATOR allocator);
 VOID APIENTRY d12__vkdrv_reset_allocator(D3D12DDI_HCOMMANDALLOCATOR allocator);
+
+/* ---- vkdrv_list.c ---- */
 SIZE_T APIENTRY d12__vkdrv_calc_private_list_size(D3D12DDI_HDEVICE device,
                                                   const D3D12DDIARG_CREATECOMMANDLIST_0126 *args);
 HRESULT APIENTRY d12__vkdrv_create_list(D3D12DDI_HDEVICE device, const D3D12DDIARG_CREATECOMMANDLIST_0126 *args,

@@ -1,4 +1,4 @@
-/* The Vulkan driver's command allocators (a VkCommandPool each) and command lists. A list records into a
+/* The Vulkan driver's command lists (the allocators' pools: vkdrv_allocator.c). A list records into a
  * VkCommandBuffer inside each DDI call: copies are vkCmdCopyBuffer2, barriers vkCmdPipelineBarrier2, writes
  * vkCmdFillBuffer after a barrier on the marker buffer alone. Every address is resolved against the driver's VA map
  * first; a range that is not wholly inside one live buffer is never recorded into Vulkan: the op log keeps it, and
@@ -21,104 +21,6 @@ static d12__vkdrv_command_list *list_of(D3D12DDI_HCOMMANDLIST handle)
     return (d12__vkdrv_command_list *)handle.pDrvPrivate;
 }
 
-/* ---- Pools ---- */
-
-static void pool_release(d12__vkdrv_pool *pool)
-{
-    if (!pool || atomic_fetch_sub_explicit(&pool->refs, 1, memory_order_acq_rel) != 1)
-        return;
-    vkDestroyCommandPool(pool->device->vk, pool->vk, NULL); /* frees every command buffer still in it */
-    free(pool->garbage);
-    pthread_mutex_destroy(&pool->garbage_lock);
-    free(pool);
-}
-
-/* Free the command buffers the timelines gave back: on the thread that owns the pool (the recording thread). */
-static void pool_collect(d12__vkdrv_pool *pool)
-{
-    pthread_mutex_lock(&pool->garbage_lock);
-    if (pool->garbage_count)
-        vkFreeCommandBuffers(pool->device->vk, pool->vk, (uint32_t)pool->garbage_count, pool->garbage);
-    pool->garbage_count = 0;
-    pthread_mutex_unlock(&pool->garbage_lock);
-}
-
-/* A recording's command buffer once nothing executes it: freed now when the allocator is gone (nobody records from
- * the pool any more), else handed to the pool's owner. Out of memory it stays in the pool until the pool goes. */
-static void pool_give_back(d12__vkdrv_pool *pool, VkCommandBuffer cb)
-{
-    pthread_mutex_lock(&pool->garbage_lock);
-    if (!pool->allocator_alive) {
-        vkFreeCommandBuffers(pool->device->vk, pool->vk, 1, &cb);
-    } else {
-        if (pool->garbage_count == pool->garbage_capacity) {
-            size_t capacity = pool->garbage_capacity ? pool->garbage_capacity * 2 : 16;
-            VkCommandBuffer *grown = realloc(pool->garbage, capacity * sizeof *grown);
-            if (grown) {
-                pool->garbage = grown;
-                pool->garbage_capacity = capacity;
-            }
-        }
-        if (pool->garbage_count < pool->garbage_capacity)
-            pool->garbage[pool->garbage_count++] = cb;
-    }
-    pthread_mutex_unlock(&pool->garbage_lock);
-}
-
-SIZE_T APIENTRY d12__vkdrv_calc_private_allocator_size(D3D12DDI_HDEVICE device,
-                                                       const D3D12DDIARG_CREATECOMMANDALLOCATOR_0126 *args)
-{
-    (void)device;
-    (void)args;
-    return sizeof(d12__vkdrv_command_allocator);
-}
-
-HRESULT APIENTRY d12__vkdrv_create_allocator(D3D12DDI_HDEVICE handle,
-                                             const D3D12DDIARG_CREATECOMMANDALLOCATOR_0126 *args,
-                                             D3D12DDI_HCOMMANDALLOCATOR allocator)
-{
-    d12__vkdrv_device *device = (d12__vkdrv_device *)handle.pDrvPrivate;
-    if (!args || !allocator.pDrvPrivate)
-        return E_INVALIDARG;
-    d12__vkdrv_report_mode(device);
-    d12__vkdrv_pool *pool = calloc(1, sizeof *pool);
-    if (!pool || pthread_mutex_init(&pool->garbage_lock, NULL) != 0) {
-        free(pool);
-        return E_OUTOFMEMORY;
-    }
-    atomic_init(&pool->refs, 1);
-    pool->device = device;
-    pool->allocator_alive = true;
-    VkCommandPoolCreateInfo info = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-                                    .queueFamilyIndex = device->adapter->queue_family};
-    if (vkCreateCommandPool(device->vk, &info, NULL, &pool->vk) != VK_SUCCESS) {
-        pthread_mutex_destroy(&pool->garbage_lock);
-        free(pool);
-        return E_OUTOFMEMORY;
-    }
-    ((d12__vkdrv_command_allocator *)allocator.pDrvPrivate)->pool = pool;
-    return S_OK;
-}
-
-VOID APIENTRY d12__vkdrv_destroy_allocator(D3D12DDI_HDEVICE device, D3D12DDI_HCOMMANDALLOCATOR allocator)
-{
-    (void)device;
-    d12__vkdrv_pool *pool = ((d12__vkdrv_command_allocator *)allocator.pDrvPrivate)->pool;
-    pool_collect(pool);
-    pthread_mutex_lock(&pool->garbage_lock);
-    pool->allocator_alive = false;
-    pthread_mutex_unlock(&pool->garbage_lock);
-    pool_release(pool);
-}
-
-/* The command buffers of recordings that completed are freed; those still executing (or still held by a list)
- * keep theirs, since D3D12's rule that an allocator is reset only after its work completed is the application's to
- * keep and breaking it must not crash the process. */
-VOID APIENTRY d12__vkdrv_reset_allocator(D3D12DDI_HCOMMANDALLOCATOR allocator)
-{
-    pool_collect(((d12__vkdrv_command_allocator *)allocator.pDrvPrivate)->pool);
-}
-
 /* ---- Recordings ---- */
 
 void d12__vkdrv_recording_release(d12__vkdrv_recording *recording)
@@ -129,9 +31,9 @@ void d12__vkdrv_recording_release(d12__vkdrv_recording *recording)
         d12__vkdrv_buffer_release(recording->buffers[i]);
     for (size_t i = 0; i < recording->cb_count; i++)
         if (recording->cbs[i])
-            pool_give_back(recording->pool, recording->cbs[i]);
+            d12__vkdrv_pool_give_back(recording->pool, recording->cbs[i]);
     free(recording->cbs);
-    pool_release(recording->pool);
+    d12__vkdrv_pool_release(recording->pool);
     free(recording->buffers);
     free(recording->ops);
     free(recording);
@@ -428,7 +330,7 @@ static HRESULT start_recording(d12__vkdrv_command_list *list, d12__vkdrv_pool *p
     list->index_buffer_bound = false;
     list->graphics_zero_mask = list->compute_zero_mask = 0;
     list->copy_dst_count = 0;
-    pool_collect(pool);
+    d12__vkdrv_pool_collect(pool);
     d12__vkdrv_recording *recording = calloc(1, sizeof *recording);
     if (!recording)
         return E_OUTOFMEMORY;
