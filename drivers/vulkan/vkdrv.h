@@ -116,7 +116,7 @@ typedef struct d12__vkdrv_diag {
     PFN_vkCmdSetCheckpointNV set_checkpoint; /* NULL: no checkpoint is recorded (zero cost) */
     PFN_vkGetQueueCheckpointData2NV get_checkpoints;
     PFN_vkCmdWriteBufferMarker2AMD write_marker; /* NULL: the barrier + fill path */
-    UINT64 poison, poison_size; /* the real-fault probe: device addresses allocated and freed at creation */
+    UINT64 poison, poison_size; /* the real-fault probe: the null page, [0, 4 KiB) (vkdrv_lost.c) */
     atomic_uint_fast64_t next_serial; /* recordings' serials (the checkpoints' markers), from 1 */
     pthread_mutex_t lock;             /* lost, inflight, freed */
     bool lost;                        /* VK_ERROR_DEVICE_LOST seen: the first observer reported it */
@@ -468,9 +468,10 @@ static inline void d12__vkdrv_checkpoint(const d12__vkdrv_device *device, VkComm
     if (device->diag.set_checkpoint)
         device->diag.set_checkpoint(cb, (const void *)(uintptr_t)d12__vkdrv_checkpoint_encode(serial, position));
 }
-/* The real-fault probe address for the next kernel chunk: 0 when the mode is off or a live buffer of the device
- * overlaps the probe range (then nothing is dereferenced: the page table's fault record alone reports). */
-UINT64 d12__vkdrv_real_fault_probe(d12__vkdrv_device *device);
+/* Whether the next kernel chunk dereferences the real-fault probe (diag.poison): false when the mode is off or a
+ * live buffer of the device overlaps the probe range (then nothing is dereferenced: the page table's fault record
+ * alone reports). */
+bool d12__vkdrv_real_fault_probe(d12__vkdrv_device *device);
 
 /* ---- vkdrv_messages.c ---- */
 /* The validation mode and where it came from (adapter->validation, ->validation_source). */

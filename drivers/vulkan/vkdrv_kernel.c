@@ -22,7 +22,8 @@ extern const size_t d12__vkdrv_draw_spv_size;
 typedef struct push {
     VkDeviceAddress table, fault, args;
     UINT64 pages, first, total;
-    VkDeviceAddress probe; /* D12RT_VULKAN_REAL_FAULTS: an unmapped page reads through this instead (0: off) */
+    VkDeviceAddress probe; /* D12RT_VULKAN_REAL_FAULTS: an unmapped read dereferences this page instead */
+    UINT64 real_faults;    /* 1: the mode is on for this chunk */
 } push;
 
 typedef struct fault_record {
@@ -204,7 +205,8 @@ d12__vkdrv_kernel_result d12__vkdrv_kernel_run(d12__vkdrv_device *device, d12__v
     d12__vkdrv_buffer **held = NULL;
     size_t held_count = 0;
     d12__vkdrv_kernel_result result = D12_VKDRV_KERNEL_STOPPED;
-    push constants = {device->page_table_address, kq->address + FAULT_OFFSET, kq->address, 0, 0, total, 0};
+    push constants = {device->page_table_address, kq->address + FAULT_OFFSET, kq->address, 0, 0, total,
+                      device->diag.poison, 0};
     if (hold_all(device, args, &held, &held_count)) {
         constants.pages = d12__vkdrv_mapped_pages(device);
         result = D12_VKDRV_KERNEL_DONE;
@@ -223,8 +225,8 @@ d12__vkdrv_kernel_result d12__vkdrv_kernel_run(d12__vkdrv_device *device, d12__v
         VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                           .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
         vkBeginCommandBuffer(cb, &begin);
-        /* Checked before every chunk: a buffer created since may have been given the probe's addresses. */
-        constants.probe = d12__vkdrv_real_fault_probe(device);
+        /* Checked before every chunk: a buffer created since might have been given the probe's addresses. */
+        constants.real_faults = d12__vkdrv_real_fault_probe(device);
         d12__vkdrv_checkpoint(device, cb, kq->checkpoint_serial, kq->checkpoint_position);
         vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, kernel);
         vkCmdPushConstants(cb, device->kernel_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof constants, &constants);

@@ -6,7 +6,7 @@
  * values their MARKER_OUT writes left, and the device addresses of every live and recently destroyed buffer; the
  * pure functions of vkdrv_fault.c translate the address and name the op; then, with no lock held, the record goes
  * to stderr (and D12RT_VULKAN_FAULT_LOG), the CORRUPTION message is queued and pfnDeviceFaultCb called. Every
- * later submission is dropped. The real-fault mode's probe range (D12RT_VULKAN_REAL_FAULTS) is made here too. */
+ * later submission is dropped. The real-fault mode's probe range (D12RT_VULKAN_REAL_FAULTS) is chosen here too. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <stdarg.h>
@@ -16,7 +16,7 @@
 
 #include "vkdrv.h"
 
-#define PROBE_SIZE 0x10000ull
+#define PROBE_SIZE 0x1000ull
 #define MAX_ADDRESSES 16u
 #define MAX_VENDOR 8u
 #define MAX_CANDIDATES 64u
@@ -77,42 +77,6 @@ void d12__vkdrv_diag_query(d12__vkdrv_adapter *adapter, d12__vkdrv_diag_request 
     }
 }
 
-/* The probe: device addresses the Vulkan driver handed to a buffer and took back, so nothing of this device maps
- * them (checked again before each use: d12__vkdrv_real_fault_probe). */
-static bool make_probe(d12__vkdrv_device *device)
-{
-    VkBufferCreateInfo info = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-                               .size = PROBE_SIZE,
-                               .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT,
-                               .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
-    VkBuffer buffer;
-    VkDeviceMemory memory = VK_NULL_HANDLE;
-    if (vkCreateBuffer(device->vk, &info, NULL, &buffer) != VK_SUCCESS)
-        return false;
-    VkMemoryRequirements requirements;
-    vkGetBufferMemoryRequirements(device->vk, buffer, &requirements);
-    VkMemoryAllocateFlagsInfo flags = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO,
-                                       .flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT};
-    VkMemoryAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-                                  .pNext = &flags,
-                                  .allocationSize = requirements.size,
-                                  .memoryTypeIndex = device->type_device};
-    bool ok = (requirements.memoryTypeBits & (1u << device->type_device)) &&
-              vkAllocateMemory(device->vk, &alloc, NULL, &memory) == VK_SUCCESS;
-    if (!ok)
-        memory = VK_NULL_HANDLE;
-    if (ok) {
-        VkBufferDeviceAddressInfo address = {.sType = VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO, .buffer = buffer};
-        ok = vkBindBufferMemory(device->vk, buffer, memory, 0) == VK_SUCCESS;
-        device->diag.poison = ok ? vkGetBufferDeviceAddress(device->vk, &address) : 0;
-        device->diag.poison_size = ok ? PROBE_SIZE : 0;
-    }
-    vkDestroyBuffer(device->vk, buffer, NULL);
-    if (memory)
-        vkFreeMemory(device->vk, memory, NULL); /* the range is unmapped from here on */
-    return ok && device->diag.poison;
-}
-
 bool d12__vkdrv_diag_init(d12__vkdrv_device *device, const d12__vkdrv_diag_request *request)
 {
     d12__vkdrv_diag *diag = &device->diag;
@@ -140,10 +104,17 @@ bool d12__vkdrv_diag_init(d12__vkdrv_device *device, const d12__vkdrv_diag_reque
         diag->write_marker =
             (PFN_vkCmdWriteBufferMarker2AMD)vkGetDeviceProcAddr(device->vk, "vkCmdWriteBufferMarker2AMD");
     if (request->real_faults && diag->get_fault_info) {
-        diag->real_faults = make_probe(device);
-        if (!diag->real_faults)
-            fprintf(stderr, "d12rt Vulkan driver: D12RT_VULKAN_REAL_FAULTS=1: no probe buffer could be made; "
-                            "real-fault mode off\n");
+        /* The probe is the null page, device addresses [0, PROBE_SIZE): Vulkan reserves address 0 as the null
+         * pointer (vkGetBufferDeviceAddress never returns it) and GPU drivers keep the page around it unmapped so
+         * that a null dereference faults. The first design, a buffer allocated and freed at device creation,
+         * failed on the H200: the NVIDIA driver hands a freed range to the next allocation at once (docs/vulkan.md,
+         * "Real faults"). That no live buffer of the device reached the page is checked before every chunk. */
+        diag->poison = 0;
+        diag->poison_size = PROBE_SIZE;
+        diag->real_faults = true;
+    } else if (request->real_faults) {
+        fprintf(stderr, "d12rt Vulkan driver: D12RT_VULKAN_REAL_FAULTS=1: vkGetDeviceFaultInfoEXT is missing; "
+                        "real-fault mode off\n");
     }
     return true;
 }
@@ -226,11 +197,11 @@ static bool clear_of_probe(void *context, void *object)
     return b->address + b->span <= diag->poison || b->address >= diag->poison + diag->poison_size;
 }
 
-UINT64 d12__vkdrv_real_fault_probe(d12__vkdrv_device *device)
+bool d12__vkdrv_real_fault_probe(d12__vkdrv_device *device)
 {
     d12__vkdrv_diag *diag = &device->diag;
     if (!diag->real_faults)
-        return 0;
+        return false;
     bool clear = d12__drv_va_visit(&device->va, 0, UINT64_MAX, clear_of_probe, diag);
     if (clear && !(device->page_table_address + (UINT64)D12_VKDRV_PAGE_TABLE_ENTRIES * 8 <= diag->poison ||
                    device->page_table_address >= diag->poison + diag->poison_size))
@@ -238,7 +209,7 @@ UINT64 d12__vkdrv_real_fault_probe(d12__vkdrv_device *device)
     if (!clear)
         fprintf(stderr, "d12rt Vulkan driver: a live buffer took the real-fault probe's device addresses; this "
                         "chunk's unmapped reads are not dereferenced\n");
-    return clear ? diag->poison : 0;
+    return clear;
 }
 
 /* ---- The loss ---- */

@@ -99,6 +99,15 @@ static void test_translate_probe(void)
     CHECK_EQ_INT(t.va, 0x123c);
     t = d12__vkdrv_translate(RANGES, PROBE + 0x123c, 0, 0); /* no probe: in nothing */
     CHECK_EQ_INT(t.kind, D12_VKDRV_VA_NONE);
+    /* The null-page probe the driver uses, [0, 4 KiB): an address at 0 or inside it is the probe; past it, nothing. */
+    t = d12__vkdrv_translate(RANGES, 0x23c, 0, 0x1000);
+    CHECK_EQ_INT(t.kind, D12_VKDRV_VA_POISON);
+    CHECK_EQ_INT(t.va, 0x23c);
+    t = d12__vkdrv_translate(RANGES, 0, 0, 0x1000);
+    CHECK_EQ_INT(t.kind, D12_VKDRV_VA_POISON);
+    CHECK_EQ_INT(t.va, 0);
+    t = d12__vkdrv_translate(RANGES, 0x1000, 0, 0x1000);
+    CHECK_EQ_INT(t.kind, D12_VKDRV_VA_NONE);
 }
 
 static void test_access_types(void)

@@ -3,9 +3,9 @@
 // exactly the bytes input assembly and the root descriptors would read, through the driver's GPU VA space: every
 // 4-byte read is translated by the page table (one 64-bit entry per 64 KiB page: the page's buffer device address,
 // 0 when no live buffer maps it). An untranslatable address is never dereferenced: the invocation records it
-// (the lowest faulting address wins) and reads nothing more; only in real-fault mode (pc.probe) does it then read
-// the probe once, a device address nothing maps (docs/vulkan.md, "Real faults"). No loop runs longer than the bindings (at most 32
-// vertex buffers, 64 root parameters).
+// (the lowest faulting address wins) and reads nothing more; only in real-fault mode (pc.real_faults) does it then
+// read the probe once, a device address nothing maps (docs/vulkan.md, "Real faults"). No loop runs longer than the
+// bindings (at most 32 vertex buffers, 64 root parameters).
 #version 460
 #extension GL_EXT_buffer_reference2 : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
@@ -36,7 +36,8 @@ layout(push_constant) uniform Push {
     uint64_t pages;  // entries the kernel may use (pages mapped when the work started)
     uint64_t first;  // the chunk's first invocation
     uint64_t total;  // invocations in the whole draw or dispatch
-    uint64_t probe;  // D12RT_VULKAN_REAL_FAULTS: device addresses nothing maps (0: the mode is off)
+    uint64_t probe;        // D12RT_VULKAN_REAL_FAULTS: the first of 4 KiB of device addresses nothing maps
+    uint64_t real_faults;  // 1: an unmapped read dereferences the probe; 0: the mode is off (or refused this chunk)
 } pc;
 
 const uint64_t VA_BASE = 0x100000000ul;
@@ -52,12 +53,12 @@ uint read_word(uint64_t va)
     if (entry == 0ul) {
         atomicMin(pc.fault.va, va);
         faulted = true;
-        // Real-fault mode: the read goes to a device address the Vulkan driver unmapped (a buffer allocated and
-        // freed at device creation), at the page offset of the driver VA, so the GPU's MMU faults and the device is
+        // Real-fault mode: the read goes to the null page (device address 0 is Vulkan's null pointer; no buffer is
+        // ever given the page), at the 4 KiB page offset of the driver VA, so the GPU's MMU faults and the device is
         // lost. Once per invocation (faulted stops its reads): nothing loops on it.
-        if (pc.probe != 0ul) {
+        if (pc.real_faults != 0ul) {
             memoryBarrierBuffer();
-            sum += Word(pc.probe + (va & 0xFFFCul)).value;
+            sum += Word(pc.probe + (va & 0xFFCul)).value;
         }
         return 0u;
     }
