@@ -51,3 +51,4 @@ for t in d["tests"]:
         print(f"FAIL {name} {dt:.2f}s {why}\n" + "\n".join("    " + l for l in out.splitlines()[-15:]))
     sys.stdout.flush()
 print(f"{passed} passed, {failed} failed, {skipped} skipped")
+sys.exit(1 if failed else 0)
