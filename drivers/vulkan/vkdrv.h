@@ -21,6 +21,7 @@
  *                                  (only with VK_EXT_device_fault's deviceFault; elsewhere a warning, and off)
  *   D12RT_VULKAN_FAULT_LOG=FILE    the records of a device loss are appended to FILE (always on stderr too)
  *   D12RT_VULKAN_TEST_DEVICE_LOST=N  test hook: the device's N-th completed wait reports VK_ERROR_DEVICE_LOST
+ *   D12RT_VULKAN_TEST_STUCK=N      test hook: the device's N-th submission never completes (vkdrv_stuck.c)
  */
 #ifndef D12_VKDRV_H
 #define D12_VKDRV_H
@@ -63,6 +64,10 @@
 #define D12_VKDRV_MAX_DISPATCH_INVOCATIONS (65535ull * 64ull)
 /* A timeline waits for its GPU work in slices of this many nanoseconds, reporting progress between them. */
 #define D12_VKDRV_WAIT_SLICE_NS 5000000ull
+/* Real-fault mode: a chunk whose kernel set its fault word and has not completed this long after its submission is
+ * held by the MMU fault of its probe read (vkdrv_stuck.c); below the runtime's default TDR delay of 2 s, above the
+ * chunk length (about 5 ms) by two orders of magnitude. */
+#define D12_VKDRV_STALL_NS 500000000ull
 /* The cache of released buffers' Vulkan memory (vkdrv_cache.c): entries, bytes, and the largest span kept. */
 #define D12_VKDRV_CACHE_ENTRIES 64
 #define D12_VKDRV_CACHE_BYTES (32ull << 20)
@@ -96,6 +101,7 @@ typedef struct d12__vkdrv_adapter {
     uint32_t queue_family;
     bool debug_utils;
     d12__vkdrv_vk_ext ext;
+    atomic_bool abandoned_device; /* a device of it was abandoned (vkdrv_stuck.c): the VkInstance is kept */
 } d12__vkdrv_adapter;
 
 typedef struct d12__vkdrv_pending_message {
@@ -127,6 +133,12 @@ typedef struct d12__vkdrv_diag {
     unsigned test_lose_at;
     atomic_uint waits;
     atomic_bool simulated; /* the hook fired: the device is not really lost (no checkpoint query: its VU) */
+    /* Work that never completes (vkdrv_stuck.c): the device is abandoned (no Vulkan object is destroyed any more);
+     * D12RT_VULKAN_TEST_STUCK=N (test hook): the N-th submission also waits on stuck_gate, never signalled. */
+    atomic_bool abandoned;
+    unsigned stuck_at;
+    atomic_uint submissions;
+    VkSemaphore stuck_gate;
 } d12__vkdrv_diag;
 #define D12_VKDRV_FREED_RANGES 4096u
 
@@ -472,6 +484,19 @@ static inline void d12__vkdrv_checkpoint(const d12__vkdrv_device *device, VkComm
  * live buffer of the device overlaps the probe range (then nothing is dereferenced: the page table's fault record
  * alone reports). */
 bool d12__vkdrv_real_fault_probe(d12__vkdrv_device *device);
+
+/* ---- vkdrv_stuck.c: work that never completes ---- */
+void d12__vkdrv_stuck_init(d12__vkdrv_device *device);
+void d12__vkdrv_stuck_fini(d12__vkdrv_device *device);
+/* The test hook D12RT_VULKAN_TEST_STUCK: true (and *wait filled) when this submission is to wait forever. */
+bool d12__vkdrv_test_stuck_wait(d12__vkdrv_device *device, VkSemaphoreSubmitInfo *wait);
+/* The driver took the device for lost because its work never completed: from now on no Vulkan object of it is
+ * destroyed (one line on stderr, once). */
+void d12__vkdrv_abandon(d12__vkdrv_device *device);
+static inline bool d12__vkdrv_abandoned(const d12__vkdrv_device *device)
+{
+    return atomic_load_explicit(&((d12__vkdrv_device *)device)->diag.abandoned, memory_order_relaxed);
+}
 
 /* ---- vkdrv_messages.c ---- */
 /* The validation mode and where it came from (adapter->validation, ->validation_source). */

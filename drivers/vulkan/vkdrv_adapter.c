@@ -157,6 +157,12 @@ static HRESULT APIENTRY fill_ddi_table(D3D12DDI_HADAPTER adapter, D3D12DDI_TABLE
 
 static void free_adapter(d12__vkdrv_adapter *adapter)
 {
+    if (atomic_load(&adapter->abandoned_device)) {
+        /* An abandoned device is the instance's child, and its messenger's user data is the adapter: all three are
+         * left for process exit (vkdrv_stuck.c). */
+        d12__vkdrv_validation_discard();
+        return;
+    }
     if (adapter->messenger)
         adapter->ext.destroy_messenger(adapter->instance, adapter->messenger, NULL);
     if (adapter->instance)

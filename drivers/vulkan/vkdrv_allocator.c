@@ -12,7 +12,8 @@ void d12__vkdrv_pool_release(d12__vkdrv_pool *pool)
 {
     if (!pool || atomic_fetch_sub_explicit(&pool->refs, 1, memory_order_acq_rel) != 1)
         return;
-    vkDestroyCommandPool(pool->device->vk, pool->vk, NULL); /* frees every command buffer still in it */
+    if (!d12__vkdrv_abandoned(pool->device)) /* else the work that never completed may use it (vkdrv_stuck.c) */
+        vkDestroyCommandPool(pool->device->vk, pool->vk, NULL); /* frees every command buffer still in it */
     free(pool->garbage);
     pthread_mutex_destroy(&pool->garbage_lock);
     free(pool);
@@ -22,7 +23,7 @@ void d12__vkdrv_pool_release(d12__vkdrv_pool *pool)
 void d12__vkdrv_pool_collect(d12__vkdrv_pool *pool)
 {
     pthread_mutex_lock(&pool->garbage_lock);
-    if (pool->garbage_count)
+    if (pool->garbage_count && !d12__vkdrv_abandoned(pool->device))
         vkFreeCommandBuffers(pool->device->vk, pool->vk, (uint32_t)pool->garbage_count, pool->garbage);
     pool->garbage_count = 0;
     pthread_mutex_unlock(&pool->garbage_lock);
@@ -34,7 +35,8 @@ void d12__vkdrv_pool_give_back(d12__vkdrv_pool *pool, VkCommandBuffer cb)
 {
     pthread_mutex_lock(&pool->garbage_lock);
     if (!pool->allocator_alive) {
-        vkFreeCommandBuffers(pool->device->vk, pool->vk, 1, &cb);
+        if (!d12__vkdrv_abandoned(pool->device))
+            vkFreeCommandBuffers(pool->device->vk, pool->vk, 1, &cb);
     } else {
         if (pool->garbage_count == pool->garbage_capacity) {
             size_t capacity = pool->garbage_capacity ? pool->garbage_capacity * 2 : 16;

@@ -43,6 +43,10 @@ static void cache_unlock(d12__vkdrv_device *device)
 static void destroy_vk(d12__vkdrv_buffer *buffer)
 {
     VkDevice vk = buffer->device->vk;
+    if (d12__vkdrv_abandoned(buffer->device)) { /* the work that never completed may read it (vkdrv_stuck.c) */
+        free(buffer);
+        return;
+    }
     if (buffer->mapped)
         vkUnmapMemory(vk, buffer->memory);
     vkDestroyBuffer(vk, buffer->vk, NULL);

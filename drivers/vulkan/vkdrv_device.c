@@ -163,11 +163,15 @@ VOID APIENTRY d12__vkdrv_destroy_device(D3D12DDI_HDEVICE handle)
 {
     d12__vkdrv_device *device = device_of(handle);
     if (device->vk) {
-        vkDeviceWaitIdle(device->vk); /* VK_ERROR_DEVICE_LOST after a loss: destroying is still allowed */
+        bool abandoned = d12__vkdrv_abandoned(device); /* then waiting would never end (vkdrv_stuck.c) */
+        if (!abandoned)
+            vkDeviceWaitIdle(device->vk); /* VK_ERROR_DEVICE_LOST after a loss: destroying is still allowed */
         d12__vkdrv_cache_drain(device);
         d12__vkdrv_kernel_device_fini(device);
+        d12__vkdrv_stuck_fini(device);
         d12__vkdrv_diag_fini(device);
-        vkDestroyDevice(device->vk, NULL);
+        if (!abandoned)
+            vkDestroyDevice(device->vk, NULL);
     }
     d12__vkdrv_validation_drain(device, false);
     free_messages(device->pending);
@@ -336,13 +340,17 @@ bool d12__vkdrv_run_once(d12__vkdrv_device *device, void (*record)(VkCommandBuff
             pthread_mutex_unlock(&device->queue_lock);
             /* Bounded (a fill of one buffer): a device that never completes it is taken for lost. */
             if (result == VK_SUCCESS && (result = vkWaitForFences(device->vk, 1, &fence, VK_TRUE,
-                                                                  5000000000ull)) == VK_TIMEOUT)
+                                                                  5000000000ull)) == VK_TIMEOUT) {
+                d12__vkdrv_abandon(device);
                 result = VK_ERROR_DEVICE_LOST;
+            }
             if (result == VK_ERROR_DEVICE_LOST)
                 d12__vkdrv_device_lost(device, NULL, "vkQueueSubmit2 or vkWaitForFences (buffer zeroing)");
         }
         ok = result == VK_SUCCESS;
     }
+    if (d12__vkdrv_abandoned(device))
+        return false; /* the fence and the pool may belong to the work that never completed */
     if (fence)
         vkDestroyFence(device->vk, fence, NULL);
     vkDestroyCommandPool(device->vk, pool, NULL);

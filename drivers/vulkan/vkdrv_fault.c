@@ -258,3 +258,8 @@ d12__vkdrv_wbi_path d12__vkdrv_wbi_choose(bool buffer_marker, D3D12DDI_WRITEBUFF
                                            ? VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT
                                            : VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT};
 }
+
+bool d12__vkdrv_stall_decide(bool real_faults, UINT64 kernel_va, UINT64 waited_ns, UINT64 stall_ns)
+{
+    return real_faults && kernel_va != UINT64_MAX && waited_ns >= stall_ns;
+}

@@ -123,6 +123,11 @@ typedef struct d12__vkdrv_wbi_path {
  * earlier command started), MARKER_OUT at ALL_COMMANDS (once every earlier command completed: BOTTOM_OF_PIPE in a
  * first scope is ALL_COMMANDS under synchronization2), DEFAULT at TOP_OF_PIPE (D3D12: "the same as normal
  * copy-write operations", ordered after nothing but earlier writes). Else the fill path. */
+/* Real-fault mode: whether a chunk not completed `waited_ns` after its submission is held by the MMU fault of its
+ * probe read (so the device is lost, though Vulkan says nothing): the mode is on, the chunk's kernel set its fault
+ * word (`kernel_va` not UINT64_MAX: it then read the probe) and `stall_ns` have passed. */
+bool d12__vkdrv_stall_decide(bool real_faults, UINT64 kernel_va, UINT64 waited_ns, UINT64 stall_ns);
+
 d12__vkdrv_wbi_path d12__vkdrv_wbi_choose(bool buffer_marker, D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_0127 mode);
 
 #endif

@@ -83,6 +83,10 @@ bool d12__vkdrv_kernel_device_init(d12__vkdrv_device *device)
 
 void d12__vkdrv_kernel_device_fini(d12__vkdrv_device *device)
 {
+    if (d12__vkdrv_abandoned(device)) { /* the work that never completed may still use them (vkdrv_stuck.c) */
+        pthread_mutex_destroy(&device->kernel_lock);
+        return;
+    }
     if (device->kernel_pipeline)
         vkDestroyPipeline(device->vk, device->kernel_pipeline, NULL);
     if (device->kernel_layout)
@@ -150,8 +154,10 @@ void d12__vkdrv_kernel_queue_fini(d12__vkdrv_device *device, d12__vkdrv_kernel_q
 {
     if (!kq->buffer)
         return;
-    vkDestroyBuffer(device->vk, kq->buffer, NULL);
-    vkFreeMemory(device->vk, kq->memory, NULL);
+    if (!d12__vkdrv_abandoned(device)) {
+        vkDestroyBuffer(device->vk, kq->buffer, NULL);
+        vkFreeMemory(device->vk, kq->memory, NULL);
+    }
     memset(kq, 0, sizeof *kq);
 }
 
@@ -237,7 +243,8 @@ d12__vkdrv_kernel_result d12__vkdrv_kernel_run(d12__vkdrv_device *device, d12__v
         UINT64 start = now_ns();
         bool running = submit(context, cb);
         UINT64 elapsed = now_ns() - start;
-        vkFreeCommandBuffers(device->vk, pool, 1, &cb);
+        if (!d12__vkdrv_abandoned(device))
+            vkFreeCommandBuffers(device->vk, pool, 1, &cb);
         constants.first += chunk;
         UINT64 va = __atomic_load_n(&fault->va, __ATOMIC_RELAXED);
         if (va != NO_FAULT) {

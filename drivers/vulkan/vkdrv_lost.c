@@ -86,6 +86,7 @@ bool d12__vkdrv_diag_init(d12__vkdrv_device *device, const d12__vkdrv_diag_reque
     atomic_init(&diag->waits, 0);
     atomic_init(&diag->simulated, false);
     diag->test_lose_at = request->test_lose_at;
+    d12__vkdrv_stuck_init(device);
     diag->device_fault = request->device_fault;
     diag->checkpoints = request->checkpoints;
     diag->buffer_marker = request->buffer_marker;

@@ -128,11 +128,16 @@ static bool submit_and_wait(d12__vkdrv_queue *queue, VkCommandBuffer cb)
                                     .semaphore = queue->semaphore,
                                     .value = queue->value + 1,
                                     .stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT};
+    VkSemaphoreSubmitInfo stuck;
     VkSubmitInfo2 submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2,
                             .commandBufferInfoCount = 1,
                             .pCommandBufferInfos = &cb_info,
                             .signalSemaphoreInfoCount = 1,
                             .pSignalSemaphoreInfos = &signal};
+    if (d12__vkdrv_test_stuck_wait(device, &stuck)) {
+        submit.waitSemaphoreInfoCount = 1;
+        submit.pWaitSemaphoreInfos = &stuck;
+    }
     pthread_mutex_lock(&device->queue_lock);
     VkResult result = vkQueueSubmit2(device->queue, 1, &submit, VK_NULL_HANDLE);
     pthread_mutex_unlock(&device->queue_lock);
@@ -151,26 +156,38 @@ static bool submit_and_wait(d12__vkdrv_queue *queue, VkCommandBuffer cb)
                                 .pSemaphores = &queue->semaphore,
                                 .pValues = &queue->value};
     bool running = true;
-    UINT64 after_removal = 0;
+    UINT64 after_removal = 0, waited = 0;
+    const char *never = NULL; /* why the driver takes the device for lost though Vulkan said nothing */
     D3D12DDI_HRTCOMMANDLIST none = {NULL};
     for (;;) {
         result = vkWaitSemaphores(device->vk, &wait, D12_VKDRV_WAIT_SLICE_NS);
         if (result != VK_TIMEOUT)
             break;
+        waited += D12_VKDRV_WAIT_SLICE_NS;
+        const d12__vkdrv_kernel_queue *kernel = queue->inflight.kernel; /* set by this thread */
+        if (d12__vkdrv_stall_decide(device->diag.real_faults, kernel ? d12__vkdrv_kernel_fault_va(kernel) : UINT64_MAX,
+                                    waited, D12_VKDRV_STALL_NS)) {
+            never = "vkWaitSemaphores (the chunk stalled after its kernel read the real-fault probe; Vulkan reported "
+                    "no loss)";
+            break;
+        }
         if (running && !progress(queue, D3D12DDI_GPU_PROGRESS_0127_OP_SLICE, none, D3D12DDI_OP_INDEX_UNKNOWN))
             running = false;
         if (!running && (after_removal += D12_VKDRV_WAIT_SLICE_NS) >= LOST_WAIT_NS) {
-            result = VK_ERROR_DEVICE_LOST;
+            never = "vkWaitSemaphores (no completion 5 s after removal)";
             break;
         }
+    }
+    if (never) {
+        d12__vkdrv_abandon(device); /* before the report: the runtime may destroy objects once it has it */
+        d12__vkdrv_device_lost(device, &queue->inflight, never);
+        return false;
     }
     /* The test hook: the work really completed (nothing is freed under it), the loss path runs as after a fault. */
     if (result == VK_SUCCESS && d12__vkdrv_test_lose(device))
         result = VK_ERROR_DEVICE_LOST;
     if (result == VK_ERROR_DEVICE_LOST) {
-        d12__vkdrv_device_lost(device, &queue->inflight,
-                               after_removal >= LOST_WAIT_NS ? "vkWaitSemaphores (no completion 5 s after removal)"
-                                                             : "vkWaitSemaphores");
+        d12__vkdrv_device_lost(device, &queue->inflight, "vkWaitSemaphores");
         return false;
     }
     if (result != VK_SUCCESS) {
@@ -296,7 +313,7 @@ static bool execute_segment(d12__vkdrv_queue *queue, const d12__vkdrv_recording 
         bool running = truncate ? cb != VK_NULL_HANDLE && submit_and_wait(queue, cb)
                                 : cb == VK_NULL_HANDLE || submit_and_wait(queue, cb);
         d12__vkdrv_inflight_set(device, &queue->inflight, NULL, 0, 0, NULL);
-        if (truncate && cb)
+        if (truncate && cb && !d12__vkdrv_abandoned(device))
             vkFreeCommandBuffers(device->vk, queue->pool, 1, &cb);
         if (running && fault.faulted) {
             report_fault(queue, recording, &recording->ops[fault.op], fault.va, fault.flags);
@@ -506,6 +523,8 @@ VOID APIENTRY d12__vkdrv_destroy_queue(D3D12DDI_HDEVICE handle, D3D12DDI_HCOMMAN
     pthread_cond_destroy(&queue->wake);
     pthread_mutex_destroy(&queue->lock);
     d12__vkdrv_kernel_queue_fini(device, &queue->kernel);
+    if (d12__vkdrv_abandoned(device))
+        return; /* the work that never completed may use the pool and the semaphore (vkdrv_stuck.c) */
     vkDestroyCommandPool(device->vk, queue->pool, NULL);
     vkDestroySemaphore(device->vk, queue->semaphore, NULL);
 }

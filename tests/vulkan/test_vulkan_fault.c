@@ -110,6 +110,18 @@ static void test_translate_probe(void)
     CHECK_EQ_INT(t.kind, D12_VKDRV_VA_NONE);
 }
 
+/* Real-fault mode: a chunk whose kernel set its fault word and has not completed 500 ms later is held by its probe
+ * read's MMU fault; not sooner, not without the word, not with the mode off. */
+static void test_stall_decide(void)
+{
+    const UINT64 stall = 500000000ull;
+    CHECK(d12__vkdrv_stall_decide(true, 0x100001000ull, stall, stall));
+    CHECK(d12__vkdrv_stall_decide(true, 0x100001000ull, stall * 3, stall));
+    CHECK(!d12__vkdrv_stall_decide(true, 0x100001000ull, stall - 1, stall));
+    CHECK(!d12__vkdrv_stall_decide(true, UINT64_MAX, stall * 10, stall)); /* no fault word: a slow chunk */
+    CHECK(!d12__vkdrv_stall_decide(false, 0x100001000ull, stall * 10, stall)); /* mode off: nothing dereferenced */
+}
+
 static void test_access_types(void)
 {
     CHECK_EQ_INT(d12__vkdrv_fault_access(VK_DEVICE_FAULT_ADDRESS_TYPE_READ_INVALID_EXT), 'r');
@@ -303,6 +315,7 @@ static const struct {
     {"translate_none", test_translate_none},
     {"translate_sign_extended", test_translate_sign_extended},
     {"translate_probe", test_translate_probe},
+    {"stall_decide", test_stall_decide},
     {"access_types", test_access_types},
     {"checkpoint_encoding", test_checkpoint_encoding},
     {"decide_checkpoints_only", test_decide_checkpoints_only},

@@ -4,6 +4,10 @@
  *   the device the driver picks offers the feature, so it holds on lavapipe and on the lent H200 alike.
  * - the loss path end to end with the test hook D12RT_VULKAN_TEST_DEVICE_LOST=N (the device's N-th completed wait
  *   reports VK_ERROR_DEVICE_LOST): the device is removed, the op in flight is named, queued work never runs.
+ * - work that never completes, with the test hook D12RT_VULKAN_TEST_STUCK=N (the device's N-th submission waits on a
+ *   semaphore nobody signals; vkdrv_stuck.c): the TDR removes the device, the driver takes it for lost 5 s later,
+ *   abandons its Vulkan objects, and every release returns (the H200 showed a stalled kernel that made
+ *   vkDeviceWaitIdle wait forever).
  * `test_vulkan_lost CASE`, one ctest each. */
 #define _GNU_SOURCE
 #define COBJMACROS
@@ -11,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <vulkan/vulkan.h>
@@ -203,10 +208,108 @@ static void test_lost_names_draw(void)
     RELEASE_LAST(device);
 }
 
+static long long now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* A copy into a READBACK buffer, executed, signalled and waited for; `text` gets what the driver wrote on stderr
+ * meanwhile, including the releases of every object. Returns the removal reason (S_OK: not removed). */
+static HRESULT copy_and_release(unsigned char *copied, char *text, size_t size, long long *release_ms)
+{
+    char path[] = "/tmp/d12rt-stuck-XXXXXX";
+    int file = mkstemp(path);
+    if (!CHECK(file >= 0))
+        return E_FAIL;
+    unlink(path);
+    fflush(stderr);
+    int saved = dup(STDERR_FILENO);
+    dup2(file, STDERR_FILENO);
+    HRESULT reason = E_FAIL;
+    ID3D12Device *device = create_device(false);
+    gpu_context ctx;
+    if (device && make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &ctx)) {
+        ID3D12Resource *src = make_buffer(device, D3D12_HEAP_TYPE_UPLOAD, 256);
+        ID3D12Resource *dst = make_buffer(device, D3D12_HEAP_TYPE_READBACK, 256);
+        fill_bytes(src, 256, 7);
+        ID3D12GraphicsCommandList_CopyBufferRegion(ctx.list, dst, 0, src, 0, 256);
+        CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
+        execute(ctx.queue, ctx.list);
+        ctx.value++;
+        CHECK_HR(ID3D12CommandQueue_Signal(ctx.queue, ctx.fence, ctx.value), S_OK);
+        CHECK(wait_fence(ctx.fence, ctx.value)); /* reached, or UINT64_MAX at removal */
+        reason = ID3D12Device_GetDeviceRemovedReason(device);
+        *copied = first_byte(dst);
+        long long start = now_ms();
+        RELEASE_LAST(src);
+        RELEASE_LAST(dst);
+        release_context(&ctx);
+        RELEASE_LAST(device);
+        *release_ms = now_ms() - start;
+    }
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    ssize_t n = pread(file, text, size - 1, 0);
+    text[n > 0 ? n : 0] = '\0';
+    close(file);
+    fputs(text, stderr); /* shown in the test's log */
+    return reason;
+}
+
+/* The first submission never completes: removed by the TDR (HUNG), the copy never ran, the driver took the device
+ * for lost 5 s after removal and abandoned its objects, and releasing everything returned. */
+static void test_stuck_submission(void)
+{
+    setenv("D12RT_VULKAN_TEST_STUCK", "1", 1);
+    setenv("D12RT_TDR_DELAY_MS", "300", 1);
+    static char text[16384];
+    unsigned char copied = 0xEE;
+    long long release_ms = -1;
+    CHECK_HR(copy_and_release(&copied, text, sizeof text, &release_ms), DXGI_ERROR_DEVICE_HUNG);
+    CHECK_EQ_INT(copied, 0); /* READBACK memory starts zeroed; the copy never ran */
+    CHECK(strstr(text, "VK_ERROR_DEVICE_LOST from vkWaitSemaphores (no completion 5 s after removal)") != NULL);
+    CHECK(strstr(text, "never completed and Vulkan reported no loss; the device's Vulkan objects are left for "
+                       "process exit to free") != NULL);
+    /* Bounded: the queue's destruction joins a timeline that gives up 5 s after removal, nothing waits longer. */
+    CHECK(release_ms >= 0 && release_ms < 20000);
+    printf("releases took %lld ms\n", release_ms);
+}
+
+/* Positive and negative of the hook: a value that is no count is reported and ignored, the copy runs. */
+static void test_stuck_bad_value(void)
+{
+    setenv("D12RT_VULKAN_TEST_STUCK", "soon", 1);
+    static char text[16384];
+    unsigned char copied = 0xEE;
+    long long release_ms = -1;
+    CHECK_HR(copy_and_release(&copied, text, sizeof text, &release_ms), S_OK);
+    CHECK_EQ_INT(copied, 7);
+    CHECK(strstr(text, "D12RT_VULKAN_TEST_STUCK=soon is not 1..1000000; ignored") != NULL);
+    CHECK(strstr(text, "left for process exit") == NULL);
+}
+
+/* The hook's count: the second submission is the stuck one, so a first copy on its own completes. */
+static void test_stuck_later(void)
+{
+    setenv("D12RT_VULKAN_TEST_STUCK", "2", 1);
+    static char text[16384];
+    unsigned char copied = 0xEE;
+    long long release_ms = -1;
+    CHECK_HR(copy_and_release(&copied, text, sizeof text, &release_ms), S_OK);
+    CHECK_EQ_INT(copied, 7);
+    CHECK(strstr(text, "left for process exit") == NULL);
+}
+
 static const struct {
     const char *name;
     void (*run)(void);
 } k_cases[] = {
+    {"stuck_submission", test_stuck_submission},
+    {"stuck_bad_value", test_stuck_bad_value},
+    {"stuck_later", test_stuck_later},
     {"lost_names_draw", test_lost_names_draw},
     {"real_faults_env", test_real_faults_env},
     {"real_faults_bad_value", test_real_faults_bad_value},

@@ -1,0 +1,74 @@
+/* Work that never completes (docs/vulkan.md, "Work that never completes"). Found on the lent H200: a kernel chunk
+ * that read the real-fault probe (the null page) stalled there. The NVIDIA driver reported no VK_ERROR_DEVICE_LOST,
+ * vkGetDeviceFaultInfoEXT answered VK_ERROR_UNKNOWN, the runtime's TDR removed the device as HUNG, and at device
+ * destruction vkDeviceWaitIdle never returned: the process had to be killed. So:
+ * - the driver takes such a device for lost itself: 5 s after removal (vkdrv_queue.c, LOST_WAIT_NS), or in
+ *   real-fault mode as soon as a chunk whose kernel set its fault word (it then reads the probe, and nothing else
+ *   can hold it) has not completed D12_VKDRV_STALL_NS later (d12__vkdrv_stall_decide, vkdrv_fault.c);
+ * - a device taken for lost that way is abandoned: none of its Vulkan objects is destroyed any more, since the work
+ *   that never completed may use any of them (destroying them is invalid usage, and waiting for it never ends);
+ *   process exit frees them. The adapter's VkInstance is kept for the same reason.
+ * - the test hook D12RT_VULKAN_TEST_STUCK=N makes the device's N-th queue submission also wait on a timeline
+ *   semaphore nobody signals, so lavapipe shows the same never-completing work (`vulkan.lost.stuck_*`). */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "vkdrv.h"
+
+void d12__vkdrv_stuck_init(d12__vkdrv_device *device)
+{
+    d12__vkdrv_diag *diag = &device->diag;
+    atomic_init(&diag->abandoned, false);
+    atomic_init(&diag->submissions, 0);
+    diag->stuck_at = 0;
+    const char *text = getenv("D12RT_VULKAN_TEST_STUCK");
+    if (!text || !*text)
+        return;
+    char *end;
+    unsigned long n = strtoul(text, &end, 10);
+    if (*end || n == 0 || n > 1000000) {
+        fprintf(stderr, "d12rt Vulkan driver: D12RT_VULKAN_TEST_STUCK=%s is not 1..1000000; ignored\n", text);
+        return;
+    }
+    VkSemaphoreTypeCreateInfo type = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+                                      .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE};
+    VkSemaphoreCreateInfo info = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &type};
+    if (vkCreateSemaphore(device->vk, &info, NULL, &diag->stuck_gate) != VK_SUCCESS) {
+        diag->stuck_gate = VK_NULL_HANDLE;
+        return;
+    }
+    diag->stuck_at = (unsigned)n;
+}
+
+void d12__vkdrv_stuck_fini(d12__vkdrv_device *device)
+{
+    if (device->diag.stuck_gate && !d12__vkdrv_abandoned(device))
+        vkDestroySemaphore(device->vk, device->diag.stuck_gate, NULL);
+    device->diag.stuck_gate = VK_NULL_HANDLE;
+}
+
+bool d12__vkdrv_test_stuck_wait(d12__vkdrv_device *device, VkSemaphoreSubmitInfo *wait)
+{
+    d12__vkdrv_diag *diag = &device->diag;
+    if (!diag->stuck_at ||
+        atomic_fetch_add_explicit(&diag->submissions, 1, memory_order_relaxed) + 1 != diag->stuck_at)
+        return false;
+    *wait = (VkSemaphoreSubmitInfo){.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO,
+                                    .semaphore = diag->stuck_gate,
+                                    .value = 1, /* never signalled */
+                                    .stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT};
+    return true;
+}
+
+void d12__vkdrv_abandon(d12__vkdrv_device *device)
+{
+    if (atomic_exchange(&device->diag.abandoned, true))
+        return;
+    atomic_store(&device->adapter->abandoned_device, true);
+    fprintf(stderr, "d12rt Vulkan driver: work submitted to '%s' never completed and Vulkan reported no loss; the "
+                    "device's Vulkan objects are left for process exit to free (destroying them would wait on that "
+                    "work forever)\n",
+            device->adapter->properties.deviceName);
+}
