@@ -98,7 +98,11 @@ bool d12__vkdrv_diag_init(d12__vkdrv_device *device, const d12__vkdrv_diag_reque
         diag->set_checkpoint = (PFN_vkCmdSetCheckpointNV)vkGetDeviceProcAddr(device->vk, "vkCmdSetCheckpointNV");
         diag->get_checkpoints =
             (PFN_vkGetQueueCheckpointData2NV)vkGetDeviceProcAddr(device->vk, "vkGetQueueCheckpointData2NV");
+        /* The synchronization2 query exists only where the driver pairs the two; the first one always does. */
         if (!diag->get_checkpoints)
+            diag->get_checkpoints_1 =
+                (PFN_vkGetQueueCheckpointDataNV)vkGetDeviceProcAddr(device->vk, "vkGetQueueCheckpointDataNV");
+        if (!diag->get_checkpoints && !diag->get_checkpoints_1)
             diag->set_checkpoint = NULL;
     }
     if (diag->buffer_marker)
@@ -113,6 +117,14 @@ bool d12__vkdrv_diag_init(d12__vkdrv_device *device, const d12__vkdrv_diag_reque
         diag->poison = 0;
         diag->poison_size = PROBE_SIZE;
         diag->real_faults = true;
+        fprintf(stderr,
+                "d12rt Vulkan driver: real-fault mode on '%s': an unmapped read dereferences the null page; the loss "
+                "records: vkGetDeviceFaultInfoEXT, checkpoints %s, buffer markers %s\n",
+                device->adapter->properties.deviceName,
+                diag->get_checkpoints     ? "vkGetQueueCheckpointData2NV"
+                : diag->get_checkpoints_1 ? "vkGetQueueCheckpointDataNV"
+                                          : "none",
+                diag->write_marker ? "vkCmdWriteBufferMarker2AMD" : "none (barrier + fill)");
     } else if (request->real_faults) {
         fprintf(stderr, "d12rt Vulkan driver: D12RT_VULKAN_REAL_FAULTS=1: vkGetDeviceFaultInfoEXT is missing; "
                         "real-fault mode off\n");
@@ -293,12 +305,53 @@ static void gather_fault_info(gathered *g)
     g->description[sizeof g->description - 1] = '\0';
 }
 
+/* A checkpoint's marker and stages, whichever query gave it. */
+static void note_checkpoint(gathered *g, const void *marker_pointer, VkPipelineStageFlags2 stage)
+{
+    UINT64 marker = (UINT64)(uintptr_t)marker_pointer;
+    if (stage & VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT) {
+        g->records.top = true;
+        g->records.top_marker = marker;
+    }
+    if (stage & VK_PIPELINE_STAGE_2_BOTTOM_OF_PIPE_BIT) {
+        g->records.bottom = true;
+        g->records.bottom_marker = marker;
+    }
+}
+
+/* vkGetQueueCheckpointDataNV, where the synchronization2 query is not offered (same stage bits for these two). */
+static void gather_checkpoints_1(gathered *g)
+{
+    d12__vkdrv_device *device = g->device;
+    uint32_t count = 0;
+    pthread_mutex_lock(&device->queue_lock);
+    device->diag.get_checkpoints_1(device->queue, &count, NULL);
+    VkCheckpointDataNV *data = count ? calloc(count, sizeof *data) : NULL;
+    for (uint32_t i = 0; data && i < count; i++)
+        data[i].sType = VK_STRUCTURE_TYPE_CHECKPOINT_DATA_NV;
+    if (data)
+        device->diag.get_checkpoints_1(device->queue, &count, data);
+    pthread_mutex_unlock(&device->queue_lock);
+    if (!data)
+        return;
+    g->checkpoint_count = count;
+    for (uint32_t i = 0; i < count; i++)
+        note_checkpoint(g, data[i].pCheckpointMarker, (VkPipelineStageFlags2)data[i].stage);
+    free(data);
+}
+
 static void gather_checkpoints(gathered *g)
 {
     d12__vkdrv_device *device = g->device;
-    /* "The device that queue belongs to must be in the lost state": not after the test hook's loss. */
-    if (!device->diag.get_checkpoints || atomic_load_explicit(&device->diag.simulated, memory_order_relaxed))
+    /* "The device that queue belongs to must be in the lost state": not after the test hook's loss, nor when the
+     * driver took the device for lost itself (work that never completed, vkdrv_stuck.c: Vulkan said nothing). */
+    if ((!device->diag.get_checkpoints && !device->diag.get_checkpoints_1) ||
+        atomic_load_explicit(&device->diag.simulated, memory_order_relaxed) || d12__vkdrv_abandoned(device))
         return;
+    if (!device->diag.get_checkpoints) {
+        gather_checkpoints_1(g);
+        return;
+    }
     /* The VkQueue is shared by the device's timelines: no submission runs on it meanwhile (lock order: diag.lock,
      * then queue_lock; a timeline never takes diag.lock while it holds queue_lock). */
     uint32_t count = 0;
@@ -313,17 +366,8 @@ static void gather_checkpoints(gathered *g)
     if (!data)
         return;
     g->checkpoint_count = count;
-    for (uint32_t i = 0; i < count; i++) {
-        UINT64 marker = (UINT64)(uintptr_t)data[i].pCheckpointMarker;
-        if (data[i].stage & VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT) {
-            g->records.top = true;
-            g->records.top_marker = marker;
-        }
-        if (data[i].stage & VK_PIPELINE_STAGE_2_BOTTOM_OF_PIPE_BIT) {
-            g->records.bottom = true;
-            g->records.bottom_marker = marker;
-        }
-    }
+    for (uint32_t i = 0; i < count; i++)
+        note_checkpoint(g, data[i].pCheckpointMarker, data[i].stage);
     free(data);
 }
 
@@ -433,7 +477,11 @@ static void log_record(const gathered *g, const d12__vkdrv_loss_verdict *v, cons
         n = append(text, sizeof text, n, "  vendor \"%.*s\" code 0x%llX data 0x%llX\n", VK_MAX_DESCRIPTION_SIZE,
                    g->vendor[i].description, (unsigned long long)g->vendor[i].vendorFaultCode,
                    (unsigned long long)g->vendor[i].vendorFaultData);
-    if (g->device->diag.get_checkpoints)
+    if (!g->device->diag.set_checkpoint)
+        n = append(text, sizeof text, n, "  checkpoints: not offered\n");
+    else if (d12__vkdrv_abandoned(g->device))
+        n = append(text, sizeof text, n, "  checkpoints: not asked (Vulkan did not report the device lost)\n");
+    else
         n = append(text, sizeof text, n, "  checkpoints: %u, top %s0x%llX, bottom %s0x%llX\n", g->checkpoint_count,
                    g->records.top ? "" : "(none) ", (unsigned long long)g->records.top_marker,
                    g->records.bottom ? "" : "(none) ", (unsigned long long)g->records.bottom_marker);

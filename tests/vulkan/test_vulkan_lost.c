@@ -102,7 +102,10 @@ static void test_real_faults_env(void)
     const char *warning = strstr(text, "D12RT_VULKAN_REAL_FAULTS=1 needs VK_EXT_device_fault with deviceFault");
     if (offered) {
         CHECK(warning == NULL);
+        CHECK(strstr(text, "real-fault mode on") != NULL); /* it names the probe and the loss records there are */
+        CHECK(strstr(text, "dereferences the null page") != NULL);
     } else {
+        CHECK(strstr(text, "real-fault mode on") == NULL);
         CHECK(warning != NULL);
         CHECK(strstr(text, "real-fault mode off") != NULL);
     }
