@@ -208,34 +208,48 @@ static void test_supported_flags(const char *mode, const char *expected)
     RELEASE_LAST(device);
 }
 
+/* SetDriverReportedMessageFlags(flags), then one missing-barrier round: that round's hazard (malloc'ed), NULL: none. */
+static D3D12_MESSAGE1 *round_with_flags(chain *ch, ID3D12DebugDevice3 *dd, UINT flags)
+{
+    CHECK_HR(ID3D12DebugDevice3_SetDriverReportedMessageFlags(dd, (D3D12_DRIVER_REPORTED_MESSAGE_FLAGS)flags), S_OK);
+    UINT64 before = ID3D12InfoQueue2_GetNumStoredMessages(ch->iq);
+    chain_round(ch);
+    return find1(ch->iq, HAZARD, before);
+}
+
+/* Under sync: the missing-barrier chain and the device's ID3D12DebugDevice3 (*dd NULL when it is not there). */
+static bool sync_chain_open(chain *ch, ID3D12DebugDevice3 **dd)
+{
+    setenv("D12RT_VULKAN_VALIDATION", "sync", 1);
+    *dd = NULL;
+    return chain_open(ch) &&
+           CHECK_HR(ID3D12Device_QueryInterface(ch->device, &IID_ID3D12DebugDevice3, (void **)dd), S_OK);
+}
+
+static void sync_chain_close(chain *ch, ID3D12DebugDevice3 *dd)
+{
+    if (dd)
+        ID3D12DebugDevice3_Release(dd);
+    chain_close(ch);
+}
+
 /* Under sync: SetDriverReportedMessageFlags(GENERAL) silences the hazard (filtered in the driver); with
  * SYNCHRONIZATION back on, the next recording's hazard arrives. */
 static void test_flags_sync_off(void)
 {
-    setenv("D12RT_VULKAN_VALIDATION", "sync", 1);
     chain ch;
-    ID3D12DebugDevice3 *dd = NULL;
-    if (chain_open(&ch) &&
-        CHECK_HR(ID3D12Device_QueryInterface(ch.device, &IID_ID3D12DebugDevice3, (void **)&dd), S_OK)) {
-        CHECK_HR(ID3D12DebugDevice3_SetDriverReportedMessageFlags(dd, D3D12_DRIVER_REPORTED_MESSAGE_FLAG_GENERAL),
-                 S_OK);
-        chain_round(&ch);
-        D3D12_MESSAGE1 *hazard = find1(ch.iq, HAZARD, 0);
+    ID3D12DebugDevice3 *dd;
+    if (sync_chain_open(&ch, &dd)) {
+        D3D12_MESSAGE1 *hazard = round_with_flags(&ch, dd, D3D12_DRIVER_REPORTED_MESSAGE_FLAG_GENERAL);
         CHECK(hazard == NULL);
         free(hazard);
         CHECK_EQ_INT(ID3D12InfoQueue2_GetNumMessagesDeniedByStorageFilter(ch.iq), 0); /* dropped by the driver */
-        CHECK_HR(ID3D12DebugDevice3_SetDriverReportedMessageFlags(
-                     dd, (D3D12_DRIVER_REPORTED_MESSAGE_FLAGS)(D3D12_DRIVER_REPORTED_MESSAGE_FLAG_GENERAL |
-                                                               D3D12_DRIVER_REPORTED_MESSAGE_FLAG_SYNCHRONIZATION)),
-                 S_OK);
-        chain_round(&ch);
-        hazard = find1(ch.iq, HAZARD, 0);
+        hazard = round_with_flags(&ch, dd, D3D12_DRIVER_REPORTED_MESSAGE_FLAG_GENERAL |
+                                               D3D12_DRIVER_REPORTED_MESSAGE_FLAG_SYNCHRONIZATION);
         CHECK(hazard != NULL);
         free(hazard);
     }
-    if (dd)
-        ID3D12DebugDevice3_Release(dd);
-    chain_close(&ch);
+    sync_chain_close(&ch, dd);
 }
 
 /* GENERAL off: the driver's own findings (the copy overrun) are not reported either. */
@@ -346,15 +360,10 @@ static void test_fault_named(void)
  * v2.flags_sync_off (GENERAL alone silences the hazard, in the driver), v2.identity (the hazard names 'BufferB'). */
 static void test_v1_hazard(void)
 {
-    setenv("D12RT_VULKAN_VALIDATION", "sync", 1);
     chain ch;
-    ID3D12DebugDevice3 *dd = NULL;
-    if (chain_open(&ch) &&
-        CHECK_HR(ID3D12Device_QueryInterface(ch.device, &IID_ID3D12DebugDevice3, (void **)&dd), S_OK)) {
-        CHECK_HR(ID3D12DebugDevice3_SetDriverReportedMessageFlags(dd, D3D12_DRIVER_REPORTED_MESSAGE_FLAG_GENERAL),
-                 S_OK);
-        chain_round(&ch);
-        D3D12_MESSAGE1 *hazard = find1(ch.iq, HAZARD, 0);
+    ID3D12DebugDevice3 *dd;
+    if (sync_chain_open(&ch, &dd)) {
+        D3D12_MESSAGE1 *hazard = round_with_flags(&ch, dd, D3D12_DRIVER_REPORTED_MESSAGE_FLAG_GENERAL);
         if (CHECK(hazard != NULL)) {
             CHECK_EQ_INT(hazard->VendorId, g_vendor);
             CHECK_EQ_INT(hazard->VendorMessageId >> 32, VALIDATION_BASE >> 32);
@@ -363,24 +372,15 @@ static void test_v1_hazard(void)
             CHECK(strstr(hazard->pDescription, " [Buffers: ") == NULL);
         }
         free(hazard);
-        CHECK_HR(ID3D12DebugDevice3_SetDriverReportedMessageFlags(dd, D3D12_DRIVER_REPORTED_MESSAGE_FLAG_NONE), S_OK);
-        UINT64 before = ID3D12InfoQueue2_GetNumStoredMessages(ch.iq);
-        chain_round(&ch);
-        hazard = find1(ch.iq, HAZARD, before);
+        hazard = round_with_flags(&ch, dd, D3D12_DRIVER_REPORTED_MESSAGE_FLAG_NONE); /* dropped by the runtime */
         CHECK(hazard == NULL);
         free(hazard);
         CHECK_EQ_INT(ID3D12InfoQueue2_GetNumMessagesDeniedByStorageFilter(ch.iq), 0);
-        CHECK_HR(ID3D12DebugDevice3_SetDriverReportedMessageFlags(dd, D3D12_DRIVER_REPORTED_MESSAGE_FLAG_GENERAL),
-                 S_OK);
-        before = ID3D12InfoQueue2_GetNumStoredMessages(ch.iq);
-        chain_round(&ch);
-        hazard = find1(ch.iq, HAZARD, before);
+        hazard = round_with_flags(&ch, dd, D3D12_DRIVER_REPORTED_MESSAGE_FLAG_GENERAL);
         CHECK(hazard != NULL);
         free(hazard);
     }
-    if (dd)
-        ID3D12DebugDevice3_Release(dd);
-    chain_close(&ch);
+    sync_chain_close(&ch, dd);
 }
 
 /* D12RT_VULKAN_DRM as the ctest sets it, under sync: what creating the device wrote on stderr, and the version
