@@ -16,6 +16,9 @@
  *                                  application's registry value VulkanValidation, else off)
  *   D12RT_VULKAN_VALIDATION_STRICT=1  test hook: any validation message is written to stderr and the process
  *                                  aborts (the suites run under `sync` that must see no validation message at all)
+ *   D12RT_VULKAN_DRM=on|v1         driver-reported messages: `on` (the default) lists versions 1 and 2; `v1` is a
+ *                                  test hook listing version 1 only, so the runtime negotiates version 1 (no
+ *                                  version-2 table, no categories, no VA names); anything else is reported, and on
  * and at device creation (vkdrv_lost.c):
  *   D12RT_VULKAN_REAL_FAULTS=1     an unmapped page makes the kernel dereference a truly unmapped device address
  *                                  (only with VK_EXT_device_fault's deviceFault; elsewhere a warning, and off)
@@ -93,6 +96,7 @@ typedef struct d12__vkdrv_adapter {
     d12__vkdrv_validation validation;
     char validation_source[64]; /* where the mode came from, for its INFO message */
     bool strict; /* D12RT_VULKAN_VALIDATION_STRICT */
+    bool drm_v1_only; /* D12RT_VULKAN_DRM=v1: driver-reported messages listed as version 1 alone */
     VkInstance instance;
     VkDebugUtilsMessengerEXT messenger;
     VkPhysicalDevice physical;

@@ -12,7 +12,8 @@
 #define ERROR_INSUFFICIENT_BUFFER_HR ((HRESULT)0x8007007AL)
 
 static const UINT64 k_versions[] = D12RT_DDI_SUPPORTED_VERSIONS;
-/* Both versions: a version-1 runtime enables 1u and gets exactly version 1 (docs/driver-reported-messages-v2.md). */
+/* Both versions: a version-1 runtime enables 1u and gets exactly version 1 (docs/driver-reported-messages-v2.md);
+ * D12RT_VULKAN_DRM=v1 lists the first alone. */
 static const UINT32 k_drm_versions[] = {D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_0,
                                         D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_1};
 
@@ -111,10 +112,9 @@ static HRESULT APIENTRY get_supported_extended_feature_versions(D3D12DDI_HADAPTE
                                                                 D3D12DDI_FEATURE_0020 feature, UINT32 *entries,
                                                                 UINT32 *versions)
 {
-    (void)adapter;
     if (feature != D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES)
         return E_INVALIDARG;
-    return copy_list(entries, versions, k_drm_versions, 2, sizeof(UINT32));
+    return copy_list(entries, versions, k_drm_versions, adapter_of(adapter)->drm_v1_only ? 1 : 2, sizeof(UINT32));
 }
 
 static HRESULT copy_table(void *table, SIZE_T size, const void *source, size_t source_size)
@@ -132,7 +132,6 @@ static HRESULT APIENTRY fill_ddi_table(D3D12DDI_HADAPTER adapter, D3D12DDI_TABLE
         get_supported_extended_features, get_supported_extended_feature_versions,
         d12__vkdrv_enable_extended_feature};
     (void)rt_table;
-    (void)adapter;
     if (number != 0 || !table)
         return E_INVALIDARG;
     switch (type) {
@@ -149,10 +148,25 @@ static HRESULT APIENTRY fill_ddi_table(D3D12DDI_HADAPTER adapter, D3D12DDI_TABLE
     case D3D12DDI_TABLE_TYPE_0126_DRIVER_REPORTED_MESSAGES:
         return copy_table(table, size, &d12__vkdrv_drm_funcs, sizeof d12__vkdrv_drm_funcs);
     case D3D12DDI_TABLE_TYPE_D12RT_DRIVER_REPORTED_MESSAGES_1:
+        if (adapter_of(adapter)->drm_v1_only)
+            return E_INVALIDARG; /* a version-1 driver has no version-2 table */
         return copy_table(table, size, &d12__vkdrv_drm1_funcs, sizeof d12__vkdrv_drm1_funcs);
     default:
         return E_INVALIDARG;
     }
+}
+
+/* D12RT_VULKAN_DRM=on|v1 (vkdrv.h): whether driver-reported messages are listed as version 1 alone. Anything else is
+ * reported and means `on`, the driver's normal behaviour (as D12RT_REFDRV_DRM does in the reference driver). */
+static bool drm_v1_only_from_environment(void)
+{
+    const char *mode = getenv("D12RT_VULKAN_DRM");
+    if (!mode || !*mode || strcmp(mode, "on") == 0)
+        return false;
+    if (strcmp(mode, "v1") == 0)
+        return true;
+    fprintf(stderr, "d12rt Vulkan driver: D12RT_VULKAN_DRM=%s is not on or v1; using on\n", mode);
+    return false;
 }
 
 static void free_adapter(d12__vkdrv_adapter *adapter)
@@ -329,6 +343,7 @@ HRESULT APIENTRY d12_vkdrv_OpenAdapter12(D3D12DDIARG_OPENADAPTER *args)
     d12__vkdrv_validation_decide(adapter, args->pAdapterCallbacks); /* vkdrv_messages.c */
     const char *strict = getenv("D12RT_VULKAN_VALIDATION_STRICT");
     adapter->strict = strict && strcmp(strict, "1") == 0;
+    adapter->drm_v1_only = drm_v1_only_from_environment();
     hr = create_instance(adapter);
     if (SUCCEEDED(hr))
         hr = pick_physical_device(adapter);

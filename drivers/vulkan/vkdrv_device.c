@@ -187,7 +187,7 @@ HRESULT APIENTRY d12__vkdrv_enable_extended_feature(D3D12DDI_HDEVICE handle, D3D
     d12__vkdrv_device *device = device_of(handle);
     if (feature != D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES ||
         (version != D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_0 &&
-         version != D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_1) ||
+         (version != D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_1 || device->adapter->drm_v1_only)) ||
         !device->callbacks.pfnReportMessageCb)
         return E_INVALIDARG;
     /* Version 1 has no categories: everything the mode loaded is reported. Version 2 starts with every supported

@@ -2,13 +2,15 @@
  * the adapter identity (VkPhysicalDeviceProperties::vendorID) on every message, muting one validation VUID with a
  * driver-message filter, SupportedFlags per validation mode, the SYNCHRONIZATION category filtered in the driver,
  * GPU addresses named in the driver's fault, overrun and validation messages, and the validation mode read from
- * the per-application registry (VulkanValidation, written by d12cfg). `test_vulkan_v2 CASE [ARGS]`, one ctest
- * each (tests/vulkan/CMakeLists.txt). */
+ * the per-application registry (VulkanValidation, written by d12cfg); and the driver as a version-1 driver
+ * (D12RT_VULKAN_DRM=v1: the runtime negotiates version 1) with the switch's bad values reported and taken as on.
+ * `test_vulkan_v2 CASE [ARGS]`, one ctest each (tests/vulkan/CMakeLists.txt). */
 #define _GNU_SOURCE
 #define COBJMACROS
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gpu_harness.h"
 #include "d12rt/d3d12_ext.h"
@@ -206,34 +208,48 @@ static void test_supported_flags(const char *mode, const char *expected)
     RELEASE_LAST(device);
 }
 
+/* SetDriverReportedMessageFlags(flags), then one missing-barrier round: that round's hazard (malloc'ed), NULL: none. */
+static D3D12_MESSAGE1 *round_with_flags(chain *ch, ID3D12DebugDevice3 *dd, UINT flags)
+{
+    CHECK_HR(ID3D12DebugDevice3_SetDriverReportedMessageFlags(dd, (D3D12_DRIVER_REPORTED_MESSAGE_FLAGS)flags), S_OK);
+    UINT64 before = ID3D12InfoQueue2_GetNumStoredMessages(ch->iq);
+    chain_round(ch);
+    return find1(ch->iq, HAZARD, before);
+}
+
+/* Under sync: the missing-barrier chain and the device's ID3D12DebugDevice3 (*dd NULL when it is not there). */
+static bool sync_chain_open(chain *ch, ID3D12DebugDevice3 **dd)
+{
+    setenv("D12RT_VULKAN_VALIDATION", "sync", 1);
+    *dd = NULL;
+    return chain_open(ch) &&
+           CHECK_HR(ID3D12Device_QueryInterface(ch->device, &IID_ID3D12DebugDevice3, (void **)dd), S_OK);
+}
+
+static void sync_chain_close(chain *ch, ID3D12DebugDevice3 *dd)
+{
+    if (dd)
+        ID3D12DebugDevice3_Release(dd);
+    chain_close(ch);
+}
+
 /* Under sync: SetDriverReportedMessageFlags(GENERAL) silences the hazard (filtered in the driver); with
  * SYNCHRONIZATION back on, the next recording's hazard arrives. */
 static void test_flags_sync_off(void)
 {
-    setenv("D12RT_VULKAN_VALIDATION", "sync", 1);
     chain ch;
-    ID3D12DebugDevice3 *dd = NULL;
-    if (chain_open(&ch) &&
-        CHECK_HR(ID3D12Device_QueryInterface(ch.device, &IID_ID3D12DebugDevice3, (void **)&dd), S_OK)) {
-        CHECK_HR(ID3D12DebugDevice3_SetDriverReportedMessageFlags(dd, D3D12_DRIVER_REPORTED_MESSAGE_FLAG_GENERAL),
-                 S_OK);
-        chain_round(&ch);
-        D3D12_MESSAGE1 *hazard = find1(ch.iq, HAZARD, 0);
+    ID3D12DebugDevice3 *dd;
+    if (sync_chain_open(&ch, &dd)) {
+        D3D12_MESSAGE1 *hazard = round_with_flags(&ch, dd, D3D12_DRIVER_REPORTED_MESSAGE_FLAG_GENERAL);
         CHECK(hazard == NULL);
         free(hazard);
         CHECK_EQ_INT(ID3D12InfoQueue2_GetNumMessagesDeniedByStorageFilter(ch.iq), 0); /* dropped by the driver */
-        CHECK_HR(ID3D12DebugDevice3_SetDriverReportedMessageFlags(
-                     dd, (D3D12_DRIVER_REPORTED_MESSAGE_FLAGS)(D3D12_DRIVER_REPORTED_MESSAGE_FLAG_GENERAL |
-                                                               D3D12_DRIVER_REPORTED_MESSAGE_FLAG_SYNCHRONIZATION)),
-                 S_OK);
-        chain_round(&ch);
-        hazard = find1(ch.iq, HAZARD, 0);
+        hazard = round_with_flags(&ch, dd, D3D12_DRIVER_REPORTED_MESSAGE_FLAG_GENERAL |
+                                               D3D12_DRIVER_REPORTED_MESSAGE_FLAG_SYNCHRONIZATION);
         CHECK(hazard != NULL);
         free(hazard);
     }
-    if (dd)
-        ID3D12DebugDevice3_Release(dd);
-    chain_close(&ch);
+    sync_chain_close(&ch, dd);
 }
 
 /* GENERAL off: the driver's own findings (the copy overrun) are not reported either. */
@@ -265,8 +281,10 @@ static void test_flags_general_off(void)
     RELEASE_LAST(device);
 }
 
-/* The copy overrun names the first byte past the source by the runtime's identity of it. */
-static void test_overrun_named(void)
+/* The copy overrun names the first byte past the source by the runtime's identity of it (version 2). `named`
+ * false (D12RT_VULKAN_DRM=v1): the same finding arrives whole through version 1, the source named by its object
+ * identity (v0.3's pfnQueryObjectIdentityCb), but without the first byte past it (no pfnQueryGpuVaIdentityCb). */
+static void test_overrun(bool named)
 {
     ID3D12Device *device = create_drm_device();
     ID3D12InfoQueue2 *iq = device ? info_queue2_of(device) : NULL;
@@ -285,8 +303,11 @@ static void test_overrun_named(void)
     if (CHECK(m != NULL)) {
         CHECK_EQ_INT(m->VendorId, g_vendor);
         CHECK_EQ_INT(m->VendorMessageId, 0x0D12000000000205ll); /* the reference driver's COPY_PAST_END */
-        CHECK(strstr(m->pDescription, "First byte past it: 0x") != NULL);
-        CHECK(strstr(m->pDescription, ":'Small' + 0x100 (past its end)") != NULL);
+        CHECK(strstr(m->pDescription, ":'Small', which has 256 bytes: 256 bytes past its end.") != NULL);
+        CHECK_EQ_INT(strstr(m->pDescription, "First byte past it: 0x") != NULL, named);
+        CHECK_EQ_INT(strstr(m->pDescription, ":'Small' + 0x100 (past its end)") != NULL, named);
+        if (!strstr(m->pDescription, "256 bytes past its end."))
+            fprintf(stderr, "overrun message: %s\n", m->pDescription);
     }
     free(m);
     RELEASE_LAST(small);
@@ -327,6 +348,79 @@ static void test_fault_named(void)
     free(m);
     release_context(&ctx);
     ID3D12InfoQueue2_Release(iq);
+    RELEASE_LAST(device);
+}
+
+/* ---- The driver as a version-1 driver (D12RT_VULKAN_DRM=v1) ---- */
+
+/* Version 1 under sync: the driver has no categories, so GENERAL (all a version-1 driver has) keeps the hazard; it
+ * arrives through the version-1 path whole (the layer's text, the op, the identity: VendorId is asked of every
+ * driver) but names no buffers (pfnQueryGpuVaIdentityCb is version 2's). NONE: the runtime drops the driver's
+ * messages (not counted as storage-filtered); GENERAL again: they come back. Version 2, for comparison:
+ * v2.flags_sync_off (GENERAL alone silences the hazard, in the driver), v2.identity (the hazard names 'BufferB'). */
+static void test_v1_hazard(void)
+{
+    chain ch;
+    ID3D12DebugDevice3 *dd;
+    if (sync_chain_open(&ch, &dd)) {
+        D3D12_MESSAGE1 *hazard = round_with_flags(&ch, dd, D3D12_DRIVER_REPORTED_MESSAGE_FLAG_GENERAL);
+        if (CHECK(hazard != NULL)) {
+            CHECK_EQ_INT(hazard->VendorId, g_vendor);
+            CHECK_EQ_INT(hazard->VendorMessageId >> 32, VALIDATION_BASE >> 32);
+            CHECK_EQ_INT(hazard->Severity, D3D12_MESSAGE_SEVERITY_ERROR);
+            CHECK(strstr(hazard->pDescription, "[CopyBufferRegion #1] Validation Error: [ " HAZARD " ]") != NULL);
+            CHECK(strstr(hazard->pDescription, " [Buffers: ") == NULL);
+        }
+        free(hazard);
+        hazard = round_with_flags(&ch, dd, D3D12_DRIVER_REPORTED_MESSAGE_FLAG_NONE); /* dropped by the runtime */
+        CHECK(hazard == NULL);
+        free(hazard);
+        CHECK_EQ_INT(ID3D12InfoQueue2_GetNumMessagesDeniedByStorageFilter(ch.iq), 0);
+        hazard = round_with_flags(&ch, dd, D3D12_DRIVER_REPORTED_MESSAGE_FLAG_GENERAL);
+        CHECK(hazard != NULL);
+        free(hazard);
+    }
+    sync_chain_close(&ch, dd);
+}
+
+/* D12RT_VULKAN_DRM as the ctest sets it, under sync: what creating the device wrote on stderr, and the version
+ * negotiated as SupportedFlags shows it (0x3: version 2 with both of sync's categories; 0x1: version 1, GENERAL
+ * alone). argv EXPECTED WARNS: WARNS 1, the value is reported ("... is not on or v1; using on"); 0, nothing on
+ * stderr names the variable. */
+static void test_drm_env(const char *expected, const char *warns)
+{
+    setenv("D12RT_VULKAN_VALIDATION", "sync", 1);
+    char path[] = "/tmp/d12rt-vulkan-drm-XXXXXX";
+    int file = mkstemp(path);
+    if (!CHECK(file >= 0))
+        return;
+    fflush(stderr);
+    int saved = dup(STDERR_FILENO);
+    dup2(file, STDERR_FILENO);
+    ID3D12Device *device = create_drm_device();
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    static char text[16384];
+    ssize_t n = pread(file, text, sizeof text - 1, 0);
+    text[n > 0 ? n : 0] = '\0';
+    close(file);
+    unlink(path);
+    fputs(text, stderr); /* shown in the test's log */
+    const char *value = getenv("D12RT_VULKAN_DRM");
+    char warning[160];
+    snprintf(warning, sizeof warning, "d12rt Vulkan driver: D12RT_VULKAN_DRM=%s is not on or v1; using on\n",
+             value ? value : "");
+    if (atoi(warns))
+        CHECK(strstr(text, warning) != NULL);
+    else
+        CHECK(strstr(text, "D12RT_VULKAN_DRM") == NULL);
+    if (!CHECK(device != NULL))
+        return;
+    D3D12_FEATURE_DATA_DRIVER_REPORTED_MESSAGES data = {0};
+    CHECK_HR(ID3D12Device_CheckFeatureSupport(device, D3D12_FEATURE_DRIVER_REPORTED_MESSAGES, &data, sizeof data),
+             S_OK);
+    CHECK_EQ_INT(data.SupportedFlags, strtol(expected, NULL, 0));
     RELEASE_LAST(device);
 }
 
@@ -374,7 +468,13 @@ int main(int argc, char **argv)
     else if (!strcmp(name, "flags_general_off") && argc == 2)
         test_flags_general_off();
     else if (!strcmp(name, "overrun_named") && argc == 2)
-        test_overrun_named();
+        test_overrun(true);
+    else if (!strcmp(name, "v1_overrun") && argc == 2)
+        test_overrun(false);
+    else if (!strcmp(name, "v1_hazard") && argc == 2)
+        test_v1_hazard();
+    else if (!strcmp(name, "drm_env") && argc == 4)
+        test_drm_env(argv[2], argv[3]);
     else if (!strcmp(name, "fault_named") && argc == 2)
         test_fault_named();
     else if (!strcmp(name, "registry_mode") && argc == 4)
