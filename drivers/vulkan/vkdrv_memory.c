@@ -167,10 +167,12 @@ static HRESULT new_buffer(d12__vkdrv_device *device, const D3D12DDIARG_CREATERES
         atomic_store_explicit(&buffer->zero_state, 2, memory_order_relaxed); /* ZERO_DONE: filled now */
     }
     if (!ok) {
-        if (buffer->mapped)
-            vkUnmapMemory(device->vk, buffer->memory);
-        vkDestroyBuffer(device->vk, buffer->vk, NULL);
-        vkFreeMemory(device->vk, buffer->memory, NULL);
+        if (!d12__vkdrv_abandoned(device)) { /* else the zeroing that never completed may use it (vkdrv_stuck.c) */
+            if (buffer->mapped)
+                vkUnmapMemory(device->vk, buffer->memory);
+            vkDestroyBuffer(device->vk, buffer->vk, NULL);
+            vkFreeMemory(device->vk, buffer->memory, NULL);
+        }
         free(buffer);
         return E_OUTOFMEMORY;
     }
