@@ -21,6 +21,7 @@
 #include <vulkan/vulkan.h>
 
 #include "gpu_harness.h"
+#include "stderr_capture.h"
 #include "d12rt/d3d12_ext.h"
 
 /* The device the driver picks by default (the first discrete GPU, else the first): does it offer deviceFault? */
@@ -70,26 +71,15 @@ static bool device_offers_fault(void)
 static char *stderr_of_device_creation(const char *value)
 {
     setenv("D12RT_VULKAN_REAL_FAULTS", value, 1);
-    char path[] = "/tmp/d12rt-real-faults-XXXXXX";
-    int file = mkstemp(path);
-    if (!CHECK(file >= 0))
+    stderr_capture capture;
+    if (!CHECK(stderr_capture_begin(&capture)))
         return NULL;
-    fflush(stderr);
-    int saved = dup(STDERR_FILENO);
-    dup2(file, STDERR_FILENO);
     ID3D12Device *device = create_device(false);
-    fflush(stderr);
-    dup2(saved, STDERR_FILENO);
-    close(saved);
+    static char text[8192];
+    stderr_capture_end(&capture, text, sizeof text);
     CHECK(device != NULL);
     if (device)
         RELEASE_LAST(device);
-    static char text[8192];
-    ssize_t n = pread(file, text, sizeof text - 1, 0);
-    text[n > 0 ? n : 0] = '\0';
-    close(file);
-    unlink(path);
-    fputs(text, stderr); /* shown in the test's log */
     return text;
 }
 
@@ -222,14 +212,9 @@ static long long now_ms(void)
  * meanwhile, including the releases of every object. Returns the removal reason (S_OK: not removed). */
 static HRESULT copy_and_release(unsigned char *copied, char *text, size_t size, long long *release_ms)
 {
-    char path[] = "/tmp/d12rt-stuck-XXXXXX";
-    int file = mkstemp(path);
-    if (!CHECK(file >= 0))
+    stderr_capture capture;
+    if (!CHECK(stderr_capture_begin(&capture)))
         return E_FAIL;
-    unlink(path);
-    fflush(stderr);
-    int saved = dup(STDERR_FILENO);
-    dup2(file, STDERR_FILENO);
     HRESULT reason = E_FAIL;
     ID3D12Device *device = create_device(false);
     gpu_context ctx;
@@ -252,13 +237,7 @@ static HRESULT copy_and_release(unsigned char *copied, char *text, size_t size, 
         RELEASE_LAST(device);
         *release_ms = now_ms() - start;
     }
-    fflush(stderr);
-    dup2(saved, STDERR_FILENO);
-    close(saved);
-    ssize_t n = pread(file, text, size - 1, 0);
-    text[n > 0 ? n : 0] = '\0';
-    close(file);
-    fputs(text, stderr); /* shown in the test's log */
+    stderr_capture_end(&capture, text, size);
     return reason;
 }
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "gpu_harness.h"
+#include "stderr_capture.h"
 #include "d12rt/d3d12_ext.h"
 
 #define VALIDATION_BASE 0x0D12000100000000ull
@@ -390,23 +391,12 @@ static void test_v1_hazard(void)
 static void test_drm_env(const char *expected, const char *warns)
 {
     setenv("D12RT_VULKAN_VALIDATION", "sync", 1);
-    char path[] = "/tmp/d12rt-vulkan-drm-XXXXXX";
-    int file = mkstemp(path);
-    if (!CHECK(file >= 0))
+    stderr_capture capture;
+    if (!CHECK(stderr_capture_begin(&capture)))
         return;
-    fflush(stderr);
-    int saved = dup(STDERR_FILENO);
-    dup2(file, STDERR_FILENO);
     ID3D12Device *device = create_drm_device();
-    fflush(stderr);
-    dup2(saved, STDERR_FILENO);
-    close(saved);
     static char text[16384];
-    ssize_t n = pread(file, text, sizeof text - 1, 0);
-    text[n > 0 ? n : 0] = '\0';
-    close(file);
-    unlink(path);
-    fputs(text, stderr); /* shown in the test's log */
+    stderr_capture_end(&capture, text, sizeof text);
     const char *value = getenv("D12RT_VULKAN_DRM");
     char warning[160];
     snprintf(warning, sizeof warning, "d12rt Vulkan driver: D12RT_VULKAN_DRM=%s is not on or v1; using on\n",
