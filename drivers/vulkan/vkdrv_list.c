@@ -132,8 +132,11 @@ static d12__vkdrv_op *append(d12__vkdrv_command_list *list, d12__vkdrv_op_type t
 static bool hold(d12__vkdrv_command_list *list, d12__vkdrv_buffer *buffer)
 {
     d12__vkdrv_recording *r = list->recording;
-    if (r->buffer_count && r->buffers[r->buffer_count - 1] == buffer)
-        return true;
+    /* The last two: a run of copies alternates its destination and source. */
+    for (size_t i = r->buffer_count, seen = 0; i > 0 && seen < 2; i--, seen++) {
+        if (r->buffers[i - 1] == buffer)
+            return true;
+    }
     if (!grow((void **)&r->buffers, &r->buffer_capacity, r->buffer_count, sizeof *r->buffers))
         return false;
     d12__vkdrv_buffer_retain(buffer);
@@ -545,17 +548,30 @@ static void serialize_overlapping_copy(d12__vkdrv_command_list *list, d12__vkdrv
         list->copy_dsts[list->copy_dst_count++] = (d12__vkdrv_range){start, end};
 }
 
-/* Checked against the VA map now: only a copy wholly inside live buffers is recorded into Vulkan. The op log
- * keeps it either way, so the timeline reports one that is not as the reference driver does. */
-static void record_copy(d12__vkdrv_command_list *list, UINT64 dst_va, UINT64 src_va, UINT64 size)
+/* `buffer` when [offset, offset + size) lies within its Width, else NULL; its first use is made ready (zeroed) as
+ * d12__vkdrv_buffer_acquire would. The resource is live for the call: no VA lookup and no reference are needed
+ * (hold() takes the recording's). */
+static d12__vkdrv_buffer *within(d12__vkdrv_buffer *buffer, UINT64 offset, UINT64 size)
+{
+    if (offset > buffer->size || size > buffer->size - offset)
+        return NULL;
+    d12__vkdrv_buffer_ready(buffer);
+    return buffer;
+}
+
+/* Only a copy wholly inside its two buffers is recorded into Vulkan. The op log keeps it either way, so the
+ * timeline reports one that is not as the reference driver does. */
+static void record_copy(d12__vkdrv_command_list *list, d12__vkdrv_buffer *dst_buffer, UINT64 dst_offset,
+                        d12__vkdrv_buffer *src_buffer, UINT64 src_offset, UINT64 size)
 {
     d12__vkdrv_op *op = append(list, D12_VKDRV_OP_COPY);
     if (!op)
         return;
+    UINT64 dst_va = dst_buffer->va + dst_offset, src_va = src_buffer->va + src_offset;
     op->u.copy.dst = dst_va;
     op->u.copy.src = src_va;
     op->u.copy.size = size;
-    d12__vkdrv_buffer *dst = resolve(list->device, dst_va, size), *src = resolve(list->device, src_va, size);
+    d12__vkdrv_buffer *dst = within(dst_buffer, dst_offset, size), *src = within(src_buffer, src_offset, size);
     if (dst && src && hold(list, dst) && hold(list, src) && (!size || open_current(list))) {
         op->recorded = true;
         if (size) {
@@ -574,20 +590,18 @@ static void record_copy(d12__vkdrv_command_list *list, UINT64 dst_va, UINT64 src
             vk_end(list);
         }
     }
-    d12__vkdrv_buffer_release(dst);
-    d12__vkdrv_buffer_release(src);
 }
 
 static VOID APIENTRY copy_buffer_region(D3D12DDI_HCOMMANDLIST handle, D3D12DDI_HRESOURCE dst, UINT64 dst_offset,
                                         D3D12DDI_HRESOURCE src, UINT64 src_offset, UINT64 bytes)
 {
-    record_copy(list_of(handle), d12__vkdrv_resource_buffer(dst)->va + dst_offset,
-                d12__vkdrv_resource_buffer(src)->va + src_offset, bytes);
+    record_copy(list_of(handle), d12__vkdrv_resource_buffer(dst), dst_offset, d12__vkdrv_resource_buffer(src),
+                src_offset, bytes);
 }
 
 static VOID APIENTRY copy_resource(D3D12DDI_HCOMMANDLIST handle, D3D12DDI_HRESOURCE dst, D3D12DDI_HRESOURCE src)
 {
-    record_copy(list_of(handle), d12__vkdrv_resource_buffer(dst)->va, d12__vkdrv_resource_buffer(src)->va,
+    record_copy(list_of(handle), d12__vkdrv_resource_buffer(dst), 0, d12__vkdrv_resource_buffer(src), 0,
                 d12__vkdrv_resource_buffer(src)->size);
 }
 
