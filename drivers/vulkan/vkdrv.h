@@ -159,8 +159,8 @@ typedef struct d12__vkdrv_device {
     pthread_mutex_t pending_lock;
     d12__vkdrv_pending_message *pending, **pending_tail;
     d12__vkdrv_diag diag;
-    /* Released buffers whose Vulkan objects wait for reuse (vkdrv_cache.c); a spinlock around a few stores. */
-    atomic_flag cache_lock;
+    /* Released buffers whose Vulkan objects wait for reuse (vkdrv_cache.c), under cache_lock. */
+    pthread_mutex_t cache_lock;
     struct d12__vkdrv_buffer *cache[D12_VKDRV_CACHE_ENTRIES];
     size_t cache_count;
     UINT64 cache_bytes;

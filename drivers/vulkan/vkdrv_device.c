@@ -137,9 +137,15 @@ HRESULT APIENTRY d12__vkdrv_create_device(D3D12DDI_HADAPTER adapter, const D3D12
         pthread_mutex_destroy(&device->pending_lock);
         return E_OUTOFMEMORY;
     }
+    if (pthread_mutex_init(&device->cache_lock, NULL) != 0) {
+        pthread_mutex_destroy(&device->queue_lock);
+        pthread_mutex_destroy(&device->pending_lock);
+        return E_OUTOFMEMORY;
+    }
     HRESULT hr = d12__vkdrv_va_init(&device->va) ? create_vk_device(device) : E_OUTOFMEMORY;
     if (FAILED(hr)) {
         d12__drv_va_fini(&device->va);
+        pthread_mutex_destroy(&device->cache_lock);
         pthread_mutex_destroy(&device->queue_lock);
         pthread_mutex_destroy(&device->pending_lock);
     }
@@ -172,6 +178,7 @@ VOID APIENTRY d12__vkdrv_destroy_device(D3D12DDI_HDEVICE handle)
     d12__vkdrv_validation_drain(device, false);
     free_messages(device->pending);
     d12__drv_va_fini(&device->va);
+    pthread_mutex_destroy(&device->cache_lock);
     pthread_mutex_destroy(&device->queue_lock);
     pthread_mutex_destroy(&device->pending_lock);
     memset(device, 0, sizeof *device);
