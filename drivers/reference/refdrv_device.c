@@ -1,6 +1,6 @@
 /* The reference driver's device: constructed in runtime-allocated private memory, reports errors through the
  * runtime's pfnSetErrorCb. */
-#define _POSIX_C_SOURCE 200809L /* strdup */
+#define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
 #include <stdarg.h>
@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "drvcommon_messages.h"
 #include "refdrv_gpu.h"
 
 static d12__refdrv_device *device_of(D3D12DDI_HDEVICE handle)
@@ -68,12 +69,11 @@ HRESULT APIENTRY d12__refdrv_create_device(D3D12DDI_HADAPTER adapter, const D3D1
     }
     device->exec_delay_ms = device->adapter->exec_delay_ms;
     device->rates = device->adapter->rates;
-    device->pending_tail = &device->pending;
-    if (pthread_mutex_init(&device->pending_lock, NULL) != 0)
+    if (!(device->pending = d12__drv_pending_new()))
         return E_OUTOFMEMORY;
     if (!(device->va = malloc(sizeof *device->va)) || !d12__drv_va_init(device->va, NULL)) {
         free(device->va);
-        pthread_mutex_destroy(&device->pending_lock);
+        d12__drv_pending_free(device->pending);
         return E_OUTOFMEMORY;
     }
     HRESULT hr;
@@ -82,22 +82,12 @@ HRESULT APIENTRY d12__refdrv_create_device(D3D12DDI_HADAPTER adapter, const D3D1
     return S_OK;
 }
 
-static void free_messages(d12__refdrv_pending_message *message)
-{
-    for (d12__refdrv_pending_message *next; message; message = next) {
-        next = message->next;
-        free(message->text);
-        free(message);
-    }
-}
-
 /* The runtime destroyed every queue, list and resource first; findings never flushed are dropped. The runtime
  * frees the memory itself. */
 VOID APIENTRY d12__refdrv_destroy_device(D3D12DDI_HDEVICE handle)
 {
     d12__refdrv_device *device = device_of(handle);
-    free_messages(device->pending);
-    pthread_mutex_destroy(&device->pending_lock);
+    d12__drv_pending_free(device->pending);
     if (device->va)
         d12__drv_va_fini(device->va);
     free(device->va);
@@ -171,43 +161,19 @@ void d12__refdrv_report_later(d12__refdrv_device *device, UINT64 id, D3D12DDI_ME
 {
     if (!d12__refdrv_validating(device))
         return;
-    d12__refdrv_pending_message *message = calloc(1, sizeof *message);
     char text[512];
     va_list args;
     va_start(args, format);
     vsnprintf(text, sizeof text, format, args);
     va_end(args);
-    if (!message || !(message->text = strdup(text))) {
-        free(message);
-        return;
-    }
-    message->vendor_message_id = id;
-    message->severity = severity;
-    message->category = D3D12DDI_MESSAGE_CATEGORY_0126_EXECUTION;
-    message->state_index = state_index;
-    pthread_mutex_lock(&device->pending_lock);
-    *device->pending_tail = message;
-    device->pending_tail = &message->next;
-    pthread_mutex_unlock(&device->pending_lock);
+    d12__drv_pending_add(device->pending, id, severity, D3D12DDI_MESSAGE_CATEGORY_0126_EXECUTION, state_index, text);
 }
 
-/* Everything held now, oldest first. The list is swapped out under the lock and reported with no driver lock
- * held: the report callback may run application code that re-enters the driver. A flush with nothing to
- * report is valid ("must tolerate a flush with nothing to report"). */
+/* Everything held now, oldest first, with no driver lock held (drivers/common/drvcommon_messages.c). */
 static VOID APIENTRY flush_driver_reported_messages(D3D12DDI_HDEVICE handle)
 {
     d12__refdrv_device *device = device_of(handle);
-    pthread_mutex_lock(&device->pending_lock);
-    d12__refdrv_pending_message *messages = device->pending;
-    device->pending = NULL;
-    device->pending_tail = &device->pending;
-    pthread_mutex_unlock(&device->pending_lock);
-    for (d12__refdrv_pending_message *m = messages; m; m = m->next) {
-        D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 message = {m->vendor_message_id, m->severity, m->category, m->text,
-                                                         m->state_index};
-        device->callbacks.pfnReportMessageCb(device->rt_device, &message);
-    }
-    free_messages(messages);
+    d12__drv_pending_flush(device->pending, &device->callbacks, device->rt_device);
 }
 
 /* Called before every draw, dispatch and copy: a plain store, read by the recording call that follows on the

@@ -98,15 +98,6 @@ typedef struct d12__vkdrv_adapter {
     d12__vkdrv_vk_ext ext;
 } d12__vkdrv_adapter;
 
-typedef struct d12__vkdrv_pending_message {
-    struct d12__vkdrv_pending_message *next;
-    UINT64 vendor_message_id;
-    D3D12DDI_MESSAGE_SEVERITY_0126 severity;
-    D3D12DDI_MESSAGE_CATEGORY_0126 category;
-    UINT32 state_index;
-    char *text;
-} d12__vkdrv_pending_message;
-
 struct d12__vkdrv_inflight;
 
 /* Device loss (vkdrv_lost.c): what the device offers for it, the submissions in flight, the freed buffers. */
@@ -156,8 +147,7 @@ typedef struct d12__vkdrv_device {
     VkShaderModule kernel_module;
     VkPipelineLayout kernel_layout;
     VkPipeline kernel_pipeline; /* guarded by kernel_lock until set */
-    pthread_mutex_t pending_lock;
-    d12__vkdrv_pending_message *pending, **pending_tail;
+    struct d12__drv_pending *pending; /* timeline findings for the next flush (drivers/common/drvcommon_messages.h) */
     d12__vkdrv_diag diag;
     /* Released buffers whose Vulkan objects wait for reuse (vkdrv_cache.c), under cache_lock. */
     pthread_mutex_t cache_lock;

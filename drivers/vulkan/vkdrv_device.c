@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "drvcommon_messages.h"
 #include "vkdrv.h"
 
 static d12__vkdrv_device *device_of(D3D12DDI_HDEVICE handle)
@@ -130,16 +131,15 @@ HRESULT APIENTRY d12__vkdrv_create_device(D3D12DDI_HADAPTER adapter, const D3D12
         device->kt.pfnSignalFenceFromGpuCb = args->pKTCallbacks->pfnSignalFenceFromGpuCb;
         device->kt.pfnWaitForFenceFromGpuCb = args->pKTCallbacks->pfnWaitForFenceFromGpuCb;
     }
-    device->pending_tail = &device->pending;
-    if (pthread_mutex_init(&device->pending_lock, NULL) != 0)
+    if (!(device->pending = d12__drv_pending_new()))
         return E_OUTOFMEMORY;
     if (pthread_mutex_init(&device->queue_lock, NULL) != 0) {
-        pthread_mutex_destroy(&device->pending_lock);
+        d12__drv_pending_free(device->pending);
         return E_OUTOFMEMORY;
     }
     if (pthread_mutex_init(&device->cache_lock, NULL) != 0) {
         pthread_mutex_destroy(&device->queue_lock);
-        pthread_mutex_destroy(&device->pending_lock);
+        d12__drv_pending_free(device->pending);
         return E_OUTOFMEMORY;
     }
     HRESULT hr = d12__vkdrv_va_init(&device->va) ? create_vk_device(device) : E_OUTOFMEMORY;
@@ -147,19 +147,11 @@ HRESULT APIENTRY d12__vkdrv_create_device(D3D12DDI_HADAPTER adapter, const D3D12
         d12__drv_va_fini(&device->va);
         pthread_mutex_destroy(&device->cache_lock);
         pthread_mutex_destroy(&device->queue_lock);
-        pthread_mutex_destroy(&device->pending_lock);
+        d12__drv_pending_free(device->pending);
+        device->pending = NULL;
     }
     d12__vkdrv_validation_drain(device, false); /* what the layer said about the device's creation */
     return hr;
-}
-
-static void free_messages(d12__vkdrv_pending_message *message)
-{
-    for (d12__vkdrv_pending_message *next; message; message = next) {
-        next = message->next;
-        free(message->text);
-        free(message);
-    }
 }
 
 /* Every queue, list, allocator and resource is gone (the runtime destroyed them first); the buffers and pools
@@ -176,11 +168,10 @@ VOID APIENTRY d12__vkdrv_destroy_device(D3D12DDI_HDEVICE handle)
         vkDestroyDevice(device->vk, NULL);
     }
     d12__vkdrv_validation_drain(device, false);
-    free_messages(device->pending);
+    d12__drv_pending_free(device->pending);
     d12__drv_va_fini(&device->va);
     pthread_mutex_destroy(&device->cache_lock);
     pthread_mutex_destroy(&device->queue_lock);
-    pthread_mutex_destroy(&device->pending_lock);
     memset(device, 0, sizeof *device);
 }
 
@@ -237,26 +228,14 @@ void d12__vkdrv_report_category_now(d12__vkdrv_device *device, UINT category, UI
     device->callbacks.pfnReportMessageCb(device->rt_device, &message);
 }
 
-/* Out of memory, the finding is lost: a timeline has nobody to tell, and a message is not worth a removal. */
+/* Out of memory, the finding is lost (drivers/common/drvcommon_messages.h). */
 void d12__vkdrv_report_category_later(d12__vkdrv_device *device, UINT category, UINT64 id,
                                       D3D12DDI_MESSAGE_SEVERITY_0126 severity, D3D12DDI_MESSAGE_CATEGORY_0126 kind,
                                       UINT32 state_index, const char *text)
 {
     if (!d12__vkdrv_reporting(device, category))
         return;
-    d12__vkdrv_pending_message *message = calloc(1, sizeof *message);
-    if (!message || !(message->text = strdup(text))) {
-        free(message);
-        return;
-    }
-    message->vendor_message_id = id;
-    message->severity = severity;
-    message->category = kind;
-    message->state_index = state_index;
-    pthread_mutex_lock(&device->pending_lock);
-    *device->pending_tail = message;
-    device->pending_tail = &message->next;
-    pthread_mutex_unlock(&device->pending_lock);
+    d12__drv_pending_add(device->pending, id, severity, kind, state_index, text);
 }
 
 /* The driver's own findings: GENERAL, as all of the reference driver's. */
@@ -289,17 +268,7 @@ void d12__vkdrv_report_later(d12__vkdrv_device *device, UINT64 id, D3D12DDI_MESS
 static VOID APIENTRY flush_driver_reported_messages(D3D12DDI_HDEVICE handle)
 {
     d12__vkdrv_device *device = device_of(handle);
-    pthread_mutex_lock(&device->pending_lock);
-    d12__vkdrv_pending_message *messages = device->pending;
-    device->pending = NULL;
-    device->pending_tail = &device->pending;
-    pthread_mutex_unlock(&device->pending_lock);
-    for (d12__vkdrv_pending_message *m = messages; m; m = m->next) {
-        D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 message = {m->vendor_message_id, m->severity, m->category, m->text,
-                                                         m->state_index};
-        device->callbacks.pfnReportMessageCb(device->rt_device, &message);
-    }
-    free_messages(messages);
+    d12__drv_pending_flush(device->pending, &device->callbacks, device->rt_device);
 }
 
 static VOID APIENTRY set_command_list_state_index(D3D12DDI_HCOMMANDLIST command_list, UINT32 index)
