@@ -35,6 +35,7 @@
 #include "d12rt/d3d12ddi.h"
 
 #include "drvcommon_ops.h"
+#include "drvcommon_record.h"
 #include "drvcommon_va.h"
 #include "refdrv.h" /* the VendorMessageIds, the profile (refdrv_profile.h) */
 #include "vkdrv_fault.h" /* the pure decisions of device loss and write-immediate */
@@ -245,8 +246,7 @@ typedef struct d12__vkdrv_command_list {
     d12__vkdrv_recording *recording;
     UINT32 state_index;
     bool closed, index_buffer_bound;
-    uint64_t graphics_zero_mask, compute_zero_mask;
-    uint8_t graphics_kinds[D12_VKDRV_MAX_ROOT_PARAMETERS], compute_kinds[D12_VKDRV_MAX_ROOT_PARAMETERS];
+    d12__drv_root_state graphics, compute; /* drivers/common/drvcommon_record.h */
     /* Copy destinations since the application's last barrier: a copy whose destination overlaps one of them is
      * serialized after it (D3D12 orders such copies; vkd3d-proton does the same). */
     d12__vkdrv_range *copy_dsts;
