@@ -1,4 +1,4 @@
-/* The adapter boilerplate both drivers share (drvcommon_adapter.h says what it owns and why). */
+/* The adapter and device boilerplate both drivers share (drvcommon_adapter.h says what it owns and why). */
 #include <string.h>
 
 #include "drvcommon_adapter.h"
@@ -66,4 +66,25 @@ HRESULT APIENTRY d12__drv_get_optional_ddi_tables(D3D12DDI_HADAPTER adapter, UIN
     };
     (void)adapter;
     return d12__drv_copy_list(entries, requests, k_tables, sizeof k_tables / sizeof k_tables[0], sizeof k_tables[0]);
+}
+
+void d12__drv_copy_callbacks(const D3D12DDIARG_CREATEDEVICE_0003 *args,
+                             D3D12DDI_CORELAYER_DEVICECALLBACKS_0126 *callbacks,
+                             D3D12DDI_KERNEL_THUNK_CALLBACKS_0127 *kt, bool *has_kt, bool *has_0127)
+{
+    /* The callback table's layout follows the negotiated build (its _0126 revision adds the message callbacks). */
+    if ((args->Version >> 16) >= D3D12DDI_BUILD_VERSION_0126)
+        *callbacks = *args->p12UMCallbacks_0126;
+    else
+        callbacks->pfnSetErrorCb = args->p12UMCallbacks->pfnSetErrorCb;
+    *has_kt = args->pKTCallbacks && args->pKTCallbacks->pfnSignalFenceFromGpuCb &&
+              args->pKTCallbacks->pfnWaitForFenceFromGpuCb;
+    /* The kernel-thunk table's layout follows the negotiated build too (_0127 adds the fault and progress ones). */
+    if (*has_kt && (args->Version >> 16) >= D3D12DDI_BUILD_VERSION_0127) {
+        *kt = *args->pKTCallbacks_0127;
+        *has_0127 = kt->pfnDeviceFaultCb && kt->pfnReportGpuProgressCb;
+    } else if (*has_kt) {
+        kt->pfnSignalFenceFromGpuCb = args->pKTCallbacks->pfnSignalFenceFromGpuCb;
+        kt->pfnWaitForFenceFromGpuCb = args->pKTCallbacks->pfnWaitForFenceFromGpuCb;
+    }
 }

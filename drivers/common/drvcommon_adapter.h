@@ -1,12 +1,14 @@
-/* The adapter boilerplate both drivers share (drivers/common/README.md): the two-call list pattern of the
+/* The adapter and device boilerplate both drivers share (drivers/common/README.md): the two-call list pattern of the
  * adapter's queries (count with a NULL array, else fill what fits), the DDI versions and optional tables both
  * offer, the driver-reported-messages versions, the copy of a function table into the runtime's storage (the
- * command-list table in the layout asked for) and the adapter-identity cap. What each adapter answers (its caps,
+ * command-list table in the layout asked for), the adapter-identity cap, and a new device's copies of the runtime's
+ * callback tables in the negotiated layout. What each adapter answers (its caps,
  * its identity, which features it offers) stays each driver's; shared so that the two adapters answer the same
  * query shapes with the same HRESULTs. */
 #ifndef D12_DRVCOMMON_ADAPTER_H
 #define D12_DRVCOMMON_ADAPTER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "d12rt/d3d12ddi.h"
@@ -33,5 +35,13 @@ HRESULT APIENTRY d12__drv_get_supported_versions(D3D12DDI_HADAPTER adapter, UINT
  * runs) and the GPU-work tables that make a driver a GPU. */
 HRESULT APIENTRY d12__drv_get_optional_ddi_tables(D3D12DDI_HADAPTER adapter, UINT32 *entries,
                                                   D3D12DDI_TABLE_REQUEST *requests);
+
+/* pfnCreateDevice: copies of the runtime's tables (it need not keep them), in the layout of the negotiated build:
+ * p12UMCallbacks_0126 from 0126 on (before it only pfnSetErrorCb); pKTCallbacks (has_kt: both fence callbacks,
+ * without which no queue can be created), _0127 from 0127 on (has_0127: pfnDeviceFaultCb and
+ * pfnReportGpuProgressCb, NULL before). The caller checked args->p12UMCallbacks->pfnSetErrorCb. */
+void d12__drv_copy_callbacks(const D3D12DDIARG_CREATEDEVICE_0003 *args,
+                             D3D12DDI_CORELAYER_DEVICECALLBACKS_0126 *callbacks,
+                             D3D12DDI_KERNEL_THUNK_CALLBACKS_0127 *kt, bool *has_kt, bool *has_0127);
 
 #endif

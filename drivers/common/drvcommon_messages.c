@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "drvcommon_messages.h"
+#include "drvcommon_rules.h"
 
 /* One message found on a timeline and held for the next flush. */
 typedef struct pending_message {
@@ -22,6 +23,19 @@ struct d12__drv_pending {
     pthread_mutex_t lock;
     pending_message *head, **tail; /* guarded by lock */
 };
+
+HRESULT d12__drv_report_initialization(const D3D12DDI_CORELAYER_DEVICECALLBACKS_0126 *callbacks,
+                                       D3D12DDI_HRTDEVICE rt_device)
+{
+    D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 message = {
+        .VendorMessageId = D12_REFDRV_DRM_INIT_ID,
+        .Severity = D3D12DDI_MESSAGE_SEVERITY_0126_MESSAGE,
+        .Category = D3D12DDI_MESSAGE_CATEGORY_0126_INITIALIZATION,
+        .pDescription = D12_REFDRV_DRM_INIT_TEXT,
+        .CommandListStateIndex = D3D12DDI_COMMAND_LIST_STATE_INDEX_NONE_0126, /* no command list in scope */
+    };
+    return callbacks->pfnReportMessageCb(rt_device, &message);
+}
 
 static void free_messages(pending_message *message)
 {

@@ -1,6 +1,6 @@
 /* The driver-reported messages plumbing both drivers share (drivers/common/README.md): the findings a timeline holds
  * for the next flush (found on a timeline thread, reported by pfnFlushDriverReportedMessages, oldest first, with no
- * driver lock held), and the v2 two-call pfnQueryGpuVaIdentityCb helper that names a GPU VA. What is found, its
+ * driver lock held), the initialization message, and the v2 two-call pfnQueryGpuVaIdentityCb helper that names a GPU VA. What is found, its
  * text and when a category is reported stay each driver's own; this is only how a finding reaches the runtime, so
  * the flush and locking rules of the spec are written once. */
 #ifndef D12_DRVCOMMON_MESSAGES_H
@@ -9,6 +9,13 @@
 #include <stddef.h>
 
 #include "d12rt/d3d12ddi.h"
+
+/* "A driver that implements driver-reported messages must report exactly one message when the runtime enables
+ * the feature on a device during device creation — immediately after the feature has been enabled, and before
+ * EnableExtendedFeature returns": D12_REFDRV_DRM_INIT_ID (drvcommon_rules.h), MESSAGE, INITIALIZATION, no command
+ * list in scope. The runtime's answer. */
+HRESULT d12__drv_report_initialization(const D3D12DDI_CORELAYER_DEVICECALLBACKS_0126 *callbacks,
+                                       D3D12DDI_HRTDEVICE rt_device);
 
 /* The findings held for the next flush: a mutex and a FIFO (opaque). */
 typedef struct d12__drv_pending d12__drv_pending;

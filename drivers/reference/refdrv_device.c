@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "drvcommon_adapter.h"
 #include "drvcommon_messages.h"
 #include "refdrv_gpu.h"
 
@@ -50,23 +51,9 @@ HRESULT APIENTRY d12__refdrv_create_device(D3D12DDI_HADAPTER adapter, const D3D1
     memset(device, 0, sizeof *device);
     device->adapter = (d12__refdrv_adapter *)adapter.pDrvPrivate;
     device->rt_device = args->hRTDevice;
-    /* The callback table's layout follows the negotiated build (its _0126 revision adds the message callbacks). */
-    if ((args->Version >> 16) >= D3D12DDI_BUILD_VERSION_0126)
-        device->callbacks = *args->p12UMCallbacks_0126;
-    else
-        device->callbacks.pfnSetErrorCb = args->p12UMCallbacks->pfnSetErrorCb;
+    d12__drv_copy_callbacks(args, &device->callbacks, &device->kt, &device->has_kt, &device->has_0127);
     device->interface_version = args->Interface;
     device->version = args->Version;
-    device->has_kt = args->pKTCallbacks && args->pKTCallbacks->pfnSignalFenceFromGpuCb &&
-                     args->pKTCallbacks->pfnWaitForFenceFromGpuCb;
-    /* The kernel-thunk table's layout follows the negotiated build too (_0127 adds the fault and progress ones). */
-    if (device->has_kt && (args->Version >> 16) >= D3D12DDI_BUILD_VERSION_0127) {
-        device->kt = *args->pKTCallbacks_0127;
-        device->has_0127 = device->kt.pfnDeviceFaultCb && device->kt.pfnReportGpuProgressCb;
-    } else if (device->has_kt) {
-        device->kt.pfnSignalFenceFromGpuCb = args->pKTCallbacks->pfnSignalFenceFromGpuCb;
-        device->kt.pfnWaitForFenceFromGpuCb = args->pKTCallbacks->pfnWaitForFenceFromGpuCb;
-    }
     device->exec_delay_ms = device->adapter->exec_delay_ms;
     device->rates = device->adapter->rates;
     if (!(device->pending = d12__drv_pending_new()))
@@ -94,21 +81,6 @@ VOID APIENTRY d12__refdrv_destroy_device(D3D12DDI_HDEVICE handle)
     memset(device, 0, sizeof *device);
 }
 
-/* "A driver that implements driver-reported messages must report exactly one message when the runtime enables
- * the feature on a device during device creation — immediately after the feature has been enabled, and before
- * EnableExtendedFeature returns". */
-static HRESULT report_initialization(d12__refdrv_device *device)
-{
-    D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 message = {
-        .VendorMessageId = D12_REFDRV_DRM_INIT_ID,
-        .Severity = D3D12DDI_MESSAGE_SEVERITY_0126_MESSAGE,
-        .Category = D3D12DDI_MESSAGE_CATEGORY_0126_INITIALIZATION,
-        .pDescription = D12_REFDRV_DRM_INIT_TEXT,
-        .CommandListStateIndex = D3D12DDI_COMMAND_LIST_STATE_INDEX_NONE_0126, /* no command list in scope */
-    };
-    return device->callbacks.pfnReportMessageCb(device->rt_device, &message);
-}
-
 HRESULT APIENTRY d12__refdrv_enable_extended_feature(D3D12DDI_HDEVICE handle, D3D12DDI_FEATURE_0020 feature,
                                                      UINT32 version)
 {
@@ -122,7 +94,8 @@ HRESULT APIENTRY d12__refdrv_enable_extended_feature(D3D12DDI_HDEVICE handle, D3
     device->drm_version = version;
     atomic_store_explicit(&device->drm_flags, D12_REFDRV_DRM_SUPPORTED_FLAGS, memory_order_relaxed);
     device->drm_enabled = true;
-    HRESULT hr = report_initialization(device);
+    /* The one initialization message, before this returns (drivers/common/drvcommon_messages.h). */
+    HRESULT hr = d12__drv_report_initialization(&device->callbacks, device->rt_device);
     if (FAILED(hr)) {
         fprintf(stderr, "d12rt reference driver: the runtime rejected the initialization message (0x%08X)\n",
                 (unsigned)hr);

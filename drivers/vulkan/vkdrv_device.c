@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "drvcommon_adapter.h"
 #include "drvcommon_messages.h"
 #include "vkdrv.h"
 
@@ -118,19 +119,7 @@ HRESULT APIENTRY d12__vkdrv_create_device(D3D12DDI_HADAPTER adapter, const D3D12
     memset(device, 0, sizeof *device);
     device->adapter = (d12__vkdrv_adapter *)adapter.pDrvPrivate;
     device->rt_device = args->hRTDevice;
-    if ((args->Version >> 16) >= D3D12DDI_BUILD_VERSION_0126)
-        device->callbacks = *args->p12UMCallbacks_0126;
-    else
-        device->callbacks.pfnSetErrorCb = args->p12UMCallbacks->pfnSetErrorCb;
-    device->has_kt = args->pKTCallbacks && args->pKTCallbacks->pfnSignalFenceFromGpuCb &&
-                     args->pKTCallbacks->pfnWaitForFenceFromGpuCb;
-    if (device->has_kt && (args->Version >> 16) >= D3D12DDI_BUILD_VERSION_0127) {
-        device->kt = *args->pKTCallbacks_0127;
-        device->has_0127 = device->kt.pfnDeviceFaultCb && device->kt.pfnReportGpuProgressCb;
-    } else if (device->has_kt) {
-        device->kt.pfnSignalFenceFromGpuCb = args->pKTCallbacks->pfnSignalFenceFromGpuCb;
-        device->kt.pfnWaitForFenceFromGpuCb = args->pKTCallbacks->pfnWaitForFenceFromGpuCb;
-    }
+    d12__drv_copy_callbacks(args, &device->callbacks, &device->kt, &device->has_kt, &device->has_0127);
     if (!(device->pending = d12__drv_pending_new()))
         return E_OUTOFMEMORY;
     if (pthread_mutex_init(&device->queue_lock, NULL) != 0) {
@@ -191,14 +180,7 @@ HRESULT APIENTRY d12__vkdrv_enable_extended_feature(D3D12DDI_HDEVICE handle, D3D
     device->drm_enabled = true;
     /* "exactly one message ... before EnableExtendedFeature returns": the initialization message; the
      * validation mode's INFO message comes with the device's first object (d12__vkdrv_report_mode). */
-    D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 message = {
-        .VendorMessageId = D12_REFDRV_DRM_INIT_ID,
-        .Severity = D3D12DDI_MESSAGE_SEVERITY_0126_MESSAGE,
-        .Category = D3D12DDI_MESSAGE_CATEGORY_0126_INITIALIZATION,
-        .pDescription = D12_REFDRV_DRM_INIT_TEXT,
-        .CommandListStateIndex = D3D12DDI_COMMAND_LIST_STATE_INDEX_NONE_0126,
-    };
-    HRESULT hr = device->callbacks.pfnReportMessageCb(device->rt_device, &message);
+    HRESULT hr = d12__drv_report_initialization(&device->callbacks, device->rt_device);
     if (FAILED(hr))
         fprintf(stderr, "d12rt Vulkan driver: the runtime rejected the initialization message (0x%08X)\n",
                 (unsigned)hr);
