@@ -79,16 +79,6 @@ typedef struct d12__refdrv_adapter {
     unsigned exec_delay_ms; /* D12RT_REFDRV_EXEC_DELAY_MS */
 } d12__refdrv_adapter;
 
-/* One message found on a timeline and held for the next flush. */
-typedef struct d12__refdrv_pending_message {
-    struct d12__refdrv_pending_message *next;
-    UINT64 vendor_message_id;
-    D3D12DDI_MESSAGE_SEVERITY_0126 severity;
-    D3D12DDI_MESSAGE_CATEGORY_0126 category;
-    UINT32 state_index;
-    char *text; /* malloc'ed */
-} d12__refdrv_pending_message;
-
 typedef struct d12__refdrv_device {
     d12__refdrv_adapter *adapter;
     D3D12DDI_HRTDEVICE rt_device;
@@ -108,10 +98,8 @@ typedef struct d12__refdrv_device {
     unsigned exec_delay_ms;
     d12__refdrv_rates rates;
     struct d12__drv_va_space *va; /* the buffers (drivers/common/drvcommon_va.h), malloc'ed */
-    /* Timeline findings waiting for a flush, oldest first. Reported with this lock released (the spec forbids
-     * calling pfnReportMessageCb under a driver lock). */
-    pthread_mutex_t pending_lock;
-    d12__refdrv_pending_message *pending, **pending_tail; /* guarded by pending_lock */
+    /* Timeline findings waiting for a flush, oldest first (drivers/common/drvcommon_messages.h), malloc'ed. */
+    struct d12__drv_pending *pending;
 } d12__refdrv_device;
 
 SIZE_T APIENTRY d12__refdrv_calc_private_device_size(D3D12DDI_HADAPTER adapter,

@@ -4,12 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "drvcommon_adapter.h"
 #include "refdrv.h"
-
-#define ERROR_INSUFFICIENT_BUFFER_HR ((HRESULT)0x8007007AL) /* HRESULT_FROM_WIN32(ERROR_INSUFFICIENT_BUFFER) */
-
-/* Every DDI version this driver implements: all the runtime's (the shapes are one). */
-static const UINT64 k_versions[] = D12RT_DDI_SUPPORTED_VERSIONS;
 
 /* The extended features this driver offers, with their versions: driver-reported messages unless
  * D12RT_REFDRV_DRM=off (refdrv.h). */
@@ -19,11 +15,11 @@ typedef struct extended_feature {
     UINT32 version_count;
 } extended_feature;
 
-/* Both versions: a version-1 runtime enables 1u and gets exactly version 1 (docs/driver-reported-messages-v2.md). */
-static const UINT32 k_drm_versions[] = {D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_0,
-                                        D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_1};
-static const extended_feature k_drm_feature = {D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES, k_drm_versions, 2};
-static const extended_feature k_drm_feature_v1 = {D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES, k_drm_versions, 1};
+/* Both versions (drivers/common/drvcommon_adapter.h); D12RT_REFDRV_DRM=v1 offers only the first. */
+static const extended_feature k_drm_feature = {D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES, d12__drv_drm_versions,
+                                               2};
+static const extended_feature k_drm_feature_v1 = {D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES,
+                                                  d12__drv_drm_versions, 1};
 
 static const extended_feature *extended_features(const d12__refdrv_adapter *adapter, UINT32 *count)
 {
@@ -36,58 +32,15 @@ static d12__refdrv_adapter *adapter_of(D3D12DDI_HADAPTER handle)
     return (d12__refdrv_adapter *)handle.pDrvPrivate;
 }
 
-/* The two-call pattern every list query here follows: count with a NULL array, else fill what fits. */
-static HRESULT copy_list(UINT32 *entries, void *out, const void *items, UINT32 count, size_t item_size)
-{
-    if (!entries)
-        return E_INVALIDARG;
-    if (!out) {
-        *entries = count;
-        return S_OK;
-    }
-    if (*entries < count)
-        return ERROR_INSUFFICIENT_BUFFER_HR;
-    if (count)
-        memcpy(out, items, count * item_size);
-    *entries = count;
-    return S_OK;
-}
-
-static HRESULT APIENTRY get_supported_versions(D3D12DDI_HADAPTER adapter, UINT32 *entries, UINT64 *versions)
-{
-    (void)adapter;
-    return copy_list(entries, versions, k_versions, sizeof k_versions / sizeof k_versions[0], sizeof k_versions[0]);
-}
-
 static HRESULT APIENTRY get_caps(D3D12DDI_HADAPTER adapter, const D3D12DDIARG_GETCAPS *args)
 {
     /* The adapter's identity: Microsoft's vendor ID and WARP's device ID, as the software adapter it stands for. */
-    if (args && args->Type == D3D12DDICAPS_TYPE_D12RT_ADAPTER_IDENTITY) {
-        if (!args->pData || args->DataSize < sizeof(D3D12DDI_D12RT_ADAPTER_IDENTITY))
-            return E_INVALIDARG;
-        const D3D12DDI_D12RT_ADAPTER_IDENTITY identity = {D12_REFDRV_VENDOR_ID, D12_REFDRV_DEVICE_ID, 0, 0};
-        memcpy(args->pData, &identity, sizeof identity);
-        return S_OK;
-    }
+    if (args && args->Type == D3D12DDICAPS_TYPE_D12RT_ADAPTER_IDENTITY)
+        return d12__drv_adapter_identity(args, D12_REFDRV_VENDOR_ID, D12_REFDRV_DEVICE_ID);
     if (!args || args->Type != D3D12DDICAPS_TYPE_D12RT_FEATURE_DATA || !args->pInfo)
         return E_INVALIDARG;
     D3D12_FEATURE feature = *(const D3D12_FEATURE *)args->pInfo;
     return d12__refdrv_profile_fill(&adapter_of(adapter)->profile, (UINT)feature, args->pData, args->DataSize);
-}
-
-static HRESULT APIENTRY get_optional_ddi_tables(D3D12DDI_HADAPTER adapter, UINT32 *entries,
-                                                D3D12DDI_TABLE_REQUEST *requests)
-{
-    /* The extended-features table is offered even with no features, so the runtime's adapter-init query path
-     * always runs; the GPU-work tables make this driver a GPU. */
-    static const D3D12DDI_TABLE_REQUEST k_tables[] = {
-        {D3D12DDI_TABLE_TYPE_0020_EXTENDED_FEATURES, 1},
-        {D3D12DDI_TABLE_TYPE_DEVICE_CORE, 1},
-        {D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D, 1},
-        {D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D, 1},
-    };
-    (void)adapter;
-    return copy_list(entries, requests, k_tables, sizeof k_tables / sizeof k_tables[0], sizeof k_tables[0]);
 }
 
 static HRESULT APIENTRY get_supported_extended_features(D3D12DDI_HADAPTER adapter, UINT32 *entries,
@@ -98,7 +51,7 @@ static HRESULT APIENTRY get_supported_extended_features(D3D12DDI_HADAPTER adapte
     if (!entries)
         return E_INVALIDARG;
     if (features && *entries < count)
-        return ERROR_INSUFFICIENT_BUFFER_HR;
+        return D12_DRV_ERROR_INSUFFICIENT_BUFFER;
     for (UINT32 i = 0; features && i < count; i++)
         features[i] = list[i].feature;
     *entries = count;
@@ -113,18 +66,9 @@ static HRESULT APIENTRY get_supported_extended_feature_versions(D3D12DDI_HADAPTE
     const extended_feature *list = extended_features(adapter_of(adapter), &count);
     for (UINT32 i = 0; i < count; i++) {
         if (list[i].feature == feature)
-            return copy_list(entries, versions, list[i].versions, list[i].version_count, sizeof(UINT32));
+            return d12__drv_copy_list(entries, versions, list[i].versions, list[i].version_count, sizeof(UINT32));
     }
     return E_INVALIDARG;
-}
-
-/* Copy `source` into the runtime's storage when it fits. */
-static HRESULT copy_table(void *table, SIZE_T size, const void *source, size_t source_size)
-{
-    if (size < source_size)
-        return E_INVALIDARG;
-    memcpy(table, source, source_size);
-    return S_OK;
 }
 
 static HRESULT APIENTRY fill_ddi_table(D3D12DDI_HADAPTER adapter, D3D12DDI_TABLE_TYPE type, void *table,
@@ -141,14 +85,12 @@ static HRESULT APIENTRY fill_ddi_table(D3D12DDI_HADAPTER adapter, D3D12DDI_TABLE
         return S_OK;
     }
     if (type == D3D12DDI_TABLE_TYPE_DEVICE_CORE)
-        return copy_table(table, size, &d12__refdrv_device_core_funcs, sizeof d12__refdrv_device_core_funcs);
-    /* The layout the runtime asks for: _0127 (with pfnWriteBufferImmediate) or its _0126 prefix. */
-    if (type == D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D && size >= sizeof d12__refdrv_command_list_funcs)
-        return copy_table(table, size, &d12__refdrv_command_list_funcs, sizeof d12__refdrv_command_list_funcs);
+        return d12__drv_copy_table(table, size, &d12__refdrv_device_core_funcs, sizeof d12__refdrv_device_core_funcs);
     if (type == D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D)
-        return copy_table(table, size, &d12__refdrv_command_list_funcs, sizeof(D3D12DDI_COMMAND_LIST_FUNCS_3D_0126));
+        return d12__drv_copy_list_table(table, size, &d12__refdrv_command_list_funcs);
     if (type == D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D)
-        return copy_table(table, size, &d12__refdrv_command_queue_funcs, sizeof d12__refdrv_command_queue_funcs);
+        return d12__drv_copy_table(table, size, &d12__refdrv_command_queue_funcs,
+                                   sizeof d12__refdrv_command_queue_funcs);
     if (type == D3D12DDI_TABLE_TYPE_0126_DRIVER_REPORTED_MESSAGES && size >= sizeof d12__refdrv_drm_funcs &&
         adapter_of(adapter)->drm_mode != D12_REFDRV_DRM_OFF) {
         memcpy(table, &d12__refdrv_drm_funcs, sizeof d12__refdrv_drm_funcs);
@@ -156,7 +98,7 @@ static HRESULT APIENTRY fill_ddi_table(D3D12DDI_HADAPTER adapter, D3D12DDI_TABLE
     }
     if (type == D3D12DDI_TABLE_TYPE_D12RT_DRIVER_REPORTED_MESSAGES_1 && adapter_of(adapter)->drm_mode != D12_REFDRV_DRM_OFF &&
         adapter_of(adapter)->drm_mode != D12_REFDRV_DRM_V1)
-        return copy_table(table, size, &d12__refdrv_drm1_funcs, sizeof d12__refdrv_drm1_funcs);
+        return d12__drv_copy_table(table, size, &d12__refdrv_drm1_funcs, sizeof d12__refdrv_drm1_funcs);
     return E_INVALIDARG;
 }
 
@@ -247,8 +189,9 @@ HRESULT APIENTRY d12_refdrv_OpenAdapter12(D3D12DDIARG_OPENADAPTER *args)
     adapter->exec_delay_ms = exec_delay_from_environment();
     adapter->rates = rates_from_environment();
     const D3D12DDI_ADAPTERFUNCS funcs = {
-        d12__refdrv_calc_private_device_size, d12__refdrv_create_device, close_adapter, get_supported_versions,
-        get_caps, get_optional_ddi_tables, fill_ddi_table, d12__refdrv_destroy_device};
+        d12__refdrv_calc_private_device_size, d12__refdrv_create_device,        close_adapter,
+        d12__drv_get_supported_versions,      get_caps,
+        d12__drv_get_optional_ddi_tables,     fill_ddi_table,                   d12__refdrv_destroy_device};
     *args->pAdapterFuncs = funcs;
     args->hAdapter.pDrvPrivate = adapter;
     return S_OK;

@@ -1,6 +1,6 @@
 /* The reference driver's device: constructed in runtime-allocated private memory, reports errors through the
  * runtime's pfnSetErrorCb. */
-#define _POSIX_C_SOURCE 200809L /* strdup */
+#define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
 #include <stdarg.h>
@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "drvcommon_adapter.h"
+#include "drvcommon_messages.h"
 #include "refdrv_gpu.h"
 
 static d12__refdrv_device *device_of(D3D12DDI_HDEVICE handle)
@@ -49,31 +51,16 @@ HRESULT APIENTRY d12__refdrv_create_device(D3D12DDI_HADAPTER adapter, const D3D1
     memset(device, 0, sizeof *device);
     device->adapter = (d12__refdrv_adapter *)adapter.pDrvPrivate;
     device->rt_device = args->hRTDevice;
-    /* The callback table's layout follows the negotiated build (its _0126 revision adds the message callbacks). */
-    if ((args->Version >> 16) >= D3D12DDI_BUILD_VERSION_0126)
-        device->callbacks = *args->p12UMCallbacks_0126;
-    else
-        device->callbacks.pfnSetErrorCb = args->p12UMCallbacks->pfnSetErrorCb;
+    d12__drv_copy_callbacks(args, &device->callbacks, &device->kt, &device->has_kt, &device->has_0127);
     device->interface_version = args->Interface;
     device->version = args->Version;
-    device->has_kt = args->pKTCallbacks && args->pKTCallbacks->pfnSignalFenceFromGpuCb &&
-                     args->pKTCallbacks->pfnWaitForFenceFromGpuCb;
-    /* The kernel-thunk table's layout follows the negotiated build too (_0127 adds the fault and progress ones). */
-    if (device->has_kt && (args->Version >> 16) >= D3D12DDI_BUILD_VERSION_0127) {
-        device->kt = *args->pKTCallbacks_0127;
-        device->has_0127 = device->kt.pfnDeviceFaultCb && device->kt.pfnReportGpuProgressCb;
-    } else if (device->has_kt) {
-        device->kt.pfnSignalFenceFromGpuCb = args->pKTCallbacks->pfnSignalFenceFromGpuCb;
-        device->kt.pfnWaitForFenceFromGpuCb = args->pKTCallbacks->pfnWaitForFenceFromGpuCb;
-    }
     device->exec_delay_ms = device->adapter->exec_delay_ms;
     device->rates = device->adapter->rates;
-    device->pending_tail = &device->pending;
-    if (pthread_mutex_init(&device->pending_lock, NULL) != 0)
+    if (!(device->pending = d12__drv_pending_new()))
         return E_OUTOFMEMORY;
     if (!(device->va = malloc(sizeof *device->va)) || !d12__drv_va_init(device->va, NULL)) {
         free(device->va);
-        pthread_mutex_destroy(&device->pending_lock);
+        d12__drv_pending_free(device->pending);
         return E_OUTOFMEMORY;
     }
     HRESULT hr;
@@ -82,41 +69,16 @@ HRESULT APIENTRY d12__refdrv_create_device(D3D12DDI_HADAPTER adapter, const D3D1
     return S_OK;
 }
 
-static void free_messages(d12__refdrv_pending_message *message)
-{
-    for (d12__refdrv_pending_message *next; message; message = next) {
-        next = message->next;
-        free(message->text);
-        free(message);
-    }
-}
-
 /* The runtime destroyed every queue, list and resource first; findings never flushed are dropped. The runtime
  * frees the memory itself. */
 VOID APIENTRY d12__refdrv_destroy_device(D3D12DDI_HDEVICE handle)
 {
     d12__refdrv_device *device = device_of(handle);
-    free_messages(device->pending);
-    pthread_mutex_destroy(&device->pending_lock);
+    d12__drv_pending_free(device->pending);
     if (device->va)
         d12__drv_va_fini(device->va);
     free(device->va);
     memset(device, 0, sizeof *device);
-}
-
-/* "A driver that implements driver-reported messages must report exactly one message when the runtime enables
- * the feature on a device during device creation — immediately after the feature has been enabled, and before
- * EnableExtendedFeature returns". */
-static HRESULT report_initialization(d12__refdrv_device *device)
-{
-    D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 message = {
-        .VendorMessageId = D12_REFDRV_DRM_INIT_ID,
-        .Severity = D3D12DDI_MESSAGE_SEVERITY_0126_MESSAGE,
-        .Category = D3D12DDI_MESSAGE_CATEGORY_0126_INITIALIZATION,
-        .pDescription = D12_REFDRV_DRM_INIT_TEXT,
-        .CommandListStateIndex = D3D12DDI_COMMAND_LIST_STATE_INDEX_NONE_0126, /* no command list in scope */
-    };
-    return device->callbacks.pfnReportMessageCb(device->rt_device, &message);
 }
 
 HRESULT APIENTRY d12__refdrv_enable_extended_feature(D3D12DDI_HDEVICE handle, D3D12DDI_FEATURE_0020 feature,
@@ -132,7 +94,8 @@ HRESULT APIENTRY d12__refdrv_enable_extended_feature(D3D12DDI_HDEVICE handle, D3
     device->drm_version = version;
     atomic_store_explicit(&device->drm_flags, D12_REFDRV_DRM_SUPPORTED_FLAGS, memory_order_relaxed);
     device->drm_enabled = true;
-    HRESULT hr = report_initialization(device);
+    /* The one initialization message, before this returns (drivers/common/drvcommon_messages.h). */
+    HRESULT hr = d12__drv_report_initialization(&device->callbacks, device->rt_device);
     if (FAILED(hr)) {
         fprintf(stderr, "d12rt reference driver: the runtime rejected the initialization message (0x%08X)\n",
                 (unsigned)hr);
@@ -171,43 +134,19 @@ void d12__refdrv_report_later(d12__refdrv_device *device, UINT64 id, D3D12DDI_ME
 {
     if (!d12__refdrv_validating(device))
         return;
-    d12__refdrv_pending_message *message = calloc(1, sizeof *message);
     char text[512];
     va_list args;
     va_start(args, format);
     vsnprintf(text, sizeof text, format, args);
     va_end(args);
-    if (!message || !(message->text = strdup(text))) {
-        free(message);
-        return;
-    }
-    message->vendor_message_id = id;
-    message->severity = severity;
-    message->category = D3D12DDI_MESSAGE_CATEGORY_0126_EXECUTION;
-    message->state_index = state_index;
-    pthread_mutex_lock(&device->pending_lock);
-    *device->pending_tail = message;
-    device->pending_tail = &message->next;
-    pthread_mutex_unlock(&device->pending_lock);
+    d12__drv_pending_add(device->pending, id, severity, D3D12DDI_MESSAGE_CATEGORY_0126_EXECUTION, state_index, text);
 }
 
-/* Everything held now, oldest first. The list is swapped out under the lock and reported with no driver lock
- * held: the report callback may run application code that re-enters the driver. A flush with nothing to
- * report is valid ("must tolerate a flush with nothing to report"). */
+/* Everything held now, oldest first, with no driver lock held (drivers/common/drvcommon_messages.c). */
 static VOID APIENTRY flush_driver_reported_messages(D3D12DDI_HDEVICE handle)
 {
     d12__refdrv_device *device = device_of(handle);
-    pthread_mutex_lock(&device->pending_lock);
-    d12__refdrv_pending_message *messages = device->pending;
-    device->pending = NULL;
-    device->pending_tail = &device->pending;
-    pthread_mutex_unlock(&device->pending_lock);
-    for (d12__refdrv_pending_message *m = messages; m; m = m->next) {
-        D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 message = {m->vendor_message_id, m->severity, m->category, m->text,
-                                                         m->state_index};
-        device->callbacks.pfnReportMessageCb(device->rt_device, &message);
-    }
-    free_messages(messages);
+    d12__drv_pending_flush(device->pending, &device->callbacks, device->rt_device);
 }
 
 /* Called before every draw, dispatch and copy: a plain store, read by the recording call that follows on the

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "drvcommon_queue.h"
 #include "refdrv_gpu.h"
 
 /* What the rules (drivers/common/drvcommon_rules.c) need of this driver. */
@@ -138,10 +139,8 @@ bool d12__refdrv_progress(d12__refdrv_timeline *timeline, D3D12DDI_GPU_PROGRESS_
                           D3D12DDI_HRTCOMMANDLIST list, UINT32 op_index)
 {
     d12__refdrv_device *device = timeline->device;
-    if (!device->has_0127)
-        return true; /* a runtime before build 0127 cannot be asked */
-    D3D12DDICB_GPUPROGRESS_0127 report = {progress, list, op_index};
-    return SUCCEEDED(device->kt.pfnReportGpuProgressCb(device->rt_device, timeline->rt_queue, &report));
+    return d12__drv_report_progress(&device->kt, device->has_0127, device->rt_device, timeline->rt_queue, progress,
+                                    list, op_index);
 }
 
 /* The command's GPU time: cheap work adds up until it reaches 1 ms, then sleeps in slices of at most 10 ms, asking

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "drvcommon_ops.h"
+#include "drvcommon_record.h"
 #include "drvcommon_va.h"
 #include "refdrv.h"
 
@@ -83,11 +84,8 @@ typedef struct d12__refdrv_recording {
     D3D12DDI_HRTCOMMANDLIST rt_list; /* the list that recorded it: named in fault and progress reports */
 } d12__refdrv_recording;
 
-/* Record-time view of the bindings, enough for the record-time findings. */
-typedef struct d12__refdrv_root_state {
-    uint64_t zero_mask;               /* parameters bound to address 0 */
-    uint8_t kinds[D12_REFDRV_MAX_ROOT_PARAMETERS];
-} d12__refdrv_root_state;
+/* Record-time view of the bindings, enough for the record-time findings (drivers/common/drvcommon_record.h). */
+typedef d12__drv_root_state d12__refdrv_root_state;
 
 /* The driver's command list, in runtime-allocated memory. */
 typedef struct d12__refdrv_command_list {

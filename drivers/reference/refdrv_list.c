@@ -11,7 +11,6 @@
 
 #include "refdrv_gpu.h"
 
-static const char *const k_root_kind_names[] = {"CBV", "SRV", "UAV"};
 
 static d12__refdrv_command_list *list_of(D3D12DDI_HCOMMANDLIST handle)
 {
@@ -219,9 +218,7 @@ static VOID APIENTRY set_vertex_buffers(D3D12DDI_HCOMMANDLIST handle, UINT start
         if (!command)
             return;
         command->slot = (uint8_t)(start + i);
-        command->u.view.address = views ? views[i].BufferLocation : 0;
-        command->u.view.size = views ? views[i].SizeInBytes : 0;
-        command->u.view.stride_or_format = views ? views[i].StrideInBytes : 0;
+        d12__drv_vertex_view_args(&command->u, views ? &views[i] : NULL);
     }
 }
 
@@ -232,9 +229,7 @@ static VOID APIENTRY set_index_buffer(D3D12DDI_HCOMMANDLIST handle, const D3D12D
     if (!command)
         return;
     list->index_buffer_bound = view != NULL;
-    command->u.view.address = view ? view->BufferLocation : 0;
-    command->u.view.size = view ? view->SizeInBytes : 0;
-    command->u.view.stride_or_format = view ? (UINT32)view->Format : 0;
+    d12__drv_index_view_args(&command->u, view);
 }
 
 static void set_root(D3D12DDI_HCOMMANDLIST handle, bool compute, d12__refdrv_root_kind kind, UINT index,
@@ -248,9 +243,7 @@ static void set_root(D3D12DDI_HCOMMANDLIST handle, bool compute, d12__refdrv_roo
     d12__refdrv_command *command = append(list, D12_REFDRV_CMD_SET_ROOT);
     if (!command)
         return;
-    d12__refdrv_root_state *root = compute ? &list->compute : &list->graphics;
-    root->kinds[index] = (uint8_t)kind;
-    root->zero_mask = address ? root->zero_mask & ~(1ull << index) : root->zero_mask | (1ull << index);
+    d12__drv_root_bind(compute ? &list->compute : &list->graphics, index, kind, address);
     command->slot = (uint8_t)index;
     command->root_kind = (uint8_t)kind;
     command->compute = compute;
@@ -276,8 +269,7 @@ static void report_null_roots(d12__refdrv_command_list *list, const d12__refdrv_
         if (root->zero_mask & (1ull << i)) {
             d12__refdrv_report_now(list->device, D12_REFDRV_MSG_ROOT_DESCRIPTOR_NULL,
                                    D3D12DDI_MESSAGE_SEVERITY_0126_ERROR, list->state_index,
-                                   "Root parameter %u is a root %s bound to GPU virtual address 0.", i,
-                                   k_root_kind_names[root->kinds[i]]);
+                                   D12_DRV_TEXT_ROOT_DESCRIPTOR_NULL, i, d12__drv_root_kind_name(root->kinds[i]));
         }
     }
 }
@@ -292,9 +284,7 @@ static VOID APIENTRY draw(D3D12DDI_HCOMMANDLIST handle, UINT vertices, UINT inst
     d12__refdrv_command *command = append(list, D12_REFDRV_CMD_DRAW);
     if (!command)
         return;
-    command->u.draw.count = vertices;
-    command->u.draw.instances = instances;
-    command->u.draw.start = start_vertex;
+    d12__drv_draw_args(&command->u, vertices, instances, start_vertex);
 }
 
 static VOID APIENTRY draw_indexed(D3D12DDI_HCOMMANDLIST handle, UINT indices, UINT instances, UINT start_index,
@@ -304,16 +294,14 @@ static VOID APIENTRY draw_indexed(D3D12DDI_HCOMMANDLIST handle, UINT indices, UI
     d12__refdrv_command_list *list = list_of(handle);
     if (!list->index_buffer_bound && d12__refdrv_validating(list->device)) {
         d12__refdrv_report_now(list->device, D12_REFDRV_MSG_NO_INDEX_BUFFER, D3D12DDI_MESSAGE_SEVERITY_0126_ERROR,
-                               list->state_index, "No index buffer is bound; the indices read are undefined.");
+                               list->state_index, D12_DRV_TEXT_NO_INDEX_BUFFER);
     }
     if (list->graphics.zero_mask)
         report_null_roots(list, &list->graphics);
     d12__refdrv_command *command = append(list, D12_REFDRV_CMD_DRAW_INDEXED);
     if (!command)
         return;
-    command->u.draw.count = indices;
-    command->u.draw.instances = instances;
-    command->u.draw.start = start_index;
+    d12__drv_draw_args(&command->u, indices, instances, start_index);
     command->u.draw.base_vertex = base_vertex;
 }
 
@@ -325,9 +313,7 @@ static VOID APIENTRY dispatch(D3D12DDI_HCOMMANDLIST handle, UINT x, UINT y, UINT
     d12__refdrv_command *command = append(list, D12_REFDRV_CMD_DISPATCH);
     if (!command)
         return;
-    command->u.draw.count = x;
-    command->u.draw.instances = y;
-    command->u.draw.start = z;
+    d12__drv_draw_args(&command->u, x, y, z);
 }
 
 /* Copies are recorded by address, so one whose buffer is destroyed before it executes faults at execution
@@ -367,32 +353,15 @@ static VOID APIENTRY resource_barrier(D3D12DDI_HCOMMANDLIST handle, UINT count,
 
 /* ---- Write-immediate (DDI build 0127) ---- */
 
-static bool is_gpu_work(const d12__refdrv_command *command)
-{
-    switch ((d12__refdrv_command_type)command->type) {
-    case D12_REFDRV_CMD_DRAW:
-    case D12_REFDRV_CMD_DRAW_INDEXED:
-    case D12_REFDRV_CMD_DISPATCH:
-    case D12_REFDRV_CMD_COPY:
-    case D12_REFDRV_CMD_BARRIER:
-        return true;
-    case D12_REFDRV_CMD_WRITE_IMMEDIATE: /* a MARKER_OUT write is a breadcrumb, not an op of its own */
-        return command->compute != D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_MARKER_OUT;
-    default:
-        return false;
-    }
-}
-
-/* d3d12ddi.h, D3D12DDICB_DEVICEFAULT_0127: a command's OpIndex is "(Value of the MARKER_OUT write recorded directly
- * after that command) - 1". Called before the MARKER_OUT write is appended, so the tail is the command before it. */
+/* The OpIndex of the command before a MARKER_OUT write (drivers/common/drvcommon_record.h). Called before the
+ * MARKER_OUT write is appended, so the tail is the command before it. */
 static void name_previous_op(d12__refdrv_command_list *list, UINT32 value)
 {
     d12__refdrv_chunk *tail = list->recording ? list->recording->tail : NULL;
-    if (!tail || !tail->count || value == 0)
+    if (!tail || !tail->count)
         return;
     d12__refdrv_command *previous = &tail->commands[tail->count - 1];
-    if (is_gpu_work(previous) && previous->op_index == D3D12DDI_OP_INDEX_UNKNOWN)
-        previous->op_index = value - 1;
+    d12__drv_name_previous_op(previous->type, previous->compute, &previous->op_index, value);
 }
 
 /* One command per write, so each is a step of the timeline like any other command. A misaligned Dest or an
@@ -408,7 +377,7 @@ static VOID APIENTRY write_buffer_immediate(D3D12DDI_HCOMMANDLIST handle, UINT c
     }
     for (UINT i = 0; i < count; i++) {
         D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_0127 mode = modes ? modes[i] : D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_DEFAULT;
-        if ((params[i].Dest & 3) || (unsigned)mode > D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_MARKER_OUT) {
+        if (d12__drv_write_invalid(&params[i], mode)) {
             list_error(list, E_INVALIDARG);
             continue;
         }

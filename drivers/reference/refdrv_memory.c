@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "drvcommon_messages.h"
 #include "refdrv_gpu.h"
 
 #define MEMORY_ALIGNMENT 256 /* D3D12_CONSTANT_BUFFER_DATA_PLACEMENT_ALIGNMENT: the strictest a buffer meets */
@@ -44,17 +45,7 @@ void d12__refdrv_buffer_release(d12__refdrv_buffer *buffer)
 
 char *d12__refdrv_va_name(d12__refdrv_device *device, UINT64 va)
 {
-    PFND3D12DDI_QUERYGPUVAIDENTITY_CB_1 query = device->callbacks.pfnQueryGpuVaIdentityCb;
-    if (device->drm_version < D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_1 || !query)
-        return NULL;
-    SIZE_T size = 0;
-    if (FAILED(query(device->rt_device, va, &size, NULL)) || !size)
-        return NULL;
-    char *name = malloc(size);
-    if (name && SUCCEEDED(query(device->rt_device, va, &size, name)))
-        return name;
-    free(name); /* renamed between the calls (longer now), or no memory: the message goes without the name */
-    return NULL;
+    return d12__drv_va_name(&device->callbacks, device->rt_device, device->drm_version, va);
 }
 
 static d12__refdrv_resource *resource_of(D3D12DDI_HRESOURCE handle)

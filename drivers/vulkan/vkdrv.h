@@ -39,6 +39,7 @@
 #include "d12rt/d3d12ddi.h"
 
 #include "drvcommon_ops.h"
+#include "drvcommon_record.h"
 #include "drvcommon_va.h"
 #include "refdrv.h" /* the VendorMessageIds, the profile (refdrv_profile.h) */
 #include "vkdrv_fault.h" /* the pure decisions of device loss and write-immediate */
@@ -108,15 +109,6 @@ typedef struct d12__vkdrv_adapter {
     atomic_bool abandoned_device; /* a device of it was abandoned (vkdrv_stuck.c): the VkInstance is kept */
 } d12__vkdrv_adapter;
 
-typedef struct d12__vkdrv_pending_message {
-    struct d12__vkdrv_pending_message *next;
-    UINT64 vendor_message_id;
-    D3D12DDI_MESSAGE_SEVERITY_0126 severity;
-    D3D12DDI_MESSAGE_CATEGORY_0126 category;
-    UINT32 state_index;
-    char *text;
-} d12__vkdrv_pending_message;
-
 struct d12__vkdrv_inflight;
 
 /* Device loss (vkdrv_lost.c): what the device offers for it, the submissions in flight, the freed buffers. */
@@ -173,11 +165,10 @@ typedef struct d12__vkdrv_device {
     VkShaderModule kernel_module;
     VkPipelineLayout kernel_layout;
     VkPipeline kernel_pipeline; /* guarded by kernel_lock until set */
-    pthread_mutex_t pending_lock;
-    d12__vkdrv_pending_message *pending, **pending_tail;
+    struct d12__drv_pending *pending; /* timeline findings for the next flush (drivers/common/drvcommon_messages.h) */
     d12__vkdrv_diag diag;
-    /* Released buffers whose Vulkan objects wait for reuse (vkdrv_cache.c); a spinlock around a few stores. */
-    atomic_flag cache_lock;
+    /* Released buffers whose Vulkan objects wait for reuse (vkdrv_cache.c), under cache_lock. */
+    pthread_mutex_t cache_lock;
     struct d12__vkdrv_buffer *cache[D12_VKDRV_CACHE_ENTRIES];
     size_t cache_count;
     UINT64 cache_bytes;
@@ -272,8 +263,7 @@ typedef struct d12__vkdrv_command_list {
     d12__vkdrv_recording *recording;
     UINT32 state_index;
     bool closed, index_buffer_bound;
-    uint64_t graphics_zero_mask, compute_zero_mask;
-    uint8_t graphics_kinds[D12_VKDRV_MAX_ROOT_PARAMETERS], compute_kinds[D12_VKDRV_MAX_ROOT_PARAMETERS];
+    d12__drv_root_state graphics, compute; /* drivers/common/drvcommon_record.h */
     /* Copy destinations since the application's last barrier: a copy whose destination overlaps one of them is
      * serialized after it (D3D12 orders such copies; vkd3d-proton does the same). */
     d12__vkdrv_range *copy_dsts;

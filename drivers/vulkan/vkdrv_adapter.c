@@ -7,41 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "drvcommon_adapter.h"
 #include "vkdrv.h"
-
-#define ERROR_INSUFFICIENT_BUFFER_HR ((HRESULT)0x8007007AL)
-
-static const UINT64 k_versions[] = D12RT_DDI_SUPPORTED_VERSIONS;
-/* Both versions: a version-1 runtime enables 1u and gets exactly version 1 (docs/driver-reported-messages-v2.md);
- * D12RT_VULKAN_DRM=v1 lists the first alone. */
-static const UINT32 k_drm_versions[] = {D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_0,
-                                        D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_1};
 
 static d12__vkdrv_adapter *adapter_of(D3D12DDI_HADAPTER handle)
 {
     return (d12__vkdrv_adapter *)handle.pDrvPrivate;
-}
-
-static HRESULT copy_list(UINT32 *entries, void *out, const void *items, UINT32 count, size_t item_size)
-{
-    if (!entries)
-        return E_INVALIDARG;
-    if (!out) {
-        *entries = count;
-        return S_OK;
-    }
-    if (*entries < count)
-        return ERROR_INSUFFICIENT_BUFFER_HR;
-    if (count)
-        memcpy(out, items, count * item_size);
-    *entries = count;
-    return S_OK;
-}
-
-static HRESULT APIENTRY get_supported_versions(D3D12DDI_HADAPTER adapter, UINT32 *entries, UINT64 *versions)
-{
-    (void)adapter;
-    return copy_list(entries, versions, k_versions, sizeof k_versions / sizeof k_versions[0], sizeof k_versions[0]);
 }
 
 /* The profile's answer, then what the Vulkan device cannot do taken away: a D3D12 driver on Vulkan reports what
@@ -51,13 +22,9 @@ static HRESULT APIENTRY get_caps(D3D12DDI_HADAPTER handle, const D3D12DDIARG_GET
     /* The adapter's identity: the Vulkan device's own PCI IDs (0x10DE NVIDIA; 0x10005, Mesa's Khronos-registered
      * vendor ID, on lavapipe), so a message's (VendorId, VendorMessageId) names the device that found it. */
     if (args && args->Type == D3D12DDICAPS_TYPE_D12RT_ADAPTER_IDENTITY) {
-        if (!args->pData || args->DataSize < sizeof(D3D12DDI_D12RT_ADAPTER_IDENTITY))
-            return E_INVALIDARG;
         const VkPhysicalDeviceProperties *p = &adapter_of(handle)->properties;
-        const D3D12DDI_D12RT_ADAPTER_IDENTITY identity = {p->vendorID ? p->vendorID : D3D12DDI_D12RT_VENDOR_ID_UNKNOWN,
-                                                          p->deviceID, 0, 0};
-        memcpy(args->pData, &identity, sizeof identity);
-        return S_OK;
+        return d12__drv_adapter_identity(args, p->vendorID ? p->vendorID : D3D12DDI_D12RT_VENDOR_ID_UNKNOWN,
+                                         p->deviceID);
     }
     if (!args || args->Type != D3D12DDICAPS_TYPE_D12RT_FEATURE_DATA || !args->pInfo)
         return E_INVALIDARG;
@@ -81,19 +48,6 @@ static HRESULT APIENTRY get_caps(D3D12DDI_HADAPTER handle, const D3D12DDIARG_GET
     return S_OK;
 }
 
-static HRESULT APIENTRY get_optional_ddi_tables(D3D12DDI_HADAPTER adapter, UINT32 *entries,
-                                                D3D12DDI_TABLE_REQUEST *requests)
-{
-    static const D3D12DDI_TABLE_REQUEST k_tables[] = {
-        {D3D12DDI_TABLE_TYPE_0020_EXTENDED_FEATURES, 1},
-        {D3D12DDI_TABLE_TYPE_DEVICE_CORE, 1},
-        {D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D, 1},
-        {D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D, 1},
-    };
-    (void)adapter;
-    return copy_list(entries, requests, k_tables, sizeof k_tables / sizeof k_tables[0], sizeof k_tables[0]);
-}
-
 static HRESULT APIENTRY get_supported_extended_features(D3D12DDI_HADAPTER adapter, UINT32 *entries,
                                                         D3D12DDI_FEATURE_0020 *features)
 {
@@ -101,7 +55,7 @@ static HRESULT APIENTRY get_supported_extended_features(D3D12DDI_HADAPTER adapte
     if (!entries)
         return E_INVALIDARG;
     if (features && *entries < 1)
-        return ERROR_INSUFFICIENT_BUFFER_HR;
+        return D12_DRV_ERROR_INSUFFICIENT_BUFFER;
     if (features)
         features[0] = D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES;
     *entries = 1;
@@ -114,15 +68,9 @@ static HRESULT APIENTRY get_supported_extended_feature_versions(D3D12DDI_HADAPTE
 {
     if (feature != D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES)
         return E_INVALIDARG;
-    return copy_list(entries, versions, k_drm_versions, adapter_of(adapter)->drm_v1_only ? 1 : 2, sizeof(UINT32));
-}
-
-static HRESULT copy_table(void *table, SIZE_T size, const void *source, size_t source_size)
-{
-    if (size < source_size)
-        return E_INVALIDARG;
-    memcpy(table, source, source_size);
-    return S_OK;
+    /* D12RT_VULKAN_DRM=v1 lists the first version alone. */
+    return d12__drv_copy_list(entries, versions, d12__drv_drm_versions, adapter_of(adapter)->drm_v1_only ? 1 : 2,
+                              sizeof(UINT32));
 }
 
 static HRESULT APIENTRY fill_ddi_table(D3D12DDI_HADAPTER adapter, D3D12DDI_TABLE_TYPE type, void *table,
@@ -136,21 +84,20 @@ static HRESULT APIENTRY fill_ddi_table(D3D12DDI_HADAPTER adapter, D3D12DDI_TABLE
         return E_INVALIDARG;
     switch (type) {
     case D3D12DDI_TABLE_TYPE_0020_EXTENDED_FEATURES:
-        return copy_table(table, size, &k_extended, sizeof k_extended);
+        return d12__drv_copy_table(table, size, &k_extended, sizeof k_extended);
     case D3D12DDI_TABLE_TYPE_DEVICE_CORE:
-        return copy_table(table, size, &d12__vkdrv_device_core_funcs, sizeof d12__vkdrv_device_core_funcs);
+        return d12__drv_copy_table(table, size, &d12__vkdrv_device_core_funcs, sizeof d12__vkdrv_device_core_funcs);
     case D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D:
-        if (size >= sizeof d12__vkdrv_command_list_funcs)
-            return copy_table(table, size, &d12__vkdrv_command_list_funcs, sizeof d12__vkdrv_command_list_funcs);
-        return copy_table(table, size, &d12__vkdrv_command_list_funcs, sizeof(D3D12DDI_COMMAND_LIST_FUNCS_3D_0126));
+        return d12__drv_copy_list_table(table, size, &d12__vkdrv_command_list_funcs);
     case D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D:
-        return copy_table(table, size, &d12__vkdrv_command_queue_funcs, sizeof d12__vkdrv_command_queue_funcs);
+        return d12__drv_copy_table(table, size, &d12__vkdrv_command_queue_funcs,
+                                   sizeof d12__vkdrv_command_queue_funcs);
     case D3D12DDI_TABLE_TYPE_0126_DRIVER_REPORTED_MESSAGES:
-        return copy_table(table, size, &d12__vkdrv_drm_funcs, sizeof d12__vkdrv_drm_funcs);
+        return d12__drv_copy_table(table, size, &d12__vkdrv_drm_funcs, sizeof d12__vkdrv_drm_funcs);
     case D3D12DDI_TABLE_TYPE_D12RT_DRIVER_REPORTED_MESSAGES_1:
         if (adapter_of(adapter)->drm_v1_only)
             return E_INVALIDARG; /* a version-1 driver has no version-2 table */
-        return copy_table(table, size, &d12__vkdrv_drm1_funcs, sizeof d12__vkdrv_drm1_funcs);
+        return d12__drv_copy_table(table, size, &d12__vkdrv_drm1_funcs, sizeof d12__vkdrv_drm1_funcs);
     default:
         return E_INVALIDARG;
     }
@@ -352,8 +299,9 @@ HRESULT APIENTRY d12_vkdrv_OpenAdapter12(D3D12DDIARG_OPENADAPTER *args)
         return hr;
     }
     const D3D12DDI_ADAPTERFUNCS funcs = {
-        d12__vkdrv_calc_private_device_size, d12__vkdrv_create_device, close_adapter, get_supported_versions,
-        get_caps, get_optional_ddi_tables, fill_ddi_table, d12__vkdrv_destroy_device};
+        d12__vkdrv_calc_private_device_size, d12__vkdrv_create_device,        close_adapter,
+        d12__drv_get_supported_versions,     get_caps,
+        d12__drv_get_optional_ddi_tables,    fill_ddi_table,                  d12__vkdrv_destroy_device};
     *args->pAdapterFuncs = funcs;
     args->hAdapter.pDrvPrivate = adapter;
     return S_OK;

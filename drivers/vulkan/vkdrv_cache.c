@@ -29,17 +29,6 @@
 
 enum { ZERO_PENDING, ZERO_RUNNING, ZERO_DONE };
 
-static void cache_lock(d12__vkdrv_device *device)
-{
-    while (atomic_flag_test_and_set_explicit(&device->cache_lock, memory_order_acquire))
-        sched_yield();
-}
-
-static void cache_unlock(d12__vkdrv_device *device)
-{
-    atomic_flag_clear_explicit(&device->cache_lock, memory_order_release);
-}
-
 static void destroy_vk(d12__vkdrv_buffer *buffer)
 {
     VkDevice vk = buffer->device->vk;
@@ -87,7 +76,7 @@ void d12__vkdrv_buffer_zero_later(d12__vkdrv_buffer *buffer, UINT64 dirty)
 d12__vkdrv_buffer *d12__vkdrv_cache_take(d12__vkdrv_device *device, uint32_t memory_type, UINT64 span)
 {
     d12__vkdrv_buffer *found = NULL;
-    cache_lock(device);
+    pthread_mutex_lock(&device->cache_lock);
     for (size_t i = device->cache_count; i-- > 0;) {
         d12__vkdrv_buffer *b = device->cache[i];
         if (b->memory_type == memory_type && b->span == span) {
@@ -97,7 +86,7 @@ d12__vkdrv_buffer *d12__vkdrv_cache_take(d12__vkdrv_device *device, uint32_t mem
             break;
         }
     }
-    cache_unlock(device);
+    pthread_mutex_unlock(&device->cache_lock);
     return found;
 }
 
@@ -109,14 +98,14 @@ void d12__vkdrv_cache_put(d12__vkdrv_buffer *buffer)
         /* What the next user must clear (see the top of the file); a buffer never touched keeps its own count. */
         if (buffer->mapped && atomic_load_explicit(&buffer->zero_state, memory_order_acquire) == ZERO_DONE)
             buffer->dirty = buffer->heap_type == D3D12DDI_HEAP_TYPE_DEFAULT ? buffer->size : buffer->span;
-        cache_lock(device);
+        pthread_mutex_lock(&device->cache_lock);
         bool kept = device->cache_count < D12_VKDRV_CACHE_ENTRIES &&
                     device->cache_bytes + buffer->span <= D12_VKDRV_CACHE_BYTES;
         if (kept) {
             device->cache[device->cache_count++] = buffer;
             device->cache_bytes += buffer->span;
         }
-        cache_unlock(device);
+        pthread_mutex_unlock(&device->cache_lock);
         if (kept)
             return;
     }
@@ -125,10 +114,10 @@ void d12__vkdrv_cache_put(d12__vkdrv_buffer *buffer)
 
 void d12__vkdrv_cache_drain(d12__vkdrv_device *device)
 {
-    cache_lock(device);
+    pthread_mutex_lock(&device->cache_lock);
     for (size_t i = 0; i < device->cache_count; i++)
         destroy_vk(device->cache[i]);
     device->cache_count = 0;
     device->cache_bytes = 0;
-    cache_unlock(device);
+    pthread_mutex_unlock(&device->cache_lock);
 }

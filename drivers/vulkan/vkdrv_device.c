@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "drvcommon_adapter.h"
+#include "drvcommon_messages.h"
 #include "vkdrv.h"
 
 static d12__vkdrv_device *device_of(D3D12DDI_HDEVICE handle)
@@ -117,43 +119,28 @@ HRESULT APIENTRY d12__vkdrv_create_device(D3D12DDI_HADAPTER adapter, const D3D12
     memset(device, 0, sizeof *device);
     device->adapter = (d12__vkdrv_adapter *)adapter.pDrvPrivate;
     device->rt_device = args->hRTDevice;
-    if ((args->Version >> 16) >= D3D12DDI_BUILD_VERSION_0126)
-        device->callbacks = *args->p12UMCallbacks_0126;
-    else
-        device->callbacks.pfnSetErrorCb = args->p12UMCallbacks->pfnSetErrorCb;
-    device->has_kt = args->pKTCallbacks && args->pKTCallbacks->pfnSignalFenceFromGpuCb &&
-                     args->pKTCallbacks->pfnWaitForFenceFromGpuCb;
-    if (device->has_kt && (args->Version >> 16) >= D3D12DDI_BUILD_VERSION_0127) {
-        device->kt = *args->pKTCallbacks_0127;
-        device->has_0127 = device->kt.pfnDeviceFaultCb && device->kt.pfnReportGpuProgressCb;
-    } else if (device->has_kt) {
-        device->kt.pfnSignalFenceFromGpuCb = args->pKTCallbacks->pfnSignalFenceFromGpuCb;
-        device->kt.pfnWaitForFenceFromGpuCb = args->pKTCallbacks->pfnWaitForFenceFromGpuCb;
-    }
-    device->pending_tail = &device->pending;
-    if (pthread_mutex_init(&device->pending_lock, NULL) != 0)
+    d12__drv_copy_callbacks(args, &device->callbacks, &device->kt, &device->has_kt, &device->has_0127);
+    if (!(device->pending = d12__drv_pending_new()))
         return E_OUTOFMEMORY;
     if (pthread_mutex_init(&device->queue_lock, NULL) != 0) {
-        pthread_mutex_destroy(&device->pending_lock);
+        d12__drv_pending_free(device->pending);
+        return E_OUTOFMEMORY;
+    }
+    if (pthread_mutex_init(&device->cache_lock, NULL) != 0) {
+        pthread_mutex_destroy(&device->queue_lock);
+        d12__drv_pending_free(device->pending);
         return E_OUTOFMEMORY;
     }
     HRESULT hr = d12__vkdrv_va_init(&device->va) ? create_vk_device(device) : E_OUTOFMEMORY;
     if (FAILED(hr)) {
         d12__drv_va_fini(&device->va);
+        pthread_mutex_destroy(&device->cache_lock);
         pthread_mutex_destroy(&device->queue_lock);
-        pthread_mutex_destroy(&device->pending_lock);
+        d12__drv_pending_free(device->pending);
+        device->pending = NULL;
     }
     d12__vkdrv_validation_drain(device, false); /* what the layer said about the device's creation */
     return hr;
-}
-
-static void free_messages(d12__vkdrv_pending_message *message)
-{
-    for (d12__vkdrv_pending_message *next; message; message = next) {
-        next = message->next;
-        free(message->text);
-        free(message);
-    }
 }
 
 /* Every queue, list, allocator and resource is gone (the runtime destroyed them first); the buffers and pools
@@ -174,10 +161,10 @@ VOID APIENTRY d12__vkdrv_destroy_device(D3D12DDI_HDEVICE handle)
             vkDestroyDevice(device->vk, NULL);
     }
     d12__vkdrv_validation_drain(device, false);
-    free_messages(device->pending);
+    d12__drv_pending_free(device->pending);
     d12__drv_va_fini(&device->va);
+    pthread_mutex_destroy(&device->cache_lock);
     pthread_mutex_destroy(&device->queue_lock);
-    pthread_mutex_destroy(&device->pending_lock);
     memset(device, 0, sizeof *device);
 }
 
@@ -197,14 +184,7 @@ HRESULT APIENTRY d12__vkdrv_enable_extended_feature(D3D12DDI_HDEVICE handle, D3D
     device->drm_enabled = true;
     /* "exactly one message ... before EnableExtendedFeature returns": the initialization message; the
      * validation mode's INFO message comes with the device's first object (d12__vkdrv_report_mode). */
-    D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 message = {
-        .VendorMessageId = D12_REFDRV_DRM_INIT_ID,
-        .Severity = D3D12DDI_MESSAGE_SEVERITY_0126_MESSAGE,
-        .Category = D3D12DDI_MESSAGE_CATEGORY_0126_INITIALIZATION,
-        .pDescription = D12_REFDRV_DRM_INIT_TEXT,
-        .CommandListStateIndex = D3D12DDI_COMMAND_LIST_STATE_INDEX_NONE_0126,
-    };
-    HRESULT hr = device->callbacks.pfnReportMessageCb(device->rt_device, &message);
+    HRESULT hr = d12__drv_report_initialization(&device->callbacks, device->rt_device);
     if (FAILED(hr))
         fprintf(stderr, "d12rt Vulkan driver: the runtime rejected the initialization message (0x%08X)\n",
                 (unsigned)hr);
@@ -234,26 +214,14 @@ void d12__vkdrv_report_category_now(d12__vkdrv_device *device, UINT category, UI
     device->callbacks.pfnReportMessageCb(device->rt_device, &message);
 }
 
-/* Out of memory, the finding is lost: a timeline has nobody to tell, and a message is not worth a removal. */
+/* Out of memory, the finding is lost (drivers/common/drvcommon_messages.h). */
 void d12__vkdrv_report_category_later(d12__vkdrv_device *device, UINT category, UINT64 id,
                                       D3D12DDI_MESSAGE_SEVERITY_0126 severity, D3D12DDI_MESSAGE_CATEGORY_0126 kind,
                                       UINT32 state_index, const char *text)
 {
     if (!d12__vkdrv_reporting(device, category))
         return;
-    d12__vkdrv_pending_message *message = calloc(1, sizeof *message);
-    if (!message || !(message->text = strdup(text))) {
-        free(message);
-        return;
-    }
-    message->vendor_message_id = id;
-    message->severity = severity;
-    message->category = kind;
-    message->state_index = state_index;
-    pthread_mutex_lock(&device->pending_lock);
-    *device->pending_tail = message;
-    device->pending_tail = &message->next;
-    pthread_mutex_unlock(&device->pending_lock);
+    d12__drv_pending_add(device->pending, id, severity, kind, state_index, text);
 }
 
 /* The driver's own findings: GENERAL, as all of the reference driver's. */
@@ -286,17 +254,7 @@ void d12__vkdrv_report_later(d12__vkdrv_device *device, UINT64 id, D3D12DDI_MESS
 static VOID APIENTRY flush_driver_reported_messages(D3D12DDI_HDEVICE handle)
 {
     d12__vkdrv_device *device = device_of(handle);
-    pthread_mutex_lock(&device->pending_lock);
-    d12__vkdrv_pending_message *messages = device->pending;
-    device->pending = NULL;
-    device->pending_tail = &device->pending;
-    pthread_mutex_unlock(&device->pending_lock);
-    for (d12__vkdrv_pending_message *m = messages; m; m = m->next) {
-        D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 message = {m->vendor_message_id, m->severity, m->category, m->text,
-                                                         m->state_index};
-        device->callbacks.pfnReportMessageCb(device->rt_device, &message);
-    }
-    free_messages(messages);
+    d12__drv_pending_flush(device->pending, &device->callbacks, device->rt_device);
 }
 
 static VOID APIENTRY set_command_list_state_index(D3D12DDI_HCOMMANDLIST command_list, UINT32 index)

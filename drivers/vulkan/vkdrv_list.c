@@ -14,7 +14,6 @@
 
 #include "vkdrv.h"
 
-static const char *const k_root_kind_names[] = {"CBV", "SRV", "UAV"};
 
 static d12__vkdrv_command_list *list_of(D3D12DDI_HCOMMANDLIST handle)
 {
@@ -331,7 +330,7 @@ static HRESULT start_recording(d12__vkdrv_command_list *list, d12__vkdrv_pool *p
     list->recording = NULL;
     list->closed = false;
     list->index_buffer_bound = false;
-    list->graphics_zero_mask = list->compute_zero_mask = 0;
+    list->graphics.zero_mask = list->compute.zero_mask = 0;
     list->copy_dst_count = 0;
     d12__vkdrv_pool_collect(pool);
     d12__vkdrv_recording *recording = calloc(1, sizeof *recording);
@@ -417,9 +416,7 @@ static VOID APIENTRY set_vertex_buffers(D3D12DDI_HCOMMANDLIST handle, UINT start
         if (!op)
             return;
         op->slot = (uint8_t)(start + i);
-        op->u.view.address = views ? views[i].BufferLocation : 0;
-        op->u.view.size = views ? views[i].SizeInBytes : 0;
-        op->u.view.stride_or_format = views ? views[i].StrideInBytes : 0;
+        d12__drv_vertex_view_args(&op->u, views ? &views[i] : NULL);
     }
 }
 
@@ -430,9 +427,7 @@ static VOID APIENTRY set_index_buffer(D3D12DDI_HCOMMANDLIST handle, const D3D12D
     if (!op)
         return;
     list->index_buffer_bound = view != NULL;
-    op->u.view.address = view ? view->BufferLocation : 0;
-    op->u.view.size = view ? view->SizeInBytes : 0;
-    op->u.view.stride_or_format = view ? (UINT32)view->Format : 0;
+    d12__drv_index_view_args(&op->u, view);
 }
 
 static void set_root(D3D12DDI_HCOMMANDLIST handle, bool compute, unsigned kind, UINT index, UINT64 address)
@@ -445,9 +440,7 @@ static void set_root(D3D12DDI_HCOMMANDLIST handle, bool compute, unsigned kind, 
     d12__vkdrv_op *op = append(list, D12_VKDRV_OP_SET_ROOT);
     if (!op)
         return;
-    uint64_t *mask = compute ? &list->compute_zero_mask : &list->graphics_zero_mask;
-    (compute ? list->compute_kinds : list->graphics_kinds)[index] = (uint8_t)kind;
-    *mask = address ? *mask & ~(1ull << index) : *mask | (1ull << index);
+    d12__drv_root_bind(compute ? &list->compute : &list->graphics, index, kind, address);
     op->slot = (uint8_t)index;
     op->root_kind = (uint8_t)kind;
     op->compute = compute;
@@ -459,22 +452,22 @@ static void set_root(D3D12DDI_HCOMMANDLIST handle, bool compute, unsigned kind, 
     {                                                                                                         \
         set_root(handle, compute, kind, index, address);                                                      \
     }
-ROOT_SETTER(set_graphics_root_cbv, false, 0)
-ROOT_SETTER(set_graphics_root_srv, false, 1)
-ROOT_SETTER(set_graphics_root_uav, false, 2)
-ROOT_SETTER(set_compute_root_cbv, true, 0)
-ROOT_SETTER(set_compute_root_srv, true, 1)
-ROOT_SETTER(set_compute_root_uav, true, 2)
+ROOT_SETTER(set_graphics_root_cbv, false, D12_DRV_ROOT_CBV)
+ROOT_SETTER(set_graphics_root_srv, false, D12_DRV_ROOT_SRV)
+ROOT_SETTER(set_graphics_root_uav, false, D12_DRV_ROOT_UAV)
+ROOT_SETTER(set_compute_root_cbv, true, D12_DRV_ROOT_CBV)
+ROOT_SETTER(set_compute_root_srv, true, D12_DRV_ROOT_SRV)
+ROOT_SETTER(set_compute_root_uav, true, D12_DRV_ROOT_UAV)
 
 /* The reference driver's record-time findings (docs/refdrv.md), with its VendorMessageIds. */
-static void report_null_roots(d12__vkdrv_command_list *list, uint64_t mask, const uint8_t *kinds)
+static void report_null_roots(d12__vkdrv_command_list *list, const d12__drv_root_state *root)
 {
     for (unsigned i = 0; i < D12_VKDRV_MAX_ROOT_PARAMETERS; i++) {
-        if (mask & (1ull << i))
+        if (root->zero_mask & (1ull << i))
             d12__vkdrv_report_now(list->device, D12_REFDRV_MSG_ROOT_DESCRIPTOR_NULL,
                                   D3D12DDI_MESSAGE_SEVERITY_0126_ERROR, D3D12DDI_MESSAGE_CATEGORY_0126_EXECUTION,
-                                  list->state_index, "Root parameter %u is a root %s bound to GPU virtual address 0.",
-                                  i, k_root_kind_names[kinds[i]]);
+                                  list->state_index, D12_DRV_TEXT_ROOT_DESCRIPTOR_NULL, i,
+                                  d12__drv_root_kind_name(root->kinds[i]));
     }
 }
 
@@ -483,14 +476,12 @@ static VOID APIENTRY draw(D3D12DDI_HCOMMANDLIST handle, UINT vertices, UINT inst
 {
     (void)start_instance;
     d12__vkdrv_command_list *list = list_of(handle);
-    if (list->graphics_zero_mask)
-        report_null_roots(list, list->graphics_zero_mask, list->graphics_kinds);
+    if (list->graphics.zero_mask)
+        report_null_roots(list, &list->graphics);
     d12__vkdrv_op *op = append(list, D12_VKDRV_OP_DRAW);
     if (!op)
         return;
-    op->u.draw.count = vertices;
-    op->u.draw.instances = instances;
-    op->u.draw.start = start_vertex;
+    d12__drv_draw_args(&op->u, vertices, instances, start_vertex);
     end_segment(list);
 }
 
@@ -502,15 +493,13 @@ static VOID APIENTRY draw_indexed(D3D12DDI_HCOMMANDLIST handle, UINT indices, UI
     if (!list->index_buffer_bound)
         d12__vkdrv_report_now(list->device, D12_REFDRV_MSG_NO_INDEX_BUFFER, D3D12DDI_MESSAGE_SEVERITY_0126_ERROR,
                               D3D12DDI_MESSAGE_CATEGORY_0126_EXECUTION, list->state_index,
-                              "No index buffer is bound; the indices read are undefined.");
-    if (list->graphics_zero_mask)
-        report_null_roots(list, list->graphics_zero_mask, list->graphics_kinds);
+                              D12_DRV_TEXT_NO_INDEX_BUFFER);
+    if (list->graphics.zero_mask)
+        report_null_roots(list, &list->graphics);
     d12__vkdrv_op *op = append(list, D12_VKDRV_OP_DRAW_INDEXED);
     if (!op)
         return;
-    op->u.draw.count = indices;
-    op->u.draw.instances = instances;
-    op->u.draw.start = start_index;
+    d12__drv_draw_args(&op->u, indices, instances, start_index);
     op->u.draw.base_vertex = base_vertex;
     end_segment(list);
 }
@@ -518,14 +507,12 @@ static VOID APIENTRY draw_indexed(D3D12DDI_HCOMMANDLIST handle, UINT indices, UI
 static VOID APIENTRY dispatch(D3D12DDI_HCOMMANDLIST handle, UINT x, UINT y, UINT z)
 {
     d12__vkdrv_command_list *list = list_of(handle);
-    if (list->compute_zero_mask)
-        report_null_roots(list, list->compute_zero_mask, list->compute_kinds);
+    if (list->compute.zero_mask)
+        report_null_roots(list, &list->compute);
     d12__vkdrv_op *op = append(list, D12_VKDRV_OP_DISPATCH);
     if (!op)
         return;
-    op->u.draw.count = x;
-    op->u.draw.instances = y;
-    op->u.draw.start = z;
+    d12__drv_draw_args(&op->u, x, y, z);
     end_segment(list);
 }
 
@@ -662,32 +649,14 @@ static VOID APIENTRY resource_barrier(D3D12DDI_HCOMMANDLIST handle, UINT count,
     free(buffers);
 }
 
-static bool is_gpu_work(const d12__vkdrv_op *op)
-{
-    switch ((d12__vkdrv_op_type)op->type) {
-    case D12_VKDRV_OP_DRAW:
-    case D12_VKDRV_OP_DRAW_INDEXED:
-    case D12_VKDRV_OP_DISPATCH:
-    case D12_VKDRV_OP_COPY:
-    case D12_VKDRV_OP_BARRIER:
-        return true;
-    case D12_VKDRV_OP_WRITE_IMMEDIATE:
-        return op->compute != D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_MARKER_OUT;
-    default:
-        return false;
-    }
-}
-
-/* d3d12ddi.h, D3D12DDICB_DEVICEFAULT_0127: an op's OpIndex is the Value of the MARKER_OUT write recorded directly
- * after it, minus 1. */
+/* The OpIndex of the op before a MARKER_OUT write (drivers/common/drvcommon_record.h). */
 static void name_previous_op(d12__vkdrv_command_list *list, UINT32 value)
 {
     d12__vkdrv_recording *r = list->recording;
-    if (!r || !r->op_count || value == 0)
+    if (!r || !r->op_count)
         return;
     d12__vkdrv_op *previous = &r->ops[r->op_count - 1];
-    if (is_gpu_work(previous) && previous->op_index == D3D12DDI_OP_INDEX_UNKNOWN)
-        previous->op_index = value - 1;
+    d12__drv_name_previous_op(previous->type, previous->compute, &previous->op_index, value);
 }
 
 /* Each write: vkCmdWriteBufferMarker2AMD where offered, else a barrier whose destination is the marker word alone
@@ -705,7 +674,7 @@ static VOID APIENTRY write_buffer_immediate(D3D12DDI_HCOMMANDLIST handle, UINT c
     }
     for (UINT i = 0; i < count; i++) {
         D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_0127 mode = modes ? modes[i] : D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_DEFAULT;
-        if ((params[i].Dest & 3) || (unsigned)mode > D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_MARKER_OUT) {
+        if (d12__drv_write_invalid(&params[i], mode)) {
             list_error(list, E_INVALIDARG);
             continue;
         }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "drvcommon_messages.h"
 #include "vkdrv.h"
 
 /* ---- The validation mode ---- */
@@ -112,17 +113,7 @@ const D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1 d12__vkdrv_drm1_funcs = {
 
 char *d12__vkdrv_va_name(d12__vkdrv_device *device, UINT64 va)
 {
-    PFND3D12DDI_QUERYGPUVAIDENTITY_CB_1 query = device->callbacks.pfnQueryGpuVaIdentityCb;
-    if (device->drm_version < D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_1 || !query)
-        return NULL;
-    SIZE_T size = 0;
-    if (FAILED(query(device->rt_device, va, &size, NULL)) || !size)
-        return NULL;
-    char *name = malloc(size);
-    if (name && SUCCEEDED(query(device->rt_device, va, &size, name)))
-        return name;
-    free(name); /* renamed between the calls (longer now), or no memory: the message goes without the name */
-    return NULL;
+    return d12__drv_va_name(&device->callbacks, device->rt_device, device->drm_version, va);
 }
 
 typedef struct vk_buffer_search {

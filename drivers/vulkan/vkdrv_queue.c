@@ -1,51 +1,34 @@
 /* The Vulkan driver's command queues: one timeline thread per queue takes operations from a FIFO in submission
- * order, as the reference driver's do. EXECUTE submits each list's command buffer to the device's VkQueue,
- * signalling the queue's timeline semaphore, and waits for the value in slices of 5 ms, reporting progress between
- * them (the runtime's TDR watchdog) and abandoning the work once the runtime says the device is removed; SIGNAL and
- * WAIT are passed back through the kernel-thunk callbacks once every earlier submission's semaphore value was
- * reached, so a fence never runs ahead of the GPU. Before submitting, the timeline runs the reference driver's
- * execution-time checks on the list's op log (vkdrv_check.c): when they find a fault, or an op whose effect must
- * be skipped although it was recorded, the list is re-recorded on the timeline's own pool up to the faulting op,
- * so no Vulkan command ever touches memory the VA contract says is unmapped. */
+ * order, the plumbing both drivers share (drivers/common/drvcommon_queue.c). EXECUTE submits each list's command
+ * buffer to the device's VkQueue, signalling the queue's timeline semaphore, and waits for the value in slices of
+ * 5 ms, reporting progress between them (the runtime's TDR watchdog) and abandoning the work once the runtime says
+ * the device is removed; SIGNAL and WAIT are passed back through the kernel-thunk callbacks once every earlier
+ * submission's semaphore value was reached, so a fence never runs ahead of the GPU. Before submitting, the timeline
+ * runs the reference driver's execution-time checks on the list's op log (vkdrv_check.c): when they find a fault,
+ * or an op whose effect must be skipped although it was recorded, the list is re-recorded on the timeline's own
+ * pool up to the faulting op, so no Vulkan command ever touches memory the VA contract says is unmapped. */
 #define _POSIX_C_SOURCE 200809L
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "drvcommon_queue.h"
 #include "vkdrv.h"
 
-typedef enum op_type {
-    OP_EXECUTE,
-    OP_SIGNAL,
-    OP_WAIT,
-} op_type;
-
-typedef struct queue_op {
-    struct queue_op *next;
-    op_type type;
-    D3D12DDIARG_FENCE_OPERATION_0126 fence;
-    UINT count;
-    d12__vkdrv_recording *recordings[];
-} queue_op;
-
 typedef struct d12__vkdrv_queue {
+    d12__drv_queue common; /* first: the FIFO, the timeline thread, reset (drivers/common/drvcommon_queue.h) */
     d12__vkdrv_device *device;
-    D3D12DDI_HRTCOMMANDQUEUE rt_queue;
-    pthread_t thread;
-    pthread_mutex_t lock;
-    pthread_cond_t wake;
-    queue_op *head, **tail; /* guarded by lock */
-    bool stopping;          /* guarded by lock */
     /* The timeline thread's own: */
     VkSemaphore semaphore;
     UINT64 value;      /* the last value submitted */
     VkCommandPool pool; /* the re-recordings of lists that fault, and the kernels' chunks */
     d12__vkdrv_kernel_queue kernel;
-    bool reset;         /* the engine was reset: every later operation is dropped */
     d12__vkdrv_inflight inflight; /* what is submitted, for the records of a device loss (vkdrv_lost.c) */
     const d12__vkdrv_recording *kernel_recording; /* the draw or dispatch whose kernel runs (its chunks' inflight) */
 } d12__vkdrv_queue;
+_Static_assert(offsetof(d12__vkdrv_queue, common) == 0, "the shared queue entry points take the handle as theirs");
 
 static d12__vkdrv_queue *queue_of(D3D12DDI_HCOMMANDQUEUE handle)
 {
@@ -55,19 +38,7 @@ static d12__vkdrv_queue *queue_of(D3D12DDI_HCOMMANDQUEUE handle)
 static bool progress(d12__vkdrv_queue *queue, D3D12DDI_GPU_PROGRESS_0127 what, D3D12DDI_HRTCOMMANDLIST list,
                      UINT32 op_index)
 {
-    d12__vkdrv_device *device = queue->device;
-    if (!device->has_0127)
-        return true;
-    D3D12DDICB_GPUPROGRESS_0127 report = {what, list, op_index};
-    return SUCCEEDED(device->kt.pfnReportGpuProgressCb(device->rt_device, queue->rt_queue, &report));
-}
-
-static bool still_running(d12__vkdrv_queue *queue)
-{
-    D3D12DDI_HRTCOMMANDLIST none = {NULL};
-    if (!queue->reset && !progress(queue, D3D12DDI_GPU_PROGRESS_0127_IDLE, none, D3D12DDI_OP_INDEX_UNKNOWN))
-        queue->reset = true;
-    return !queue->reset;
+    return d12__drv_queue_progress(&queue->common, what, list, op_index);
 }
 
 /* The first op of ops [from, to) that does GPU work (its OpIndex names the piece for the watchdog). */
@@ -221,7 +192,7 @@ static void report_fault(d12__vkdrv_queue *queue, const d12__vkdrv_recording *re
         .ExecutionState = D3D12DDI_DEVICE_EXECUTION_STATE_ERROR_DMAPAGEFAULT,
         .FaultedVirtualAddress = va,
         .PageFaultFlags = flags,
-        .hRTCommandQueue = queue->rt_queue,
+        .hRTCommandQueue = queue->common.rt_queue,
         .hRTCommandList = recording->rt_list,
         .OpIndex = op->op_index,
     };
@@ -354,108 +325,25 @@ static bool execute(d12__vkdrv_queue *queue, const d12__vkdrv_recording *recordi
     return running;
 }
 
-static void run(d12__vkdrv_queue *queue, queue_op *op)
+static bool execute_hook(d12__drv_queue *common, void *recording)
 {
-    d12__vkdrv_device *device = queue->device;
-    switch (op->type) {
-    case OP_EXECUTE:
-        for (UINT i = 0; i < op->count && !queue->reset; i++) {
-            if (!execute(queue, op->recordings[i]))
-                queue->reset = true;
-        }
-        for (UINT i = 0; i < op->count; i++)
-            d12__vkdrv_recording_release(op->recordings[i]);
-        still_running(queue);
-        break;
-    case OP_SIGNAL:
-        if (still_running(queue))
-            device->kt.pfnSignalFenceFromGpuCb(device->rt_device, queue->rt_queue, &op->fence);
-        break;
-    case OP_WAIT:
-        if (still_running(queue))
-            device->kt.pfnWaitForFenceFromGpuCb(device->rt_device, queue->rt_queue, &op->fence);
-        break;
-    }
-    free(op);
+    return execute((d12__vkdrv_queue *)common, recording);
 }
 
-static void *timeline(void *argument)
+static void *list_recording(D3D12DDI_HCOMMANDLIST list)
 {
-    d12__vkdrv_queue *queue = argument;
-    for (;;) {
-        pthread_mutex_lock(&queue->lock);
-        while (!queue->head && !queue->stopping)
-            pthread_cond_wait(&queue->wake, &queue->lock);
-        queue_op *op = queue->head;
-        if (op) {
-            queue->head = op->next;
-            if (!queue->head)
-                queue->tail = &queue->head;
-        }
-        pthread_mutex_unlock(&queue->lock);
-        if (!op)
-            return NULL;
-        run(queue, op);
-    }
+    return d12__vkdrv_list_recording(list);
 }
 
-static void submit(d12__vkdrv_queue *queue, queue_op *op)
+static void release(void *recording)
 {
-    op->next = NULL;
-    pthread_mutex_lock(&queue->lock);
-    *queue->tail = op;
-    queue->tail = &op->next;
-    pthread_cond_signal(&queue->wake);
-    pthread_mutex_unlock(&queue->lock);
+    d12__vkdrv_recording_release(recording);
 }
 
-static queue_op *new_op(d12__vkdrv_queue *queue, op_type type, UINT count)
-{
-    queue_op *op = calloc(1, sizeof *op + count * sizeof op->recordings[0]);
-    if (!op)
-        queue->device->callbacks.pfnSetErrorCb(queue->device->rt_device, E_OUTOFMEMORY);
-    else
-        op->type = type;
-    return op;
-}
-
-static VOID APIENTRY execute_command_lists(D3D12DDI_HCOMMANDQUEUE handle, UINT count,
-                                           const D3D12DDI_HCOMMANDLIST *lists)
-{
-    d12__vkdrv_queue *queue = queue_of(handle);
-    queue_op *op = new_op(queue, OP_EXECUTE, count);
-    if (!op)
-        return;
-    for (UINT i = 0; i < count; i++) {
-        d12__vkdrv_recording *recording = d12__vkdrv_list_recording(lists[i]);
-        if (recording)
-            op->recordings[op->count++] = recording;
-    }
-    submit(queue, op);
-}
-
-static void fence_operation(D3D12DDI_HCOMMANDQUEUE handle, op_type type,
-                            const D3D12DDIARG_FENCE_OPERATION_0126 *operation)
-{
-    queue_op *op = new_op(queue_of(handle), type, 0);
-    if (!op)
-        return;
-    op->fence = *operation;
-    submit(queue_of(handle), op);
-}
-
-static VOID APIENTRY signal_fence(D3D12DDI_HCOMMANDQUEUE handle, const D3D12DDIARG_FENCE_OPERATION_0126 *operation)
-{
-    fence_operation(handle, OP_SIGNAL, operation);
-}
-
-static VOID APIENTRY wait_for_fence(D3D12DDI_HCOMMANDQUEUE handle, const D3D12DDIARG_FENCE_OPERATION_0126 *operation)
-{
-    fence_operation(handle, OP_WAIT, operation);
-}
+static const d12__drv_queue_hooks hooks = {list_recording, execute_hook, release, NULL};
 
 const D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126 d12__vkdrv_command_queue_funcs = {
-    execute_command_lists, signal_fence, wait_for_fence};
+    d12__drv_execute_command_lists, d12__drv_signal_fence, d12__drv_wait_for_fence};
 
 SIZE_T APIENTRY d12__vkdrv_calc_private_queue_size(D3D12DDI_HDEVICE device,
                                                    const D3D12DDIARG_CREATECOMMANDQUEUE_0126 *args)
@@ -475,8 +363,12 @@ HRESULT APIENTRY d12__vkdrv_create_queue(D3D12DDI_HDEVICE handle, const D3D12DDI
     d12__vkdrv_report_mode(device);
     memset(queue, 0, sizeof *queue);
     queue->device = device;
-    queue->rt_queue = rt_queue;
-    queue->tail = &queue->head;
+    queue->common = (d12__drv_queue){.hooks = &hooks,
+                                     .rt_device = device->rt_device,
+                                     .rt_queue = rt_queue,
+                                     .callbacks = &device->callbacks,
+                                     .kt = &device->kt,
+                                     .has_0127 = device->has_0127};
     VkSemaphoreTypeCreateInfo type = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
                                       .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE};
     VkSemaphoreCreateInfo semaphore = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &type};
@@ -491,17 +383,7 @@ HRESULT APIENTRY d12__vkdrv_create_queue(D3D12DDI_HDEVICE handle, const D3D12DDI
     }
     queue->inflight.rt_queue = rt_queue;
     d12__vkdrv_inflight_add(device, &queue->inflight);
-    bool ok = pthread_mutex_init(&queue->lock, NULL) == 0;
-    if (ok && pthread_cond_init(&queue->wake, NULL) != 0) {
-        pthread_mutex_destroy(&queue->lock);
-        ok = false;
-    }
-    if (ok && pthread_create(&queue->thread, NULL, timeline, queue) != 0) {
-        pthread_cond_destroy(&queue->wake);
-        pthread_mutex_destroy(&queue->lock);
-        ok = false;
-    }
-    if (!ok) {
+    if (FAILED(d12__drv_queue_start(&queue->common))) {
         d12__vkdrv_inflight_remove(device, &queue->inflight);
         vkDestroyCommandPool(device->vk, queue->pool, NULL);
         vkDestroySemaphore(device->vk, queue->semaphore, NULL);
@@ -514,14 +396,8 @@ VOID APIENTRY d12__vkdrv_destroy_queue(D3D12DDI_HDEVICE handle, D3D12DDI_HCOMMAN
 {
     d12__vkdrv_device *device = (d12__vkdrv_device *)handle.pDrvPrivate;
     d12__vkdrv_queue *queue = queue_of(queue_handle);
-    pthread_mutex_lock(&queue->lock);
-    queue->stopping = true;
-    pthread_cond_signal(&queue->wake);
-    pthread_mutex_unlock(&queue->lock);
-    pthread_join(queue->thread, NULL);
+    d12__drv_queue_stop(&queue->common);
     d12__vkdrv_inflight_remove(device, &queue->inflight);
-    pthread_cond_destroy(&queue->wake);
-    pthread_mutex_destroy(&queue->lock);
     d12__vkdrv_kernel_queue_fini(device, &queue->kernel);
     if (d12__vkdrv_abandoned(device))
         return; /* the work that never completed may use the pool and the semaphore (vkdrv_stuck.c) */

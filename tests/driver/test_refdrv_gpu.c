@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "drvcommon_messages.h" /* the findings a device holds for the next flush */
 #include "harness.h"
 #include "refdrv_gpu.h" /* the driver's internals: its command records and GPU cost */
 
@@ -41,12 +42,7 @@ static d12__refdrv_device *g_device; /* to count its pending findings when a sig
 
 static unsigned pending_count(void)
 {
-    unsigned count = 0;
-    pthread_mutex_lock(&g_device->pending_lock);
-    for (const d12__refdrv_pending_message *m = g_device->pending; m; m = m->next)
-        count++;
-    pthread_mutex_unlock(&g_device->pending_lock);
-    return count;
+    return (unsigned)d12__drv_pending_count(g_device->pending);
 }
 
 static HRESULT APIENTRY report_message(D3D12DDI_HRTDEVICE device, const D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 *m)
