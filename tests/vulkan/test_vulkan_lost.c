@@ -242,7 +242,8 @@ static HRESULT copy_and_release(unsigned char *copied, char *text, size_t size, 
 }
 
 /* The first submission never completes: removed by the TDR (HUNG), the copy never ran, the driver took the device
- * for lost 5 s after removal and abandoned its objects, and releasing everything returned. */
+ * for lost 5 s after removal and abandoned its objects, releasing everything returned, and the hook's gate was
+ * opened at destruction. */
 static void test_stuck_submission(void)
 {
     setenv("D12RT_VULKAN_TEST_STUCK", "1", 1);
@@ -255,6 +256,8 @@ static void test_stuck_submission(void)
     CHECK(strstr(text, "VK_ERROR_DEVICE_LOST from vkWaitSemaphores (no completion 5 s after removal)") != NULL);
     CHECK(strstr(text, "never completed and Vulkan reported no loss; the device's Vulkan objects are left for "
                        "process exit to free") != NULL);
+    /* The hook's gate is opened at destruction (the NVIDIA driver's exit would wait on the stuck batch). */
+    CHECK(strstr(text, "the stuck submission's gate is opened at device destruction") != NULL);
     /* Bounded: the queue's destruction joins a timeline that gives up 5 s after removal, nothing waits longer. */
     CHECK(release_ms >= 0 && release_ms < 20000);
     printf("releases took %lld ms\n", release_ms);
@@ -270,6 +273,7 @@ static const char *copy_completes_with(const char *value)
     CHECK_HR(copy_and_release(&copied, text, sizeof text, &release_ms), S_OK);
     CHECK_EQ_INT(copied, 7);
     CHECK(strstr(text, "left for process exit") == NULL);
+    CHECK(strstr(text, "gate is opened") == NULL); /* not abandoned: the gate is destroyed, not opened */
     return text;
 }
 
