@@ -23,7 +23,7 @@ typedef struct d12__refdrv_buffer {
     atomic_uint refs; /* the resource object's one, plus one per execution-time use */
     UINT64 va, size;
     unsigned char *memory; /* 256-byte aligned; zero-filled at first use: read it through d12__refdrv_buffer_memory */
-    atomic_int zeroing;    /* 0: not zeroed yet, 1: being zeroed, 2: zeroed (d12__refdrv_buffer_memory) */
+    atomic_int zeroing;    /* zeroed at first use: a drvcommon_once.h state (d12__refdrv_buffer_memory) */
     D3D12DDI_HRTRESOURCE rt_resource;
     D3D12DDI_HEAP_TYPE heap_type;
 } d12__refdrv_buffer;

@@ -4,11 +4,11 @@
  * a page fault, never another buffer's bytes. The timelines resolve addresses through it under its read lock. */
 #define _POSIX_C_SOURCE 200809L
 
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "drvcommon_messages.h"
+#include "drvcommon_once.h"
 #include "refdrv_gpu.h"
 
 #define MEMORY_ALIGNMENT 256 /* D3D12_CONSTANT_BUFFER_DATA_PLACEMENT_ALIGNMENT: the strictest a buffer meets */
@@ -20,18 +20,11 @@ d12__refdrv_buffer *d12__refdrv_buffer_acquire(d12__refdrv_device *device, UINT6
 
 unsigned char *d12__refdrv_buffer_memory(d12__refdrv_buffer *buffer)
 {
-    if (atomic_load_explicit(&buffer->zeroing, memory_order_acquire) == 2)
-        return buffer->memory;
-    int expected = 0;
-    if (atomic_compare_exchange_strong_explicit(&buffer->zeroing, &expected, 1, memory_order_acquire,
-                                                memory_order_acquire)) {
+    if (d12__drv_once_claim(&buffer->zeroing)) {
         size_t bytes = ((size_t)buffer->size + MEMORY_ALIGNMENT - 1) & ~(size_t)(MEMORY_ALIGNMENT - 1);
         memset(buffer->memory, 0, bytes);
-        atomic_store_explicit(&buffer->zeroing, 2, memory_order_release);
-        return buffer->memory;
+        d12__drv_once_done(&buffer->zeroing);
     }
-    while (atomic_load_explicit(&buffer->zeroing, memory_order_acquire) != 2)
-        sched_yield(); /* another thread is zeroing it: a memset of the buffer's size */
     return buffer->memory;
 }
 
@@ -71,7 +64,7 @@ static d12__refdrv_buffer *new_buffer(const D3D12DDIARG_CREATERESOURCE_0126 *arg
         free(buffer);
         return NULL;
     }
-    atomic_init(&buffer->zeroing, 0); /* zeroed at first use (d12__refdrv_buffer_memory) */
+    atomic_init(&buffer->zeroing, D12_DRV_ONCE_PENDING); /* zeroed at first use (d12__refdrv_buffer_memory) */
     atomic_init(&buffer->refs, 1);
     buffer->size = args->Width;
     buffer->rt_resource = rt;

@@ -186,7 +186,7 @@ typedef struct d12__vkdrv_buffer {
     VkDeviceAddress address; /* the buffer device address (the page table's entries) */
     void *mapped; /* UPLOAD, READBACK (and DEFAULT on a unified-memory device): persistently mapped */
     uint32_t memory_type;
-    /* Zeroed at first use (vkdrv_cache.c): ZERO_PENDING / RUNNING / DONE, and the bytes from 0 that may be nonzero. */
+    /* Zeroed at first use (vkdrv_cache.c): a drvcommon_once.h state, and the bytes from 0 that may be nonzero. */
     atomic_int zero_state;
     UINT64 dirty;
     D3D12DDI_HRTRESOURCE rt_resource;

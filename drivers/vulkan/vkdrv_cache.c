@@ -21,13 +21,11 @@
  *   and at reuse (d12__vkdrv_run_once). */
 #define _POSIX_C_SOURCE 200809L
 
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "drvcommon_once.h"
 #include "vkdrv.h"
-
-enum { ZERO_PENDING, ZERO_RUNNING, ZERO_DONE };
 
 static void destroy_vk(d12__vkdrv_buffer *buffer)
 {
@@ -45,32 +43,25 @@ static void destroy_vk(d12__vkdrv_buffer *buffer)
 
 void d12__vkdrv_buffer_ready(d12__vkdrv_buffer *buffer)
 {
-    if (atomic_load_explicit(&buffer->zero_state, memory_order_acquire) == ZERO_DONE)
+    if (!d12__drv_once_claim(&buffer->zero_state))
         return;
-    int expected = ZERO_PENDING;
-    if (atomic_compare_exchange_strong_explicit(&buffer->zero_state, &expected, ZERO_RUNNING, memory_order_acquire,
-                                                memory_order_acquire)) {
-        d12__vkdrv_device *device = buffer->device;
-        memset(buffer->mapped, 0, (size_t)buffer->dirty);
-        if (!(device->adapter->memory.memoryTypes[buffer->memory_type].propertyFlags &
-              VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)) {
-            VkMappedMemoryRange range = {.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
-                                         .memory = buffer->memory,
-                                         .size = VK_WHOLE_SIZE};
-            vkFlushMappedMemoryRanges(device->vk, 1, &range);
-        }
-        buffer->dirty = 0;
-        atomic_store_explicit(&buffer->zero_state, ZERO_DONE, memory_order_release);
-        return;
+    d12__vkdrv_device *device = buffer->device;
+    memset(buffer->mapped, 0, (size_t)buffer->dirty);
+    VkMemoryPropertyFlags flags = device->adapter->memory.memoryTypes[buffer->memory_type].propertyFlags;
+    if (!(flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)) {
+        VkMappedMemoryRange range = {.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
+                                     .memory = buffer->memory,
+                                     .size = VK_WHOLE_SIZE};
+        vkFlushMappedMemoryRanges(device->vk, 1, &range);
     }
-    while (atomic_load_explicit(&buffer->zero_state, memory_order_acquire) != ZERO_DONE)
-        sched_yield();
+    buffer->dirty = 0;
+    d12__drv_once_done(&buffer->zero_state);
 }
 
 void d12__vkdrv_buffer_zero_later(d12__vkdrv_buffer *buffer, UINT64 dirty)
 {
     buffer->dirty = dirty;
-    atomic_store_explicit(&buffer->zero_state, ZERO_PENDING, memory_order_relaxed);
+    atomic_store_explicit(&buffer->zero_state, D12_DRV_ONCE_PENDING, memory_order_relaxed);
 }
 
 d12__vkdrv_buffer *d12__vkdrv_cache_take(d12__vkdrv_device *device, uint32_t memory_type, UINT64 span)
@@ -96,7 +87,7 @@ void d12__vkdrv_cache_put(d12__vkdrv_buffer *buffer)
     d12__vkdrv_device *device = buffer->device;
     if (buffer->span <= D12_VKDRV_CACHE_MAX_SPAN) {
         /* What the next user must clear (see the top of the file); a buffer never touched keeps its own count. */
-        if (buffer->mapped && atomic_load_explicit(&buffer->zero_state, memory_order_acquire) == ZERO_DONE)
+        if (buffer->mapped && atomic_load_explicit(&buffer->zero_state, memory_order_acquire) == D12_DRV_ONCE_DONE)
             buffer->dirty = buffer->heap_type == D3D12DDI_HEAP_TYPE_DEFAULT ? buffer->size : buffer->span;
         pthread_mutex_lock(&device->cache_lock);
         bool kept = device->cache_count < D12_VKDRV_CACHE_ENTRIES &&

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "drvcommon_once.h"
 #include "vkdrv.h"
 
 static void map_pages(void *object, bool mapped)
@@ -164,7 +165,7 @@ static HRESULT new_buffer(d12__vkdrv_device *device, const D3D12DDIARG_CREATERES
     }
     if (ok && !buffer->mapped) {
         ok = d12__vkdrv_run_once(device, record_zero, buffer);
-        atomic_store_explicit(&buffer->zero_state, 2, memory_order_relaxed); /* ZERO_DONE: filled now */
+        atomic_store_explicit(&buffer->zero_state, D12_DRV_ONCE_DONE, memory_order_relaxed); /* filled now */
     }
     if (!ok) {
         if (!d12__vkdrv_abandoned(device)) { /* else the zeroing that never completed may use it (vkdrv_stuck.c) */
