@@ -116,8 +116,7 @@ typedef struct d12__vkdrv_diag {
     bool device_fault, checkpoints, buffer_marker, real_faults; /* enabled at device creation */
     PFN_vkGetDeviceFaultInfoEXT get_fault_info;
     PFN_vkCmdSetCheckpointNV set_checkpoint; /* NULL: no checkpoint is recorded (zero cost) */
-    PFN_vkGetQueueCheckpointData2NV get_checkpoints;  /* with synchronization2, else: */
-    PFN_vkGetQueueCheckpointDataNV get_checkpoints_1; /* the extension's first query (VkPipelineStageFlagBits) */
+    PFN_vkGetQueueCheckpointDataNV get_checkpoints; /* the extension's query (VkPipelineStageFlagBits) */
     PFN_vkCmdWriteBufferMarker2AMD write_marker; /* NULL: the barrier + fill path */
     UINT64 poison, poison_size; /* the real-fault probe: the null page, [0, 4 KiB) (vkdrv_lost.c) */
     atomic_uint_fast64_t next_serial; /* recordings' serials (the checkpoints' markers), from 1 */

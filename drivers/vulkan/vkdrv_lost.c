@@ -96,13 +96,12 @@ bool d12__vkdrv_diag_init(d12__vkdrv_device *device, const d12__vkdrv_diag_reque
     }
     if (diag->checkpoints) {
         diag->set_checkpoint = (PFN_vkCmdSetCheckpointNV)vkGetDeviceProcAddr(device->vk, "vkCmdSetCheckpointNV");
+        /* The extension's own query, which every driver offering it has (vkGetQueueCheckpointData2NV exists only
+         * where the driver pairs it with synchronization2: not on the H200). Its TOP_OF_PIPE and BOTTOM_OF_PIPE bits
+         * are the only stages the loss path reads, the same in both. */
         diag->get_checkpoints =
-            (PFN_vkGetQueueCheckpointData2NV)vkGetDeviceProcAddr(device->vk, "vkGetQueueCheckpointData2NV");
-        /* The synchronization2 query exists only where the driver pairs the two; the first one always does. */
+            (PFN_vkGetQueueCheckpointDataNV)vkGetDeviceProcAddr(device->vk, "vkGetQueueCheckpointDataNV");
         if (!diag->get_checkpoints)
-            diag->get_checkpoints_1 =
-                (PFN_vkGetQueueCheckpointDataNV)vkGetDeviceProcAddr(device->vk, "vkGetQueueCheckpointDataNV");
-        if (!diag->get_checkpoints && !diag->get_checkpoints_1)
             diag->set_checkpoint = NULL;
     }
     if (diag->buffer_marker)
@@ -121,9 +120,7 @@ bool d12__vkdrv_diag_init(d12__vkdrv_device *device, const d12__vkdrv_diag_reque
                 "d12rt Vulkan driver: real-fault mode on '%s': an unmapped read dereferences the null page; the loss "
                 "records: vkGetDeviceFaultInfoEXT, checkpoints %s, buffer markers %s\n",
                 device->adapter->properties.deviceName,
-                diag->get_checkpoints     ? "vkGetQueueCheckpointData2NV"
-                : diag->get_checkpoints_1 ? "vkGetQueueCheckpointDataNV"
-                                          : "none",
+                diag->get_checkpoints ? "vkGetQueueCheckpointDataNV" : "none",
                 diag->write_marker ? "vkCmdWriteBufferMarker2AMD" : "none (barrier + fill)");
     } else if (request->real_faults) {
         fprintf(stderr, "d12rt Vulkan driver: D12RT_VULKAN_REAL_FAULTS=1: vkGetDeviceFaultInfoEXT is missing; "
@@ -305,7 +302,7 @@ static void gather_fault_info(gathered *g)
     g->description[sizeof g->description - 1] = '\0';
 }
 
-/* A checkpoint's marker and stages, whichever query gave it. */
+/* A checkpoint's marker and stages. */
 static void note_checkpoint(gathered *g, const void *marker_pointer, VkPipelineStageFlags2 stage)
 {
     UINT64 marker = (UINT64)(uintptr_t)marker_pointer;
@@ -319,47 +316,22 @@ static void note_checkpoint(gathered *g, const void *marker_pointer, VkPipelineS
     }
 }
 
-/* vkGetQueueCheckpointDataNV, where the synchronization2 query is not offered (same stage bits for these two). */
-static void gather_checkpoints_1(gathered *g)
-{
-    d12__vkdrv_device *device = g->device;
-    uint32_t count = 0;
-    pthread_mutex_lock(&device->queue_lock);
-    device->diag.get_checkpoints_1(device->queue, &count, NULL);
-    VkCheckpointDataNV *data = count ? calloc(count, sizeof *data) : NULL;
-    for (uint32_t i = 0; data && i < count; i++)
-        data[i].sType = VK_STRUCTURE_TYPE_CHECKPOINT_DATA_NV;
-    if (data)
-        device->diag.get_checkpoints_1(device->queue, &count, data);
-    pthread_mutex_unlock(&device->queue_lock);
-    if (!data)
-        return;
-    g->checkpoint_count = count;
-    for (uint32_t i = 0; i < count; i++)
-        note_checkpoint(g, data[i].pCheckpointMarker, (VkPipelineStageFlags2)data[i].stage);
-    free(data);
-}
-
 static void gather_checkpoints(gathered *g)
 {
     d12__vkdrv_device *device = g->device;
     /* "The device that queue belongs to must be in the lost state": not after the test hook's loss, nor when the
      * driver took the device for lost itself (work that never completed, vkdrv_stuck.c: Vulkan said nothing). */
-    if ((!device->diag.get_checkpoints && !device->diag.get_checkpoints_1) ||
-        atomic_load_explicit(&device->diag.simulated, memory_order_relaxed) || d12__vkdrv_abandoned(device))
+    if (!device->diag.get_checkpoints || atomic_load_explicit(&device->diag.simulated, memory_order_relaxed) ||
+        d12__vkdrv_abandoned(device))
         return;
-    if (!device->diag.get_checkpoints) {
-        gather_checkpoints_1(g);
-        return;
-    }
     /* The VkQueue is shared by the device's timelines: no submission runs on it meanwhile (lock order: diag.lock,
      * then queue_lock; a timeline never takes diag.lock while it holds queue_lock). */
     uint32_t count = 0;
     pthread_mutex_lock(&device->queue_lock);
     device->diag.get_checkpoints(device->queue, &count, NULL);
-    VkCheckpointData2NV *data = count ? calloc(count, sizeof *data) : NULL;
+    VkCheckpointDataNV *data = count ? calloc(count, sizeof *data) : NULL;
     for (uint32_t i = 0; data && i < count; i++)
-        data[i].sType = VK_STRUCTURE_TYPE_CHECKPOINT_DATA_2_NV;
+        data[i].sType = VK_STRUCTURE_TYPE_CHECKPOINT_DATA_NV;
     if (data)
         device->diag.get_checkpoints(device->queue, &count, data);
     pthread_mutex_unlock(&device->queue_lock);
@@ -367,7 +339,7 @@ static void gather_checkpoints(gathered *g)
         return;
     g->checkpoint_count = count;
     for (uint32_t i = 0; i < count; i++)
-        note_checkpoint(g, data[i].pCheckpointMarker, data[i].stage);
+        note_checkpoint(g, data[i].pCheckpointMarker, (VkPipelineStageFlags2)data[i].stage);
     free(data);
 }
 
