@@ -618,34 +618,41 @@ static VOID APIENTRY dispatch(D3D12DDI_HCOMMANDLIST handle, UINT x, UINT y, UINT
     kernel_op(list, op);
 }
 
-/* D3D12 orders copies whose destinations overlap: such a copy waits for the earlier one (a barrier on its
- * destination only). The set is cleared by the application's own barriers and by such a barrier. Its ranges are
- * disjoint and kept sorted by start, so the overlap test is a binary search (issue 28 item 6: a scan of every
- * earlier destination made 200 000 disjoint copies quadratic); an insertion moves the ranges above it (none for
- * copies in address order). */
-static void serialize_overlapping_copy(d12__vkdrv_command_list *list, d12__vkdrv_buffer *dst, UINT64 start,
-                                       UINT64 size)
+/* D3D12 orders copies whose destinations overlap: such a copy waits for the earlier ones (a barrier on its
+ * destination only), which then leave the set; the application's global barriers clear it (a barrier on some
+ * buffers orders nothing else: a copy to another buffer on either side of it still needs ours). The ranges are
+ * disjoint and sorted by start (and so by end): the overlapping ones are found by two binary searches (issue 28 item
+ * 6: a scan of every earlier destination made 200 000 disjoint copies quadratic); an insertion moves the ranges above
+ * it (none for copies in address order). */
+static size_t first_range(const d12__vkdrv_command_list *list, UINT64 bound, bool by_end)
 {
-    UINT64 end = start + size;
-    size_t low = 0, high = list->copy_dst_count; /* the first range starting at or after `end` */
+    size_t low = 0, high = list->copy_dst_count; /* the first range whose end (start) is past (at or past) bound */
     while (low < high) {
         size_t middle = low + (high - low) / 2;
-        if (list->copy_dsts[middle].start < end)
+        if (by_end ? list->copy_dsts[middle].end <= bound : list->copy_dsts[middle].start < bound)
             low = middle + 1;
         else
             high = middle;
     }
-    /* Disjoint and sorted: only the range before `low` can reach into [start, end). */
-    if (low > 0 && list->copy_dsts[low - 1].end > start) {
+    return low;
+}
+
+static void serialize_overlapping_copy(d12__vkdrv_command_list *list, d12__vkdrv_buffer *dst, UINT64 start,
+                                       UINT64 size)
+{
+    UINT64 end = start + size;
+    size_t first = first_range(list, start, true), last = first_range(list, end, false); /* overlapping: [first, last) */
+    if (first < last) {
         buffer_barrier(current(list), dst->vk, start - dst->va, size, VK_PIPELINE_STAGE_2_COPY_BIT,
                        VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
-        list->copy_dst_count = 0;
-        low = 0;
+        memmove(&list->copy_dsts[first], &list->copy_dsts[last], (list->copy_dst_count - last) * sizeof *list->copy_dsts);
+        list->copy_dst_count -= last - first;
     }
     if (!grow((void **)&list->copy_dsts, &list->copy_dst_capacity, list->copy_dst_count, sizeof *list->copy_dsts))
         return;
-    memmove(&list->copy_dsts[low + 1], &list->copy_dsts[low], (list->copy_dst_count - low) * sizeof *list->copy_dsts);
-    list->copy_dsts[low] = (d12__vkdrv_range){start, end};
+    memmove(&list->copy_dsts[first + 1], &list->copy_dsts[first],
+            (list->copy_dst_count - first) * sizeof *list->copy_dsts);
+    list->copy_dsts[first] = (d12__vkdrv_range){start, end};
     list->copy_dst_count++;
 }
 
@@ -720,7 +727,6 @@ static VOID APIENTRY resource_barrier(D3D12DDI_HCOMMANDLIST handle, UINT count,
         return;
     op->u.draw.count = count;
     op->recorded = true;
-    list->copy_dst_count = 0;
     VkBufferMemoryBarrier2 *buffers = calloc(count, sizeof *buffers);
     VkMemoryBarrier2 global = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
                                .srcStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
@@ -754,6 +760,7 @@ static VOID APIENTRY resource_barrier(D3D12DDI_HCOMMANDLIST handle, UINT count,
     if (all) {
         dependency.memoryBarrierCount = 1;
         dependency.pMemoryBarriers = &global;
+        list->copy_dst_count = 0; /* every earlier copy is ordered before every later one */
     } else {
         dependency.bufferMemoryBarrierCount = buffer_count;
         dependency.pBufferMemoryBarriers = buffers;

@@ -167,7 +167,9 @@ static void test_lost_names_draw(void)
     D3D12_VERTEX_BUFFER_VIEW vb = {ID3D12Resource_GetGPUVirtualAddress(vertices), 4096, 16};
     ID3D12GraphicsCommandList_CopyBufferRegion(ctx.list, before, 0, src, 0, 256);
     ID3D12GraphicsCommandList_IASetVertexBuffers(ctx.list, 0, 1, &vb);
-    ID3D12GraphicsCommandList_DrawInstanced(ctx.list, 3, 1, 0, 0);
+    /* 300 000 invocations: too many to be recorded inline (D12_VKDRV_INLINE_MAX_INVOCATIONS), so the draw is a
+     * submission of its own between the copies' two, and the second wait is the draw's */
+    ID3D12GraphicsCommandList_DrawInstanced(ctx.list, 3, 100000, 0, 0);
     ID3D12GraphicsCommandList_CopyBufferRegion(ctx.list, after, 0, src, 0, 256);
     CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
     execute(ctx.queue, ctx.list);
