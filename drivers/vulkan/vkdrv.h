@@ -205,6 +205,9 @@ typedef struct d12__vkdrv_buffer {
     UINT64 dirty;
     D3D12DDI_HRTRESOURCE rt_resource;
     D3D12DDI_HEAP_TYPE heap_type;
+    /* Its resource was released (set before its VA is): an op that used it and whose completion the driver had not
+     * observed by then is a use after free (issue 28 item 3; vkdrv_queue.c). */
+    atomic_bool released;
 } d12__vkdrv_buffer;
 _Static_assert(offsetof(d12__vkdrv_buffer, refs) == 0, "the VA space takes references through the first member");
 
@@ -433,6 +436,16 @@ void d12__vkdrv_bindings_args(const d12__drv_bindings *b, const d12__vkdrv_op *o
 void d12__vkdrv_args_at(const d12__vkdrv_recording *recording, size_t position, d12__vkdrv_kernel_args *args);
 /* Release what the walk held for the inline kernels (after their submission completed). */
 void d12__vkdrv_walk_unhold(d12__vkdrv_walk *walk);
+/* A buffer an op of the walk's segment uses (held until d12__vkdrv_walk_unhold), in op order. */
+typedef struct d12__vkdrv_use {
+    size_t op;
+    d12__vkdrv_buffer *buffer;
+    UINT64 va; /* the first byte of it the op accesses */
+    bool write;
+} d12__vkdrv_use;
+/* The first use by an op in [from, end) of a buffer released since the walk (NULL: none): the rule of a use after
+ * free. */
+const d12__vkdrv_use *d12__vkdrv_walk_freed(const d12__vkdrv_walk *walk, size_t from, size_t end);
 void d12__vkdrv_walk_end(d12__vkdrv_walk *walk);
 /* The reference driver's words for what faulted at `va` among the arguments (NULL: none of them). */
 const char *d12__vkdrv_args_what(const d12__vkdrv_kernel_args *args, UINT64 va, char *buffer, size_t size);

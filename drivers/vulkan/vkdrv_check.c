@@ -62,8 +62,11 @@ static const d12__drv_checks k_checks = {acquire, release, validating, buffer_na
 struct d12__vkdrv_walk {
     d12__drv_exec check;
     d12__drv_bindings b;
-    d12__vkdrv_buffer **held;
+    d12__vkdrv_use *uses; /* every buffer the segment's copies, writes and inline kernels use, held */
+    size_t use_count, use_capacity;
+    d12__vkdrv_buffer **held; /* scratch of hold_range */
     size_t held_count, held_capacity;
+    size_t op; /* the op whose kernel hold_range holds for */
 };
 
 d12__vkdrv_walk *d12__vkdrv_walk_begin(d12__vkdrv_device *device)
@@ -76,9 +79,35 @@ d12__vkdrv_walk *d12__vkdrv_walk_begin(d12__vkdrv_device *device)
 
 void d12__vkdrv_walk_unhold(d12__vkdrv_walk *state)
 {
-    for (size_t i = 0; i < state->held_count; i++)
-        d12__vkdrv_buffer_release(state->held[i]);
-    state->held_count = 0;
+    for (size_t i = 0; i < state->use_count; i++)
+        d12__vkdrv_buffer_release(state->uses[i].buffer);
+    state->use_count = 0;
+}
+
+/* A use of op `op`, its reference handed over (out of memory it is dropped: the rule then misses that use). */
+static void add_use(d12__vkdrv_walk *state, size_t op, d12__vkdrv_buffer *buffer, UINT64 va, bool write)
+{
+    if (state->use_count == state->use_capacity) {
+        size_t capacity = state->use_capacity ? state->use_capacity * 2 : 64;
+        d12__vkdrv_use *uses = realloc(state->uses, capacity * sizeof *uses);
+        if (!uses) {
+            d12__vkdrv_buffer_release(buffer);
+            return;
+        }
+        state->uses = uses;
+        state->use_capacity = capacity;
+    }
+    state->uses[state->use_count++] = (d12__vkdrv_use){op, buffer, va > buffer->va ? va : buffer->va, write};
+}
+
+const d12__vkdrv_use *d12__vkdrv_walk_freed(const d12__vkdrv_walk *state, size_t from, size_t end)
+{
+    for (size_t i = 0; i < state->use_count; i++) {
+        const d12__vkdrv_use *use = &state->uses[i];
+        if (use->op >= from && use->op < end && atomic_load(&use->buffer->released))
+            return use;
+    }
+    return NULL;
 }
 
 void d12__vkdrv_walk_end(d12__vkdrv_walk *state)
@@ -86,6 +115,7 @@ void d12__vkdrv_walk_end(d12__vkdrv_walk *state)
     if (!state)
         return;
     d12__vkdrv_walk_unhold(state);
+    free(state->uses);
     free(state->held);
     free(state);
 }
@@ -104,21 +134,25 @@ static bool covered(d12__vkdrv_device *device, UINT64 start, UINT64 end)
     return inside;
 }
 
-/* One range an inline kernel reads: its buffers held; false when it is not wholly mapped. */
+/* One range an inline kernel reads: its buffers held (uses of the op); false when it is not wholly mapped. */
 static bool hold_range(d12__vkdrv_walk *state, UINT64 va, UINT64 size)
 {
     d12__vkdrv_device *device = state->check.device;
-    if (!d12__vkdrv_buffer_hold_range(device, va, va + size, &state->held, &state->held_count, &state->held_capacity))
-        return false;
-    return covered(device, va, va + size);
+    state->held_count = 0;
+    bool ok = d12__vkdrv_buffer_hold_range(device, va, va + size, &state->held, &state->held_count,
+                                           &state->held_capacity);
+    for (size_t i = 0; i < state->held_count; i++)
+        add_use(state, state->op, state->held[i], va, false);
+    return ok && covered(device, va, va + size);
 }
 
 /* The inline kernel of `op` with the walk's bindings: everything it may reach held; whether it may fault. */
-static bool hold_kernel(d12__vkdrv_walk *state, const d12__vkdrv_op *op)
+static bool hold_kernel(d12__vkdrv_walk *state, const d12__vkdrv_op *op, size_t position)
 {
     d12__vkdrv_kernel_args args;
     d12__vkdrv_walk_args(state, op, &args);
     bool safe = true;
+    state->op = position;
     if (args.kind == 1 && args.index.va)
         safe &= hold_range(state, args.index.va, args.index.size);
     for (unsigned i = 0; i < args.vertex_buffers; i++) {
@@ -145,12 +179,20 @@ void d12__vkdrv_walk_ops(d12__vkdrv_walk *state, const d12__vkdrv_recording *rec
             d12__drv_bind(&state->b, op->type, op->slot, op->compute, op->root_kind, &op->u.view);
             x->bad = false;
         } else {
-            d12__drv_check_op(x, &state->b, op->type, op->state_index, &op->u, NULL, NULL);
+            /* the buffers a copy or write uses, kept for the use-after-free rule */
+            void *src = NULL, *dst = NULL;
+            bool copy = op->type == D12_VKDRV_OP_COPY, write = op->type == D12_VKDRV_OP_WRITE_IMMEDIATE;
+            d12__drv_check_op(x, &state->b, op->type, op->state_index, &op->u, copy ? &src : NULL,
+                              copy || write ? &dst : NULL);
+            if (src)
+                add_use(state, i, src, op->u.copy.src, false);
+            if (dst)
+                add_use(state, i, dst, copy ? op->u.copy.dst : op->u.write.dest, true);
         }
         if (x->faulted)
             *fault = (d12__vkdrv_fault){true, x->fault_va, x->fault_flags, i};
         skip[i] = x->bad && !gpu; /* a draw with an overrun finding still runs (its reads stay in the span) */
-        may_fault[i] = gpu && op->recorded && op->arena != D12_VKDRV_NO_ARENA && hold_kernel(state, op);
+        may_fault[i] = gpu && op->recorded && op->arena != D12_VKDRV_NO_ARENA && hold_kernel(state, op, i);
         /* Before build 0127 there is nobody to tell of a fault: the access is skipped and the timeline goes on. */
         if (fault->faulted && !((d12__vkdrv_device *)x->device)->has_0127)
             fault->faulted = x->faulted = false;

@@ -304,11 +304,40 @@ static void report_kernel_fault(d12__vkdrv_queue *queue, const d12__vkdrv_record
     report_fault(queue, recording, op, va, D3D12DDI_PAGE_FAULT_FLAG_NONE);
 }
 
-/* After ops [from, end) completed: the first inline kernel whose fault word is set is the fault (true). */
-static bool inline_kernel_faulted(d12__vkdrv_queue *queue, const d12__vkdrv_recording *recording, size_t from,
-                                  size_t end)
+/* A use after free, by rule (issue 28 item 3): the buffer `use` names was released before the driver observed the
+ * completion of its op, the first such op of the submission. It is that op's page fault at the first byte it
+ * accesses there, whatever the GPU happened to do (the buffer's memory was held: nothing was read from freed
+ * memory), so the outcome does not depend on when the application's Release ran against the GPU. */
+static void report_use_after_free(d12__vkdrv_queue *queue, const d12__vkdrv_recording *recording,
+                                  const d12__vkdrv_use *use)
 {
-    for (size_t i = from; i < end; i++) {
+    d12__vkdrv_device *device = queue->device;
+    const d12__vkdrv_op *op = &recording->ops[use->op];
+    const char *what = op->type == D12_VKDRV_OP_COPY ? (use->write ? "The copy destination" : "The copy source")
+                       : op->type == D12_VKDRV_OP_WRITE_IMMEDIATE ? "The write-immediate destination"
+                                                                  : "A binding of the draw";
+    char *va_name = d12__vkdrv_va_name(device, use->va); /* v2: "0x...:'Staging' + 0x0 (released)" */
+    d12__vkdrv_report_later(device, D12_REFDRV_MSG_PAGE_FAULT, D3D12DDI_MESSAGE_SEVERITY_0126_CORRUPTION,
+                            D3D12DDI_MESSAGE_CATEGORY_0126_EXECUTION, op->state_index,
+                            "Page fault: %s %s GPU virtual address 0x%016llX, which is in no live buffer%s%s: its "
+                            "buffer was released before the driver saw the op complete (a use after free).",
+                            what, use->write ? "writes" : "reads", (unsigned long long)use->va, va_name ? ": " : "",
+                            va_name ? va_name : "");
+    free(va_name);
+    report_fault(queue, recording, op, use->va,
+                 use->write ? D3D12DDI_PAGE_FAULT_FLAG_WRITE : D3D12DDI_PAGE_FAULT_FLAG_NONE);
+}
+
+/* After ops [from, end) completed: the first of a use after free (by rule) and an inline kernel whose fault word is
+ * set, in op order, is the fault (true: reported, the engine stops). */
+static bool piece_faulted(d12__vkdrv_queue *queue, const d12__vkdrv_recording *recording, d12__vkdrv_walk *walk,
+                          size_t from, size_t end)
+{
+    if (!queue->device->has_0127)
+        return false; /* before build 0127 nobody can be told: the timeline goes on */
+    const d12__vkdrv_use *freed = d12__vkdrv_walk_freed(walk, from, end);
+    size_t limit = freed ? freed->op : end;
+    for (size_t i = from; i < limit; i++) {
         const d12__vkdrv_op *op = &recording->ops[i];
         UINT64 va = is_inline_kernel(op) ? __atomic_load_n(inline_fault_word(recording, op), __ATOMIC_ACQUIRE)
                                          : UINT64_MAX;
@@ -317,9 +346,11 @@ static bool inline_kernel_faulted(d12__vkdrv_queue *queue, const d12__vkdrv_reco
         d12__vkdrv_kernel_args args;
         d12__vkdrv_args_at(recording, i, &args);
         report_kernel_fault(queue, recording, op, &args, va);
-        return queue->device->has_0127;
+        return true;
     }
-    return false;
+    if (freed)
+        report_use_after_free(queue, recording, freed);
+    return freed != NULL;
 }
 
 /* The bytes copied and the kernel invocations of ops [from, end) (the rates of the record-time estimate). */
@@ -359,8 +390,8 @@ static UINT64 monotonic_ns(void)
 /* Ops [from, end) of a segment as one submission (`cb`, the list's own command buffer or a re-recording), OP_BEGIN
  * naming its first op: the watchdog's clock restarts at every submission, each about D12_VKDRV_CHUNK_NS of estimated
  * work (issue 28 item 2). Then its inline kernels' fault words. false: the engine was reset (or a kernel faulted). */
-static bool run_piece(d12__vkdrv_queue *queue, const d12__vkdrv_recording *recording, VkCommandBuffer cb,
-                      size_t from, size_t end, bool always)
+static bool run_piece(d12__vkdrv_queue *queue, const d12__vkdrv_recording *recording, d12__vkdrv_walk *walk,
+                      VkCommandBuffer cb, size_t from, size_t end, bool always)
 {
     d12__vkdrv_device *device = queue->device;
     UINT32 first = D3D12DDI_OP_INDEX_UNKNOWN;
@@ -376,7 +407,7 @@ static bool run_piece(d12__vkdrv_queue *queue, const d12__vkdrv_recording *recor
     bool running = submit_and_wait(queue, cb);
     UINT64 elapsed = monotonic_ns() - start;
     d12__vkdrv_inflight_set(device, &queue->inflight, NULL, 0, 0, NULL);
-    if (!running || inline_kernel_faulted(queue, recording, from, end))
+    if (!running || piece_faulted(queue, recording, walk, from, end))
         return false;
     learn_rates(device, recording, from, end, elapsed);
     return true;
@@ -384,8 +415,8 @@ static bool run_piece(d12__vkdrv_queue *queue, const d12__vkdrv_recording *recor
 
 /* Ops [from, end) re-recorded without what must not run, cut after every inline kernel that may fault, so nothing
  * after a fault runs. false: the engine was reset. */
-static bool run_rerecorded(d12__vkdrv_queue *queue, const d12__vkdrv_recording *recording, const bool *skip,
-                           const bool *may_fault, size_t from, size_t end, bool always)
+static bool run_rerecorded(d12__vkdrv_queue *queue, const d12__vkdrv_recording *recording, d12__vkdrv_walk *walk,
+                           const bool *skip, const bool *may_fault, size_t from, size_t end, bool always)
 {
     size_t p = from;
     do {
@@ -397,7 +428,7 @@ static bool run_rerecorded(d12__vkdrv_queue *queue, const d12__vkdrv_recording *
         VkCommandBuffer cb = rerecord(queue, recording, skip, p, piece_end);
         if (cb == VK_NULL_HANDLE)
             return false; /* a re-recording that could not be made stops the engine, as before */
-        bool running = run_piece(queue, recording, cb, p, piece_end, always && piece_end == end);
+        bool running = run_piece(queue, recording, walk, cb, p, piece_end, always && piece_end == end);
         if (!d12__vkdrv_abandoned(queue->device))
             vkFreeCommandBuffers(queue->device->vk, queue->pool, 1, &cb);
         if (!running)
@@ -426,8 +457,8 @@ static bool execute_segment(d12__vkdrv_queue *queue, const d12__vkdrv_recording 
     /* The list's last command buffer is submitted even with no work of its own: its device-to-host barrier makes the
      * list's writes visible to the CPU before the fence is passed back. */
     bool always = fault.faulted || closes_list;
-    bool running = cut ? run_rerecorded(queue, recording, skip, may_fault, from, end, always)
-                       : run_piece(queue, recording, recording->cbs[segment], from, end, always);
+    bool running = cut ? run_rerecorded(queue, recording, walk, skip, may_fault, from, end, always)
+                       : run_piece(queue, recording, walk, recording->cbs[segment], from, end, always);
     d12__vkdrv_walk_unhold(walk);
     if (running && fault.faulted) {
         report_fault(queue, recording, &recording->ops[fault.op], fault.va, fault.flags);

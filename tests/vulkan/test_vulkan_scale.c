@@ -9,6 +9,10 @@
  *                        d12_vkdrv_test_queue_submits); it was 1 001
  *   copies_watchdog      100 000 copies of 64 KiB in one list under D12RT_TDR_DELAY_MS=1000 (the ctest) run to
  *                        their end: the watchdog's clock restarts at each chunk of ~5 ms of estimated work
+ *   use_after_free_gated, use_after_free_ungated   a copy queue copies a 64 MiB staging buffer that the application
+ *                        releases right after ExecuteCommandLists, behind a CPU-signalled fence (gated) or not:
+ *                        each of 5 runs is a PAGEFAULT at the staging buffer's VA on that copy, named among the
+ *                        recently freed allocations (the rule, not the timing, decides: issue 28 item 3)
  * `test_vulkan_scale CASE`, one ctest each (tests/vulkan/CMakeLists.txt). */
 #define _GNU_SOURCE
 #define COBJMACROS
@@ -239,10 +243,69 @@ static void test_copies_watchdog(void)
     RELEASE_LAST(device);
 }
 
+static void use_after_free(bool gated)
+{
+    enum { SIZE = 64 << 20 };
+    ID3D12DeviceRemovedExtendedDataSettings *settings = NULL;
+    if (CHECK(SUCCEEDED(D3D12GetDebugInterface(&IID_ID3D12DeviceRemovedExtendedDataSettings, (void **)&settings)))) {
+        ID3D12DeviceRemovedExtendedDataSettings_SetPageFaultEnablement(settings, D3D12_DRED_ENABLEMENT_FORCED_ON);
+        ID3D12DeviceRemovedExtendedDataSettings_Release(settings);
+    }
+    ID3D12Device *device = create_device(false);
+    gpu_context ctx;
+    ID3D12Fence *gate = NULL;
+    if (!device || !make_context(device, D3D12_COMMAND_LIST_TYPE_COPY, &ctx) ||
+        !CHECK_HR(ID3D12Device_CreateFence(device, 0, D3D12_FENCE_FLAG_NONE, &IID_ID3D12Fence, (void **)&gate), S_OK))
+        return;
+    ID3D12Resource *staging = make_buffer(device, D3D12_HEAP_TYPE_UPLOAD, SIZE);
+    ID3D12Resource *dst = make_buffer(device, D3D12_HEAP_TYPE_DEFAULT, SIZE);
+    UINT64 va = ID3D12Resource_GetGPUVirtualAddress(staging);
+    ID3D12GraphicsCommandList_CopyBufferRegion(ctx.list, dst, 0, staging, 0, SIZE);
+    CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
+    if (gated)
+        CHECK_HR(ID3D12CommandQueue_Wait(ctx.queue, gate, 1), S_OK);
+    execute(ctx.queue, ctx.list);
+    RELEASE_LAST(staging); /* while its copy is queued (gated) or in flight */
+    if (gated)
+        CHECK_HR(ID3D12Fence_Signal(gate, 1), S_OK);
+    HRESULT hr = ID3D12CommandQueue_Signal(ctx.queue, ctx.fence, 1);
+    CHECK(hr == S_OK || hr == DXGI_ERROR_DEVICE_REMOVED);
+    CHECK(wait_fence(ctx.fence, UINT64_MAX)); /* removal sets every fence to UINT64_MAX */
+    CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), DXGI_ERROR_DEVICE_HUNG);
+    ID3D12DeviceRemovedExtendedData2 *dred = NULL;
+    if (CHECK_HR(ID3D12Device_QueryInterface(device, &IID_ID3D12DeviceRemovedExtendedData2, (void **)&dred), S_OK)) {
+        CHECK_EQ_INT(ID3D12DeviceRemovedExtendedData2_GetDeviceState(dred), D3D12_DRED_DEVICE_STATE_PAGEFAULT);
+        D3D12_DRED_PAGE_FAULT_OUTPUT2 pf = {0};
+        if (CHECK_HR(ID3D12DeviceRemovedExtendedData2_GetPageFaultAllocationOutput2(dred, &pf), S_OK)) {
+            CHECK_EQ_INT(pf.PageFaultVA, (long long)va);
+            CHECK(pf.pHeadRecentFreedAllocationNode != NULL);
+        }
+        ID3D12DeviceRemovedExtendedData2_Release(dred);
+    }
+    RELEASE_LAST(dst);
+    RELEASE_LAST(gate);
+    release_context(&ctx);
+    RELEASE_LAST(device);
+}
+
+static void test_use_after_free_gated(void)
+{
+    for (int run = 0; run < 5; run++)
+        use_after_free(true);
+}
+
+static void test_use_after_free_ungated(void)
+{
+    for (int run = 0; run < 5; run++)
+        use_after_free(false);
+}
+
 static const struct {
     const char *name;
     void (*run)(void);
 } k_cases[] = {
+    {"use_after_free_gated", test_use_after_free_gated},
+    {"use_after_free_ungated", test_use_after_free_ungated},
     {"draws_batched", test_draws_batched},
     {"copies_watchdog", test_copies_watchdog},
     {"va_cycles_draw", test_va_cycles_draw},
