@@ -528,10 +528,11 @@ void d12__vkdrv_inflight_set(d12__vkdrv_device *device, d12__vkdrv_inflight *inf
 bool d12__vkdrv_test_lose(d12__vkdrv_device *device);
 /* true once the device was lost (nothing more is submitted). */
 bool d12__vkdrv_is_lost(d12__vkdrv_device *device);
-/* VK_ERROR_DEVICE_LOST from `call` on the timeline of `self` (NULL: outside a timeline): the first observer gathers
+/* VK_ERROR_DEVICE_LOST from `call` on the timeline of `self` (NULL: outside a timeline), or (`inferred`) the driver
+ * took the device for lost for the reason `call` says though Vulkan reported nothing: the first observer gathers
  * the device's records, names the op (d12__vkdrv_loss_decide), queues the CORRUPTION message and calls
  * pfnDeviceFaultCb. */
-void d12__vkdrv_device_lost(d12__vkdrv_device *device, d12__vkdrv_inflight *self, const char *call);
+void d12__vkdrv_device_lost(d12__vkdrv_device *device, d12__vkdrv_inflight *self, const char *call, bool inferred);
 /* A buffer destroyed: its device addresses are remembered (a later fault there is a use after free). */
 void d12__vkdrv_note_freed(d12__vkdrv_device *device, const d12__vkdrv_buffer *buffer);
 /* The NV checkpoint before the op at `position` of recording `serial` (nothing without the extension). */

@@ -305,7 +305,7 @@ bool d12__vkdrv_run_once(d12__vkdrv_device *device, void (*record)(VkCommandBuff
                 result = VK_ERROR_DEVICE_LOST;
             }
             if (result == VK_ERROR_DEVICE_LOST)
-                d12__vkdrv_device_lost(device, NULL, "vkQueueSubmit2 or vkWaitForFences (buffer zeroing)");
+                d12__vkdrv_device_lost(device, NULL, "vkQueueSubmit2 or vkWaitForFences (buffer zeroing)", false);
         }
         ok = result == VK_SUCCESS;
     }

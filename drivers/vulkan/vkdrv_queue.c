@@ -126,7 +126,7 @@ static bool submit_and_wait(d12__vkdrv_queue *queue, VkCommandBuffer cb)
     atomic_fetch_add_explicit(&g_queue_submits, 1, memory_order_relaxed);
     d12__vkdrv_validation_drain(device, false); /* submit-time messages, for the next flush */
     if (result == VK_ERROR_DEVICE_LOST) {
-        d12__vkdrv_device_lost(device, &queue->inflight, "vkQueueSubmit2");
+        d12__vkdrv_device_lost(device, &queue->inflight, "vkQueueSubmit2", false);
         return false;
     }
     if (result != VK_SUCCESS) {
@@ -150,27 +150,26 @@ static bool submit_and_wait(d12__vkdrv_queue *queue, VkCommandBuffer cb)
         const d12__vkdrv_kernel_queue *kernel = queue->inflight.kernel; /* set by this thread */
         if (d12__vkdrv_stall_decide(device->diag.real_faults, kernel ? d12__vkdrv_kernel_fault_va(kernel) : UINT64_MAX,
                                     waited, D12_VKDRV_STALL_NS)) {
-            never = "vkWaitSemaphores (the chunk stalled after its kernel read the real-fault probe; Vulkan reported "
-                    "no loss)";
+            never = "the chunk stalled after its kernel read the real-fault probe";
             break;
         }
         if (running && !progress(queue, D3D12DDI_GPU_PROGRESS_0127_OP_SLICE, none, D3D12DDI_OP_INDEX_UNKNOWN))
             running = false;
         if (!running && (after_removal += D12_VKDRV_WAIT_SLICE_NS) >= LOST_WAIT_NS) {
-            never = "vkWaitSemaphores (no completion 5 s after removal)";
+            never = "no completion 5 s after removal";
             break;
         }
     }
     if (never) {
         d12__vkdrv_abandon(device); /* before the report: the runtime may destroy objects once it has it */
-        d12__vkdrv_device_lost(device, &queue->inflight, never);
+        d12__vkdrv_device_lost(device, &queue->inflight, never, true);
         return false;
     }
     /* The test hook: the work really completed (nothing is freed under it), the loss path runs as after a fault. */
     if (result == VK_SUCCESS && d12__vkdrv_test_lose(device))
         result = VK_ERROR_DEVICE_LOST;
     if (result == VK_ERROR_DEVICE_LOST) {
-        d12__vkdrv_device_lost(device, &queue->inflight, "vkWaitSemaphores");
+        d12__vkdrv_device_lost(device, &queue->inflight, "vkWaitSemaphores", false);
         return false;
     }
     if (result != VK_SUCCESS) {
