@@ -1,7 +1,7 @@
 /* libd12rt_vulkan.so: d12rt's second driver, on Vulkan (docs/vulkan.md). It implements the same DDI as the
  * reference driver (d12rt/d3d12ddi.h) and keeps its contracts (docs/refdrv.md, docs/gpu-work.md): the GPU VA
- * space is the driver's own (64 KiB aligned, an unmapped gap after every buffer, a released range quarantined for 65 000 releases), copies and writes
- * are real Vulkan commands recorded into a VkCommandBuffer inside the DDI call, a queue is a timeline thread that
+ * space is the driver's own (64 KiB aligned, an unmapped gap after every buffer, a released range quarantined for
+ * 65 000 releases), copies and writes are real Vulkan commands recorded into a VkCommandBuffer inside the DDI call, a queue is a timeline thread that
  * owns a timeline semaphore, and findings use the reference driver's VendorMessageIds.
  *
  * Files: vkdrv_adapter.c (instance, physical device, caps, tables), vkdrv_device.c (VkDevice, messages),

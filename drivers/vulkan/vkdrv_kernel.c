@@ -72,8 +72,9 @@ bool d12__vkdrv_kernel_device_init(d12__vkdrv_device *device)
     if (pthread_mutex_init(&device->kernel_lock, NULL) != 0)
         return false;
     void *mapped;
-    if (!d12__vkdrv_host_buffer(device, (VkDeviceSize)D12_VKDRV_PAGE_TABLE_ENTRIES * sizeof(UINT64), &device->page_table,
-                     &device->page_table_memory, &mapped, &device->page_table_address)) {
+    VkDeviceSize table_bytes = (VkDeviceSize)D12_VKDRV_PAGE_TABLE_ENTRIES * sizeof(UINT64);
+    if (!d12__vkdrv_host_buffer(device, table_bytes, &device->page_table, &device->page_table_memory, &mapped,
+                                &device->page_table_address)) {
         pthread_mutex_destroy(&device->kernel_lock);
         return false;
     }

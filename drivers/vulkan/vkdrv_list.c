@@ -641,11 +641,13 @@ static void serialize_overlapping_copy(d12__vkdrv_command_list *list, d12__vkdrv
                                        UINT64 size)
 {
     UINT64 end = start + size;
-    size_t first = first_range(list, start, true), last = first_range(list, end, false); /* overlapping: [first, last) */
+    /* the overlapping ranges: [first, last) */
+    size_t first = first_range(list, start, true), last = first_range(list, end, false);
     if (first < last) {
         buffer_barrier(current(list), dst->vk, start - dst->va, size, VK_PIPELINE_STAGE_2_COPY_BIT,
                        VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
-        memmove(&list->copy_dsts[first], &list->copy_dsts[last], (list->copy_dst_count - last) * sizeof *list->copy_dsts);
+        memmove(&list->copy_dsts[first], &list->copy_dsts[last],
+                (list->copy_dst_count - last) * sizeof *list->copy_dsts);
         list->copy_dst_count -= last - first;
     }
     if (!grow((void **)&list->copy_dsts, &list->copy_dst_capacity, list->copy_dst_count, sizeof *list->copy_dsts))

@@ -1,6 +1,6 @@
 /* The Vulkan driver's buffers. The VA space is the one of both drivers (drivers/common/drvcommon_va.h): a released
- * range quarantined for 65 000 releases, then reused, 64 KiB alignment and an unmapped 64 KiB gap after every allocation, the buffers sorted
- * by address; its map hook keeps the kernels' page table in step. A VkBuffer covers the allocation's whole span,
+ * range quarantined for 65 000 releases, then reused, 64 KiB alignment and an unmapped 64 KiB gap after every
+ * allocation, the buffers sorted by address; its map hook keeps the kernels' page table in step. A VkBuffer covers the allocation's whole span,
  * so every address the map resolves is backed by real memory; an address it does not resolve is never turned into
  * a Vulkan command. A committed resource reads as zero: zeroed at first use, its Vulkan objects reused from a cache
  * (vkdrv_cache.c). */

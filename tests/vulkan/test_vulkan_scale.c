@@ -174,8 +174,10 @@ static unsigned long long draw_list(bool dred, unsigned draws)
 {
     if (dred) {
         ID3D12DeviceRemovedExtendedDataSettings *settings = NULL;
-        if (CHECK(SUCCEEDED(D3D12GetDebugInterface(&IID_ID3D12DeviceRemovedExtendedDataSettings, (void **)&settings)))) {
-            ID3D12DeviceRemovedExtendedDataSettings_SetAutoBreadcrumbsEnablement(settings, D3D12_DRED_ENABLEMENT_FORCED_ON);
+        if (CHECK(SUCCEEDED(
+                D3D12GetDebugInterface(&IID_ID3D12DeviceRemovedExtendedDataSettings, (void **)&settings)))) {
+            ID3D12DeviceRemovedExtendedDataSettings_SetAutoBreadcrumbsEnablement(settings,
+                                                                                 D3D12_DRED_ENABLEMENT_FORCED_ON);
             ID3D12DeviceRemovedExtendedDataSettings_Release(settings);
         }
     }
