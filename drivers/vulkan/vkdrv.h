@@ -1,8 +1,8 @@
 /* libd12rt_vulkan.so: d12rt's second driver, on Vulkan (docs/vulkan.md). It implements the same DDI as the
  * reference driver (d12rt/d3d12ddi.h) and keeps its contracts (docs/refdrv.md, docs/gpu-work.md): the GPU VA
  * space is the driver's own (64 KiB aligned, an unmapped gap after every buffer, a released range quarantined for
- * 65 000 releases), copies and writes are real Vulkan commands recorded into a VkCommandBuffer inside the DDI call, a queue is a timeline thread that
- * owns a timeline semaphore, and findings use the reference driver's VendorMessageIds.
+ * 65 000 releases), copies, writes and small draws are real Vulkan commands recorded into a VkCommandBuffer inside
+ * the DDI call, a queue is a timeline thread that owns a timeline semaphore, and findings use the reference driver's VendorMessageIds.
  *
  * Files: vkdrv_adapter.c (instance, physical device, caps, tables), vkdrv_device.c (VkDevice, messages),
  * vkdrv_memory.c (buffers, VA space), vkdrv_list.c (allocators = command pools, lists), vkdrv_check.c (the
@@ -177,6 +177,7 @@ typedef struct d12__vkdrv_device {
     VkShaderModule kernel_module;
     VkPipelineLayout kernel_layout;
     VkPipeline kernel_pipeline; /* guarded by kernel_lock until set */
+    atomic_bool kernel_ready;   /* kernel_pipeline is set (release): read without the lock from then on */
     struct d12__drv_pending *pending; /* timeline findings for the next flush (drivers/common/drvcommon_messages.h) */
     d12__vkdrv_diag diag;
     /* The rates of the record-time estimate (picoseconds per byte copied, per kernel invocation), measured. */
@@ -473,9 +474,10 @@ VkPipeline d12__vkdrv_kernel_pipeline(d12__vkdrv_device *device);
 /* The arguments as the kernel reads them (only the bound views, packed) into `out` (at most sizeof *args bytes);
  * returns the bytes written. */
 size_t d12__vkdrv_kernel_pack(const d12__vkdrv_kernel_args *args, void *out);
-/* One dispatch of the kernel over `total` invocations (at most D12_VKDRV_INLINE_MAX_INVOCATIONS) into `cb`. */
+/* One dispatch of the kernel over `total` invocations (at most D12_VKDRV_INLINE_MAX_INVOCATIONS) into `cb`, its
+ * pipeline bound first when `bind` (the command buffer's first kernel). */
 void d12__vkdrv_kernel_record(d12__vkdrv_device *device, VkCommandBuffer cb, VkPipeline kernel,
-                              VkDeviceAddress fault, VkDeviceAddress args, UINT64 total);
+                              VkDeviceAddress fault, VkDeviceAddress args, UINT64 total, bool bind);
 /* The page table and the pipeline of a device (page table at device creation; pipeline lazily). */
 bool d12__vkdrv_kernel_device_init(d12__vkdrv_device *device);
 void d12__vkdrv_kernel_device_fini(d12__vkdrv_device *device);

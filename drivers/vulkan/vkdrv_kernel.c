@@ -114,6 +114,8 @@ void d12__vkdrv_page_table_map(d12__vkdrv_device *device, const d12__vkdrv_buffe
  * which instruments it: it is made at record time or before the op's OP_BEGIN, so the TDR never counts it). */
 VkPipeline d12__vkdrv_kernel_pipeline(d12__vkdrv_device *device)
 {
+    if (atomic_load_explicit(&device->kernel_ready, memory_order_acquire)) /* every inline draw asks */
+        return device->kernel_pipeline;
     pthread_mutex_lock(&device->kernel_lock);
     if (!device->kernel_pipeline) {
         VkShaderModuleCreateInfo module = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
@@ -140,6 +142,8 @@ VkPipeline d12__vkdrv_kernel_pipeline(d12__vkdrv_device *device)
         }
     }
     VkPipeline result = device->kernel_pipeline;
+    if (result)
+        atomic_store_explicit(&device->kernel_ready, true, memory_order_release);
     pthread_mutex_unlock(&device->kernel_lock);
     return result;
 }
@@ -165,11 +169,12 @@ size_t d12__vkdrv_kernel_pack(const d12__vkdrv_kernel_args *args, void *out)
 }
 
 void d12__vkdrv_kernel_record(d12__vkdrv_device *device, VkCommandBuffer cb, VkPipeline kernel,
-                              VkDeviceAddress fault, VkDeviceAddress args, UINT64 total)
+                              VkDeviceAddress fault, VkDeviceAddress args, UINT64 total, bool bind)
 {
     push constants = {device->page_table_address, fault, args, D12_VKDRV_PAGE_TABLE_ENTRIES, 0, total,
                       device->diag.poison, 0};
-    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, kernel);
+    if (bind) /* nothing else is ever bound: once per command buffer */
+        vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, kernel);
     vkCmdPushConstants(cb, device->kernel_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof constants, &constants);
     vkCmdDispatch(cb, (uint32_t)((total + 63) / 64), 1, 1);
 }

@@ -267,7 +267,8 @@ void d12__vkdrv_record_op(d12__vkdrv_device *device, const d12__vkdrv_recording 
         VkDeviceAddress fault = block->address + op->arena_offset;
         d12__vkdrv_kernel_record(device, cb, d12__vkdrv_kernel_pipeline(device), fault, fault + 16,
                                  d12__vkdrv_invocations(op->u.draw.count, op->u.draw.instances, op->u.draw.start,
-                                                        op->type == D12_VKDRV_OP_DISPATCH));
+                                                        op->type == D12_VKDRV_OP_DISPATCH),
+                                 true);
         d12__vkdrv_host_barrier(cb);
     }
 }
@@ -405,7 +406,8 @@ static bool record_kernel(d12__vkdrv_command_list *list, d12__vkdrv_op *op)
     op->arena = block;
     op->arena_offset = offset;
     vk_begin(list);
-    d12__vkdrv_kernel_record(device, current(list), kernel, slot->address + offset, slot->address + offset + 16, total);
+    VkDeviceAddress fault = slot->address + offset;
+    d12__vkdrv_kernel_record(device, current(list), kernel, fault, fault + 16, total, !list->segment_kernels);
     vk_end(list);
     list->segment_kernels = true;
     charge(list, total * atomic_load_explicit(&device->kernel_ps, memory_order_relaxed) / 1000);
