@@ -110,6 +110,16 @@ void d12__vkdrv_page_table_map(d12__vkdrv_device *device, const d12__vkdrv_buffe
     }
 }
 
+/* One dispatch of the kernel that reads nothing (no invocation passes `total` 0). */
+static void record_warm_up(VkCommandBuffer cb, void *context)
+{
+    d12__vkdrv_device *device = context;
+    push constants = {0};
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, device->kernel_pipeline);
+    vkCmdPushConstants(cb, device->kernel_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof constants, &constants);
+    vkCmdDispatch(cb, 1, 1, 1);
+}
+
 /* The pipeline, created at the first draw or dispatch of the device (about 0.1 s on lavapipe; seconds under gpuav,
  * which instruments it: it is made at record time or before the op's OP_BEGIN, so the TDR never counts it). */
 VkPipeline d12__vkdrv_kernel_pipeline(d12__vkdrv_device *device)
@@ -142,6 +152,11 @@ VkPipeline d12__vkdrv_kernel_pipeline(d12__vkdrv_device *device)
         }
     }
     VkPipeline result = device->kernel_pipeline;
+    /* A validation layer instruments the pipeline at its first submission too (gpuav: tens of seconds on lavapipe):
+     * one empty dispatch here, outside any op's TDR clock (issue 29 item 2). */
+    if (result && !atomic_load_explicit(&device->kernel_ready, memory_order_relaxed) &&
+        device->adapter->validation != D12_VKDRV_VALIDATION_OFF)
+        d12__vkdrv_run_once(device, record_warm_up, device);
     if (result)
         atomic_store_explicit(&device->kernel_ready, true, memory_order_release);
     pthread_mutex_unlock(&device->kernel_lock);
