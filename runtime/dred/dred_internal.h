@@ -135,12 +135,20 @@ void d12__dred_resolve_site(struct d12_dred *dred, uint64_t recorded, UINT64 va,
 /* The page fault's `detail`: out-of-bounds relates the attributed op's access to the buffer below. */
 void d12__dred_out_of_bounds_detail(struct d12dred_report *r, struct d12dred_page_fault *pf);
 
+/* ---- The report's fences (report_fences.c) ---- */
+struct d12_fence;
+/* A fence's identity in the report: the application's ID3D12Fence pointer. */
+uint64_t d12__dred_fence_id(struct d12_fence *fence);
+/* Add the fence (once) to the report's `fences` with its history; device->children_lock held (setters' names). */
+void d12__dred_report_note_fence(struct d12_device *device, struct d12dred_report *r, struct d12_fence *fence,
+                                 const char *name);
+
 /* ---- The stall detector (stall.c) ---- */
 void d12__dred_stall_start(struct d12_device *device);
 void d12__dred_stall_stop(struct d12_device *device);
 /* Build a report of the device as it is now, without removing it, and write D12RT_DRED_DUMP/d12rt-stall-<pid>-<n>.json
- * (report.c). Nothing when the device was frozen meanwhile. */
-void d12__dred_write_stall_report(struct d12_device *device, unsigned number, unsigned stalled_ms);
+ * (report.c; n counted per process over all devices). Nothing when the device was frozen meanwhile. */
+void d12__dred_write_stall_report(struct d12_device *device, unsigned stalled_ms);
 struct d12_dred_report_state *d12__dred_output_report_state(struct d12_dred_output *output);
 
 /* Freeze now (state UNKNOWN) when the device is removed and no removal path froze it. */

@@ -88,6 +88,8 @@ static void fill_header(struct d12_device *device, d12dred_report *r)
  * passed them yet) and queued Signals, each with the fence's raw value (the one before removal forced what the
  * application reads to UINT64_MAX). A Signal queued after an unsatisfied Wait is behind it. */
 typedef struct operation_visit {
+    struct d12_device *device;
+    d12dred_report *report;
     d12dred_queue *queue;
     int32_t last_unsatisfied; /* index in queue->waits of the last unsatisfied wait visited, or -1 */
 } operation_visit;
@@ -97,14 +99,21 @@ static void add_operation(void *context, bool wait, struct d12_fence *fence, UIN
     operation_visit *v = context;
     char *name = object_name(&fence->device_child.object);
     UINT64 at = atomic_load_explicit(&fence->value, memory_order_acquire);
+    d12dred_wait *added = NULL;
     if (wait) {
         if (d12dred_queue_add_wait(v->queue, name, value, at) == 0) {
-            v->queue->waits[v->queue->wait_count - 1].after_submission = serial;
+            added = &v->queue->waits[v->queue->wait_count - 1];
+            added->after_submission = serial;
             if (at < value)
                 v->last_unsatisfied = (int32_t)(v->queue->wait_count - 1);
         }
-    } else {
-        d12dred_queue_add_signal(v->queue, name, value, at, serial, v->last_unsatisfied);
+    } else if (d12dred_queue_add_signal(v->queue, name, value, at, serial, v->last_unsatisfied) == 0) {
+        added = &v->queue->signals[v->queue->signal_count - 1];
+    }
+    if (added) { /* the fence by identity (issue 29), with its history (issue 32 item 3) */
+        added->has_fence_id = true;
+        added->fence_id = d12__dred_fence_id(fence);
+        d12__dred_report_note_fence(v->device, v->report, fence, name);
     }
     free(name);
 }
@@ -203,7 +212,7 @@ static void fill_queues(struct d12_device *device, d12dred_report *r, const D3D1
         if (q == NULL)
             continue;
         d12dred_queue_set_faulted(q, queue == dred->fault.queue);
-        operation_visit visit = {q, -1};
+        operation_visit visit = {device, r, q, -1};
         d12__queue_for_each_operation(queue, add_operation, &visit);
         pthread_mutex_lock(&dred->track_lock);
         bool earlier_open = false;
@@ -224,6 +233,7 @@ static void fill_queues(struct d12_device *device, d12dred_report *r, const D3D1
         pthread_mutex_unlock(&dred->track_lock);
     }
     d12__unlock(&device->children_lock, D12_RANK_CHILDREN);
+    d12dred_report_find_backwards(r);
     d12dred_report_find_deadlock(r);
 }
 
@@ -637,6 +647,20 @@ static void attach_flush_messages(struct d12_device *device, struct d12_dred_rep
     }
 }
 
+/* DIR/<prefix>-<pid>-<n>.json with n counted per process (over all its devices: issue 29, a second device's report
+ * must not replace the first's) and skipping a name already taken in DIR (a process of an earlier boot, or another
+ * PID namespace, with the same pid must not lose its report either). malloc'ed, NULL when out of memory. */
+static char *unused_path(const char *dir, const char *prefix, _Atomic unsigned *counter)
+{
+    char path[4096];
+    for (int tries = 0; tries < 100000; tries++) {
+        snprintf(path, sizeof path, "%s/%s-%u-%u.json", dir, prefix, (unsigned)getpid(), atomic_fetch_add(counter, 1) + 1);
+        if (access(path, F_OK) != 0 && errno == ENOENT)
+            break; /* free (a rename over a name taken meanwhile by this process cannot happen: n is unique here) */
+    }
+    return strdup(path);
+}
+
 /* D12RT_DRED_DUMP=DIR: exactly one file per removal, "d12dred-<pid>-<n>.json", written atomically (dump.c). The
  * first write happens at freeze, before the removal is published (d12__dred_report_write_dump); stage 2 replaces
  * the file (same name, same atomic rename) only when the removal flush brought driver messages to attach. */
@@ -647,14 +671,8 @@ static void write_dump(struct d12_device *device, struct d12_dred_report_state *
         return;
     if (state->dump_order == NULL && (state->dump_order = d12__dred_dump_order_new()) == NULL)
         return;
-    if (state->dump_path == NULL) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/d12dred-%u-%u.json", state->dump_dir, (unsigned)getpid(),
-                 atomic_fetch_add(&removals, 1) + 1);
-        state->dump_path = strdup(path);
-        if (state->dump_path == NULL)
-            return;
-    }
+    if (state->dump_path == NULL && (state->dump_path = unused_path(state->dump_dir, "d12dred", &removals)) == NULL)
+        return;
     size_t length = 0;
     char *json = d12dred_report_to_json(state->report, &length);
     if (json == NULL) {
@@ -695,7 +713,7 @@ void d12__dred_report_complete(struct d12_device *device, struct d12_dred_report
 /* D12RT_STALL_MS (stall.c): the report of the device as it is now, `kind` "stall", in its own file. Built by the
  * freeze's code under freeze_lock with a fault of "nothing" (the device is not removed), so it reads the same state
  * the same way; a removal that froze meanwhile wins and no stall report is written. */
-void d12__dred_write_stall_report(struct d12_device *device, unsigned number, unsigned stalled_ms)
+void d12__dred_write_stall_report(struct d12_device *device, unsigned stalled_ms)
 {
     struct d12_dred *dred = device->dred;
     pthread_mutex_lock(&dred->freeze_lock);
@@ -714,17 +732,15 @@ void d12__dred_write_stall_report(struct d12_device *device, unsigned number, un
     pthread_mutex_unlock(&dred->freeze_lock);
     struct d12_dred_report_state *state = d12__dred_output_report_state(output);
     if (state && state->dump_dir) {
+        static _Atomic unsigned stalls; /* per process, not per device (issue 29) */
         d12dred_report_set_kind(state->report, "stall");
-        char note[160];
-        snprintf(note, sizeof note, "no GPU progress anywhere on the device for %u ms while work was pending "
-                                    "(D12RT_STALL_MS); the device was not removed", stalled_ms);
-        d12dred_report_add_note(state->report, note);
-        char path[4096];
-        snprintf(path, sizeof path, "%s/d12rt-stall-%u-%u.json", state->dump_dir, (unsigned)getpid(), number);
+        state->report->stalled_ms = stalled_ms; /* `show`: "stall: no GPU progress for N ms ..." */
+        char *path = unused_path(state->dump_dir, "d12rt-stall", &stalls);
         size_t length = 0;
-        char *json = d12dred_report_to_json(state->report, &length);
+        char *json = path ? d12dred_report_to_json(state->report, &length) : NULL;
         if (json)
             d12__dred_dump_write(state->dump_dir, path, json, length, D12_DRED_DUMP_TIMEOUT_MS, NULL);
+        free(path);
     }
     d12__dred_output_free(output);
 }

@@ -100,7 +100,7 @@ HRESULT d12__queue_signal_reached(struct d12_device *device, D3D12DDI_HRTCOMMAND
     while (mark < operation->serial && !atomic_compare_exchange_weak(&queue->completed, &mark, operation->serial))
         ;
     d12__flush_note_completion(device);
-    d12__fence_set(operation->fence, operation->value);
+    d12__fence_set(operation->fence, operation->value, queue);
     d12__fence_unhold(operation->fence);
     free(operation);
     return S_OK;
