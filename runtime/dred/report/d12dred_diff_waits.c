@@ -27,12 +27,21 @@ void d12__dred_describe_cause(buf *b, const d12dred_report *r)
         d12__dred_buf_puts(b, d12dred_report_is_stall(r) ? "none (not removed)" : "the GPU or the driver");
 }
 
-/* Text with every number (decimal or 0x hex) replaced by '#': two runs differ in those, not in the words. */
+static int is_word_char(char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+/* Text with every number (decimal or 0x hex) that stands alone outside a quoted name replaced by '#': two runs differ
+ * in those (fence values, identities, thread ids), not in the words or the names ('F1', ID3D12CommandQueue stay). */
 static void put_without_numbers(buf *b, const char *text)
 {
     d12__dred_buf c = {0};
+    int quoted = 0;
     for (const char *p = text; *p;) {
-        if (*p >= '0' && *p <= '9') {
+        if (*p == '\'')
+            quoted = !quoted;
+        if (!quoted && *p >= '0' && *p <= '9' && (p == text || !is_word_char(p[-1]))) {
             if (p[0] == '0' && p[1] == 'x')
                 p += 2;
             while ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f') || (*p >= 'A' && *p <= 'F'))
