@@ -248,8 +248,8 @@ char *d12__dred_work_arguments_text(const d12_dred_list *dred, UINT index, UINT 
             fprintf(out, wide ? "0x%016llX (%llu) uninitialized? (debug-heap fill)"
                               : "0x%08llX (%llu) uninitialized? (debug-heap fill)",
                     (unsigned long long)v, (unsigned long long)v);
-        else if (!wide && !is_signed && v >= 0x80000000u)
-            /* a 32-bit count this large is a negative one wrapped (0xFFFFFFFF: -1), or garbage: no buffer holds it */
+        else if (!wide && !is_signed && v >= 0xFFFF0000u)
+            /* a small negative number passed as a count (0xFFFFFFFF: -1): a subtraction that went below zero */
             fprintf(out, "0x%08llX (%llu) wrapped? (%d as a signed count)", (unsigned long long)v, (unsigned long long)v,
                     (int)(INT)(UINT)v);
         else if (is_signed)

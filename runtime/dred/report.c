@@ -648,15 +648,16 @@ static void attach_flush_messages(struct d12_device *device, struct d12_dred_rep
 }
 
 /* DIR/<prefix>-<pid>-<n>.json with n counted per process (over all its devices: issue 29, a second device's report
- * must not replace the first's) and skipping a name already taken in DIR (a process of an earlier boot, or another
- * PID namespace, with the same pid must not lose its report either). malloc'ed, NULL when out of memory. */
+ * must not replace the first's) and skipping a name a report (a regular file) already has in DIR: a process of an
+ * earlier boot, or of another PID namespace, with the same pid must not lose its report either. malloc'ed, NULL when out of memory. */
 static char *unused_path(const char *dir, const char *prefix, _Atomic unsigned *counter)
 {
     char path[4096];
     for (int tries = 0; tries < 100000; tries++) {
         snprintf(path, sizeof path, "%s/%s-%u-%u.json", dir, prefix, (unsigned)getpid(), atomic_fetch_add(counter, 1) + 1);
-        if (access(path, F_OK) != 0 && errno == ENOENT)
-            break; /* free (a rename over a name taken meanwhile by this process cannot happen: n is unique here) */
+        struct stat st;
+        if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+            break; /* no report there (a planted symlink or FIFO is replaced by the rename, never followed) */
     }
     return strdup(path);
 }
