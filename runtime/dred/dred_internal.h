@@ -79,6 +79,14 @@ struct d12_dred {
     pthread_mutex_t track_lock;     /* leaf: nothing is called while it is held */
     d12_dred_submission *submissions, **submissions_tail;
     unsigned tracked;               /* submissions in the list */
+    /* track_lock: the last allocator Resets made while a submission of theirs was in flight (COMMAND_ALLOCATOR_SYNC,
+     * issue 32 item 2), a ring: the report names the reset beside that submission. */
+    struct {
+        const void *queue;          /* an identity, compared only */
+        uint64_t serial;
+        char *allocator;            /* its name (malloc'ed, NULL: unnamed) */
+    } allocator_resets[8];
+    unsigned allocator_reset_count;
 
     /* Counter pool. */
     pthread_mutex_t pool_lock;      /* leaf */

@@ -172,6 +172,44 @@ static d12dred_submission_status submission_status(struct d12_dred *dred, d12_dr
     return D12DRED_SUBMISSION_NOT_STARTED;
 }
 
+/* Issue 32 item 2: a list Reset while its submission was in flight is legal (D3D12 lets it be re-recorded at once),
+ * but its executed ops are then gone from DRED (docs/dred.md, "Lists reset"): the report says so beside the node. */
+static void note_reset_in_flight(d12dred_report *r, d12_dred_submission *s, UINT i, const char *queue,
+                                 const char *list)
+{
+    d12_dred_list *l = s->lists[i]->dred;
+    if (!d12__dred_reset_since(s, i) || !l)
+        return;
+    char *note = NULL;
+    if (asprintf(&note, "list %s%s%s on queue '%s', submission #%llu: the list was reset (recording generation %u "
+                        "\xe2\x86\x92 %u) while this submission was in flight: its ops are no longer known",
+                 list ? "'" : "", list ? list : "(unnamed)", list ? "'" : "", queue ? queue : "?",
+                 (unsigned long long)s->serial, (unsigned)d12__dred_submission_generations(s)[i],
+                 (unsigned)atomic_load_explicit(&l->generation, memory_order_relaxed)) >= 0)
+        d12dred_report_add_note(r, note);
+    free(note);
+}
+
+/* An allocator Reset while this submission was in flight (COMMAND_ALLOCATOR_SYNC): the cause a reader looks for. */
+static void note_allocator_reset(struct d12_dred *dred, d12dred_report *r, d12_dred_submission *s, const char *queue)
+{
+    const unsigned slots = sizeof dred->allocator_resets / sizeof dred->allocator_resets[0];
+    unsigned kept = dred->allocator_reset_count < slots ? dred->allocator_reset_count : slots;
+    for (unsigned k = 0; k < kept; k++) {
+        if (dred->allocator_resets[k].queue != (const void *)s->queue || dred->allocator_resets[k].serial != s->serial)
+            continue;
+        const char *name = dred->allocator_resets[k].allocator;
+        char *note = NULL;
+        if (asprintf(&note, "cause: command allocator %s%s%s was reset while submission #%llu of queue '%s', recorded "
+                            "into it, was in flight (ID3D12CommandAllocator::Reset, COMMAND_ALLOCATOR_SYNC): the GPU "
+                            "executed memory the application had handed back",
+                     name ? "'" : "", name ? name : "(unnamed)", name ? "'" : "", (unsigned long long)s->serial,
+                     queue ? queue : "?") >= 0)
+            d12dred_report_add_note(r, note);
+        free(note);
+    }
+}
+
 static int32_t node_index_of(d12dred_report *r, const D3D12_AUTO_BREADCRUMB_NODE1 *head, struct d12_command_list *list)
 {
     int32_t i = 0;
@@ -227,8 +265,10 @@ static void fill_queues(struct d12_device *device, d12dred_report *r, const D3D1
             for (UINT i = 0; sub && i < s->count; i++) {
                 char *list_name = object_name(&s->lists[i]->device_child.object);
                 d12dred_submission_add_list(sub, list_name, node_index_of(r, head, s->lists[i]));
+                note_reset_in_flight(r, s, i, q->name, list_name);
                 free(list_name);
             }
+            note_allocator_reset(dred, r, s, q->name);
         }
         pthread_mutex_unlock(&dred->track_lock);
     }

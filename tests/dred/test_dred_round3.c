@@ -366,6 +366,110 @@ static void test_stall_two_devices(void)
     cleanup();
 }
 
+/* ======== issue 32 item 2: resets while in flight ======== */
+
+/* A list recorded into 'Frame allocator', executed behind a Wait nobody satisfies (so it stays in flight); the debug
+ * layer on. */
+typedef struct in_flight {
+    world w;
+    ID3D12CommandAllocator *allocator, *other;
+    ID3D12GraphicsCommandList *list;
+    ID3D12InfoQueue *info;
+} in_flight;
+
+static bool make_in_flight(in_flight *f, bool blocked)
+{
+    if (!CHECK(mkdtemp(g_dir) != NULL))
+        return false;
+    setenv("D12RT_DRED_DUMP", g_dir, 1);
+    set_dred(D3D12_DRED_ENABLEMENT_FORCED_ON, D3D12_DRED_ENABLEMENT_FORCED_ON);
+    f->w.device = create_device(true);
+    if (!CHECK(f->w.device != NULL))
+        return false;
+    f->info = info_queue_of(f->w.device);
+    f->w.queues[0] = named_queue(f->w.device, D3D12_COMMAND_LIST_TYPE_DIRECT, L"Direct queue");
+    f->w.fences[0] = named_fence(f->w.device, 0, L"Gate");
+    f->w.fences[1] = named_fence(f->w.device, 0, L"Done");
+    if (!CHECK_HR(ID3D12Device_CreateCommandAllocator(f->w.device, D3D12_COMMAND_LIST_TYPE_DIRECT,
+                                                      &IID_ID3D12CommandAllocator, (void **)&f->allocator), S_OK) ||
+        !CHECK_HR(ID3D12Device_CreateCommandAllocator(f->w.device, D3D12_COMMAND_LIST_TYPE_DIRECT,
+                                                      &IID_ID3D12CommandAllocator, (void **)&f->other), S_OK) ||
+        !CHECK_HR(ID3D12Device_CreateCommandList(f->w.device, 0, D3D12_COMMAND_LIST_TYPE_DIRECT, f->allocator, NULL,
+                                                 &IID_ID3D12GraphicsCommandList, (void **)&f->list), S_OK))
+        return false;
+    ID3D12CommandAllocator_SetName(f->allocator, L"Frame allocator");
+    ID3D12GraphicsCommandList_SetName(f->list, L"Scene list");
+    D3D12_RESOURCE_BARRIER b = {.Type = D3D12_RESOURCE_BARRIER_TYPE_UAV};
+    ID3D12GraphicsCommandList_ResourceBarrier(f->list, 1, &b);
+    CHECK_HR(ID3D12GraphicsCommandList_Close(f->list), S_OK);
+    if (blocked)
+        CHECK_HR(ID3D12CommandQueue_Wait(f->w.queues[0], f->w.fences[0], 1), S_OK);
+    execute(f->w.queues[0], f->list);
+    CHECK_HR(ID3D12CommandQueue_Signal(f->w.queues[0], f->w.fences[1], 1), S_OK);
+    return true;
+}
+
+static void release_in_flight(in_flight *f)
+{
+    if (f->info)
+        ID3D12InfoQueue_Release(f->info);
+    if (f->list)
+        RELEASE_LAST(f->list);
+    if (f->allocator)
+        RELEASE_LAST(f->allocator);
+    if (f->other)
+        RELEASE_LAST(f->other);
+}
+
+/* Reset with the list's work in flight: COMMAND_ALLOCATOR_SYNC (552) naming the allocator, the list, the submission;
+ * the list reset (legal) and re-recorded meanwhile; the report says both, the allocator's reset as the cause. */
+static void test_allocator_reset_in_flight(void)
+{
+    in_flight f = {0};
+    if (!make_in_flight(&f, true))
+        return;
+    CHECK_HR(ID3D12CommandAllocator_Reset(f.allocator), S_OK); /* the core runtime resets anyway */
+    check_one_message(f.info, D3D12_MESSAGE_ID_COMMAND_ALLOCATOR_SYNC,
+                      "allocator 'Frame allocator' is reset while command list 'Scene list', recorded into it, is "
+                      "still in flight (submission #1 of queue 'Direct queue'", __FILE__, __LINE__,
+                      "one COMMAND_ALLOCATOR_SYNC naming allocator, list, submission and queue");
+    message_info info = {0};
+    if (CHECK_EQ_INT_RET(count_id(f.info, D3D12_MESSAGE_ID_COMMAND_ALLOCATOR_SYNC, NULL, &info), 1))
+        CHECK_EQ_INT(info.severity, D3D12_MESSAGE_SEVERITY_ERROR);
+    CHECK_HR(ID3D12GraphicsCommandList_Reset(f.list, f.other, NULL), S_OK); /* legal while in flight */
+    CHECK_HR(ID3D12GraphicsCommandList_Close(f.list), S_OK);
+    release_in_flight(&f);
+    d12dred_report *r = remove_and_read(&f.w);
+    char *text = render(r);
+    CHECK(contains(text, "list 'Scene list' on queue 'Direct queue', submission #1: the list was reset (recording "
+                         "generation "));
+    CHECK(contains(text, ") while this submission was in flight: its ops are no longer known"));
+    CHECK(contains(text, "cause: command allocator 'Frame allocator' was reset while submission #1 of queue 'Direct "
+                         "queue', recorded into it, was in flight (ID3D12CommandAllocator::Reset, "
+                         "COMMAND_ALLOCATOR_SYNC)"));
+    free(text);
+    d12dred_report_free(r);
+    cleanup();
+}
+
+/* The negative: Reset after a Signal behind the submission completed is no error, and nothing is noted. */
+static void test_allocator_reset_after_fence(void)
+{
+    in_flight f = {0};
+    if (!make_in_flight(&f, false))
+        return;
+    CHECK(wait_fence(f.w.fences[1], 1));
+    CHECK_HR(ID3D12CommandAllocator_Reset(f.allocator), S_OK);
+    CHECK_EQ_INT(count_id(f.info, D3D12_MESSAGE_ID_COMMAND_ALLOCATOR_SYNC, NULL, NULL), 0);
+    release_in_flight(&f);
+    d12dred_report *r = remove_and_read(&f.w);
+    char *text = render(r);
+    CHECK(text && !strstr(text, "COMMAND_ALLOCATOR_SYNC") && !strstr(text, "was reset"));
+    free(text);
+    d12dred_report_free(r);
+    cleanup();
+}
+
 static const struct {
     const char *name;
     void (*run)(void);
@@ -379,6 +483,8 @@ static const struct {
     {"backwards_none", test_backwards_none},
     {"stall_backwards", test_stall_backwards},
     {"stall_two_devices", test_stall_two_devices},
+    {"allocator_reset_in_flight", test_allocator_reset_in_flight},
+    {"allocator_reset_after_fence", test_allocator_reset_after_fence},
 };
 
 int main(int argc, char **argv)
