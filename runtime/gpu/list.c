@@ -62,6 +62,9 @@ static void unclaim_allocator(struct d12_command_allocator *allocator, struct d1
     d12__unlock(&allocator->lock, D12_RANK_ALLOCATOR);
 }
 
+static void list_hold(void *owner);
+static void list_unhold(void *owner);
+
 /* Issue 32 item 2: "Reset ... after the GPU is done executing the command lists associated with the allocator"
  * (ID3D12CommandAllocator::Reset). The last submission of a list recorded into it is in flight while its queue's
  * completion mark (the Signals after it that completed) does not cover it: COMMAND_ALLOCATOR_SYNC, naming the
@@ -86,10 +89,15 @@ static void check_in_flight(struct d12_command_allocator *self)
     d12__unlock(&device->children_lock, D12_RANK_CHILDREN);
     if (!in_flight)
         return;
+    /* the list's memory held across the name's copy: the allocator lock is a leaf (docs/locking.md) */
     d12__lock(&self->lock, D12_RANK_ALLOCATOR);
-    char *list_name = self->last_list ? d12__object_name_dup(&self->last_list->device_child.object, &out_of_memory)
-                                      : NULL;
+    struct d12_command_list *list = self->last_list;
+    if (list)
+        list_hold(list);
     d12__unlock(&self->lock, D12_RANK_ALLOCATOR);
+    char *list_name = list ? d12__object_name_dup(&list->device_child.object, &out_of_memory) : NULL;
+    if (list)
+        list_unhold(list);
     char *allocator_name = d12__object_name_dup(&self->device_child.object, &out_of_memory);
     char quoted[3][300];
     const char *names[3] = {allocator_name, list_name, queue_name};
