@@ -80,16 +80,26 @@ static d12dred_report *remove_and_read(world *w)
 
 /* ======== issue 29: the deadlock verdict by fence identity ======== */
 
+/* A device with queues `x` (DIRECT) and `y` (COMPUTE) and `count` fences named `fences[i]` (NULL: unnamed). */
+static bool make_world(world *w, const wchar_t *x, const wchar_t *y, const wchar_t *const *fences, int count)
+{
+    w->device = setup();
+    if (!w->device)
+        return false;
+    w->queues[0] = named_queue(w->device, D3D12_COMMAND_LIST_TYPE_DIRECT, x);
+    w->queues[1] = named_queue(w->device, D3D12_COMMAND_LIST_TYPE_COMPUTE, y);
+    for (int i = 0; i < count; i++)
+        w->fences[i] = named_fence(w->device, 0, fences[i]);
+    return true;
+}
+
 /* A cycle of unnamed fences is a deadlock (by name it was missed: no name, no match). */
 static void test_deadlock_unnamed(void)
 {
-    world w = {.device = setup()};
-    if (!w.device)
+    world w = {0};
+    const wchar_t *const unnamed[2] = {NULL, NULL};
+    if (!make_world(&w, L"A", L"B", unnamed, 2))
         return;
-    w.queues[0] = named_queue(w.device, D3D12_COMMAND_LIST_TYPE_DIRECT, L"A");
-    w.queues[1] = named_queue(w.device, D3D12_COMMAND_LIST_TYPE_COMPUTE, L"B");
-    w.fences[0] = named_fence(w.device, 0, NULL);
-    w.fences[1] = named_fence(w.device, 0, NULL);
     wait_then_signal(w.queues[0], w.fences[0], w.fences[1]);
     wait_then_signal(w.queues[1], w.fences[1], w.fences[0]);
     char first[64], second[64];
@@ -109,14 +119,10 @@ static void test_deadlock_unnamed(void)
  * (nobody signals Gate #1). By name it read as a deadlock; by identity there is none. */
 static void test_deadlock_same_name_none(void)
 {
-    world w = {.device = setup()};
-    if (!w.device)
+    world w = {0};
+    const wchar_t *const names[3] = {L"Gate", L"Gate", L"H"};
+    if (!make_world(&w, L"X", L"Y", names, 3))
         return;
-    w.queues[0] = named_queue(w.device, D3D12_COMMAND_LIST_TYPE_DIRECT, L"X");
-    w.queues[1] = named_queue(w.device, D3D12_COMMAND_LIST_TYPE_COMPUTE, L"Y");
-    w.fences[0] = named_fence(w.device, 0, L"Gate");
-    w.fences[1] = named_fence(w.device, 0, L"Gate");
-    w.fences[2] = named_fence(w.device, 0, L"H");
     wait_then_signal(w.queues[0], w.fences[0], w.fences[2]);
     wait_then_signal(w.queues[1], w.fences[2], w.fences[1]);
     d12dred_report *r = remove_and_read(&w);
@@ -134,13 +140,10 @@ static void test_deadlock_same_name_none(void)
 /* The positive: a real cycle through two fences that share a name is found and worded 'Gate' (0x...). */
 static void test_deadlock_same_name_cycle(void)
 {
-    world w = {.device = setup()};
-    if (!w.device)
+    world w = {0};
+    const wchar_t *const names[2] = {L"Gate", L"Gate"};
+    if (!make_world(&w, L"X", L"Y", names, 2))
         return;
-    w.queues[0] = named_queue(w.device, D3D12_COMMAND_LIST_TYPE_DIRECT, L"X");
-    w.queues[1] = named_queue(w.device, D3D12_COMMAND_LIST_TYPE_COMPUTE, L"Y");
-    w.fences[0] = named_fence(w.device, 0, L"Gate");
-    w.fences[1] = named_fence(w.device, 0, L"Gate");
     wait_then_signal(w.queues[0], w.fences[0], w.fences[1]);
     wait_then_signal(w.queues[1], w.fences[1], w.fences[0]);
     char first[64], second[64];

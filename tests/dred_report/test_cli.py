@@ -62,6 +62,18 @@ def case_show_normalises(tool, golden):
         check_eq(result.stdout, (golden / "hang_suspect.json").read_bytes(), "show --json normalises it")
 
 
+def diff_against(tool, path, report):
+    """`d12dred diff PATH X` where X is `report` (a dict) written to a temporary file."""
+    import json
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(report, f)
+        other = f.name
+    try:
+        return run(tool, "diff", path, other)
+    finally:
+        os.unlink(other)
+
+
 def case_diff_same(tool, golden):
     result = run(tool, "diff", golden / "page_fault_exact.json", golden / "page_fault_exact.json")
     check_eq(result.returncode, 0, "diff of a report with itself: exit code 0")
@@ -93,13 +105,7 @@ def case_diff_no_data(tool, golden):
     report["features"]["page_fault"] = False
     report["features"]["breadcrumb_contexts"] = False
     report["page_fault"] = None
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump(report, f)
-        other = f.name
-    try:
-        result = run(tool, "diff", golden / "page_fault_exact.json", other)
-    finally:
-        os.unlink(other)
+    result = diff_against(tool, golden / "page_fault_exact.json", report)
     check_eq(result.returncode, 0, "diff against a run with reporting off: exit code 0 (no difference)")
     check_eq(result.stdout.decode().splitlines(), [
         "kind          same: removal",
@@ -119,13 +125,7 @@ def case_diff_no_data(tool, golden):
         for op in node["ops"]:
             if op["state"]:
                 op["state"]["arguments"] = op["state"]["arguments"].replace("InstanceCount=1", "InstanceCount=2")
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump(report, f)
-        other = f.name
-    try:
-        result = run(tool, "diff", golden / "page_fault_exact.json", other)
-    finally:
-        os.unlink(other)
+    result = diff_against(tool, golden / "page_fault_exact.json", report)
     check_eq(result.returncode, 1, "diff of the same op with another argument: exit code 1")
     check_eq(result.stdout.decode().splitlines()[0],
              "op state      different: " + PAGE_FAULT_EXACT_STATE + " | " +
@@ -199,24 +199,12 @@ def case_diff_hangs(tool, golden):
         for wait in queue["pending_waits"]:
             if wait["backwards"]:
                 wait["backwards"] = wait["backwards"].replace("10 (reached)", "1010 (reached)").replace("3,", "1003,")
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump(report, f)
-        other = f.name
-    try:
-        result = run(tool, "diff", golden / "stall_fences.json", other)
-    finally:
-        os.unlink(other)
+    result = diff_against(tool, golden / "stall_fences.json", report)
     check_eq(result.returncode, 0, "the same stall with other fence values, ids and pid: exit code 0")
     # one fence direction differs: a wait that did not go backwards is another bug
     report = json.loads((golden / "stall_fences.json").read_text(encoding="utf-8"))
     report["queues"][0]["pending_waits"][0]["backwards"] = None
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump(report, f)
-        other = f.name
-    try:
-        result = run(tool, "diff", golden / "stall_fences.json", other)
-    finally:
-        os.unlink(other)
+    result = diff_against(tool, golden / "stall_fences.json", report)
     check_eq(result.returncode, 1, "a fence that went backwards against one that did not: exit code 1")
     check_eq(result.stdout.decode().splitlines()[0].split(":")[0], "wait verdict  different", "named first")
     # a clean RemoveDevice against the deadlock (both removals by the application): the waits tell them apart
@@ -226,13 +214,7 @@ def case_diff_hangs(tool, golden):
         for sub in queue["submissions"]:
             sub["waiting_on"] = None
     report["deadlock"] = None
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump(report, f)
-        other = f.name
-    try:
-        result = run(tool, "diff", golden / "deadlock.json", other)
-    finally:
-        os.unlink(other)
+    result = diff_against(tool, golden / "deadlock.json", report)
     check_eq(result.returncode, 1, "a deadlock against a clean RemoveDevice: exit code 1")
     check_eq([line.split(":")[0] for line in result.stdout.decode().splitlines()[:2]],
              ["wait verdict  different", "waits         different"], "the waits first")

@@ -87,21 +87,17 @@ void d12__dred_describe_waits(buf *b, const d12dred_report *r)
         d12__dred_buf_puts(b, any++ ? "; " : "");
         d12__dred_put_name(b, q->name);
         d12__dred_buf_puts(b, ":");
-        for (size_t j = 0; j < q->wait_count; j++) {
-            d12__dred_buf_puts(b, " waits ");
-            d12__dred_put_name(b, q->waits[j].fence);
+        for (size_t j = 0; j < q->wait_count + q->signal_count; j++) {
+            bool wait = j < q->wait_count;
+            const d12dred_wait *w = wait ? &q->waits[j] : &q->signals[j - q->wait_count];
+            d12__dred_buf_puts(b, wait ? " waits " : " signals ");
+            d12__dred_put_name(b, w->fence);
             d12__dred_buf_puts(b, " ");
-            put_relative(b, q->waits[j].value, q->waits[j].fence_value);
-            if (q->waits[j].backwards)
+            put_relative(b, w->value, w->fence_value);
+            if (w->backwards)
                 d12__dred_buf_puts(b, " (went backwards)");
-        }
-        for (size_t j = 0; j < q->signal_count; j++) {
-            d12__dred_buf_puts(b, " signals ");
-            d12__dred_put_name(b, q->signals[j].fence);
-            d12__dred_buf_puts(b, " ");
-            put_relative(b, q->signals[j].value, q->signals[j].fence_value);
-            if (q->signals[j].behind_wait >= 0)
-                d12__dred_buf_printf(b, " behind wait %" PRId32, q->signals[j].behind_wait);
+            if (!wait && w->behind_wait >= 0)
+                d12__dred_buf_printf(b, " behind wait %" PRId32, w->behind_wait);
         }
     }
     if (!any)
