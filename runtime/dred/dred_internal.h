@@ -147,9 +147,18 @@ void d12__dred_out_of_bounds_detail(struct d12dred_report *r, struct d12dred_pag
 struct d12_fence;
 /* A fence's identity in the report: the application's ID3D12Fence pointer. */
 uint64_t d12__dred_fence_id(struct d12_fence *fence);
-/* Add the fence (once) to the report's `fences` with its history; device->children_lock held (setters' names). */
-void d12__dred_report_note_fence(struct d12_device *device, struct d12dred_report *r, struct d12_fence *fence,
-                                 const char *name);
+/* The fences a report's waits and signals name, each held once (d12__fence_hold: no lock) while the queues are
+ * visited under their locks; their histories are read after (a fence's lock is never taken under a queue's). */
+typedef struct d12_dred_fence_set {
+    struct d12_fence **items;
+    size_t count, capacity;
+} d12_dred_fence_set;
+void d12__dred_fence_set_add(d12_dred_fence_set *set, struct d12_fence *fence);
+/* Each fence (once) into the report's `fences` with its history; device->children_lock held (setters' names), no
+ * queue lock. */
+void d12__dred_fence_set_note(struct d12_device *device, struct d12dred_report *r, d12_dred_fence_set *set);
+/* Let the fences go (a last hold unlinks a fence under the children lock: call with no lock held). */
+void d12__dred_fence_set_release(d12_dred_fence_set *set);
 
 /* ---- The stall detector (stall.c) ---- */
 void d12__dred_stall_start(struct d12_device *device);

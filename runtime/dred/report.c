@@ -92,6 +92,7 @@ typedef struct operation_visit {
     d12dred_report *report;
     d12dred_queue *queue;
     int32_t last_unsatisfied; /* index in queue->waits of the last unsatisfied wait visited, or -1 */
+    d12_dred_fence_set *fences; /* the fences named, held: their histories are read after the queue lock goes */
 } operation_visit;
 
 static void add_operation(void *context, bool wait, struct d12_fence *fence, UINT64 value, uint64_t serial)
@@ -113,7 +114,7 @@ static void add_operation(void *context, bool wait, struct d12_fence *fence, UIN
     if (added) { /* the fence by identity (issue 29), with its history (issue 32 item 3) */
         added->has_fence_id = true;
         added->fence_id = d12__dred_fence_id(fence);
-        d12__dred_report_note_fence(v->device, v->report, fence, name);
+        d12__dred_fence_set_add(v->fences, fence); /* its lock is never taken under a queue's (docs/locking.md) */
     }
     free(name);
 }
@@ -242,6 +243,7 @@ static void number_pending_submissions(struct d12_device *device)
 static void fill_queues(struct d12_device *device, d12dred_report *r, const D3D12_AUTO_BREADCRUMB_NODE1 *head)
 {
     struct d12_dred *dred = device->dred;
+    d12_dred_fence_set fences = {0};
     d12__lock(&device->children_lock, D12_RANK_CHILDREN);
     for (struct d12_command_queue *queue = device->queues; queue; queue = queue->next) {
         char *name = object_name(&queue->device_child.object);
@@ -250,7 +252,7 @@ static void fill_queues(struct d12_device *device, d12dred_report *r, const D3D1
         if (q == NULL)
             continue;
         d12dred_queue_set_faulted(q, queue == dred->fault.queue);
-        operation_visit visit = {device, r, q, -1};
+        operation_visit visit = {device, r, q, -1, &fences};
         d12__queue_for_each_operation(queue, add_operation, &visit);
         pthread_mutex_lock(&dred->track_lock);
         bool earlier_open = false;
@@ -272,7 +274,9 @@ static void fill_queues(struct d12_device *device, d12dred_report *r, const D3D1
         }
         pthread_mutex_unlock(&dred->track_lock);
     }
+    d12__dred_fence_set_note(device, r, &fences); /* under the children lock only: the setters' queue names */
     d12__unlock(&device->children_lock, D12_RANK_CHILDREN);
+    d12__dred_fence_set_release(&fences);         /* a last hold may unlink a fence: no lock held */
     d12dred_report_find_backwards(r);
     d12dred_report_find_deadlock(r);
 }

@@ -35,8 +35,8 @@ static char *setter_words(struct d12_device *device, const d12_fence_change *cha
     return asprintf(&words, "a queue destroyed since") < 0 ? NULL : words;
 }
 
-void d12__dred_report_note_fence(struct d12_device *device, d12dred_report *r, struct d12_fence *fence,
-                                 const char *name)
+/* One fence into the report's `fences`, once, with its history (the fence lock: no queue lock may be held). */
+static void note_fence(struct d12_device *device, d12dred_report *r, struct d12_fence *fence)
 {
     uint64_t id = d12__dred_fence_id(fence);
     if (d12dred_report_find_fence(r, id))
@@ -45,11 +45,45 @@ void d12__dred_report_note_fence(struct d12_device *device, d12dred_report *r, s
     UINT64 highest = 0;
     uint32_t count = d12__fence_history(fence, changes, &highest);
     UINT64 at = atomic_load_explicit(&fence->value, memory_order_acquire);
+    bool out_of_memory;
+    char *name = d12__object_name_dup(&fence->device_child.object, &out_of_memory);
     d12dred_fence *f = d12dred_report_add_fence(r, id, name, at, highest > at ? highest : at);
+    free(name);
     for (uint32_t i = 0; f && i < count; i++) {
         char *by = setter_words(device, &changes[i]);
         d12dred_fence_add_change(f, changes[i].value, by,
                                  changes[i].queue ? "ID3D12CommandQueue::Signal" : "ID3D12Fence::Signal");
         free(by);
     }
+}
+
+void d12__dred_fence_set_add(d12_dred_fence_set *set, struct d12_fence *fence)
+{
+    for (size_t i = 0; i < set->count; i++)
+        if (set->items[i] == fence)
+            return;
+    if (set->count == set->capacity) {
+        size_t capacity = set->capacity ? set->capacity * 2 : 8;
+        struct d12_fence **items = realloc(set->items, capacity * sizeof *items);
+        if (!items)
+            return; /* out of memory: this fence's history is left out */
+        set->items = items;
+        set->capacity = capacity;
+    }
+    d12__fence_hold(fence); /* an atomic count: no lock */
+    set->items[set->count++] = fence;
+}
+
+void d12__dred_fence_set_note(struct d12_device *device, d12dred_report *r, d12_dred_fence_set *set)
+{
+    for (size_t i = 0; i < set->count; i++)
+        note_fence(device, r, set->items[i]);
+}
+
+void d12__dred_fence_set_release(d12_dred_fence_set *set)
+{
+    for (size_t i = 0; i < set->count; i++)
+        d12__fence_unhold(set->items[i]);
+    free(set->items);
+    *set = (d12_dred_fence_set){0};
 }
