@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-/* The project's own shaders (spec/shaders/*.asm, docs/shaders.md): each a DXBC container (ISGN, OSGN, SHEX and,
+/* The project's own shaders (spec/shaders/NAME.asm, docs/shaders.md): each a DXBC container (ISGN, OSGN, SHEX and,
  * when its file has one, RTS0) with its checksum. */
 typedef struct d12_shader_blob {
     const char *name;        /* the .asm file's name without .asm */
