@@ -21,6 +21,7 @@ typedef struct d12_vkd3d_shader {
     PFN_vkd3d_shader_serialize_root_signature serialize_root_signature;
     PFN_vkd3d_shader_parse_root_signature parse_root_signature;
     PFN_vkd3d_shader_free_root_signature free_root_signature;
+    PFN_vkd3d_shader_convert_root_signature convert_root_signature;
 } d12_vkd3d_shader;
 
 static inline int d12_vkd3d_shader_load(d12_vkd3d_shader *v)
@@ -44,6 +45,7 @@ static inline int d12_vkd3d_shader_load(d12_vkd3d_shader *v)
     D12_LOAD(serialize_root_signature, "vkd3d_shader_serialize_root_signature")
     D12_LOAD(parse_root_signature, "vkd3d_shader_parse_root_signature")
     D12_LOAD(free_root_signature, "vkd3d_shader_free_root_signature")
+    D12_LOAD(convert_root_signature, "vkd3d_shader_convert_root_signature")
 #undef D12_LOAD
     return 0;
 }
