@@ -26,7 +26,7 @@ static const D3D12_STATIC_SAMPLER_DESC rs_samplers[] = {
      D3D12_SHADER_VISIBILITY_ALL},
 };
 
-static void rs_params_10(D3D12_ROOT_PARAMETER params[6])
+static inline void rs_params_10(D3D12_ROOT_PARAMETER params[6])
 {
     memset(params, 0, 6 * sizeof *params);
     params[0].ParameterType = D3D12_ROOT_PARAMETER_TYPE_DESCRIPTOR_TABLE;
@@ -63,7 +63,7 @@ static const D3D12_DESCRIPTOR_RANGE1 rs_sampler_ranges_11[] = {
      D3D12_DESCRIPTOR_RANGE_OFFSET_APPEND},
 };
 
-static void rs_params_11(D3D12_ROOT_PARAMETER1 params[6])
+static inline void rs_params_11(D3D12_ROOT_PARAMETER1 params[6])
 {
     memset(params, 0, 6 * sizeof *params);
     params[0].ParameterType = D3D12_ROOT_PARAMETER_TYPE_DESCRIPTOR_TABLE;
