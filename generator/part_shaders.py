@@ -48,7 +48,7 @@ def load(spec_dir, spec_display, context):
     for path in sorted((Path(spec_dir) / "shaders").glob("*.asm")):
         display = f"{spec_display}/shaders/{path.name}"
         if not IDENT.match(path.stem):
-            raise AsmError(display, 0, f"the file name '{path.stem}' is not a C identifier of a-z, 0-9 and _")
+            raise AsmError(display, 1, f"the file name '{path.stem}' is not a C identifier of a-z, 0-9 and _")
         try:
             text = path.read_bytes().decode("utf-8")
         except UnicodeDecodeError as error:
