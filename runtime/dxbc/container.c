@@ -1,6 +1,10 @@
 /* The DXBC container: its checksum (MD5's compression function, RFC 1321 section 3.4, with DXBC's own last block:
  * docs/shaders.md), reading a container whole or refusing it, and writing one. */
 #include "dxbc.h"
+#include "dxbc_internal.h"
+
+/* A refusal with its line of text (`error` and `error_size` are the function's parameters). */
+#define FAIL(...) d12__dxbc_fail(error, error_size, __VA_ARGS__)
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -78,7 +82,7 @@ void d12_dxbc_checksum(const void *data, size_t size, uint32_t checksum[4])
     memcpy(checksum, state, sizeof state);
 }
 
-static int fail(char *error, size_t error_size, const char *format, ...)
+int d12__dxbc_fail(char *error, size_t error_size, const char *format, ...)
 {
     va_list args;
     va_start(args, format);
@@ -93,28 +97,28 @@ int d12_dxbc_parse(const void *data, size_t size, d12_dxbc *out, char *error, si
     const uint8_t *bytes = data;
     memset(out, 0, sizeof *out);
     if (!data || size < HEADER_SIZE)
-        return fail(error, error_size, "DXBC: %zu bytes, smaller than the 32-byte header", data ? size : 0);
+        return FAIL("DXBC: %zu bytes, smaller than the 32-byte header", data ? size : 0);
     if (memcmp(bytes, "DXBC", 4) != 0)
-        return fail(error, error_size, "DXBC: no DXBC magic");
+        return FAIL("DXBC: no DXBC magic");
     uint32_t total = d12_dxbc_u32(bytes, 24), count = d12_dxbc_u32(bytes, 28);
     if (total != size)
-        return fail(error, error_size, "DXBC: the header's size %u is not the blob's %zu bytes", total, size);
+        return FAIL("DXBC: the header's size %u is not the blob's %zu bytes", total, size);
     uint32_t sum[4];
     d12_dxbc_checksum(bytes, size, sum);
     for (unsigned i = 0; i < 4; i++)
         if (sum[i] != d12_dxbc_u32(bytes, 4 + 4 * i))
-            return fail(error, error_size, "DXBC: checksum mismatch");
+            return FAIL("DXBC: checksum mismatch");
     if (d12_dxbc_u32(bytes, 20) != 1)
-        return fail(error, error_size, "DXBC: container version %u (1 expected)", d12_dxbc_u32(bytes, 20));
+        return FAIL("DXBC: container version %u (1 expected)", d12_dxbc_u32(bytes, 20));
     if (count > D12_DXBC_MAX_CHUNKS || count > (size - HEADER_SIZE) / 4)
-        return fail(error, error_size, "DXBC: %u chunks", count);
+        return FAIL("DXBC: %u chunks", count);
     for (uint32_t i = 0; i < count; i++) {
         uint32_t offset = d12_dxbc_u32(bytes, HEADER_SIZE + 4 * i);
         if (offset < HEADER_SIZE + 4 * count || offset > size - 8 || offset % 4)
-            return fail(error, error_size, "DXBC: chunk %u at offset %u is outside the blob", i, offset);
+            return FAIL("DXBC: chunk %u at offset %u is outside the blob", i, offset);
         uint32_t chunk_size = d12_dxbc_u32(bytes, offset + 4);
         if (chunk_size > size - 8 - offset)
-            return fail(error, error_size, "DXBC: chunk %u (%u bytes at %u) runs past the end", i, chunk_size, offset);
+            return FAIL("DXBC: chunk %u (%u bytes at %u) runs past the end", i, chunk_size, offset);
         out->chunks[i] = (d12_dxbc_chunk){d12_dxbc_u32(bytes, offset), chunk_size, bytes + offset + 8};
     }
     out->chunk_count = count;

@@ -8,8 +8,11 @@
  * offset; constants 3 DWORDs; a root descriptor 2 DWORDs in 1.0, 3 in 1.1); then the static samplers, 13 DWORDs
  * each. Offsets count from the chunk's start. Descriptions are built in one allocation, so one free() frees them. */
 #include "dxbc.h"
+#include "dxbc_internal.h"
 
-#include <stdarg.h>
+/* A refusal with its line of text (`error` and `error_size` are the function's parameters). */
+#define FAIL(...) d12__dxbc_fail(error, error_size, __VA_ARGS__)
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -243,16 +246,6 @@ void *d12_rts0_write(const D3D12_VERSIONED_ROOT_SIGNATURE_DESC *desc, size_t *si
 
 /* ---- Reading ---- */
 
-static int fail(char *error, size_t error_size, const char *format, ...)
-{
-    va_list args;
-    va_start(args, format);
-    if (error_size)
-        vsnprintf(error, error_size, format, args);
-    va_end(args);
-    return -1;
-}
-
 /* `count` items of `item` bytes at `offset` lie inside `size` bytes. */
 static int inside(size_t size, uint32_t offset, uint32_t count, uint32_t item)
 {
@@ -273,24 +266,24 @@ static int scan(const uint8_t *b, size_t size, int v11, counts *n, char *error, 
     uint32_t params_at = d12_dxbc_u32(b, 8), samplers_at = d12_dxbc_u32(b, 16);
     n->params = d12_dxbc_u32(b, 4), n->samplers = d12_dxbc_u32(b, 12), n->ranges = 0;
     if (!inside(size, params_at, n->params, 12) || params_at % 4)
-        return fail(error, error_size, "RTS0: %u parameters at offset %u run past its %zu bytes", n->params,
+        return FAIL("RTS0: %u parameters at offset %u run past its %zu bytes", n->params,
                     params_at, size);
     if (!inside(size, samplers_at, n->samplers, SAMPLER_SIZE) || samplers_at % 4)
-        return fail(error, error_size, "RTS0: %u static samplers at offset %u run past its %zu bytes", n->samplers,
+        return FAIL("RTS0: %u static samplers at offset %u run past its %zu bytes", n->samplers,
                     samplers_at, size);
     for (uint32_t p = 0; p < n->params; p++) {
         uint32_t type = d12_dxbc_u32(b, params_at + 12 * p), at = d12_dxbc_u32(b, params_at + 12 * p + 8);
         uint32_t payload = type == D3D12_ROOT_PARAMETER_TYPE_DESCRIPTOR_TABLE ? 8
                          : type == D3D12_ROOT_PARAMETER_TYPE_32BIT_CONSTANTS || v11 ? 12 : 8;
         if (type > D3D12_ROOT_PARAMETER_TYPE_UAV)
-            return fail(error, error_size, "RTS0: parameter %u has type %u", p, type);
+            return FAIL("RTS0: parameter %u has type %u", p, type);
         if (!inside(size, at, 1, payload) || at % 4)
-            return fail(error, error_size, "RTS0: parameter %u's payload at offset %u runs past the end", p, at);
+            return FAIL("RTS0: parameter %u's payload at offset %u runs past the end", p, at);
         if (type != D3D12_ROOT_PARAMETER_TYPE_DESCRIPTOR_TABLE)
             continue;
         uint32_t count = d12_dxbc_u32(b, at), ranges_at = d12_dxbc_u32(b, at + 4);
         if (!inside(size, ranges_at, count, v11 ? 24 : 20) || ranges_at % 4)
-            return fail(error, error_size, "RTS0: parameter %u's %u ranges at offset %u run past the end", p, count,
+            return FAIL("RTS0: parameter %u's %u ranges at offset %u run past the end", p, count,
                         ranges_at);
         n->ranges += count; /* each range at least 20 bytes inside the blob: no overflow */
     }
@@ -327,10 +320,10 @@ int d12_rts0_parse(const void *data, size_t size, D3D12_VERSIONED_ROOT_SIGNATURE
     const uint8_t *b = data;
     *out = NULL;
     if (!data || size < HEADER)
-        return fail(error, error_size, "RTS0: %zu bytes, smaller than its 24-byte header", data ? size : 0);
+        return FAIL("RTS0: %zu bytes, smaller than its 24-byte header", data ? size : 0);
     uint32_t version = d12_dxbc_u32(b, 0);
     if (version != D3D_ROOT_SIGNATURE_VERSION_1_0 && version != D3D_ROOT_SIGNATURE_VERSION_1_1)
-        return fail(error, error_size, "RTS0: version %u (1 = 1.0 and 2 = 1.1 are known)", version);
+        return FAIL("RTS0: version %u (1 = 1.0 and 2 = 1.1 are known)", version);
     int v11 = version == D3D_ROOT_SIGNATURE_VERSION_1_1;
     counts n;
     if (scan(b, size, v11, &n, error, error_size))
@@ -338,7 +331,7 @@ int d12_rts0_parse(const void *data, size_t size, D3D12_VERSIONED_ROOT_SIGNATURE
     void *pool;
     D3D12_VERSIONED_ROOT_SIGNATURE_DESC *desc = alloc_desc(D3D_ROOT_SIGNATURE_VERSION_1_1, n, &pool);
     if (!desc)
-        return fail(error, error_size, "RTS0: out of memory");
+        return FAIL("RTS0: out of memory");
     desc->Desc_1_1.Flags = d12_dxbc_u32(b, 20);
     D3D12_DESCRIPTOR_RANGE1 *ranges = pool;
     uint32_t params_at = d12_dxbc_u32(b, 8), samplers_at = d12_dxbc_u32(b, 16);
@@ -361,5 +354,5 @@ int d12_rts0_parse(const void *data, size_t size, D3D12_VERSIONED_ROOT_SIGNATURE
     }
     *out = d12_rootsig_convert(desc, D3D_ROOT_SIGNATURE_VERSION_1_0); /* the blob's own version, flags dropped */
     free(desc);
-    return *out ? 0 : fail(error, error_size, "RTS0: out of memory");
+    return *out ? 0 : FAIL("RTS0: out of memory");
 }

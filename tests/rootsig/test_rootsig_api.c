@@ -5,7 +5,7 @@
  *
  *     test_rootsig_api CASE     (ctest rootsig.api.CASE)      test_rootsig_api --list */
 #define COBJMACROS
-#include "harness.h"
+#include "case_main.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -245,7 +245,8 @@ static const char *rule_flags_data_exclusive(built *b, int bad)
 {
     init(b, V11);
     b->ranges[0] = range(D3D12_DESCRIPTOR_RANGE_TYPE_CBV, 1, 0, 0,
-                         D3D12_DESCRIPTOR_RANGE_FLAG_DATA_STATIC | (bad ? D3D12_DESCRIPTOR_RANGE_FLAG_DATA_VOLATILE : 0),
+                         D3D12_DESCRIPTOR_RANGE_FLAG_DATA_STATIC |
+                             (bad ? D3D12_DESCRIPTOR_RANGE_FLAG_DATA_VOLATILE : 0),
                          APPEND);
     add_table(b, 0, 1, D3D12_SHADER_VISIBILITY_ALL);
     return "mutually exclusive";
@@ -255,7 +256,8 @@ static const char *rule_flags_sampler_range(built *b, int bad)
 {
     init(b, V11);
     b->ranges[0] = range(D3D12_DESCRIPTOR_RANGE_TYPE_SAMPLER, 1, 0, 0,
-                         bad ? D3D12_DESCRIPTOR_RANGE_FLAG_DATA_STATIC : D3D12_DESCRIPTOR_RANGE_FLAG_DESCRIPTORS_VOLATILE,
+                         bad ? D3D12_DESCRIPTOR_RANGE_FLAG_DATA_STATIC
+                             : D3D12_DESCRIPTOR_RANGE_FLAG_DESCRIPTORS_VOLATILE,
                          APPEND);
     add_table(b, 0, 1, D3D12_SHADER_VISIBILITY_ALL);
     return "a sampler range takes no flag";
@@ -312,8 +314,9 @@ static const char *rule_null_parameters(built *b, int bad)
 
 typedef const char *(*rule_fn)(built *, int);
 
-static void run_rule(rule_fn rule)
+static void run_rule_case(const void *arg)
 {
+    rule_fn rule = *(const rule_fn *)arg;
     static built b;
     for (int bad = 0; bad < 2; bad++) {
         const char *expect = rule(&b, bad);
@@ -343,8 +346,9 @@ static void run_rule(rule_fn rule)
 
 /* ---- Out-pointers, the 1.0 entry point, garbage, embedded RTS0 ---- */
 
-static void case_out_pointers(void)
+static void case_out_pointers(const void *unused)
 {
+    (void)unused;
     D3D12_ROOT_SIGNATURE_DESC desc = {0};
     ID3DBlob *blob = NULL;
     /* A NULL ppErrorBlob is fine either way. */
@@ -391,8 +395,9 @@ static HRESULT deserialize(const void *data, SIZE_T size, void **out)
 
 /* Garbage is refused with E_INVALIDARG and a NULL out-pointer; a blob changed in a way that stays well formed
  * (checksum recomputed) is parsed or refused, never read outside its bytes (asan). */
-static void case_garbage(void)
+static void case_garbage(const void *unused)
 {
+    (void)unused;
     void *d = NULL;
     CHECK_EQ_INT(deserialize(NULL, 0, &d), E_INVALIDARG);
     CHECK(d == NULL);
@@ -462,8 +467,9 @@ static void case_garbage(void)
 
 /* The generator's RTS0 chunks (generator/rootsig.py) are what the runtime writes for the same description, and
  * a shader without one is refused by the deserializer. */
-static void case_shader_rts0(void)
+static void case_shader_rts0(const void *unused)
 {
+    (void)unused;
     unsigned with = 0;
     for (unsigned i = 0; i < D12_SHADER_COUNT; i++) {
         const d12_shader_blob *shader = &d12_shaders[i];
@@ -487,9 +493,11 @@ static void case_shader_rts0(void)
                          ID3D12VersionedRootSignatureDeserializer_GetUnconvertedRootSignatureDesc(v), &blob, NULL),
                      S_OK);
         d12_dxbc mine, theirs;
-        if (blob && d12_dxbc_parse(ID3D10Blob_GetBufferPointer(blob), ID3D10Blob_GetBufferSize(blob), &mine, NULL, 0) == 0 &&
+        if (blob &&
+            d12_dxbc_parse(ID3D10Blob_GetBufferPointer(blob), ID3D10Blob_GetBufferSize(blob), &mine, NULL, 0) == 0 &&
             d12_dxbc_parse(shader->code, shader->size, &theirs, NULL, 0) == 0) {
-            const d12_dxbc_chunk *a = d12_dxbc_find(&mine, D12_DXBC_TAG_RTS0), *b = d12_dxbc_find(&theirs, D12_DXBC_TAG_RTS0);
+            const d12_dxbc_chunk *a = d12_dxbc_find(&mine, D12_DXBC_TAG_RTS0);
+            const d12_dxbc_chunk *b = d12_dxbc_find(&theirs, D12_DXBC_TAG_RTS0);
             CHECK(a && b && a->size == b->size && memcmp(a->data, b->data, a->size) == 0);
         } else {
             CHECK(!"serialized and parsed");
@@ -501,60 +509,44 @@ static void case_shader_rts0(void)
     CHECK(with >= 2);
 }
 
-static const struct {
-    const char *name;
-    rule_fn rule;
-    void (*run)(void);
-} cases[] = {
-    {"rule_size_64_dwords", rule_size, NULL},
-    {"rule_size_64_dwords_root_views", rule_size_views, NULL},
-    {"rule_overlap_tables", rule_overlap_tables, NULL},
-    {"rule_overlap_in_table_space", rule_overlap_in_table, NULL},
-    {"rule_overlap_root_parameters", rule_overlap_root, NULL},
-    {"rule_overlap_static_sampler", rule_overlap_static_sampler, NULL},
-    {"rule_visibility", rule_visibility, NULL},
-    {"rule_parameter_type", rule_parameter_type, NULL},
-    {"rule_empty_table", rule_empty_table, NULL},
-    {"rule_mixed_sampler_table", rule_mixed_sampler_table, NULL},
-    {"rule_zero_descriptors", rule_zero_descriptors, NULL},
-    {"rule_register_overflow", rule_register_overflow, NULL},
-    {"rule_reserved_space", rule_reserved_space, NULL},
-    {"rule_unbounded_then_append", rule_unbounded_then_append, NULL},
-    {"rule_static_sampler_address", rule_sampler_address, NULL},
-    {"rule_static_sampler_anisotropy", rule_sampler_anisotropy, NULL},
-    {"rule_static_sampler_comparison", rule_sampler_comparison, NULL},
-    {"rule_static_sampler_border", rule_sampler_border, NULL},
-    {"rule_static_sampler_visibility", rule_sampler_visibility, NULL},
-    {"rule_flags_unknown", rule_flags_unknown, NULL},
-    {"rule_flags_1_1_data_exclusive", rule_flags_data_exclusive, NULL},
-    {"rule_flags_1_1_sampler_range", rule_flags_sampler_range, NULL},
-    {"rule_flags_1_1_bounds_checks", rule_flags_bounds_checks, NULL},
-    {"rule_flags_1_1_range_unknown", rule_flags_range_unknown, NULL},
-    {"rule_flags_1_1_root_descriptor", rule_flags_root_descriptor, NULL},
-    {"rule_flags_1_1_root_descriptor_unknown", rule_flags_root_descriptor_unknown, NULL},
-    {"rule_version", rule_version, NULL},
-    {"rule_null_parameters", rule_null_parameters, NULL},
-    {"out_pointers", NULL, case_out_pointers},
-    {"garbage", NULL, case_garbage},
-    {"shader_rts0", NULL, case_shader_rts0},
+#define RULE(name, fn) {name, run_rule_case, &(const rule_fn){fn}}
+#define CASE(name, fn) {name, fn, NULL}
+
+static const d12test_case cases[] = {
+    RULE("rule_size_64_dwords", rule_size),
+    RULE("rule_size_64_dwords_root_views", rule_size_views),
+    RULE("rule_overlap_tables", rule_overlap_tables),
+    RULE("rule_overlap_in_table_space", rule_overlap_in_table),
+    RULE("rule_overlap_root_parameters", rule_overlap_root),
+    RULE("rule_overlap_static_sampler", rule_overlap_static_sampler),
+    RULE("rule_visibility", rule_visibility),
+    RULE("rule_parameter_type", rule_parameter_type),
+    RULE("rule_empty_table", rule_empty_table),
+    RULE("rule_mixed_sampler_table", rule_mixed_sampler_table),
+    RULE("rule_zero_descriptors", rule_zero_descriptors),
+    RULE("rule_register_overflow", rule_register_overflow),
+    RULE("rule_reserved_space", rule_reserved_space),
+    RULE("rule_unbounded_then_append", rule_unbounded_then_append),
+    RULE("rule_static_sampler_address", rule_sampler_address),
+    RULE("rule_static_sampler_anisotropy", rule_sampler_anisotropy),
+    RULE("rule_static_sampler_comparison", rule_sampler_comparison),
+    RULE("rule_static_sampler_border", rule_sampler_border),
+    RULE("rule_static_sampler_visibility", rule_sampler_visibility),
+    RULE("rule_flags_unknown", rule_flags_unknown),
+    RULE("rule_flags_1_1_data_exclusive", rule_flags_data_exclusive),
+    RULE("rule_flags_1_1_sampler_range", rule_flags_sampler_range),
+    RULE("rule_flags_1_1_bounds_checks", rule_flags_bounds_checks),
+    RULE("rule_flags_1_1_range_unknown", rule_flags_range_unknown),
+    RULE("rule_flags_1_1_root_descriptor", rule_flags_root_descriptor),
+    RULE("rule_flags_1_1_root_descriptor_unknown", rule_flags_root_descriptor_unknown),
+    RULE("rule_version", rule_version),
+    RULE("rule_null_parameters", rule_null_parameters),
+    CASE("out_pointers", case_out_pointers),
+    CASE("garbage", case_garbage),
+    CASE("shader_rts0", case_shader_rts0),
 };
 
 int main(int argc, char **argv)
 {
-    if (argc == 2 && strcmp(argv[1], "--list") == 0) {
-        for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-            printf("%s\n", cases[i].name);
-        return 0;
-    }
-    if (argc != 2)
-        return fprintf(stderr, "usage: test_rootsig_api CASE | --list\n"), 2;
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-        if (strcmp(cases[i].name, argv[1]) == 0) {
-            if (cases[i].rule)
-                run_rule(cases[i].rule);
-            else
-                cases[i].run();
-            return d12test_finish();
-        }
-    return fprintf(stderr, "test_rootsig_api: no case '%s'\n", argv[1]), 2;
+    return d12test_case_main(argc, argv, cases, sizeof cases / sizeof *cases, NULL);
 }

@@ -5,7 +5,7 @@
  *     test_rootsig_oracle CASE     (ctest rootsig.oracle.CASE)    test_rootsig_oracle --list */
 #define _GNU_SOURCE
 #define COBJMACROS
-#include "harness.h"
+#include "case_main.h"
 #include "vkd3d_shader_dl.h"
 
 #include <string.h>
@@ -43,8 +43,9 @@ static void check_same_bytes(const D3D12_VERSIONED_ROOT_SIGNATURE_DESC *desc)
     vk.free_code(&expected);
 }
 
-static void case_empty(void)
+static void case_empty(const void *unused)
 {
+    (void)unused;
     D3D12_VERSIONED_ROOT_SIGNATURE_DESC desc = {.Version = D3D_ROOT_SIGNATURE_VERSION_1_0};
     check_same_bytes(&desc);
     desc.Version = D3D_ROOT_SIGNATURE_VERSION_1_1;
@@ -52,8 +53,9 @@ static void case_empty(void)
     check_same_bytes(&desc);
 }
 
-static void case_every_type_1_0(void)
+static void case_every_type_1_0(const void *unused)
 {
+    (void)unused;
     D3D12_ROOT_PARAMETER params[6];
     rs_params_10(params);
     D3D12_VERSIONED_ROOT_SIGNATURE_DESC desc = {.Version = D3D_ROOT_SIGNATURE_VERSION_1_0};
@@ -79,8 +81,9 @@ static void case_every_type_1_0(void)
         ID3D10Blob_Release(b);
 }
 
-static void case_every_type_1_1(void)
+static void case_every_type_1_1(const void *unused)
 {
+    (void)unused;
     D3D12_ROOT_PARAMETER1 params[6];
     rs_params_11(params);
     D3D12_VERSIONED_ROOT_SIGNATURE_DESC desc = {.Version = D3D_ROOT_SIGNATURE_VERSION_1_1};
@@ -123,8 +126,9 @@ static int same_desc_11(const D3D12_ROOT_SIGNATURE_DESC1 *a, const D3D12_ROOT_SI
 }
 
 /* vkd3d-shader's blob through our deserializer: the description comes back; re-serialized, the same bytes. */
-static void case_deserialize_1_1(void)
+static void case_deserialize_1_1(const void *unused)
 {
+    (void)unused;
     D3D12_ROOT_PARAMETER1 params[6];
     rs_params_11(params);
     D3D12_VERSIONED_ROOT_SIGNATURE_DESC desc = {.Version = D3D_ROOT_SIGNATURE_VERSION_1_1};
@@ -138,7 +142,8 @@ static void case_deserialize_1_1(void)
                                                                &IID_ID3D12VersionedRootSignatureDeserializer,
                                                                (void **)&d), S_OK);
     if (d) {
-        const D3D12_VERSIONED_ROOT_SIGNATURE_DESC *got = ID3D12VersionedRootSignatureDeserializer_GetUnconvertedRootSignatureDesc(d);
+        const D3D12_VERSIONED_ROOT_SIGNATURE_DESC *got =
+            ID3D12VersionedRootSignatureDeserializer_GetUnconvertedRootSignatureDesc(d);
         CHECK_EQ_INT(got->Version, D3D_ROOT_SIGNATURE_VERSION_1_1);
         CHECK(same_desc_11(&got->Desc_1_1, &desc.Desc_1_1));
         const D3D12_VERSIONED_ROOT_SIGNATURE_DESC *same = NULL;
@@ -152,8 +157,9 @@ static void case_deserialize_1_1(void)
 }
 
 /* 1.0 -> 1.1 as Windows converts (vkd3d-shader's vkd3d_shader_convert_root_signature agrees), and back. */
-static void case_convert(void)
+static void case_convert(const void *unused)
 {
+    (void)unused;
     D3D12_ROOT_PARAMETER params[6];
     rs_params_10(params);
     D3D12_VERSIONED_ROOT_SIGNATURE_DESC desc = {.Version = D3D_ROOT_SIGNATURE_VERSION_1_0};
@@ -202,9 +208,11 @@ static void case_convert(void)
         CHECK(same_desc_11(&v11->Desc_1_1, (const D3D12_ROOT_SIGNATURE_DESC1 *)&expected.u.v_1_1));
 #endif
         const D3D12_DESCRIPTOR_RANGE1 *r = v11->Desc_1_1.pParameters[0].DescriptorTable.pDescriptorRanges;
-        CHECK_EQ_INT(r[0].Flags, D3D12_DESCRIPTOR_RANGE_FLAG_DESCRIPTORS_VOLATILE | D3D12_DESCRIPTOR_RANGE_FLAG_DATA_VOLATILE);
+        CHECK_EQ_INT(r[0].Flags,
+                     D3D12_DESCRIPTOR_RANGE_FLAG_DESCRIPTORS_VOLATILE | D3D12_DESCRIPTOR_RANGE_FLAG_DATA_VOLATILE);
 #ifdef PEER_VKD3D /* vkd3d 1.2's own conversion: the sampler range gets DATA_VOLATILE too (above) */
-        const UINT sampler_flags = D3D12_DESCRIPTOR_RANGE_FLAG_DESCRIPTORS_VOLATILE | D3D12_DESCRIPTOR_RANGE_FLAG_DATA_VOLATILE;
+        const UINT sampler_flags =
+            D3D12_DESCRIPTOR_RANGE_FLAG_DESCRIPTORS_VOLATILE | D3D12_DESCRIPTOR_RANGE_FLAG_DATA_VOLATILE;
 #else
         const UINT sampler_flags = D3D12_DESCRIPTOR_RANGE_FLAG_DESCRIPTORS_VOLATILE;
 #endif
@@ -242,32 +250,20 @@ static void case_convert(void)
     ID3D10Blob_Release(blob);
 }
 
-static const struct {
-    const char *name;
-    void (*run)(void);
-} cases[] = {
-    {"empty", case_empty},
-    {"every_type_1_0", case_every_type_1_0},
-    {"every_type_1_1", case_every_type_1_1},
-    {"deserialize_1_1", case_deserialize_1_1},
-    {"convert", case_convert},
+static const d12test_case cases[] = {
+    {"empty", case_empty, NULL},
+    {"every_type_1_0", case_every_type_1_0, NULL},
+    {"every_type_1_1", case_every_type_1_1, NULL},
+    {"deserialize_1_1", case_deserialize_1_1, NULL},
+    {"convert", case_convert, NULL},
 };
+
+static int load_oracle(void)
+{
+    return d12_vkd3d_shader_load(&vk) ? D12_TEST_SKIP : 0;
+}
 
 int main(int argc, char **argv)
 {
-    if (argc == 2 && strcmp(argv[1], "--list") == 0) {
-        for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-            printf("%s\n", cases[i].name);
-        return 0;
-    }
-    if (argc != 2)
-        return fprintf(stderr, "usage: test_rootsig_oracle CASE | --list\n"), 2;
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-        if (strcmp(cases[i].name, argv[1]) == 0) {
-            if (d12_vkd3d_shader_load(&vk))
-                return D12_TEST_SKIP;
-            cases[i].run();
-            return d12test_finish();
-        }
-    return fprintf(stderr, "test_rootsig_oracle: no case '%s'\n", argv[1]), 2;
+    return d12test_case_main(argc, argv, cases, sizeof cases / sizeof *cases, load_oracle);
 }
