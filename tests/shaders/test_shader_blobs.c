@@ -42,9 +42,11 @@ static int compile(const void *code, size_t size, struct vkd3d_shader_code *spir
                                                              : VKD3D_SHADER_BINDING_FLAG_IMAGE,
             {0, count, 1}};
         count++;
-        if ((d->flags & VKD3D_SHADER_DESCRIPTOR_INFO_FLAG_UAV_COUNTER) && counter_count < 16)
-            counters[counter_count++] = (struct vkd3d_shader_uav_counter_binding){
+        if ((d->flags & VKD3D_SHADER_DESCRIPTOR_INFO_FLAG_UAV_COUNTER) && counter_count < 16) {
+            counters[counter_count] = (struct vkd3d_shader_uav_counter_binding){
                 d->register_space, d->register_index, VKD3D_SHADER_VISIBILITY_ALL, {1, counter_count, 1}, 0};
+            counter_count++;
+        }
     }
     struct vkd3d_shader_interface_info iface = {.type = VKD3D_SHADER_STRUCTURE_TYPE_INTERFACE_INFO,
                                                 .bindings = bindings, .binding_count = count,
