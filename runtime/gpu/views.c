@@ -241,8 +241,8 @@ static bool uav_desc_valid(d12_info_queue *info, const D3D12_UNORDERED_ACCESS_VI
             info, null_view ? "a null descriptor (pResource NULL) needs pDesc" : "pDesc NULL: a buffer has no default view");
         return false;
     }
-    if ((UINT)desc->ViewDimension == D3D12_UAV_DIMENSION_UNKNOWN || (UINT)desc->ViewDimension == 5 ||
-        (UINT)desc->ViewDimension > D3D12_UAV_DIMENSION_TEXTURE2DMSARRAY) {
+    if ((UINT)desc->ViewDimension == D3D12_UAV_DIMENSION_UNKNOWN ||
+        (UINT)desc->ViewDimension > D3D12_UAV_DIMENSION_TEXTURE3D) {
         d12__msg_createunorderedaccessview_invaliddesc(info, "ViewDimension is no D3D12_UAV_DIMENSION");
         return false;
     }
