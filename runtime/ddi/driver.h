@@ -78,6 +78,9 @@ typedef struct d12_driver_gpu_funcs {
         D3D12DDI_COMMAND_LIST_FUNCS_3D_0127 list_0127; /* the same slots, then pfnWriteBufferImmediate */
     };
     D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126 queue;
+    /* The optional descriptor table (docs/descriptors.md): valid when has_descriptors. */
+    D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT descriptors;
+    bool has_descriptors;
 } d12_driver_gpu_funcs;
 
 /* Whether the negotiated build is 0127 or later: the driver has pfnWriteBufferImmediate and was handed
