@@ -57,9 +57,10 @@ static const char k_style[] =
     "tr.st-in-progress td:nth-child(2){color:#e65100;font-weight:600}tr.st-not-started td:nth-child(2){color:#666}"
     "details.node{border:1px solid #bbb;border-radius:6px;margin:8px 0;background:#fff}"
     "details.node>summary{padding:6px 10px;background:#f0f0f4;cursor:pointer}"
-    ".ops{padding:4px 10px 8px}details.ev>summary{cursor:pointer}details.ev>.body{margin-left:22px}"
+    ".ops{padding:4px 10px 8px}details.ev>summary{cursor:pointer}details.ev>summary>.op{display:inline-block}"
+    "details.ev>.body{margin-left:22px}"
     "details.skip>summary{color:#666;cursor:pointer;font-style:italic}"
-    ".op{padding:1px 4px;border-radius:3px;white-space:pre-wrap}.op.done{color:#2e7d32}"
+    ".op{padding:1px 4px;border-radius:3px}.opl{white-space:pre-wrap}.op.done{color:#2e7d32}"
     ".op.fault{background:#ffd7d7;outline:2px solid #b00020;color:#000}"
     ".op.suspect{background:#ffe9c7;outline:2px solid #e65100;color:#000}"
     ".op .state,.op .msg{margin-left:28px;color:#333}.msg.s0,.msg.s1{color:#b00020}.msg.s2{color:#8a5a00}"
@@ -123,6 +124,11 @@ static void summary_verdict(buf *b, const d12dred_report *r)
         put(b, r->features.page_fault ? ": no page fault" : "");
     }
     put(b, "</p>\n");
+    if (r->page_fault) {
+        put(b, "<p>page fault at ");
+        d12__dred_html_va(b, r->page_fault);
+        put(b, "</p>\n");
+    }
     if (r->page_fault && r->page_fault->detail) {
         put(b, "<p class=\"detail\">");
         esc_text(b, r->page_fault->detail);
@@ -216,8 +222,8 @@ static void summary_facts(buf *b, const d12dred_report *r)
     put(b, "</dd></div>");
     if (r->page_fault) {
         fact(b, "page fault");
-        putf(b, "<code>0x%" PRIx64 "</code> (%s)</dd></div>", r->page_fault->va,
-             (r->page_fault->flags & 1u) ? "write" : "read");
+        d12__dred_html_va(b, r->page_fault);
+        put(b, "</dd></div>");
     }
     fact(b, "kind");
     put(b, is_stall(r) ? "stall (the device was not removed)</dd></div>" : "removal</dd></div>");
@@ -380,8 +386,9 @@ static void put_op(buf *b, tree *t, size_t i, unsigned extra_indent)
          mark, t->node, op->index);
     if (extra_indent)
         putf(b, " style=\"margin-left:%ucm\"", extra_indent);
-    put(b, ">");
+    put(b, "><span class=\"opl\">");
     put_op_line(b, t->r, t->n, op);
+    put(b, "</span>");
     if (op->state) {
         buf f = {0};
         d12__dred_render_state(&f, 0, op->state);

@@ -36,6 +36,8 @@ void d12__dred_html_extras_sections(d12__dred_buf *b, d12__dred_html_extras *x);
 /* Every extra not shown yet, with its owner's path (an unknown member of a submission, a wait, a state, ...). */
 void d12__dred_html_extras_rest(d12__dred_buf *b, d12__dred_html_extras *x);
 
+/* The VA as show prints it: `0x1000 (read)`, `(write)`, `(read, flags 0x80000000)`. */
+void d12__dred_html_va(d12__dred_buf *b, const d12dred_page_fault *pf);
 /* The page fault's section: the VA, the verdict, its extras, the map of the VA among its neighbours, live and freed. */
 void d12__dred_html_page_fault(d12__dred_buf *b, const d12dred_report *r, d12__dred_html_extras *extras);
 

@@ -60,10 +60,19 @@ static void put_allocation_cell(buf *b, const cell *c, uint64_t va)
     d12__dred_buf_puts(b, "</span></div>\n");
 }
 
+void d12__dred_html_va(buf *b, const d12dred_page_fault *pf)
+{
+    d12__dred_buf_printf(b, "<code>0x%" PRIx64 "</code> (%s", pf->va, (pf->flags & 1u) ? "write" : "read");
+    if (pf->flags & ~1u)
+        d12__dred_buf_printf(b, ", flags 0x%" PRIx32, pf->flags);
+    d12__dred_buf_puts(b, ")");
+}
+
 static void put_va_cell(buf *b, const d12dred_page_fault *pf)
 {
-    d12__dred_buf_printf(b, "<div class=\"cell va\" id=\"fault-va\"><span class=\"tag\">faulting VA</span>"
-                            "<code>0x%" PRIx64 "</code> (%s)</div>\n", pf->va, (pf->flags & 1u) ? "write" : "read");
+    d12__dred_buf_puts(b, "<div class=\"cell va\" id=\"fault-va\"><span class=\"tag\">faulting VA</span>");
+    d12__dred_html_va(b, pf);
+    d12__dred_buf_puts(b, "</div>\n");
 }
 
 /* The cells of the map in address order, the VA's cell after every allocation starting at or below it. */
@@ -126,11 +135,9 @@ void d12__dred_html_page_fault(buf *b, const d12dred_report *r, d12__dred_html_e
         d12__dred_buf_puts(b, "</section>\n");
         return;
     }
-    d12__dred_buf_printf(b, "<dl class=\"facts\"><dt>VA</dt><dd><code>0x%" PRIx64 "</code> (%s", pf->va,
-                         (pf->flags & 1u) ? "write" : "read");
-    if (pf->flags & ~1u)
-        d12__dred_buf_printf(b, ", flags 0x%" PRIx32, pf->flags);
-    d12__dred_buf_puts(b, ")</dd>\n<dt>verdict</dt><dd>");
+    d12__dred_buf_puts(b, "<dl class=\"facts\"><dt>VA</dt><dd>");
+    d12__dred_html_va(b, pf);
+    d12__dred_buf_puts(b, "</dd>\n<dt>verdict</dt><dd>");
     buf f = {0};
     d12__dred_put_verdict(&f, pf);
     d12__dred_html_fragment(b, &f);
