@@ -14,7 +14,10 @@ through the DevTools protocol over a pipe (--remote-debugging-pipe), must
     markup (`<script>`, `<img src=x onerror=...>`, `</details>`, quotes); the page must hold no <script> or <img>
     element, fetch nothing, and show the markup literally.
 
-    check_html.py D12DRED REPORT.json [--hostile] [--screenshot PNG]
+  - show members it does not know (a later d12rt's): with --extras, members are added at the top level, in a queue
+    and in the faulting op; each key and value must be rendered text, in its owner's part of the page.
+
+    check_html.py D12DRED REPORT.json [--hostile | --extras] [--screenshot PNG]
     check_html.py D12DRED --demo DRED_DEMO fault|hang [--screenshot PNG]
                      (the report of a real run: DRED_DEMO with D12RT_DRED_DUMP set to a temporary folder)
 
@@ -208,7 +211,7 @@ def squash(text):
     return re.sub(r"\s+", " ", text or "").strip()
 
 
-def check_page(d12dred, chromium, report, hostile_markup, screenshot):
+def check_page(d12dred, chromium, report, hostile_markup, screenshot, extras=False):
     with tempfile.TemporaryDirectory(prefix="d12dred-html-") as tmp:
         page = Path(tmp) / "report.html"
         result = subprocess.run([d12dred, "html", str(report), "-o", str(page)], capture_output=True, text=True,
@@ -269,6 +272,8 @@ def check_page(d12dred, chromium, report, hostile_markup, screenshot):
         fbox = probe["faultOpBox"]
         check(fbox and fbox["top"] >= 0 and fbox["bottom"] <= height and fbox["height"] > 0,
               "the faulting op is in the first viewport", f"{fbox}")
+    if extras:
+        check_extras(probe)
     if hostile_markup:
         body = probe["body"]
         check(HOSTILE in body, "application strings are shown as text, markup and all",
@@ -303,6 +308,33 @@ def hostile_copy(report, tmp):
     return path
 
 
+EXTRA_ROWS = [{"fence": "Frame fence", "value": 10, "by": "Streaming queue Signal"},
+              {"fence": "Frame fence", "value": 3, "by": "CPU thread 4242 Signal"}]
+
+
+def extras_copy(report, tmp):
+    """The report with members this d12dred does not know: a top-level table, a queue's note, an op's sub-op."""
+    document = json.loads(Path(report).read_text(encoding="utf-8"))
+    document["fence_history_test"] = EXTRA_ROWS
+    document["queues"][0]["queue_note_test"] = "went backwards: 10 (reached) -> 3"
+    for node in document["nodes"]:
+        for op in node["ops"]:
+            if op["attribution"]:
+                op["bundle_op_test"] = {"bundle": "Foliage bundle", "index": 2}
+    path = Path(tmp) / "extras.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    return path
+
+
+def check_extras(probe):
+    body = probe["body"]
+    check("fence_history_test" in body and "CPU thread 4242 Signal" in body, "a top-level unknown member is shown")
+    check("queue_note_test" in body and "went backwards: 10 (reached) -> 3" in body, "a queue's unknown member is shown")
+    if probe["target"]:
+        check("bundle_op_test" in probe["target"]["text"] and "Foliage bundle" in probe["target"]["text"],
+              "the faulting op's unknown member is shown under the op", probe["target"]["text"][:300])
+
+
 def demo_report(demo, mode, tmp):
     dump = Path(tmp) / "dump"
     dump.mkdir()
@@ -323,7 +355,8 @@ def main(argv):
         screenshot = args[at + 1]
         del args[at:at + 2]
     hostile = "--hostile" in args
-    args = [a for a in args if a != "--hostile"]
+    extras = "--extras" in args
+    args = [a for a in args if a not in ("--hostile", "--extras")]
     chromium = find_chromium()
     if not chromium:
         print("skipped: no chromium installed (apt-get install chromium)")
@@ -336,8 +369,10 @@ def main(argv):
             report = Path(args[1])
             if hostile:
                 report = hostile_copy(report, tmp)
+            if extras:
+                report = extras_copy(report, tmp)
         if report:
-            check_page(d12dred, chromium, report, hostile, screenshot)
+            check_page(d12dred, chromium, report, hostile, screenshot, extras)
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 else 1
 
