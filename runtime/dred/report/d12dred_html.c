@@ -148,10 +148,16 @@ static void summary_verdict(buf *b, const d12dred_report *r)
     put(b, "</section>\n");
 }
 
-static void put_op_line(buf *b, const d12dred_report *r, const d12dred_node *n, const d12dred_op *op)
+/* Show's mark of the first outstanding op where no op is attributed (once per node: the scan is the node's length). */
+static int mark_first_outstanding(const d12dred_node *n)
+{
+    return !d12__dred_node_has_attribution(n) && n->completed_count < n->breadcrumb_count;
+}
+
+static void put_op_line(buf *b, const d12dred_report *r, const d12dred_node *n, const d12dred_op *op, int mark_first)
 {
     buf f = {0};
-    d12__dred_put_op_line(&f, r, n, op, !d12__dred_node_has_attribution(n) && n->completed_count < n->breadcrumb_count);
+    d12__dred_put_op_line(&f, r, n, op, mark_first);
     esc_fragment(b, &f);
 }
 
@@ -189,7 +195,7 @@ static void summary_fault_op(buf *b, const d12dred_report *r)
     }
     size_t node = (size_t)d12dred_report_node_index(r, site.node);
     putf(b, "<p class=\"big\"><a href=\"#op-%zu-%" PRIu32 "\" id=\"fault-op-line\">", node, site.op->index);
-    put_op_line(b, r, site.node, site.op);
+    put_op_line(b, r, site.node, site.op, mark_first_outstanding(site.node));
     put(b, "</a></p>\n<p>");
     put_node_title(b, node, site.node);
     putf(b, "; %" PRIu32 " of %" PRIu32 " ops completed (%s)</p>\n", site.node->completed_count,
@@ -371,6 +377,7 @@ typedef struct tree {
     const d12dred_node *n;
     size_t node;
     const unsigned char *in_stack; /* BEGINEVENTs enclosing an attributed or the last completed op, or NULL */
+    int mark_first;                /* mark_first_outstanding(n) */
     uint32_t open[33];             /* depths of the open BeginEvent groups (as deep as show indents) */
     size_t open_count;
     d12__dred_html_extras *extras;
@@ -387,7 +394,7 @@ static void put_op(buf *b, tree *t, size_t i, unsigned extra_indent)
     if (extra_indent)
         putf(b, " style=\"margin-left:%ucm\"", extra_indent);
     put(b, "><span class=\"opl\">");
-    put_op_line(b, t->r, t->n, op);
+    put_op_line(b, t->r, t->n, op, t->mark_first);
     put(b, "</span>");
     if (op->state) {
         buf f = {0};
@@ -470,7 +477,8 @@ static void page_node(buf *b, const d12dred_report *r, size_t index, d12__dred_h
     snprintf(owner, sizeof owner, "$.nodes[%zu]", index);
     d12__dred_html_extras_of(b, extras, owner);
     unsigned char *in_stack = d12__dred_event_stacks(n);
-    tree t = {.r = r, .n = n, .node = index, .in_stack = in_stack, .extras = extras};
+    tree t = {.r = r, .n = n, .node = index, .in_stack = in_stack, .mark_first = mark_first_outstanding(n),
+              .extras = extras};
     page_node_ops(b, &t);
     free(in_stack);
     put(b, "</div></details>\n");
