@@ -43,19 +43,6 @@ static const char EXTRAS[] =
     " \"nearest_below\": null, \"nearest_above\": null, \"timeline\": null},\n"
     " \"flush_messages\": []}\n";
 
-static char *read_golden(const char *dir, const char *name, size_t *length)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s.json", dir, name);
-    FILE *file = fopen(path, "rb");
-    if (!file)
-        return NULL;
-    char *data = malloc(1 << 20);
-    *length = data ? fread(data, 1, 1 << 20, file) : 0;
-    fclose(file);
-    return data;
-}
-
 static d12dred_report *parse(const char *data, size_t length)
 {
     char error[512] = "";
@@ -157,11 +144,11 @@ static void escape(void)
 
 static void order(const char *dir)
 {
-    size_t length = 0;
-    char *data = read_golden(dir, "page_fault_exact", &length);
-    if (!CHECK(data != NULL))
-        return;
-    d12dred_report *report = parse(data, length);
+    char path[1024], error[512] = "";
+    snprintf(path, sizeof path, "%s/page_fault_exact.json", dir);
+    d12dred_report *report = NULL;
+    CHECK_EQ_INT(d12dred_report_read_json(path, &report, error, sizeof error), 0);
+    CHECK_EQ_STR(error, "");
     char *page = report ? d12dred_report_to_html(report, "page_fault_exact.json", NULL) : NULL;
     if (CHECK(page != NULL)) {
         static const char *const parts[] = {"<title>DRED report: DXGI_ERROR_DEVICE_HUNG, PAGEFAULT (7) ",
@@ -184,7 +171,6 @@ static void order(const char *dir)
     }
     free(page);
     d12dred_report_free(report);
-    free(data);
 }
 
 int main(int argc, char **argv)

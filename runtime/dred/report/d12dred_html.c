@@ -172,14 +172,9 @@ static void put_message(buf *b, const d12dred_message *m)
 
 static void put_node_title(buf *b, size_t index, const d12dred_node *n)
 {
-    putf(b, "node %zu: list ", index);
-    esc_name(b, n->list);
-    put(b, " on queue ");
-    esc_name(b, n->queue);
-    if (n->submission)
-        putf(b, ", submission #%" PRIu64, n->submission);
-    else
-        put(b, ", submission #?");
+    buf f = {0};
+    d12__dred_put_node_title(&f, index, n);
+    esc_fragment(b, &f);
 }
 
 static void summary_fault_op(buf *b, const d12dred_report *r)
@@ -215,6 +210,16 @@ static void fact(buf *b, const char *label)
     putf(b, "<div><dt>%s</dt><dd>", label);
 }
 
+/* A fact that is a report string, when the report has it. */
+static void text_fact(buf *b, const char *label, const char *text)
+{
+    if (!text)
+        return;
+    fact(b, label);
+    esc_text(b, text);
+    put(b, "</dd></div>");
+}
+
 static void summary_facts(buf *b, const d12dred_report *r)
 {
     put(b, "<dl id=\"facts\">");
@@ -238,21 +243,9 @@ static void summary_facts(buf *b, const d12dred_report *r)
         esc_text(b, r->process_name ? r->process_name : "?");
         putf(b, " (pid %" PRIu32 ")</dd></div>", r->process_id);
     }
-    if (r->timestamp) {
-        fact(b, "time");
-        esc_text(b, r->timestamp);
-        put(b, "</dd></div>");
-    }
-    if (r->driver) {
-        fact(b, "driver");
-        esc_text(b, r->driver);
-        put(b, "</dd></div>");
-    }
-    if (r->runtime_version) {
-        fact(b, "runtime");
-        esc_text(b, r->runtime_version);
-        put(b, "</dd></div>");
-    }
+    text_fact(b, "time", r->timestamp);
+    text_fact(b, "driver", r->driver);
+    text_fact(b, "runtime", r->runtime_version);
     if (r->tdr_delay_ms)
         putf(b, "<div><dt>TDR delay</dt><dd>%" PRIu32 " ms</dd></div>", r->tdr_delay_ms);
     const d12dred_features *ft = &r->features;

@@ -43,6 +43,8 @@ int d12__dred_emit(d12__dred_buf *b, FILE *out);
 void d12__dred_put_op_line(d12__dred_buf *b, const d12dred_report *r, const d12dred_node *n, const d12dred_op *op,
                            int first_outstanding_mark);
 void d12__dred_render_state(d12__dred_buf *b, unsigned indent, const d12dred_op_state *s);
+/* `node 0: list 'L' on queue 'Q', submission #2` */
+void d12__dred_put_node_title(d12__dred_buf *b, size_t index, const d12dred_node *n);
 void d12__dred_put_message(d12__dred_buf *b, const d12dred_message *message);
 void d12__dred_put_allocation(d12__dred_buf *b, const d12dred_allocation *a);
 void d12__dred_put_verdict(d12__dred_buf *b, const d12dred_page_fault *pf);

@@ -413,9 +413,9 @@ unsigned char *d12__dred_event_stacks(const d12dred_node *n)
     return in_stack;
 }
 
-static void render_node(buf *b, const d12dred_report *r, size_t index, const d12dred_node *n)
+void d12__dred_put_node_title(buf *b, size_t index, const d12dred_node *n)
 {
-    d12__dred_buf_printf(b, "  node %zu: list ", index);
+    d12__dred_buf_printf(b, "node %zu: list ", index);
     put_name(b, n->list);
     d12__dred_buf_puts(b, " on queue ");
     put_name(b, n->queue);
@@ -423,6 +423,12 @@ static void render_node(buf *b, const d12dred_report *r, size_t index, const d12
         d12__dred_buf_printf(b, ", submission #%" PRIu64, n->submission);
     else
         d12__dred_buf_puts(b, ", submission #?");
+}
+
+static void render_node(buf *b, const d12dred_report *r, size_t index, const d12dred_node *n)
+{
+    d12__dred_buf_puts(b, "  ");
+    d12__dred_put_node_title(b, index, n);
     d12__dred_buf_printf(b, "\n    %" PRIu32 " of %" PRIu32 " ops completed (%s)\n", n->completed_count,
                          n->breadcrumb_count, d12__dred_node_status_text(n));
     if (n->op_count && n->ops[0].index > 0)
