@@ -142,6 +142,9 @@ static void escape(void)
     d12dred_report_free(r);
 }
 
+/* The faulting op's link in the first screen, show's op line in it. */
+#define FAULT_LINK "<a href=\"#op-0-5\" id=\"fault-op-line\">#5 DRAWINDEXEDINSTANCED(4)  &lt;- FAULT (exact)</a>"
+
 static void order(const char *dir)
 {
     char path[1024], error[512] = "";
@@ -153,8 +156,7 @@ static void order(const char *dir)
     if (CHECK(page != NULL)) {
         static const char *const parts[] = {"<title>DRED report: DXGI_ERROR_DEVICE_HUNG, PAGEFAULT (7) ",
                                             "id=\"verdict\"", "never-mapped: no allocation", "id=\"fault-op\"",
-                                            "<a href=\"#op-0-5\" id=\"fault-op-line\">#5 DRAWINDEXEDINSTANCED(4)  "
-                                            "&lt;- FAULT (exact)</a>",
+                                            FAULT_LINK,
                                             "id=\"queues\"", "id=\"breadcrumbs\"",
                                             "<details class=\"ev\" open><summary><div class=\"op done\" id=\"op-0-2\"",
                                             "<div class=\"op pending fault\" id=\"op-0-5\">", "id=\"page-fault\"",
