@@ -17,7 +17,11 @@ through the DevTools protocol over a pipe (--remote-debugging-pipe), must
   - show members it does not know (a later d12rt's): with --extras, members are added at the top level, in a queue
     and in the faulting op; each key and value must be rendered text, in its owner's part of the page.
 
-    check_html.py D12DRED REPORT.json [--hostile | --extras] [--screenshot PNG]
+  - speak of a stall (D12RT_STALL_MS: the device was not removed) in the present: with --stall the report is made one
+    (`kind` stall, reason 0); the page has no reason, no page-fault section, "outstanding now", and fence values
+    "when the stall was reported".
+
+    check_html.py D12DRED REPORT.json [--hostile | --extras | --stall] [--screenshot PNG]
     check_html.py D12DRED --demo DRED_DEMO fault|hang [--screenshot PNG]
                      (the report of a real run: DRED_DEMO with D12RT_DRED_DUMP set to a temporary folder)
 
@@ -189,6 +193,33 @@ def open_page(chromium, page, screenshot):
     return probe.get("result", {}).get("value"), requests, problems, url
 
 
+VOID = {"meta", "br", "hr", "img", "input", "link", "wbr", "col", "area", "base", "embed", "source", "track"}
+
+
+def unbalanced(source):
+    """The first element closed out of order or left open (the browser forgives what the page must not rely on)."""
+    from html.parser import HTMLParser
+
+    class Balance(HTMLParser):
+        def __init__(self):
+            super().__init__(convert_charrefs=True)
+            self.stack, self.problem = [], None
+
+        def handle_starttag(self, tag, attrs):
+            if tag not in VOID:
+                self.stack.append((tag, self.getpos()))
+
+        def handle_endtag(self, tag):
+            if self.problem is None and (not self.stack or self.stack[-1][0] != tag):
+                self.problem = f"</{tag}> at {self.getpos()} closes {self.stack[-1] if self.stack else 'nothing'}"
+            elif self.stack:
+                self.stack.pop()
+    parser = Balance()
+    parser.feed(source)
+    parser.close()
+    return parser.problem or (f"left open: {parser.stack}" if parser.stack else None)
+
+
 def show_facts(d12dred, report):
     """The key facts of `d12dred show REPORT`: reason, device state, verdict, VA and the faulting op's line."""
     result = subprocess.run([d12dred, "show", str(report)], capture_output=True, text=True, timeout=30)
@@ -203,7 +234,9 @@ def show_facts(d12dred, report):
     op_lines = [line.strip() for line in lines if re.match(r"^ +#\d+ .*<- (FAULT|HANG) \(exact\)", line)]
     op_lines += [line.strip() for line in lines if re.match(r"^ +#\d+ .*<- first outstanding \(suspect\)", line)]
     va = field("VA")
-    return {"reason": field("reason"), "device state": field("device state"), "verdict": field("verdict"),
+    # a stall report is of a device that was not removed: no reason (issue 32 item 4), whatever show still prints
+    stall = (field("kind") or "").startswith("stall")
+    return {"reason": None if stall else field("reason"), "device state": field("device state"), "verdict": field("verdict"),
             "VA": va, "op": op_lines[0] if op_lines else None}
 
 
@@ -211,7 +244,7 @@ def squash(text):
     return re.sub(r"\s+", " ", text or "").strip()
 
 
-def check_page(d12dred, chromium, report, hostile_markup, screenshot, extras=False):
+def check_page(d12dred, chromium, report, hostile_markup, screenshot, extras=False, stall=False):
     with tempfile.TemporaryDirectory(prefix="d12dred-html-") as tmp:
         page = Path(tmp) / "report.html"
         result = subprocess.run([d12dred, "html", str(report), "-o", str(page)], capture_output=True, text=True,
@@ -234,10 +267,13 @@ def check_page(d12dred, chromium, report, hostile_markup, screenshot, extras=Fal
     check(probe["urls"] == [], "no src/href/action outside the page", f"{probe['urls']}")
     check(not re.search(r"(?i)\b(?:https?|file|ftp|data|javascript):", source.split("</style>", 1)[-1]),
           "no URL scheme in the page's markup")
+    problem = unbalanced(source)
+    check(problem is None, "every element closed, in order", f"{problem}")
     # the same facts as show, as rendered text
     summary = squash(probe["summary"])
-    check(facts["reason"] and squash(facts["reason"]) in summary, "the reason as show prints it",
-          f"{facts['reason']!r} in {summary[:300]!r}")
+    if facts["reason"]:
+        check(squash(facts["reason"]) in summary, "the reason as show prints it",
+              f"{facts['reason']!r} in {summary[:300]!r}")
     check(facts["device state"] and squash(facts["device state"]) in summary, "the device state as show prints it")
     if facts["verdict"]:
         check(squash(probe["verdict"]) == squash(facts["verdict"]), "the verdict is show's",
@@ -274,6 +310,8 @@ def check_page(d12dred, chromium, report, hostile_markup, screenshot, extras=Fal
               "the faulting op is in the first viewport", f"{fbox}")
     if extras:
         check_extras(probe)
+    if stall:
+        check_stall(probe)
     if hostile_markup:
         body = probe["body"]
         check(HOSTILE in body, "application strings are shown as text, markup and all",
@@ -335,6 +373,24 @@ def check_extras(probe):
               "the faulting op's unknown member is shown under the op", probe["target"]["text"][:300])
 
 
+def stall_copy(report, tmp):
+    document = json.loads(Path(report).read_text(encoding="utf-8"))
+    document["kind"] = "stall"
+    document["reason"] = {"hresult": "0x00000000", "name": None}
+    document["page_fault"] = None
+    path = Path(tmp) / "stall.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    return path
+
+
+def check_stall(probe):
+    body, summary = probe["body"], squash(probe["summary"])
+    check("reason" not in summary.split("FAULTING OP")[-1].split(), "a stall has no reason", summary[:400])
+    check("Page fault" not in body, "a stall has no page-fault section")
+    check("Command lists outstanding now" in body and "at removal" not in body, "a stall speaks in the present")
+    check("before removal" not in body, "no value 'before removal' in a stall")
+
+
 def demo_report(demo, mode, tmp):
     dump = Path(tmp) / "dump"
     dump.mkdir()
@@ -356,7 +412,8 @@ def main(argv):
         del args[at:at + 2]
     hostile = "--hostile" in args
     extras = "--extras" in args
-    args = [a for a in args if a not in ("--hostile", "--extras")]
+    stall = "--stall" in args
+    args = [a for a in args if a not in ("--hostile", "--extras", "--stall")]
     chromium = find_chromium()
     if not chromium:
         print("skipped: no chromium installed (apt-get install chromium)")
@@ -371,8 +428,10 @@ def main(argv):
                 report = hostile_copy(report, tmp)
             if extras:
                 report = extras_copy(report, tmp)
+            if stall:
+                report = stall_copy(report, tmp)
         if report:
-            check_page(d12dred, chromium, report, hostile, screenshot, extras)
+            check_page(d12dred, chromium, report, hostile, screenshot, extras, stall)
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 else 1
 

@@ -99,6 +99,12 @@ static int is_stall(const d12dred_report *r)
     return r->kind && strcmp(r->kind, "stall") == 0;
 }
 
+/* A stall report (D12RT_STALL_MS) is of a device that was not removed: its moment is the report's, in the present. */
+static const char *moment(const d12dred_report *r)
+{
+    return is_stall(r) ? "when the stall was reported" : "before removal";
+}
+
 /* The verdict: the page fault's (show's `verdict` line), then the deadlock, the cause and the stall; when there is
  * none of them, the reason and device state say what is known. */
 static void summary_verdict(buf *b, const d12dred_report *r)
@@ -223,9 +229,11 @@ static void text_fact(buf *b, const char *label, const char *text)
 static void summary_facts(buf *b, const d12dred_report *r)
 {
     put(b, "<dl id=\"facts\">");
-    fact(b, "reason");
-    esc_text(b, r->reason_name ? r->reason_name : "?");
-    putf(b, " (0x%08" PRIx32 ")</dd></div>", (uint32_t)r->reason);
+    if (!is_stall(r)) { /* a stall has no removal reason */
+        fact(b, "reason");
+        esc_text(b, r->reason_name ? r->reason_name : "?");
+        putf(b, " (0x%08" PRIx32 ")</dd></div>", (uint32_t)r->reason);
+    }
     fact(b, "device state");
     buf f = {0};
     d12__dred_put_enum(&f, d12_dred_device_state_name(r->device_state), r->device_state);
@@ -269,16 +277,18 @@ static void page_summary(buf *b, const d12dred_report *r)
         esc_text(b, r->notes[i]);
         put(b, "</p>\n");
     }
-    put(b, "<nav><a href=\"#queues\">Queues</a><a href=\"#breadcrumbs\">Breadcrumbs</a><a href=\"#page-fault\">Page "
-           "fault</a><a href=\"#messages\">Driver messages</a><a href=\"#fences\">Fences</a></nav>\n");
+    put(b, "<nav><a href=\"#queues\">Queues</a><a href=\"#breadcrumbs\">Breadcrumbs</a>");
+    if (r->page_fault || !is_stall(r))
+        put(b, "<a href=\"#page-fault\">Page fault</a>");
+    put(b, "<a href=\"#messages\">Driver messages</a><a href=\"#fences\">Fences</a></nav>\n");
 }
 
 /* ---- Queues ------------------------------------------------------------------------------------------------ */
 
-static void put_wait(buf *b, const d12dred_wait *w, const char *relation)
+static void put_wait(buf *b, const d12dred_report *r, const d12dred_wait *w, const char *relation)
 {
     esc_name(b, w->fence);
-    putf(b, " %s %" PRIu64 " (at %" PRIu64 " before removal)", relation, w->value, w->fence_value);
+    putf(b, " %s %" PRIu64 " (at %" PRIu64 " %s)", relation, w->value, w->fence_value, moment(r));
 }
 
 static void page_submission(buf *b, const d12dred_report *r, const d12dred_submission *s)
@@ -292,7 +302,7 @@ static void page_submission(buf *b, const d12dred_report *r, const d12dred_submi
     putf(b, "</td><td>%s", d12__dred_status_text(s->status));
     if (s->waiting_on) {
         put(b, " (waiting on ");
-        put_wait(b, s->waiting_on, "&gt;=");
+        put_wait(b, r, s->waiting_on, "&gt;=");
         put(b, ")");
     }
     put(b, "</td><td>");
@@ -332,13 +342,13 @@ static void page_queue(buf *b, const d12dred_report *r, size_t index, d12__dred_
     }
     for (size_t i = 0; i < q->wait_count; i++) {
         put(b, "<div class=\"line\">pending wait  fence ");
-        put_wait(b, &q->waits[i], "&gt;=");
+        put_wait(b, r, &q->waits[i], "&gt;=");
         put(b, "</div>\n");
     }
     for (size_t i = 0; i < q->signal_count; i++) {
         const d12dred_wait *s = &q->signals[i];
         put(b, "<div class=\"line\">queued signal fence ");
-        put_wait(b, s, "=");
+        put_wait(b, r, s, "=");
         if (s->behind_wait >= 0 && (size_t)s->behind_wait < q->wait_count) {
             put(b, ", behind the wait on ");
             esc_name(b, q->waits[s->behind_wait].fence);
@@ -479,7 +489,8 @@ static void page_node(buf *b, const d12dred_report *r, size_t index, d12__dred_h
 
 static void page_nodes(buf *b, const d12dred_report *r, d12__dred_html_extras *extras)
 {
-    put(b, "<section id=\"breadcrumbs\"><h2>Command lists outstanding at removal</h2>\n");
+    putf(b, "<section id=\"breadcrumbs\"><h2>Command lists outstanding %s</h2>\n",
+         is_stall(r) ? "now" : "at removal");
     if (!r->node_count)
         put(b, r->features.auto_breadcrumbs ? "<p>none</p>\n" : "<p>none (auto-breadcrumbs were off)</p>\n");
     for (size_t i = 0; i < r->node_count; i++)
@@ -509,7 +520,7 @@ static void fence_row(buf *b, const char *queue, const d12dred_wait *w, const ch
 }
 
 /* The fences the queues were waiting on or were to signal, per fence: who waits for which value, who would signal
- * it, and the value each had reached before removal. */
+ * it, and the value each had reached before removal (a stall: when it was reported). */
 static void page_fences(buf *b, const d12dred_report *r)
 {
     put(b, "<section id=\"fences\"><h2>Fences</h2>\n");
@@ -520,8 +531,8 @@ static void page_fences(buf *b, const d12dred_report *r)
         put(b, "<p>no GPU wait or signal was outstanding</p>\n</section>\n");
         return;
     }
-    put(b, "<table><thead><tr><th>fence</th><th>queue</th><th>outstanding</th><th>value before removal</th></tr>"
-           "</thead><tbody>\n");
+    putf(b, "<table><thead><tr><th>fence</th><th>queue</th><th>outstanding</th><th>value %s</th></tr></thead>"
+            "<tbody>\n", moment(r));
     for (size_t q = 0; q < r->queue_count; q++) {
         const d12dred_queue *queue = r->queues[q];
         for (size_t i = 0; i < queue->wait_count; i++)

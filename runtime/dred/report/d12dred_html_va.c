@@ -7,6 +7,7 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "d12dred_html_internal.h"
 
@@ -128,6 +129,8 @@ static void put_map(buf *b, const d12dred_page_fault *pf)
 void d12__dred_html_page_fault(buf *b, const d12dred_report *r, d12__dred_html_extras *extras)
 {
     const d12dred_page_fault *pf = r->page_fault;
+    if (!pf && r->kind && strcmp(r->kind, "stall") == 0)
+        return; /* a device that was not removed has no page fault to speak of */
     d12__dred_buf_puts(b, "<section id=\"page-fault\"><h2>Page fault</h2>\n");
     if (!pf) {
         d12__dred_buf_puts(b, r->features.page_fault ? "<p>none (the removal was no page fault)</p>\n"
