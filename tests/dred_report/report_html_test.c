@@ -1,8 +1,9 @@
 /* The `d12dred html` page without a browser (d12dred_report_to_html; the browser checks are check_html.py):
  *
  *   extras    members the reader does not know (a later d12rt's) are kept as report->extras with their owner's JSON
- *             path, and the page shows each one where its owner is (the top level as its own section, a queue's in
- *             the queue, an op's under the op, the rest with their path); a report d12rt writes has none
+ *             path, and the page shows each one where its owner is (the top level as its own section, a queue's,
+ *             a submission's, a wait's in the queue, an op's under the op, the rest with their path); a report
+ *             d12rt writes has none
  *   escape    every application string (names, contexts, messages, unknown members' keys and values) is escaped:
  *             the page holds no markup of them, only entities
  *   order     the page's parts are in their order (verdict, faulting op, queues, breadcrumbs, page fault, messages,
@@ -24,7 +25,7 @@ static const char EXTRAS[] =
     "{\"schema_version\": 1, \"reason\": {\"hresult\": \"0x887a0006\", \"name\": \"DXGI_ERROR_DEVICE_HUNG\"},\n"
     " \"device_state\": {\"value\": 7, \"name\": \"PAGEFAULT\"},\n"
     " \"features\": {\"auto_breadcrumbs\": true, \"breadcrumb_contexts\": true, \"markers_only\": false,"
-    " \"page_fault\": true, \"watson_dump\": false},\n"
+    " \"page_fault\": true, \"watson_dump\": false, \"future_flag\": true},\n"
     " \"runtime_version\": \"d12rt 0.1.0\", \"timestamp\": null, \"process\": {\"name\": \"app\", \"id\": 7},"
     " \"driver\": null, \"tdr_delay_ms\": 2000,\n"
     " \"fence_history\": [{\"fence\": \"Frame fence\", \"value\": 10, \"by\": \"Streaming queue\"},"
@@ -67,6 +68,7 @@ static void extras(void)
     static const char *const expected[][2] = {
         {"$", "fence_history"}, {"$.queues[0].submissions[0]", "reset_in_flight"}, {"$.queues[0]", "queue_extra"},
         {"$.nodes[0]", "node_extra"}, {"$.nodes[0].ops[1]", "bundle_op"}, {"$.page_fault", "timeline"},
+        {"$.features", "future_flag"},
     };
     size_t count = sizeof expected / sizeof expected[0];
     CHECK_EQ_INT(report->extra_count, count);
@@ -86,7 +88,8 @@ static void extras(void)
         CHECK(after(page, "id=\"node-0\"", "<dt>node_extra</dt><dd>true</dd>") != NULL);
         CHECK(after(page, "id=\"op-0-1\"", "<dt>bundle_op</dt>") != NULL);
         CHECK(after(page, "id=\"page-fault\"", "<dt>timeline</dt><dd><span class=\"null\">null</span>") != NULL);
-        CHECK(after(page, "<section id=\"other\">", "$.queues[0].submissions[0].reset_in_flight") != NULL);
+        CHECK(after(page, "id=\"queue-0\"", "<dt>reset_in_flight</dt>") != NULL);
+        CHECK(after(page, "<section id=\"other\">", "$.features.future_flag") != NULL);
         /* an array of flat objects is a table, its values in the cells */
         CHECK(after(page, "fence_history", "<th>fence</th><th>value</th><th>by</th>") != NULL);
         CHECK(after(page, "fence_history", "<td>10</td>") != NULL);

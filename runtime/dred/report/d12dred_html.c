@@ -291,7 +291,18 @@ static void put_wait(buf *b, const d12dred_report *r, const d12dred_wait *w, con
     putf(b, " %s %" PRIu64 " (at %" PRIu64 " %s)", relation, w->value, w->fence_value, moment(r));
 }
 
-static void page_submission(buf *b, const d12dred_report *r, const d12dred_submission *s)
+/* The extras of the object at `format` (a JSON path with up to two indices). */
+static void extras_at(buf *b, d12__dred_html_extras *extras, const char *format, size_t i, size_t j)
+{
+    if (!extras->order)
+        return; /* none (the usual case: no path to format per op) */
+    char owner[96];
+    snprintf(owner, sizeof owner, format, i, j);
+    d12__dred_html_extras_of(b, extras, owner);
+}
+
+static void page_submission(buf *b, const d12dred_report *r, const d12dred_submission *s,
+                            d12__dred_html_extras *extras, size_t queue, size_t index)
 {
     const char *status = d12dred_submission_status_name(s->status);
     putf(b, "<tr class=\"st-%s\"><td>#", status ? status : "unknown");
@@ -315,6 +326,7 @@ static void page_submission(buf *b, const d12dred_report *r, const d12dred_submi
         if (node >= 0 && (size_t)node < r->node_count)
             putf(b, " [node %" PRId32 "]</a>", node);
     }
+    extras_at(b, extras, "$.queues[%zu].submissions[%zu]", queue, index);
     put(b, "</td></tr>\n");
 }
 
@@ -329,20 +341,19 @@ static void page_queue(buf *b, const d12dred_report *r, size_t index, d12__dred_
     else
         putf(b, " (type %" PRIu32 ")", q->type);
     put(b, q->faulted ? " <span class=\"mark\">\xE2\x86\x90 faulted here</span></h3>\n" : "</h3>\n");
-    char owner[48];
-    snprintf(owner, sizeof owner, "$.queues[%zu]", index);
-    d12__dred_html_extras_of(b, extras, owner);
+    extras_at(b, extras, "$.queues[%zu]", index, 0);
     if (q->submission_count == 0 && q->wait_count == 0)
         put(b, "<p class=\"dim\">nothing outstanding</p>\n");
     if (q->submission_count) {
         put(b, "<table><thead><tr><th>submission</th><th>status</th><th>command lists</th></tr></thead><tbody>\n");
         for (size_t i = 0; i < q->submission_count; i++)
-            page_submission(b, r, q->submissions[i]);
+            page_submission(b, r, q->submissions[i], extras, index, i);
         put(b, "</tbody></table>\n");
     }
     for (size_t i = 0; i < q->wait_count; i++) {
         put(b, "<div class=\"line\">pending wait  fence ");
         put_wait(b, r, &q->waits[i], "&gt;=");
+        extras_at(b, extras, "$.queues[%zu].pending_waits[%zu]", index, i);
         put(b, "</div>\n");
     }
     for (size_t i = 0; i < q->signal_count; i++) {
@@ -353,6 +364,7 @@ static void page_queue(buf *b, const d12dred_report *r, size_t index, d12__dred_
             put(b, ", behind the wait on ");
             esc_name(b, q->waits[s->behind_wait].fence);
         }
+        extras_at(b, extras, "$.queues[%zu].queued_signals[%zu]", index, i);
         put(b, "</div>\n");
     }
     put(b, "</div>\n");
@@ -408,9 +420,8 @@ static void put_op(buf *b, tree *t, size_t i, unsigned extra_indent)
     }
     for (size_t m = 0; m < op->message_count; m++)
         put_message(b, &op->messages[m]);
-    char owner[64];
-    snprintf(owner, sizeof owner, "$.nodes[%zu].ops[%zu]", t->node, i);
-    d12__dred_html_extras_of(b, t->extras, owner);
+    extras_at(b, t->extras, "$.nodes[%zu].ops[%zu]", t->node, i);
+    extras_at(b, t->extras, "$.nodes[%zu].ops[%zu].state", t->node, i);
     put(b, "</div>\n");
 }
 
@@ -476,9 +487,7 @@ static void page_node(buf *b, const d12dred_report *r, size_t index, d12__dred_h
     if (n->op_count && n->ops[0].index > 0)
         putf(b, "<p class=\"dim\">only the last %zu of %" PRIu32 " ops are kept</p>\n", n->op_count,
              n->breadcrumb_count);
-    char owner[48];
-    snprintf(owner, sizeof owner, "$.nodes[%zu]", index);
-    d12__dred_html_extras_of(b, extras, owner);
+    extras_at(b, extras, "$.nodes[%zu]", index, 0);
     unsigned char *in_stack = d12__dred_event_stacks(n);
     tree t = {.r = r, .n = n, .node = index, .in_stack = in_stack, .mark_first = mark_first_outstanding(n),
               .extras = extras};
