@@ -142,7 +142,7 @@ PROBE = r"""(() => {
   for (let e = target; e; e = e.parentElement) if (e.tagName === 'DETAILS' && !e.open) closed++;
   return {
     viewport: {width: window.innerWidth, height: window.innerHeight}, scrollY: window.scrollY,
-    verdict: text('verdict-text'), verdictBox: box(document.getElementById('verdict')),
+    verdict: text('verdict-text'), verdictBox: box(document.getElementById('verdict-text')),
     faultOp: text('fault-op'), faultOpLine: faultLink ? faultLink.innerText : null, faultOpBox: box(faultLink),
     summary: text('summary'), body: document.body.innerText,
     target: target ? {id: target.id, cls: target.className, text: target.innerText,
