@@ -143,6 +143,7 @@ PROBE = r"""(() => {
   return {
     viewport: {width: window.innerWidth, height: window.innerHeight}, scrollY: window.scrollY,
     verdict: text('verdict-text'), verdictBox: box(document.getElementById('verdict-text')),
+    verdictText: text('verdict'),
     faultOp: text('fault-op'), faultOpLine: faultLink ? faultLink.innerText : null, faultOpBox: box(faultLink),
     summary: text('summary'), body: document.body.innerText,
     target: target ? {id: target.id, cls: target.className, text: target.innerText,
@@ -236,8 +237,11 @@ def show_facts(d12dred, report):
     va = field("VA")
     # a stall report is of a device that was not removed: no reason (issue 32 item 4), whatever show still prints
     stall = (field("kind") or "").startswith("stall")
-    return {"reason": None if stall else field("reason"), "device state": field("device state"), "verdict": field("verdict"),
-            "VA": va, "op": op_lines[0] if op_lines else None}
+    # show's verdict lines: a hang's or stall's (the deadlock, a fence gone backwards) in the header, the page fault's
+    verdicts = [line[16:] for line in lines if line.startswith("  verdict       ")]
+    return {"reason": None if stall else field("reason"), "device state": field("device state"),
+            "verdict": verdicts[0] if verdicts else None, "verdicts": verdicts, "VA": va,
+            "op": op_lines[0] if op_lines else None}
 
 
 def squash(text):
@@ -276,8 +280,11 @@ def check_page(d12dred, chromium, report, hostile_markup, screenshot, extras=Fal
               f"{facts['reason']!r} in {summary[:300]!r}")
     check(facts["device state"] and squash(facts["device state"]) in summary, "the device state as show prints it")
     if facts["verdict"]:
-        check(squash(probe["verdict"]) == squash(facts["verdict"]), "the verdict is show's",
+        check(squash(probe["verdict"]) == squash(facts["verdict"]), "the verdict is show's (its first)",
               f"page {probe['verdict']!r}, show {facts['verdict']!r}")
+        for verdict in facts["verdicts"][1:]:
+            check(squash(verdict) in squash(probe["verdictText"]), "show's other verdicts are in the verdict box",
+                  f"{verdict!r}")
     else:
         check(bool(squash(probe["verdict"])), "a verdict is rendered", f"{probe['verdict']!r}")
     if facts["VA"]:
