@@ -511,7 +511,7 @@ static void page_nodes(buf *b, const d12dred_report *r, d12__dred_html_extras *e
 
 static void page_messages(buf *b, const d12dred_report *r)
 {
-    put(b, "<section id=\"messages\"><h2>Driver messages of the removal flush</h2>\n");
+    putf(b, "<section id=\"messages\"><h2>Driver messages%s</h2>\n", is_stall(r) ? "" : " of the removal flush");
     if (!r->flush_message_count)
         put(b, "<p>none</p>\n");
     for (size_t i = 0; i < r->flush_message_count; i++)

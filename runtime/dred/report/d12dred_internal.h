@@ -90,5 +90,7 @@ void d12__dred_jfree(jvalue *value);
 /* After mapping: moves every object member the mapper never looked up out of the tree into report->extras (its
  * owner's JSON path, its key, its value). 0, or -1 when out of memory. */
 int d12__dred_collect_extras(jvalue *root, d12dred_report *report);
+/* Frees report->extras (d12dred_report_free). */
+void d12__dred_free_extras(d12dred_report *report);
 
 #endif

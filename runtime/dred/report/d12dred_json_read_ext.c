@@ -262,6 +262,16 @@ static int collect(jvalue *value, d12__dred_buf *path, d12dred_report *report)
     return rc;
 }
 
+void d12__dred_free_extras(d12dred_report *report)
+{
+    for (size_t i = 0; i < report->extra_count; i++) {
+        free(report->extras[i].owner);
+        free(report->extras[i].key);
+        d12__dred_jfree(report->extras[i].value);
+    }
+    free(report->extras);
+}
+
 int d12__dred_collect_extras(jvalue *root, d12dred_report *report)
 {
     d12__dred_buf path = {0};

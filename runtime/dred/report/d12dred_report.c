@@ -292,12 +292,7 @@ void d12dred_report_free(d12dred_report *report)
         free(report->notes[i]);
     free(report->notes);
     free(report->kind);
-    for (size_t i = 0; i < report->extra_count; i++) {
-        free(report->extras[i].owner);
-        free(report->extras[i].key);
-        d12__dred_jfree(report->extras[i].value);
-    }
-    free(report->extras);
+    d12__dred_free_extras(report);
     free(report);
 }
 
