@@ -53,7 +53,7 @@ static const char k_style[] =
     "dl.facts dt{color:#555}dl.facts dd{margin:0}"
     "table{border-collapse:collapse;margin:4px 0 8px}th,td{border:1px solid #ccc;padding:2px 8px;text-align:left;"
     "vertical-align:top}th{background:#eee}"
-    ".queue{margin:8px 0 14px}.mark{color:#b00020}"
+    ".queue{margin:8px 0 14px}.mark{color:#b00020}.backwards,.down{color:#b00020;font-weight:600}"
     "tr.st-in-progress td:nth-child(2){color:#e65100;font-weight:600}tr.st-not-started td:nth-child(2){color:#666}"
     "details.node{border:1px solid #bbb;border-radius:6px;margin:8px 0;background:#fff}"
     "details.node>summary{padding:6px 10px;background:#f0f0f4;cursor:pointer}"
@@ -96,7 +96,7 @@ static void page_head(buf *b, const d12dred_report *r, const char *title)
 
 static int is_stall(const d12dred_report *r)
 {
-    return r->kind && strcmp(r->kind, "stall") == 0;
+    return d12dred_report_is_stall(r);
 }
 
 /* A stall report (D12RT_STALL_MS) is of a device that was not removed: its moment is the report's, in the present. */
@@ -105,24 +105,25 @@ static const char *moment(const d12dred_report *r)
     return is_stall(r) ? "when the stall was reported" : "before removal";
 }
 
-/* The verdict: the page fault's (show's `verdict` line), then the deadlock, the cause and the stall; when there is
- * none of them, the reason and device state say what is known. */
+/* The verdict, in show's words and order: a hang's or stall's (the deadlock, a fence gone backwards: show's header
+ * `verdict`), the page fault's, the cause (`removed_by`), the stall; the first is the headline. When there is none of
+ * them, the reason and device state say what is known. */
 static void summary_verdict(buf *b, const d12dred_report *r)
 {
     put(b, "<section class=\"box\" id=\"verdict\"><h2>Verdict</h2>\n<p id=\"verdict-text\">");
     buf f = {0};
-    int headline = 1;
-    if (r->page_fault) {
+    const char *wait_verdict = d12dred_report_wait_verdict(r);
+    if (wait_verdict) {
+        esc_text(b, wait_verdict);
+    } else if (r->page_fault) {
         d12__dred_put_verdict(&f, r->page_fault);
         esc_fragment(b, &f);
-    } else if (r->deadlock) {
-        esc_text(b, r->deadlock);
     } else if (r->removed_by) {
         esc_text(b, r->removed_by);
     } else if (is_stall(r)) {
-        put(b, "stall: no GPU progress while work was pending (D12RT_STALL_MS); the device was not removed");
+        d12__dred_put_stall(&f, r);
+        esc_fragment(b, &f);
     } else {
-        headline = 0;
         esc_text(b, r->reason_name ? r->reason_name : "?");
         putf(b, ", device state ");
         d12__dred_put_enum(&f, d12_dred_device_state_name(r->device_state), r->device_state);
@@ -130,6 +131,12 @@ static void summary_verdict(buf *b, const d12dred_report *r)
         put(b, r->features.page_fault ? ": no page fault" : "");
     }
     put(b, "</p>\n");
+    if (r->page_fault && wait_verdict) { /* what the headline did not say */
+        put(b, "<p>");
+        d12__dred_put_verdict(&f, r->page_fault);
+        esc_fragment(b, &f);
+        put(b, "</p>\n");
+    }
     if (r->page_fault) {
         put(b, "<p>page fault at ");
         d12__dred_html_va(b, r->page_fault);
@@ -140,15 +147,15 @@ static void summary_verdict(buf *b, const d12dred_report *r)
         esc_text(b, r->page_fault->detail);
         put(b, "</p>\n");
     }
-    /* what the headline did not say */
-    if (headline && r->page_fault && r->deadlock) {
-        put(b, "<p>");
-        esc_text(b, r->deadlock);
-        put(b, "</p>\n");
-    }
-    if (headline && r->removed_by && (r->page_fault || r->deadlock)) {
+    if (r->removed_by && (wait_verdict || r->page_fault)) {
         put(b, "<p>cause: ");
         esc_text(b, r->removed_by);
+        put(b, "</p>\n");
+    }
+    if (is_stall(r) && (wait_verdict || r->page_fault || r->removed_by)) {
+        put(b, "<p>");
+        d12__dred_put_stall(&f, r);
+        esc_fragment(b, &f);
         put(b, "</p>\n");
     }
     put(b, "</section>\n");
@@ -229,16 +236,18 @@ static void text_fact(buf *b, const char *label, const char *text)
 static void summary_facts(buf *b, const d12dred_report *r)
 {
     put(b, "<dl id=\"facts\">");
-    if (!is_stall(r)) { /* a stall has no removal reason */
+    if (!is_stall(r)) { /* a stall has no removal reason (issue 32 item 4) */
         fact(b, "reason");
         esc_text(b, r->reason_name ? r->reason_name : "?");
         putf(b, " (0x%08" PRIx32 ")</dd></div>", (uint32_t)r->reason);
     }
-    fact(b, "device state");
-    buf f = {0};
-    d12__dred_put_enum(&f, d12_dred_device_state_name(r->device_state), r->device_state);
-    esc_fragment(b, &f);
-    put(b, "</dd></div>");
+    if (!is_stall(r)) { /* nor a removal state */
+        fact(b, "device state");
+        buf f = {0};
+        d12__dred_put_enum(&f, d12_dred_device_state_name(r->device_state), r->device_state);
+        esc_fragment(b, &f);
+        put(b, "</dd></div>");
+    }
     if (r->page_fault) {
         fact(b, "page fault");
         d12__dred_html_va(b, r->page_fault);
@@ -246,6 +255,8 @@ static void summary_facts(buf *b, const d12dred_report *r)
     }
     fact(b, "kind");
     put(b, is_stall(r) ? "stall (the device was not removed)</dd></div>" : "removal</dd></div>");
+    if (r->stalled_ms)
+        putf(b, "<div><dt>no GPU progress for</dt><dd>%" PRIu32 " ms</dd></div>", r->stalled_ms);
     if (r->process_name || r->process_id) {
         fact(b, "process");
         esc_text(b, r->process_name ? r->process_name : "?");
@@ -285,10 +296,19 @@ static void page_summary(buf *b, const d12dred_report *r)
 
 /* ---- Queues ------------------------------------------------------------------------------------------------ */
 
+/* A fence as show names it: 'name', 'name' (0x...) where two fences of the report share it, unnamed fence 0x... */
+static void put_fence(buf *b, const d12dred_report *r, const char *name, int has_id, uint64_t id)
+{
+    buf f = {0};
+    d12__dred_put_fence(&f, r, name, has_id, id);
+    esc_fragment(b, &f);
+}
+
 static void put_wait(buf *b, const d12dred_report *r, const d12dred_wait *w, const char *relation)
 {
-    esc_name(b, w->fence);
-    putf(b, " %s %" PRIu64 " (at %" PRIu64 " %s)", relation, w->value, w->fence_value, moment(r));
+    put_fence(b, r, w->fence, w->has_fence_id, w->fence_id);
+    putf(b, " %s %" PRIu64 " (%s %" PRIu64 " %s)", relation, w->value, is_stall(r) ? "at" : "was", w->fence_value,
+         moment(r));
 }
 
 /* The extras of the object at `format` (a JSON path with up to two indices). */
@@ -353,6 +373,11 @@ static void page_queue(buf *b, const d12dred_report *r, size_t index, d12__dred_
     for (size_t i = 0; i < q->wait_count; i++) {
         put(b, "<div class=\"line\">pending wait  fence ");
         put_wait(b, r, &q->waits[i], "&gt;=");
+        if (q->waits[i].backwards) {
+            put(b, "<div class=\"backwards\">");
+            esc_text(b, q->waits[i].backwards);
+            put(b, "</div>");
+        }
         extras_at(b, extras, "$.queues[%zu].pending_waits[%zu]", index, i);
         put(b, "</div>\n");
     }
@@ -361,8 +386,9 @@ static void page_queue(buf *b, const d12dred_report *r, size_t index, d12__dred_
         put(b, "<div class=\"line\">queued signal fence ");
         put_wait(b, r, s, "=");
         if (s->behind_wait >= 0 && (size_t)s->behind_wait < q->wait_count) {
+            const d12dred_wait *w = &q->waits[s->behind_wait];
             put(b, ", behind the wait on ");
-            esc_name(b, q->waits[s->behind_wait].fence);
+            put_fence(b, r, w->fence, w->has_fence_id, w->fence_id);
         }
         extras_at(b, extras, "$.queues[%zu].queued_signals[%zu]", index, i);
         put(b, "</div>\n");
@@ -519,25 +545,24 @@ static void page_messages(buf *b, const d12dred_report *r)
     put(b, "</section>\n");
 }
 
-static void fence_row(buf *b, const char *queue, const d12dred_wait *w, const char *what, const char *relation)
+static void fence_row(buf *b, const d12dred_report *r, const char *queue, const d12dred_wait *w, const char *what,
+                      const char *relation)
 {
     put(b, "<tr><td>");
-    esc_name(b, w->fence);
+    put_fence(b, r, w->fence, w->has_fence_id, w->fence_id);
     put(b, "</td><td>");
     esc_name(b, queue);
     putf(b, "</td><td>%s %s %" PRIu64 "</td><td>%" PRIu64 "</td></tr>\n", what, relation, w->value, w->fence_value);
 }
 
-/* The fences the queues were waiting on or were to signal, per fence: who waits for which value, who would signal
- * it, and the value each had reached before removal (a stall: when it was reported). */
-static void page_fences(buf *b, const d12dred_report *r)
+/* The waits and signals outstanding, per fence and queue, with the value each fence had reached. */
+static void page_outstanding(buf *b, const d12dred_report *r)
 {
-    put(b, "<section id=\"fences\"><h2>Fences</h2>\n");
     size_t rows = 0;
     for (size_t q = 0; q < r->queue_count; q++)
         rows += r->queues[q]->wait_count + r->queues[q]->signal_count;
     if (!rows) {
-        put(b, "<p>no GPU wait or signal was outstanding</p>\n</section>\n");
+        put(b, "<p>no GPU wait or signal was outstanding</p>\n");
         return;
     }
     putf(b, "<table><thead><tr><th>fence</th><th>queue</th><th>outstanding</th><th>value %s</th></tr></thead>"
@@ -545,11 +570,50 @@ static void page_fences(buf *b, const d12dred_report *r)
     for (size_t q = 0; q < r->queue_count; q++) {
         const d12dred_queue *queue = r->queues[q];
         for (size_t i = 0; i < queue->wait_count; i++)
-            fence_row(b, queue->name, &queue->waits[i], "waits", "&gt;=");
+            fence_row(b, r, queue->name, &queue->waits[i], "waits", "&gt;=");
         for (size_t i = 0; i < queue->signal_count; i++)
-            fence_row(b, queue->name, &queue->signals[i], "signals", "=");
+            fence_row(b, r, queue->name, &queue->signals[i], "signals", "=");
     }
-    put(b, "</tbody></table>\n</section>\n");
+    put(b, "</tbody></table>\n");
+}
+
+/* `fences` (issue 32 item 3): each fence's value, its highest, and its last changes with who made them; a change to
+ * a value below the highest reached is marked (the fence went backwards there). */
+static void page_fence_history(buf *b, const d12dred_report *r)
+{
+    if (!r->fence_count)
+        return;
+    putf(b, "<h3>History</h3>\n<table id=\"fence-history\"><thead><tr><th>fence</th><th>value %s</th><th>highest</th>"
+            "<th>last changes, oldest first</th></tr></thead><tbody>\n", moment(r));
+    for (size_t i = 0; i < r->fence_count; i++) {
+        const d12dred_fence *f = r->fences[i];
+        put(b, "<tr><td>");
+        put_fence(b, r, f->name, 1, f->id);
+        putf(b, "</td><td%s>%" PRIu64 "</td><td>%" PRIu64 "</td><td>", f->value < f->highest ? " class=\"down\"" : "",
+             f->value, f->highest);
+        uint64_t reached = 0;
+        for (size_t j = 0; j < f->change_count; j++) {
+            const d12dred_fence_change *c = &f->changes[j];
+            putf(b, "<div%s>%" PRIu64 " by ", c->value < reached ? " class=\"down\"" : "", c->value);
+            esc_text(b, c->by ? c->by : "?");
+            put(b, " (");
+            esc_text(b, c->call ? c->call : "?");
+            put(b, c->value < reached ? ") \xE2\x86\x93 went backwards</div>" : ")</div>");
+            reached = c->value > reached ? c->value : reached;
+        }
+        put(b, f->change_count ? "</td></tr>\n" : "none recorded</td></tr>\n");
+    }
+    put(b, "</tbody></table>\n");
+}
+
+static void page_fences(buf *b, const d12dred_report *r, d12__dred_html_extras *extras)
+{
+    put(b, "<section id=\"fences\"><h2>Fences</h2>\n");
+    page_outstanding(b, r);
+    page_fence_history(b, r);
+    for (size_t i = 0; i < r->fence_count; i++)
+        extras_at(b, extras, "$.fences[%zu]", i, 0);
+    put(b, "</section>\n");
 }
 
 char *d12dred_report_to_html(const d12dred_report *r, const char *title, size_t *length)
@@ -566,7 +630,7 @@ char *d12dred_report_to_html(const d12dred_report *r, const char *title, size_t 
     page_nodes(&b, r, &extras);
     d12__dred_html_page_fault(&b, r, &extras);
     page_messages(&b, r);
-    page_fences(&b, r);
+    page_fences(&b, r, &extras);
     d12__dred_html_extras_sections(&b, &extras);
     d12__dred_html_extras_rest(&b, &extras);
     put(&b, "</main>\n</body>\n</html>\n");

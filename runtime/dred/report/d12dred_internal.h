@@ -49,6 +49,8 @@ void d12__dred_put_message(d12__dred_buf *b, const d12dred_message *message);
 void d12__dred_put_allocation(d12__dred_buf *b, const d12dred_allocation *a);
 void d12__dred_put_verdict(d12__dred_buf *b, const d12dred_page_fault *pf);
 void d12__dred_put_distance(d12__dred_buf *b, uint64_t bytes);
+/* A stall report's kind line: `stall: no GPU progress for N ms while work was pending (D12RT_STALL_MS); ...` */
+void d12__dred_put_stall(d12__dred_buf *b, const d12dred_report *r);
 const char *d12__dred_status_text(d12dred_submission_status status);
 const char *d12__dred_node_status_text(const d12dred_node *n);
 /* Whether the node has an attributed op (else its first outstanding op is marked), whether a long node shows an op
@@ -64,6 +66,18 @@ typedef struct d12__dred_fault_site {
     const d12dred_op *op;
 } d12__dred_fault_site;
 d12__dred_fault_site d12__dred_find_fault(const d12dred_report *r);
+
+/* The words a report uses for a fence (d12dred_fences.c): 'name', with " (0x...)" when another fence of the report
+ * shares the name, or "unnamed fence 0x..." -- the identity decides, the name is for the reader (issue 29). */
+struct d12dred_report;
+void d12__dred_put_fence(d12__dred_buf *b, const struct d12dred_report *report, const char *name, int has_id,
+                         uint64_t id);
+
+/* `diff`'s aspects of issue 32 (d12dred_diff_waits.c): kind, cause, the waits' verdict, the waits and signals. */
+void d12__dred_describe_kind(d12__dred_buf *b, const struct d12dred_report *r);
+void d12__dred_describe_cause(d12__dred_buf *b, const struct d12dred_report *r);
+void d12__dred_describe_wait_verdict(d12__dred_buf *b, const struct d12dred_report *r);
+void d12__dred_describe_waits(d12__dred_buf *b, const struct d12dred_report *r);
 
 /* The JSON tree (d12dred_json_parse.c). Objects keep their keys in order, in keys[] alongside items[]. */
 typedef enum jtype { J_NULL, J_FALSE, J_TRUE, J_NUMBER, J_STRING, J_ARRAY, J_OBJECT } jtype;
