@@ -11,6 +11,7 @@
 #include "list.h"
 #include "fence.h"
 #include "resource.h"
+#include "rootsig.h"
 
 /* IIDs of the interfaces d12rt adds (declared in d12rt/d3d12_ext.h); DirectX-Guids defines the others. */
 const IID IID_ID3D12Debug7 = {0x50afe1c2, 0xd540, 0x4917, {0xaa, 0x9d, 0x8b, 0xf0, 0xdb, 0x48, 0x59, 0x0c}};
@@ -2837,5 +2838,190 @@ HRESULT d12__resource_QueryInterface(struct d12_resource *self, const IID *riid,
     if (found == NULL)
         return E_NOINTERFACE;
     d12_resource_AddRef(self);
+    return S_OK;
+}
+
+/* ---- blob.blob: ID3D10Blob ---- */
+
+static inline struct d12_blob *blob_from_blob(ID3D10Blob *iface)
+{
+    return (struct d12_blob *)((char *)iface - offsetof(struct d12_blob, com.blob));
+}
+
+static HRESULT STDMETHODCALLTYPE blob_blob_QueryInterface(ID3D10Blob *This, const IID *riid, void **object)
+{
+    return d12__blob_QueryInterface(blob_from_blob(This), riid, object);
+}
+
+static ULONG STDMETHODCALLTYPE blob_blob_AddRef(ID3D10Blob *This)
+{
+    return d12_blob_AddRef(blob_from_blob(This));
+}
+
+static ULONG STDMETHODCALLTYPE blob_blob_Release(ID3D10Blob *This)
+{
+    return d12_blob_Release(blob_from_blob(This));
+}
+
+static LPVOID STDMETHODCALLTYPE blob_blob_GetBufferPointer(ID3D10Blob *This)
+{
+    return d12_blob_GetBufferPointer(blob_from_blob(This));
+}
+
+static SIZE_T STDMETHODCALLTYPE blob_blob_GetBufferSize(ID3D10Blob *This)
+{
+    return d12_blob_GetBufferSize(blob_from_blob(This));
+}
+
+static const ID3D10BlobVtbl blob_blob_vtbl = {
+    .QueryInterface = blob_blob_QueryInterface,
+    .AddRef = blob_blob_AddRef,
+    .Release = blob_blob_Release,
+    .GetBufferPointer = blob_blob_GetBufferPointer,
+    .GetBufferSize = blob_blob_GetBufferSize,
+};
+
+void d12__blob_com_init(struct d12__blob_com *com)
+{
+    com->blob.lpVtbl = &blob_blob_vtbl;
+}
+
+struct d12_blob *d12__blob_unwrap(const void *iface)
+{
+    const ID3D10Blob *object = iface;
+    if (object == NULL || object->lpVtbl != &blob_blob_vtbl)
+        return NULL;
+    return blob_from_blob((ID3D10Blob *)object);
+}
+
+HRESULT d12__blob_QueryInterface(struct d12_blob *self, const IID *riid, void **object)
+{
+    if (object == NULL)
+        return E_POINTER;
+    *object = NULL;
+    /* A NULL riid is a NULL pointer argument like a NULL out pointer: E_POINTER, never a dereference
+     * (docs/device.md "COM objects"). GetDevice answers through here too. */
+    if (riid == NULL)
+        return E_POINTER;
+    void *found = NULL;
+    if (iid_equal(riid, &IID_IUnknown))
+        found = &self->com.blob;
+    else if (iid_equal(riid, &IID_ID3D10Blob))
+        found = &self->com.blob;
+    *object = found;
+    if (found == NULL)
+        return E_NOINTERFACE;
+    d12_blob_AddRef(self);
+    return S_OK;
+}
+
+/* ---- rootsig_deserializer.deserializer: ID3D12RootSignatureDeserializer ---- */
+
+static inline struct d12_rootsig_deserializer *rootsig_deserializer_from_deserializer(ID3D12RootSignatureDeserializer *iface)
+{
+    return (struct d12_rootsig_deserializer *)((char *)iface - offsetof(struct d12_rootsig_deserializer, com.deserializer));
+}
+
+static HRESULT STDMETHODCALLTYPE rootsig_deserializer_deserializer_QueryInterface(ID3D12RootSignatureDeserializer *This, const IID *riid, void **object)
+{
+    return d12__rootsig_deserializer_QueryInterface(rootsig_deserializer_from_deserializer(This), riid, object);
+}
+
+static ULONG STDMETHODCALLTYPE rootsig_deserializer_deserializer_AddRef(ID3D12RootSignatureDeserializer *This)
+{
+    return d12_rootsig_deserializer_AddRef(rootsig_deserializer_from_deserializer(This));
+}
+
+static ULONG STDMETHODCALLTYPE rootsig_deserializer_deserializer_Release(ID3D12RootSignatureDeserializer *This)
+{
+    return d12_rootsig_deserializer_Release(rootsig_deserializer_from_deserializer(This));
+}
+
+static const D3D12_ROOT_SIGNATURE_DESC * STDMETHODCALLTYPE rootsig_deserializer_deserializer_GetRootSignatureDesc(ID3D12RootSignatureDeserializer *This)
+{
+    return d12_rootsig_deserializer_GetRootSignatureDesc(rootsig_deserializer_from_deserializer(This));
+}
+
+static const ID3D12RootSignatureDeserializerVtbl rootsig_deserializer_deserializer_vtbl = {
+    .QueryInterface = rootsig_deserializer_deserializer_QueryInterface,
+    .AddRef = rootsig_deserializer_deserializer_AddRef,
+    .Release = rootsig_deserializer_deserializer_Release,
+    .GetRootSignatureDesc = rootsig_deserializer_deserializer_GetRootSignatureDesc,
+};
+
+/* ---- rootsig_deserializer.versioned: ID3D12VersionedRootSignatureDeserializer ---- */
+
+static inline struct d12_rootsig_deserializer *rootsig_deserializer_from_versioned(ID3D12VersionedRootSignatureDeserializer *iface)
+{
+    return (struct d12_rootsig_deserializer *)((char *)iface - offsetof(struct d12_rootsig_deserializer, com.versioned));
+}
+
+static HRESULT STDMETHODCALLTYPE rootsig_deserializer_versioned_QueryInterface(ID3D12VersionedRootSignatureDeserializer *This, const IID *riid, void **object)
+{
+    return d12__rootsig_deserializer_QueryInterface(rootsig_deserializer_from_versioned(This), riid, object);
+}
+
+static ULONG STDMETHODCALLTYPE rootsig_deserializer_versioned_AddRef(ID3D12VersionedRootSignatureDeserializer *This)
+{
+    return d12_rootsig_deserializer_AddRef(rootsig_deserializer_from_versioned(This));
+}
+
+static ULONG STDMETHODCALLTYPE rootsig_deserializer_versioned_Release(ID3D12VersionedRootSignatureDeserializer *This)
+{
+    return d12_rootsig_deserializer_Release(rootsig_deserializer_from_versioned(This));
+}
+
+static HRESULT STDMETHODCALLTYPE rootsig_deserializer_versioned_GetRootSignatureDescAtVersion(ID3D12VersionedRootSignatureDeserializer *This, D3D_ROOT_SIGNATURE_VERSION convertToVersion, const D3D12_VERSIONED_ROOT_SIGNATURE_DESC **ppDesc)
+{
+    return d12_rootsig_deserializer_GetRootSignatureDescAtVersion(rootsig_deserializer_from_versioned(This), convertToVersion, ppDesc);
+}
+
+static const D3D12_VERSIONED_ROOT_SIGNATURE_DESC * STDMETHODCALLTYPE rootsig_deserializer_versioned_GetUnconvertedRootSignatureDesc(ID3D12VersionedRootSignatureDeserializer *This)
+{
+    return d12_rootsig_deserializer_GetUnconvertedRootSignatureDesc(rootsig_deserializer_from_versioned(This));
+}
+
+static const ID3D12VersionedRootSignatureDeserializerVtbl rootsig_deserializer_versioned_vtbl = {
+    .QueryInterface = rootsig_deserializer_versioned_QueryInterface,
+    .AddRef = rootsig_deserializer_versioned_AddRef,
+    .Release = rootsig_deserializer_versioned_Release,
+    .GetRootSignatureDescAtVersion = rootsig_deserializer_versioned_GetRootSignatureDescAtVersion,
+    .GetUnconvertedRootSignatureDesc = rootsig_deserializer_versioned_GetUnconvertedRootSignatureDesc,
+};
+
+void d12__rootsig_deserializer_com_init(struct d12__rootsig_deserializer_com *com)
+{
+    com->deserializer.lpVtbl = &rootsig_deserializer_deserializer_vtbl;
+    com->versioned.lpVtbl = &rootsig_deserializer_versioned_vtbl;
+}
+
+struct d12_rootsig_deserializer *d12__rootsig_deserializer_unwrap(const void *iface)
+{
+    const ID3D12RootSignatureDeserializer *object = iface;
+    if (object == NULL || object->lpVtbl != &rootsig_deserializer_deserializer_vtbl)
+        return NULL;
+    return rootsig_deserializer_from_deserializer((ID3D12RootSignatureDeserializer *)object);
+}
+
+HRESULT d12__rootsig_deserializer_QueryInterface(struct d12_rootsig_deserializer *self, const IID *riid, void **object)
+{
+    if (object == NULL)
+        return E_POINTER;
+    *object = NULL;
+    /* A NULL riid is a NULL pointer argument like a NULL out pointer: E_POINTER, never a dereference
+     * (docs/device.md "COM objects"). GetDevice answers through here too. */
+    if (riid == NULL)
+        return E_POINTER;
+    void *found = NULL;
+    if (iid_equal(riid, &IID_IUnknown))
+        found = &self->com.deserializer;
+    else if (iid_equal(riid, &IID_ID3D12RootSignatureDeserializer))
+        found = &self->com.deserializer;
+    else if (iid_equal(riid, &IID_ID3D12VersionedRootSignatureDeserializer))
+        found = &self->com.versioned;
+    *object = found;
+    if (found == NULL)
+        return E_NOINTERFACE;
+    d12_rootsig_deserializer_AddRef(self);
     return S_OK;
 }

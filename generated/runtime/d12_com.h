@@ -305,4 +305,58 @@ D3D12_RESOURCE_DESC d12_resource_GetDesc(struct d12_resource *self);
 D3D12_GPU_VIRTUAL_ADDRESS d12_resource_GetGPUVirtualAddress(struct d12_resource *self);
 HRESULT d12_resource_GetHeapProperties(struct d12_resource *self, D3D12_HEAP_PROPERTIES *pHeapProperties, D3D12_HEAP_FLAGS *pHeapFlags);
 
+/* ---- blob: ID3D10Blob ---- */
+struct d12_blob;
+
+struct d12__blob_com {
+    ID3D10Blob blob;
+};
+
+/* Points every interface of `com` at its vtable. */
+void d12__blob_com_init(struct d12__blob_com *com);
+
+/* QueryInterface for every interface of the object: E_POINTER for a NULL `object`, E_NOINTERFACE (and
+ * *object = NULL) for an IID it does not expose; otherwise a reference is added. */
+HRESULT d12__blob_QueryInterface(struct d12_blob *self, const IID *riid, void **object);
+
+/* The object behind an interface pointer of its first group's chain, or NULL when `iface` is NULL or not one of
+ * this object's (its vtable is not ours): how a method taking another object's interface checks it. */
+struct d12_blob *d12__blob_unwrap(const void *iface);
+
+/* Hand-written (runtime/rootsig.h): one reference count for all the object's interfaces, the
+ * not-implemented report (called once per method per process) and the implemented methods. */
+ULONG d12_blob_AddRef(struct d12_blob *self);
+ULONG d12_blob_Release(struct d12_blob *self);
+void d12_blob_not_implemented(struct d12_blob *self, const char *interface_name, const char *method);
+LPVOID d12_blob_GetBufferPointer(struct d12_blob *self);
+SIZE_T d12_blob_GetBufferSize(struct d12_blob *self);
+
+/* ---- rootsig_deserializer: ID3D12RootSignatureDeserializer; ID3D12VersionedRootSignatureDeserializer ---- */
+struct d12_rootsig_deserializer;
+
+struct d12__rootsig_deserializer_com {
+    ID3D12RootSignatureDeserializer deserializer;
+    ID3D12VersionedRootSignatureDeserializer versioned;
+};
+
+/* Points every interface of `com` at its vtable. */
+void d12__rootsig_deserializer_com_init(struct d12__rootsig_deserializer_com *com);
+
+/* QueryInterface for every interface of the object: E_POINTER for a NULL `object`, E_NOINTERFACE (and
+ * *object = NULL) for an IID it does not expose; otherwise a reference is added. */
+HRESULT d12__rootsig_deserializer_QueryInterface(struct d12_rootsig_deserializer *self, const IID *riid, void **object);
+
+/* The object behind an interface pointer of its first group's chain, or NULL when `iface` is NULL or not one of
+ * this object's (its vtable is not ours): how a method taking another object's interface checks it. */
+struct d12_rootsig_deserializer *d12__rootsig_deserializer_unwrap(const void *iface);
+
+/* Hand-written (runtime/rootsig.h): one reference count for all the object's interfaces, the
+ * not-implemented report (called once per method per process) and the implemented methods. */
+ULONG d12_rootsig_deserializer_AddRef(struct d12_rootsig_deserializer *self);
+ULONG d12_rootsig_deserializer_Release(struct d12_rootsig_deserializer *self);
+void d12_rootsig_deserializer_not_implemented(struct d12_rootsig_deserializer *self, const char *interface_name, const char *method);
+const D3D12_ROOT_SIGNATURE_DESC * d12_rootsig_deserializer_GetRootSignatureDesc(struct d12_rootsig_deserializer *self);
+HRESULT d12_rootsig_deserializer_GetRootSignatureDescAtVersion(struct d12_rootsig_deserializer *self, D3D_ROOT_SIGNATURE_VERSION convertToVersion, const D3D12_VERSIONED_ROOT_SIGNATURE_DESC **ppDesc);
+const D3D12_VERSIONED_ROOT_SIGNATURE_DESC * d12_rootsig_deserializer_GetUnconvertedRootSignatureDesc(struct d12_rootsig_deserializer *self);
+
 #endif /* D12_COM_H */
