@@ -256,8 +256,52 @@ def case_missing_file(tool, golden):
              "show of a missing file: the error")
 
 
+def case_html(tool, golden):
+    """`d12dred html FILE` on stdout and `-o OUT` (issue 32 item 8): the same page, a whole HTML document holding
+    no script and no URL; the title names the file. (The page in a browser: check_html.py.)"""
+    report = golden / "page_fault_exact.json"
+    result = run(tool, "html", report)
+    check_eq(result.returncode, 0, "html to stdout: exit code")
+    check_eq(result.stderr, b"", "html to stdout: nothing on stderr")
+    page = result.stdout.decode("utf-8")
+    check(page.startswith("<!DOCTYPE html>\n<html lang=\"en\">") and page.endswith("</html>\n"), "a whole document")
+    check("<title>DRED report: DXGI_ERROR_DEVICE_HUNG, PAGEFAULT (7) \u2014 page_fault_exact.json</title>" in page,
+          "the title: reason, device state, file")
+    check("<script" not in page and "http:" not in page and "https:" not in page, "no script, no URL")
+    with tempfile.TemporaryDirectory() as tmp:
+        for args in (("html", report, "-o", Path(tmp) / "a.html"), ("html", "--output", Path(tmp) / "b.html", report),
+                     ("html", f"--output={Path(tmp) / 'c.html'}", report)):
+            result = run(tool, *args)
+            check_eq(result.returncode, 0, f"d12dred {' '.join(map(str, args))}: exit code")
+            check_eq(result.stdout, b"", f"d12dred {' '.join(map(str, args))}: nothing on stdout")
+        for name in ("a.html", "b.html", "c.html"):
+            check_eq((Path(tmp) / name).read_text(encoding="utf-8"), page, f"-o {name}: the page of stdout")
+        check_eq(sorted(p.name for p in Path(tmp).iterdir()), ["a.html", "b.html", "c.html"], "no temporary left")
+
+
+def case_html_errors(tool, golden):
+    """A bad report: exit 3 with show's error and no page written; an output that cannot be written: exit 3, named."""
+    with tempfile.TemporaryDirectory() as tmp:
+        truncated = Path(tmp) / "truncated.json"
+        truncated.write_bytes((golden / "dred_off.json").read_bytes()[:100])
+        out = Path(tmp) / "page.html"
+        result = run(tool, "html", truncated, "-o", out)
+        check_eq(result.returncode, 3, "html of a truncated report: exit code 3")
+        check_eq(result.stderr.decode(), f"d12dred: {truncated}: line 3, column 76: unterminated object\n",
+                 "html of a truncated report: show's error")
+        check(not out.exists(), "html of a truncated report: no page written")
+        result = run(tool, "html", golden / "no-such.json")
+        check_eq(result.returncode, 3, "html of a missing file: exit code 3")
+        bad = Path(tmp) / "no-such-dir" / "page.html"
+        result = run(tool, "html", golden / "dred_off.json", "-o", bad)
+        check_eq(result.returncode, 3, "html -o into a missing folder: exit code 3")
+        check_eq(result.stderr.decode(), f"d12dred: cannot write {bad}: No such file or directory\n",
+                 "html -o into a missing folder: the error")
+
+
 def case_usage(tool, golden):
-    for args in ((), ("show",), ("show", "a", "b"), ("diff", "a"), ("diff", "a", "b", "--json")):
+    for args in ((), ("show",), ("show", "a", "b"), ("diff", "a"), ("diff", "a", "b", "--json"), ("html",),
+                 ("html", "a", "b"), ("html", "a", "--json"), ("show", "a", "-o", "x"), ("diff", "a", "b", "-o", "x")):
         result = run(tool, *args)
         check_eq(result.returncode, 2, f"d12dred {' '.join(args)}: exit code 2")
         check(result.stderr.decode().startswith("usage: d12dred show FILE [--json]"), f"d12dred {' '.join(args)}: usage")
@@ -266,6 +310,9 @@ def case_usage(tool, golden):
     check_eq(result.returncode, 2, "d12dred show a --yaml: exit code 2")
     check(result.stderr.decode().startswith("d12dred: unknown option '--yaml'\nusage: d12dred show FILE [--json]"),
           "d12dred show a --yaml: the option named, then the usage")
+    result = run(tool, "html", "a", "-o")
+    check_eq(result.returncode, 2, "d12dred html a -o: exit code 2")
+    check(result.stderr.decode().startswith("d12dred: -o needs a value\nusage:"), "d12dred html a -o: named")
     result = run(tool, "explain", "x")
     check_eq(result.returncode, 2, "unknown command: exit code 2")
     check(result.stderr.decode().startswith("d12dred: unknown command 'explain'\nusage:"), "unknown command: named")

@@ -15,13 +15,11 @@
 
 typedef d12__dred_buf buf;
 
-typedef struct fault_site {
-    const d12dred_node *node;
-    const d12dred_op *op;
-} fault_site;
+typedef d12__dred_fault_site fault_site;
+#define find_fault d12__dred_find_fault
 
 /* The op the report blames: the first `exact` op, else the first `suspect` one. */
-static fault_site find_fault(const d12dred_report *r)
+fault_site d12__dred_find_fault(const d12dred_report *r)
 {
     fault_site suspect = {0};
     for (size_t i = 0; i < r->node_count; i++) {

@@ -265,3 +265,80 @@ int d12__dred_map_report_ext(mapper *m, const jvalue *root, d12dred_report *repo
     report->stalled_ms = (uint32_t)stalled;
     return 0;
 }
+
+/* ---- Members no mapping looked up (a later d12rt's) ------------------------------------------------------- */
+
+/* Appends `[i]` or `.key` to the path and returns the length to cut it back to. */
+static size_t path_push(d12__dred_buf *path, const char *key, size_t index)
+{
+    size_t mark = path->length;
+    if (key)
+        d12__dred_buf_printf(path, ".%s", key);
+    else
+        d12__dred_buf_printf(path, "[%zu]", index);
+    return mark;
+}
+
+static int add_extra(d12dred_report *report, const char *owner, const char *key, jvalue *value)
+{
+    /* one realloc per extra: a report has a handful (each is a whole member, however large) */
+    d12dred_extra *grown = realloc(report->extras, (report->extra_count + 1) * sizeof *grown);
+    if (!grown)
+        return -1;
+    report->extras = grown;
+    d12dred_extra *extra = &report->extras[report->extra_count];
+    extra->owner = strdup(owner);
+    extra->key = strdup(key);
+    if (!extra->owner || !extra->key) {
+        free(extra->owner);
+        free(extra->key);
+        return -1;
+    }
+    extra->value = value;
+    report->extra_count++;
+    return 0;
+}
+
+/* Every element of an array the mapper read was mapped (key_array hands each to its mapping), so arrays are walked
+ * whole; an object's members are extras unless looked up. An extra is detached from the tree (its slot set to NULL,
+ * which d12__dred_jfree skips) and owned by the report from then on. */
+static int collect(jvalue *value, d12__dred_buf *path, d12dred_report *report)
+{
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < value->count; i++) {
+        jvalue *item = value->items[i];
+        if (!item || (item->type != J_OBJECT && item->type != J_ARRAY && (value->type == J_ARRAY || item->used)))
+            continue;
+        if (value->type == J_OBJECT && !item->used) {
+            rc = path->failed ? -1 : add_extra(report, path->data, value->keys[i], item);
+            if (rc == 0)
+                value->items[i] = NULL;
+            continue;
+        }
+        size_t mark = path_push(path, value->type == J_OBJECT ? value->keys[i] : NULL, i);
+        rc = collect(item, path, report);
+        path->length = mark;
+        if (path->data)
+            path->data[mark] = '\0';
+    }
+    return rc;
+}
+
+void d12__dred_free_extras(d12dred_report *report)
+{
+    for (size_t i = 0; i < report->extra_count; i++) {
+        free(report->extras[i].owner);
+        free(report->extras[i].key);
+        d12__dred_jfree(report->extras[i].value);
+    }
+    free(report->extras);
+}
+
+int d12__dred_collect_extras(jvalue *root, d12dred_report *report)
+{
+    d12__dred_buf path = {0};
+    d12__dred_buf_puts(&path, "$");
+    int rc = path.failed ? -1 : collect(root, &path, report);
+    free(path.data);
+    return rc;
+}

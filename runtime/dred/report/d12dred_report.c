@@ -305,6 +305,7 @@ void d12dred_report_free(d12dred_report *report)
         free(f);
     }
     free(report->fences);
+    d12__dred_free_extras(report);
     free(report);
 }
 

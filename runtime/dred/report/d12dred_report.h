@@ -257,6 +257,16 @@ typedef struct d12dred_page_fault {
     uint64_t overrun;                /* Width (an out-of-bounds verdict with the access known), else null */
 } d12dred_page_fault;
 
+/* A member of a read report that this d12dred does not know (a later d12rt's additive member, docs/dred-report.md):
+ * kept as the parser's tree (struct jvalue, d12dred_internal.h) so that `d12dred html` can show it as a key/value
+ * tree instead of dropping it. Only the reader fills these; a report the runtime builds has none. */
+struct jvalue;
+typedef struct d12dred_extra {
+    char *owner;                /* the JSON path of the object holding it: "$", "$.queues[0]", "$.nodes[1].ops[3]" */
+    char *key;                  /* the member's name */
+    struct jvalue *value;       /* its value (owned) */
+} d12dred_extra;
+
 typedef struct d12dred_report {
     uint32_t schema_version;    /* D12DRED_SCHEMA_VERSION for a new report; what the file said for a read one */
     int32_t reason;             /* the removal reason HRESULT */
@@ -286,6 +296,8 @@ typedef struct d12dred_report {
     d12dred_fence **fences;     /* `fences`: every fence a pending wait or queued signal names, with its history */
     size_t fence_count;
     uint32_t stalled_ms;        /* `stalled_ms`: a stall report's time without GPU progress (0: a removal) */
+    d12dred_extra *extras;      /* read reports: the members the reader did not know, in document order */
+    size_t extra_count;
 } d12dred_report;
 
 /* ---- Building ---------------------------------------------------------------------------------------------- */
@@ -449,6 +461,10 @@ int d12dred_report_read_json(const char *path, d12dred_report **out, char *error
 
 /* Renders the `d12dred show` tree (docs/dred-report.md). 0 on success, -1 on a write error. */
 int d12dred_report_render(const d12dred_report *report, FILE *out);
+/* The report as one self-contained HTML page (`d12dred html`, docs/dred-report.md "The page"): a malloc'd
+ * NUL-terminated string (length in *length when not NULL), or NULL when out of memory. `title` (may be NULL) names the
+ * report's file in the page's title. */
+char *d12dred_report_to_html(const d12dred_report *report, const char *title, size_t *length);
 
 /* Compares two reports: same reason, device state, faulting op (list, queue, index, op, attribution) and page-fault
  * verdict (and its allocation)? Writes one line per aspect to `out` (may be NULL). 0: the same, 1: different. */
