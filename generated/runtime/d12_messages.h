@@ -78,6 +78,7 @@ typedef enum d12_msg {
     D12_MSG_EXECUTECOMMANDLISTS_OPENCOMMANDLIST,
     D12_MSG_EXECUTECOMMANDLISTS_COMMANDLISTMISMATCH,
     D12_MSG_EXECUTECOMMANDLISTS_FAILEDCOMMANDLIST,
+    D12_MSG_OVERSIZED_DISPATCH,
     D12_MSG_COPYBUFFERREGION_NULL_RESOURCE,
     D12_MSG_COPYBUFFERREGION_DSTRANGEOUTOFBOUNDS,
     D12_MSG_COPYBUFFERREGION_SRCRANGEOUTOFBOUNDS,
@@ -281,6 +282,11 @@ static inline void d12__msg_executecommandlists_commandlistmismatch(d12_info_que
 static inline void d12__msg_executecommandlists_failedcommandlist(d12_info_queue *queue, unsigned int index, HRESULT result)
 {
     d12__info_queue_report(queue, D12_MSG_EXECUTECOMMANDLISTS_FAILEDCOMMANDLIST, index, (unsigned int)result);
+}
+
+static inline void d12__msg_oversized_dispatch(d12_info_queue *queue, const char *dimension, unsigned int count, unsigned int limit)
+{
+    d12__info_queue_report(queue, D12_MSG_OVERSIZED_DISPATCH, dimension, count, limit);
 }
 
 static inline void d12__msg_copybufferregion_null_resource(d12_info_queue *queue, const char *method, const char *parameter)
