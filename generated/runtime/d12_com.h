@@ -114,12 +114,16 @@ HRESULT d12_device_CreateCommandQueue(struct d12_device *self, const D3D12_COMMA
 HRESULT d12_device_CreateCommandAllocator(struct d12_device *self, D3D12_COMMAND_LIST_TYPE type, const IID *riid, void **ppCommandAllocator);
 HRESULT d12_device_CreateCommandList(struct d12_device *self, UINT nodeMask, D3D12_COMMAND_LIST_TYPE type, ID3D12CommandAllocator *pCommandAllocator, ID3D12PipelineState *pInitialState, const IID *riid, void **ppCommandList);
 HRESULT d12_device_CheckFeatureSupport(struct d12_device *self, D3D12_FEATURE Feature, void *pFeatureSupportData, UINT FeatureSupportDataSize);
+D3D12_RESOURCE_ALLOCATION_INFO d12_device_GetResourceAllocationInfo(struct d12_device *self, UINT visibleMask, UINT numResourceDescs, const D3D12_RESOURCE_DESC *pResourceDescs);
 HRESULT d12_device_CreateCommittedResource(struct d12_device *self, const D3D12_HEAP_PROPERTIES *pHeapProperties, D3D12_HEAP_FLAGS HeapFlags, const D3D12_RESOURCE_DESC *pDesc, D3D12_RESOURCE_STATES InitialResourceState, const D3D12_CLEAR_VALUE *pOptimizedClearValue, const IID *riidResource, void **ppvResource);
 HRESULT d12_device_CreateFence(struct d12_device *self, UINT64 InitialValue, D3D12_FENCE_FLAGS Flags, const IID *riid, void **ppFence);
 HRESULT d12_device_GetDeviceRemovedReason(struct d12_device *self);
+void d12_device_GetCopyableFootprints(struct d12_device *self, const D3D12_RESOURCE_DESC *pResourceDesc, UINT FirstSubresource, UINT NumSubresources, UINT64 BaseOffset, D3D12_PLACED_SUBRESOURCE_FOOTPRINT *pLayouts, UINT *pNumRows, UINT64 *pRowSizeInBytes, UINT64 *pTotalBytes);
 LUID d12_device_GetAdapterLuid(struct d12_device *self);
 HRESULT d12_device_SetEventOnMultipleFenceCompletion(struct d12_device *self, ID3D12Fence * const *ppFences, const UINT64 *pFenceValues, UINT NumFences, D3D12_MULTIPLE_FENCE_WAIT_FLAGS Flags, HANDLE hEvent);
+D3D12_RESOURCE_ALLOCATION_INFO d12_device_GetResourceAllocationInfo1(struct d12_device *self, UINT visibleMask, UINT numResourceDescs, const D3D12_RESOURCE_DESC *pResourceDescs, D3D12_RESOURCE_ALLOCATION_INFO1 *pResourceAllocationInfo1);
 void d12_device_RemoveDevice(struct d12_device *self);
+void d12_device_GetCopyableFootprints1(struct d12_device *self, const D3D12_RESOURCE_DESC1 *pResourceDesc, UINT FirstSubresource, UINT NumSubresources, UINT64 BaseOffset, D3D12_PLACED_SUBRESOURCE_FOOTPRINT *pLayouts, UINT *pNumRows, UINT64 *pRowSizeInBytes, UINT64 *pTotalBytes);
 HRESULT d12_device_CheckFeatureSupport1(struct d12_device *self, D3D12_FEATURE Feature, void *pFeatureSupportData, UINT FeatureSupportDataSize, UINT SDKVersion);
 HRESULT d12_device_SetDriverReportedMessageFlags(struct d12_device *self, D3D12_DRIVER_REPORTED_MESSAGE_FLAGS Flags);
 D3D12_DRIVER_REPORTED_MESSAGE_FLAGS d12_device_GetDriverReportedMessageFlags(struct d12_device *self);

@@ -45,6 +45,7 @@ extern "C" {
 #define D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGE_FLAGS_UNSUPPORTED ((D3D12_MESSAGE_ID)0x10600)
 #define D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGES_FEATURE_DATA_INVALID ((D3D12_MESSAGE_ID)0x10601)
 #define D12_MESSAGE_ID_DRIVER_MESSAGE_FILTER_INVALID ((D3D12_MESSAGE_ID)0x10602)
+#define D12_MESSAGE_ID_GETCOPYABLEFOOTPRINTS_INVALIDDESC ((D3D12_MESSAGE_ID)0x10b00)
 
 typedef enum d12_msg {
     D12_MSG_METHOD_NOT_IMPLEMENTED,
@@ -108,6 +109,12 @@ typedef enum d12_msg {
     D12_MSG_DRIVER_REPORTED_MESSAGE_FLAGS_UNSUPPORTED,
     D12_MSG_DRIVER_REPORTED_MESSAGES_FEATURE_DATA_INVALID,
     D12_MSG_DRIVER_MESSAGE_FILTER_INVALID,
+    D12_MSG_CREATERESOURCE_HEAP_FLAG,
+    D12_MSG_CREATERESOURCE_ACCELERATION_STRUCTURE,
+    D12_MSG_GETRESOURCEALLOCATIONINFO_INVALIDRDESCS,
+    D12_MSG_GETCOPYABLEFOOTPRINTS_INVALIDSUBRESOURCERANGE,
+    D12_MSG_GETCOPYABLEFOOTPRINTS_INVALIDBASEOFFSET,
+    D12_MSG_GETCOPYABLEFOOTPRINTS_INVALIDDESC,
     D12_MSG_COUNT
 } d12_msg;
 
@@ -374,9 +381,9 @@ static inline void d12__msg_createresource_invalidalignment(d12_info_queue *queu
     d12__info_queue_report(queue, D12_MSG_CREATERESOURCE_INVALIDALIGNMENT, alignment);
 }
 
-static inline void d12__msg_createresource_invalidmiscflags(d12_info_queue *queue, unsigned int flags, unsigned int unknown)
+static inline void d12__msg_createresource_invalidmiscflags(d12_info_queue *queue, unsigned int flags, const char *problem)
 {
-    d12__info_queue_report(queue, D12_MSG_CREATERESOURCE_INVALIDMISCFLAGS, flags, unknown);
+    d12__info_queue_report(queue, D12_MSG_CREATERESOURCE_INVALIDMISCFLAGS, flags, problem);
 }
 
 static inline void d12__msg_createresourceandheap_invalidheapmiscflags(d12_info_queue *queue, unsigned int flags, unsigned int unknown)
@@ -432,6 +439,36 @@ static inline void d12__msg_driver_reported_messages_feature_data_invalid(d12_in
 static inline void d12__msg_driver_message_filter_invalid(d12_info_queue *queue, const char *count_name, unsigned int count, const char *list_name)
 {
     d12__info_queue_report(queue, D12_MSG_DRIVER_MESSAGE_FILTER_INVALID, count_name, count, list_name);
+}
+
+static inline void d12__msg_createresource_heap_flag(d12_info_queue *queue, const char *flag, const char *heap, const char *why)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATERESOURCE_HEAP_FLAG, flag, heap, why);
+}
+
+static inline void d12__msg_createresource_acceleration_structure(d12_info_queue *queue, const char *why)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATERESOURCE_ACCELERATION_STRUCTURE, why);
+}
+
+static inline void d12__msg_getresourceallocationinfo_invalidrdescs(d12_info_queue *queue, const char *method, unsigned int index, const char *why)
+{
+    d12__info_queue_report(queue, D12_MSG_GETRESOURCEALLOCATIONINFO_INVALIDRDESCS, method, index, why);
+}
+
+static inline void d12__msg_getcopyablefootprints_invalidsubresourcerange(d12_info_queue *queue, const char *method, unsigned int first, unsigned int count)
+{
+    d12__info_queue_report(queue, D12_MSG_GETCOPYABLEFOOTPRINTS_INVALIDSUBRESOURCERANGE, method, first, count);
+}
+
+static inline void d12__msg_getcopyablefootprints_invalidbaseoffset(d12_info_queue *queue, const char *method, unsigned long long offset)
+{
+    d12__info_queue_report(queue, D12_MSG_GETCOPYABLEFOOTPRINTS_INVALIDBASEOFFSET, method, offset);
+}
+
+static inline void d12__msg_getcopyablefootprints_invaliddesc(d12_info_queue *queue, const char *method, const char *why)
+{
+    d12__info_queue_report(queue, D12_MSG_GETCOPYABLEFOOTPRINTS_INVALIDDESC, method, why);
 }
 
 #ifdef __cplusplus
