@@ -383,6 +383,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateGraphicsPipelineState(ID3D1
     (void)ppPipelineState;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateGraphicsPipelineState");
+    if (ppPipelineState) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppPipelineState = NULL;
     return E_NOTIMPL;
 }
 
@@ -394,6 +396,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateComputePipelineState(ID3D12
     (void)ppPipelineState;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateComputePipelineState");
+    if (ppPipelineState) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppPipelineState = NULL;
     return E_NOTIMPL;
 }
 
@@ -415,6 +419,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateDescriptorHeap(ID3D12Device
     (void)ppvHeap;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateDescriptorHeap");
+    if (ppvHeap) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppvHeap = NULL;
     return E_NOTIMPL;
 }
 
@@ -439,6 +445,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateRootSignature(ID3D12Device1
     (void)ppvRootSignature;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateRootSignature");
+    if (ppvRootSignature) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppvRootSignature = NULL;
     return E_NOTIMPL;
 }
 
@@ -556,6 +564,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateHeap(ID3D12Device17 *This, 
     (void)ppvHeap;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateHeap");
+    if (ppvHeap) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppvHeap = NULL;
     return E_NOTIMPL;
 }
 
@@ -571,6 +581,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreatePlacedResource(ID3D12Device
     (void)ppvResource;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreatePlacedResource");
+    if (ppvResource) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppvResource = NULL;
     return E_NOTIMPL;
 }
 
@@ -584,6 +596,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateReservedResource(ID3D12Devi
     (void)ppvResource;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateReservedResource");
+    if (ppvResource) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppvResource = NULL;
     return E_NOTIMPL;
 }
 
@@ -608,6 +622,8 @@ static HRESULT STDMETHODCALLTYPE device_device_OpenSharedHandle(ID3D12Device17 *
     (void)ppvObj;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device", "OpenSharedHandle");
+    if (ppvObj) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppvObj = NULL;
     return E_NOTIMPL;
 }
 
@@ -665,6 +681,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateQueryHeap(ID3D12Device17 *T
     (void)ppvHeap;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateQueryHeap");
+    if (ppvHeap) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppvHeap = NULL;
     return E_NOTIMPL;
 }
 
@@ -686,6 +704,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateCommandSignature(ID3D12Devi
     (void)ppvCommandSignature;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateCommandSignature");
+    if (ppvCommandSignature) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppvCommandSignature = NULL;
     return E_NOTIMPL;
 }
 
@@ -717,6 +737,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreatePipelineLibrary(ID3D12Devic
     (void)ppPipelineLibrary;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device1", "CreatePipelineLibrary");
+    if (ppPipelineLibrary) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppPipelineLibrary = NULL;
     return E_NOTIMPL;
 }
 
@@ -744,6 +766,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreatePipelineState(ID3D12Device1
     (void)ppPipelineState;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device2", "CreatePipelineState");
+    if (ppPipelineState) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppPipelineState = NULL;
     return E_NOTIMPL;
 }
 
@@ -755,6 +779,8 @@ static HRESULT STDMETHODCALLTYPE device_device_OpenExistingHeapFromAddress(ID3D1
     (void)ppvHeap;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device3", "OpenExistingHeapFromAddress");
+    if (ppvHeap) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppvHeap = NULL;
     return E_NOTIMPL;
 }
 
@@ -766,6 +792,8 @@ static HRESULT STDMETHODCALLTYPE device_device_OpenExistingHeapFromFileMapping(I
     (void)ppvHeap;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device3", "OpenExistingHeapFromFileMapping");
+    if (ppvHeap) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppvHeap = NULL;
     return E_NOTIMPL;
 }
 
@@ -792,6 +820,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateCommandList1(ID3D12Device17
     (void)ppCommandList;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device4", "CreateCommandList1");
+    if (ppCommandList) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppCommandList = NULL;
     return E_NOTIMPL;
 }
 
@@ -803,6 +833,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateProtectedResourceSession(ID
     (void)ppSession;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device4", "CreateProtectedResourceSession");
+    if (ppSession) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppSession = NULL;
     return E_NOTIMPL;
 }
 
@@ -819,6 +851,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateCommittedResource1(ID3D12De
     (void)ppvResource;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device4", "CreateCommittedResource1");
+    if (ppvResource) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppvResource = NULL;
     return E_NOTIMPL;
 }
 
@@ -831,6 +865,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateHeap1(ID3D12Device17 *This,
     (void)ppvHeap;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device4", "CreateHeap1");
+    if (ppvHeap) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppvHeap = NULL;
     return E_NOTIMPL;
 }
 
@@ -845,6 +881,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateReservedResource1(ID3D12Dev
     (void)ppvResource;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device4", "CreateReservedResource1");
+    if (ppvResource) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppvResource = NULL;
     return E_NOTIMPL;
 }
 
@@ -861,6 +899,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateLifetimeTracker(ID3D12Devic
     (void)ppvTracker;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device5", "CreateLifetimeTracker");
+    if (ppvTracker) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppvTracker = NULL;
     return E_NOTIMPL;
 }
 
@@ -903,6 +943,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateMetaCommand(ID3D12Device17 
     (void)ppMetaCommand;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device5", "CreateMetaCommand");
+    if (ppMetaCommand) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppMetaCommand = NULL;
     return E_NOTIMPL;
 }
 
@@ -914,6 +956,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateStateObject(ID3D12Device17 
     (void)ppStateObject;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device5", "CreateStateObject");
+    if (ppStateObject) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppStateObject = NULL;
     return E_NOTIMPL;
 }
 
@@ -959,6 +1003,8 @@ static HRESULT STDMETHODCALLTYPE device_device_AddToStateObject(ID3D12Device17 *
     (void)ppNewStateObject;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device7", "AddToStateObject");
+    if (ppNewStateObject) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppNewStateObject = NULL;
     return E_NOTIMPL;
 }
 
@@ -970,6 +1016,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateProtectedResourceSession1(I
     (void)ppSession;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device7", "CreateProtectedResourceSession1");
+    if (ppSession) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppSession = NULL;
     return E_NOTIMPL;
 }
 
@@ -1000,6 +1048,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateCommittedResource2(ID3D12De
     (void)ppvResource;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device8", "CreateCommittedResource2");
+    if (ppvResource) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppvResource = NULL;
     return E_NOTIMPL;
 }
 
@@ -1015,6 +1065,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreatePlacedResource1(ID3D12Devic
     (void)ppvResource;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device8", "CreatePlacedResource1");
+    if (ppvResource) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppvResource = NULL;
     return E_NOTIMPL;
 }
 
@@ -1041,6 +1093,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateShaderCacheSession(ID3D12De
     (void)ppvSession;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device9", "CreateShaderCacheSession");
+    if (ppvSession) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppvSession = NULL;
     return E_NOTIMPL;
 }
 
@@ -1063,6 +1117,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateCommandQueue1(ID3D12Device1
     (void)ppCommandQueue;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device9", "CreateCommandQueue1");
+    if (ppCommandQueue) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppCommandQueue = NULL;
     return E_NOTIMPL;
 }
 
@@ -1081,6 +1137,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateCommittedResource3(ID3D12De
     (void)ppvResource;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device10", "CreateCommittedResource3");
+    if (ppvResource) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppvResource = NULL;
     return E_NOTIMPL;
 }
 
@@ -1098,6 +1156,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreatePlacedResource2(ID3D12Devic
     (void)ppvResource;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device10", "CreatePlacedResource2");
+    if (ppvResource) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppvResource = NULL;
     return E_NOTIMPL;
 }
 
@@ -1114,6 +1174,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateReservedResource2(ID3D12Dev
     (void)ppvResource;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device10", "CreateReservedResource2");
+    if (ppvResource) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppvResource = NULL;
     return E_NOTIMPL;
 }
 
