@@ -70,6 +70,9 @@ static void round_once(void)
         g_va = ID3D12Resource_GetGPUVirtualAddress(buffer) + 16;
         ID3D12Resource_Release(buffer);
     }
+    char name[256];
+    SIZE_T name_size = sizeof name; /* the freed buffer is named through DRED's ledger while the device lives */
+    CHECK_EQ_INT(shim.va_identity(g_va, &name_size, name), S_OK);
     shim.destroy_delay(20);
     atomic_store(&g_stop, false);
     pthread_t thread;
@@ -100,6 +103,12 @@ int main(int argc, char **argv)
         ID3D12DeviceRemovedExtendedDataSettings_SetAutoBreadcrumbsEnablement(dred, D3D12_DRED_ENABLEMENT_FORCED_ON);
         ID3D12DeviceRemovedExtendedDataSettings_SetPageFaultEnablement(dred, D3D12_DRED_ENABLEMENT_FORCED_ON);
         ID3D12DeviceRemovedExtendedDataSettings_Release(dred);
+    }
+    ID3D12Debug7 *debug = NULL; /* the driver-reported-messages channel on: pfnQueryGpuVaIdentityCb answers */
+    if (CHECK(SUCCEEDED(D3D12GetDebugInterface(&IID_ID3D12Debug7, (void **)&debug)))) {
+        ID3D12Debug7_EnableDebugLayer(debug);
+        ID3D12Debug7_SetEnableDriverReportedMessages(debug, TRUE);
+        ID3D12Debug7_Release(debug);
     }
     int rounds = argc > 1 ? atoi(argv[1]) : 10;
     for (int i = 0; i < rounds; i++)
