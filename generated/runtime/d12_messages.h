@@ -73,6 +73,7 @@ typedef enum d12_msg {
     D12_MSG_COMMAND_ALLOCATOR_TYPE_MISMATCH,
     D12_MSG_COMMAND_ALLOCATOR_CONTENTION,
     D12_MSG_COMMAND_ALLOCATOR_CANNOT_RESET,
+    D12_MSG_COMMAND_ALLOCATOR_SYNC,
     D12_MSG_COMMAND_LIST_CLOSED,
     D12_MSG_COMMAND_LIST_OPEN,
     D12_MSG_COMMAND_LIST_RECORDING_ERROR,
@@ -259,6 +260,11 @@ static inline void d12__msg_command_allocator_contention(d12_info_queue *queue, 
 static inline void d12__msg_command_allocator_cannot_reset(d12_info_queue *queue)
 {
     d12__info_queue_report(queue, D12_MSG_COMMAND_ALLOCATOR_CANNOT_RESET);
+}
+
+static inline void d12__msg_command_allocator_sync(d12_info_queue *queue, const char *allocator, const char *list, unsigned long long submission, const char *queue_name)
+{
+    d12__info_queue_report(queue, D12_MSG_COMMAND_ALLOCATOR_SYNC, allocator, list, submission, queue_name);
 }
 
 static inline void d12__msg_command_list_closed(d12_info_queue *queue, const char *method, const char *consequence)

@@ -35,6 +35,18 @@ void d12__dred_put_op_name(d12__dred_buf *b, uint32_t op);
 void d12__dred_put_enum(d12__dred_buf *b, const char *name, uint32_t value);
 int d12__dred_emit(d12__dred_buf *b, FILE *out);
 
+/* The words a report uses for a fence (d12dred_fences.c): 'name', with " (0x...)" when another fence of the report
+ * shares the name, or "unnamed fence 0x..." -- the identity decides, the name is for the reader (issue 29). */
+struct d12dred_report;
+void d12__dred_put_fence(d12__dred_buf *b, const struct d12dred_report *report, const char *name, int has_id,
+                         uint64_t id);
+
+/* `diff`'s aspects of issue 32 (d12dred_diff_waits.c): kind, cause, the waits' verdict, the waits and signals. */
+void d12__dred_describe_kind(d12__dred_buf *b, const struct d12dred_report *r);
+void d12__dred_describe_cause(d12__dred_buf *b, const struct d12dred_report *r);
+void d12__dred_describe_wait_verdict(d12__dred_buf *b, const struct d12dred_report *r);
+void d12__dred_describe_waits(d12__dred_buf *b, const struct d12dred_report *r);
+
 /* The JSON tree (d12dred_json_parse.c). Objects keep their keys in order, in keys[] alongside items[]. */
 typedef enum jtype { J_NULL, J_FALSE, J_TRUE, J_NUMBER, J_STRING, J_ARRAY, J_OBJECT } jtype;
 

@@ -128,12 +128,29 @@ static void put_distance(buf *b, uint64_t bytes)
 static void render_header(buf *b, const d12dred_report *r)
 {
     d12__dred_buf_printf(b, "DRED report (schema %" PRIu32 ")\n", r->schema_version);
-    d12__dred_buf_puts(b, "  reason        ");
-    put_text(b, r->reason_name ? r->reason_name : "?");
-    d12__dred_buf_printf(b, " (0x%08" PRIx32 ")\n", (uint32_t)r->reason);
-    d12__dred_buf_puts(b, "  device state  ");
-    put_enum(b, d12_dred_device_state_name(r->device_state), r->device_state);
-    d12__dred_buf_puts(b, "\n  features     ");
+    bool stall = d12dred_report_is_stall(r);
+    if (stall) { /* the device was not removed: no reason, no removal state (issue 32 item 4) */
+        d12__dred_buf_puts(b, "  kind          stall: ");
+        if (r->stalled_ms)
+            d12__dred_buf_printf(b, "no GPU progress for %" PRIu32 " ms while work was pending", r->stalled_ms);
+        else
+            d12__dred_buf_puts(b, "no GPU progress while work was pending");
+        d12__dred_buf_puts(b, " (D12RT_STALL_MS); the device was not removed\n");
+    } else {
+        d12__dred_buf_puts(b, "  reason        ");
+        put_text(b, r->reason_name ? r->reason_name : "?");
+        d12__dred_buf_printf(b, " (0x%08" PRIx32 ")\n", (uint32_t)r->reason);
+        d12__dred_buf_puts(b, "  device state  ");
+        put_enum(b, d12_dred_device_state_name(r->device_state), r->device_state);
+        d12__dred_buf_puts(b, "\n");
+    }
+    const char *verdict = d12dred_report_wait_verdict(r); /* the deadlock, or a fence that went backwards */
+    if (verdict) {
+        d12__dred_buf_puts(b, "  verdict       ");
+        put_text(b, verdict);
+        d12__dred_buf_puts(b, "\n");
+    }
+    d12__dred_buf_puts(b, "  features     ");
     const d12dred_features *f = &r->features;
     int any = 0;
     if (f->auto_breadcrumbs)
@@ -167,9 +184,6 @@ static void render_header(buf *b, const d12dred_report *r)
     }
     if (r->tdr_delay_ms)
         d12__dred_buf_printf(b, "  TDR delay     %" PRIu32 " ms\n", r->tdr_delay_ms);
-    if (r->kind && strcmp(r->kind, "stall") == 0)
-        d12__dred_buf_puts(b, "  kind          stall: no GPU progress while work was pending (D12RT_STALL_MS); the "
-                              "device was not removed\n");
     if (r->removed_by) {
         d12__dred_buf_puts(b, "  cause         ");
         put_text(b, r->removed_by);
@@ -184,7 +198,18 @@ static void render_header(buf *b, const d12dred_report *r)
 
 /* ---- Queues ------------------------------------------------------------------------------------------------ */
 
-static void render_queue(buf *b, const d12dred_queue *q)
+/* A fence's value as the report saw it: before removal forced UINT64_MAX, or, in a stall report, now. */
+static const char *value_when(const d12dred_report *r)
+{
+    return d12dred_report_is_stall(r) ? "when the stall was reported" : "before removal";
+}
+
+static void put_wait_fence(buf *b, const d12dred_report *r, const d12dred_wait *w)
+{
+    d12__dred_put_fence(b, r, w->fence, w->has_fence_id, w->fence_id);
+}
+
+static void render_queue(buf *b, const d12dred_report *r, const d12dred_queue *q)
 {
     d12__dred_buf_puts(b, "  queue ");
     put_name(b, q->name);
@@ -203,9 +228,9 @@ static void render_queue(buf *b, const d12dred_queue *q)
             snprintf(number, sizeof number, "%" PRIu64, s->sequence);
         if (s->waiting_on) { /* "not started (waiting on '<fence>' >= V, at V' before removal)" */
             d12__dred_buf_printf(b, "    submission #%-4s not started (waiting on ", number);
-            put_name(b, s->waiting_on->fence);
-            d12__dred_buf_printf(b, " >= %" PRIu64 ", at %" PRIu64 " before removal)", s->waiting_on->value,
-                                 s->waiting_on->fence_value);
+            put_wait_fence(b, r, s->waiting_on);
+            d12__dred_buf_printf(b, " >= %" PRIu64 ", at %" PRIu64 " %s)", s->waiting_on->value,
+                                 s->waiting_on->fence_value, value_when(r));
         } else {
             d12__dred_buf_printf(b, "    submission #%-4s %-12s", number, status_text(s->status));
         }
@@ -220,17 +245,45 @@ static void render_queue(buf *b, const d12dred_queue *q)
     for (size_t i = 0; i < q->wait_count; i++) {
         const d12dred_wait *w = &q->waits[i];
         d12__dred_buf_puts(b, "    pending wait  fence ");
-        put_name(b, w->fence);
-        d12__dred_buf_printf(b, " >= %" PRIu64 " (was %" PRIu64 " before removal)\n", w->value, w->fence_value);
+        put_wait_fence(b, r, w);
+        d12__dred_buf_printf(b, " >= %" PRIu64 " (%s %" PRIu64 " %s)\n", w->value,
+                             d12dred_report_is_stall(r) ? "at" : "was", w->fence_value, value_when(r));
+        if (w->backwards) {
+            d12__dred_buf_puts(b, "                  ");
+            put_text(b, w->backwards);
+            d12__dred_buf_puts(b, "\n");
+        }
     }
     for (size_t i = 0; i < q->signal_count; i++) {
         const d12dred_wait *sig = &q->signals[i];
         d12__dred_buf_puts(b, "    queued signal fence ");
-        put_name(b, sig->fence);
-        d12__dred_buf_printf(b, " = %" PRIu64 " (was %" PRIu64 " before removal)", sig->value, sig->fence_value);
+        put_wait_fence(b, r, sig);
+        d12__dred_buf_printf(b, " = %" PRIu64 " (%s %" PRIu64 " %s)", sig->value,
+                             d12dred_report_is_stall(r) ? "at" : "was", sig->fence_value, value_when(r));
         if (sig->behind_wait >= 0 && (size_t)sig->behind_wait < q->wait_count) {
             d12__dred_buf_puts(b, ", behind the wait on ");
-            put_name(b, q->waits[sig->behind_wait].fence);
+            put_wait_fence(b, r, &q->waits[sig->behind_wait]);
+        }
+        d12__dred_buf_puts(b, "\n");
+    }
+}
+
+/* `fences` (issue 32 item 3): each fence the waits and signals name, its highest value and its last changes. */
+static void render_fences(buf *b, const d12dred_report *r)
+{
+    for (size_t i = 0; i < r->fence_count; i++) {
+        const d12dred_fence *f = r->fences[i];
+        d12__dred_buf_puts(b, "  fence ");
+        d12__dred_put_fence(b, r, f->name, 1, f->id);
+        d12__dred_buf_printf(b, ": %" PRIu64 " %s, highest %" PRIu64, f->value, value_when(r), f->highest);
+        if (f->change_count)
+            d12__dred_buf_puts(b, "; last changes");
+        for (size_t j = 0; j < f->change_count; j++) {
+            d12__dred_buf_printf(b, "%s%" PRIu64 " by ", j ? ", " : " ", f->changes[j].value);
+            put_text(b, f->changes[j].by ? f->changes[j].by : "?");
+            d12__dred_buf_puts(b, " (");
+            put_text(b, f->changes[j].call ? f->changes[j].call : "?");
+            d12__dred_buf_puts(b, ")");
         }
         d12__dred_buf_puts(b, "\n");
     }
@@ -479,8 +532,15 @@ static void render_verdict(buf *b, const d12dred_page_fault *pf)
             d12__dred_buf_printf(b, " + 0x%" PRIx64 ", ", pf->va - a->va);
             /* past its Width (what the application asked for), not past the 64 KiB-rounded range: the first byte of
              * the guard gap is 0 bytes past the range but may be kilobytes past the buffer */
-            put_distance(b, a->width && pf->va >= a->va + a->width ? pf->va - (a->va + a->width) : a->distance);
-            d12__dred_buf_puts(b, " past its end");
+            if (pf->has_overrun) /* the access's overrun, never "0 bytes past its end" (issue 32 item 6) */
+                d12__dred_buf_printf(b, "the access runs 0x%" PRIx64 " (%" PRIu64 ") bytes past its end", pf->overrun,
+                                     pf->overrun);
+            else if (a->width && pf->va == a->va + a->width)
+                d12__dred_buf_puts(b, "the first byte past its end");
+            else {
+                put_distance(b, a->width && pf->va >= a->va + a->width ? pf->va - (a->va + a->width) : a->distance);
+                d12__dred_buf_puts(b, " past its end");
+            }
         }
         break;
     case D12DRED_VERDICT_NEVER_MAPPED:
@@ -557,20 +617,17 @@ int d12dred_report_render(const d12dred_report *r, FILE *out)
     if (!r->queue_count)
         d12__dred_buf_puts(&b, "  none recorded\n");
     for (size_t i = 0; i < r->queue_count; i++)
-        render_queue(&b, r->queues[i]);
-    if (r->deadlock) {
-        d12__dred_buf_puts(&b, "  ");
-        put_text(&b, r->deadlock);
-        d12__dred_buf_puts(&b, "\n");
-    }
-    d12__dred_buf_puts(&b, "\nCommand lists outstanding at removal\n");
+        render_queue(&b, r, r->queues[i]);
+    render_fences(&b, r);
+    bool stall = d12dred_report_is_stall(r);
+    d12__dred_buf_puts(&b, stall ? "\nCommand lists outstanding now\n" : "\nCommand lists outstanding at removal\n");
     if (!r->node_count)
         d12__dred_buf_puts(&b, r->features.auto_breadcrumbs ? "  none\n" : "  none (auto-breadcrumbs were off)\n");
     for (size_t i = 0; i < r->node_count; i++)
         render_node(&b, r, i, r->nodes[i]);
     if (r->page_fault)
         render_page_fault(&b, r->page_fault);
-    else
+    else if (!stall) /* a stall is no removal: it has no page-fault section (issue 32 item 4) */
         d12__dred_buf_puts(&b, r->features.page_fault ? "\nPage fault\n  none (the removal was no page fault)\n"
                                                       : "\nPage fault\n  no data (page-fault reporting was off)\n");
     if (r->flush_message_count) {
