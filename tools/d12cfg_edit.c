@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cfgfile.h"
+#include "nameset.h"
 
 #define NO_LINE ((size_t)-1)
 
@@ -64,13 +65,6 @@ static void end_line(text_buf *b, const char *nl)
         put_str(b, nl);
 }
 
-static bool changed(const char *name, const d12_reg_change *changes, size_t count)
-{
-    for (size_t i = 0; i < count; i++)
-        if (d12__registry_name_equal(name, changes[i].name))
-            return true;
-    return false;
-}
 
 static bool any_set(const d12_reg_change *changes, size_t count)
 {
@@ -96,18 +90,29 @@ static bool empty_line(const d12_reg_file *f, const d12_reg_line *l)
     return true;
 }
 
-/* Drops every line of a [key] section that sets or deletes a changed name. */
-static void mark_changed_values(const d12_reg_file *f, const char *key, const d12_reg_change *changes,
+/* Drops every line of a [key] section that sets or deletes a changed name. The changed names are a hash set (issue
+ * 29: a linear search per line made drm-clear of 16 000 pairs take 12 s). False only for lack of memory. */
+static bool mark_changed_values(const d12_reg_file *f, const char *key, const d12_reg_change *changes,
                                 size_t count, bool *drop)
 {
+    d12_reg_nameset changed = {0};
+    for (size_t i = 0; i < count; i++) {
+        if (!d12__reg_nameset_add(&changed, changes[i].name, i)) {
+            d12__reg_nameset_free(&changed);
+            return false;
+        }
+    }
     bool current = false;
+    size_t at;
     for (size_t i = 0; i < f->count; i++) {
         const d12_reg_line *l = &f->lines[i];
         if (is_key_line(l))
             current = l->kind == D12_REG_LINE_KEY && d12__registry_name_equal(l->key, key);
-        else if (current && l->name && changed(l->name, changes, count))
+        else if (current && l->name && d12__reg_nameset_find(&changed, l->name, &at))
             drop[i] = true;
     }
+    d12__reg_nameset_free(&changed);
+    return true;
 }
 
 /* The last [key] line that no later [-key] (or [-ancestor]) undoes, or NO_LINE. */
@@ -220,12 +225,18 @@ static bool verify(const char *text, size_t size, const char *key, const d12_reg
     d12_reg_file f;
     if (d12__registry_parse_buffer(text, size, "(edited)", NULL, &f) != 0)
         return false;
-    bool ok = true;
-    for (size_t i = 0; i < count; i++) {
-        uint32_t v = 0;
-        bool found = d12__registry_get_dword(&f, key, changes[i].name, &v, NULL);
-        ok &= found == changes[i].set && (!found || v == changes[i].value);
-    }
+    /* Every changed name read back in one pass (one d12__registry_get_dword each was O(names x lines)). */
+    const char **names = calloc(count ? count : 1, sizeof *names);
+    bool *found = calloc(count ? count : 1, sizeof *found);
+    uint32_t *values = calloc(count ? count : 1, sizeof *values);
+    for (size_t i = 0; names && i < count; i++)
+        names[i] = changes[i].name;
+    bool ok = names && found && values && d12__registry_get_dwords(&f, key, names, count, found, values);
+    for (size_t i = 0; ok && i < count; i++)
+        ok = found[i] == changes[i].set && (!found[i] || values[i] == changes[i].value);
+    free(names);
+    free(found);
+    free(values);
     d12__registry_free(&f);
     return ok;
 }
@@ -238,7 +249,10 @@ d12_reg_edit_result d12__reg_edit(const d12_reg_file *file, const char *key, con
     bool *drop = calloc(file->count + 1, sizeof *drop);
     if (!drop)
         return D12_REG_EDIT_NOMEM;
-    mark_changed_values(file, key, changes, count, drop);
+    if (!mark_changed_values(file, key, changes, count, drop)) {
+        free(drop);
+        return D12_REG_EDIT_NOMEM;
+    }
     size_t target = any_set(changes, count) ? target_section(file, key) : NO_LINE;
     drop_empty_sections(file, key, target, drop);
     text_buf b = {0};

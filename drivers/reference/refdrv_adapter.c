@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "d12_envnum.h"
 #include "drvcommon_adapter.h"
 #include "refdrv.h"
 
@@ -131,15 +132,9 @@ static d12__refdrv_drm_mode drm_mode_from_environment(void)
 /* D12RT_REFDRV_EXEC_DELAY_MS (refdrv.h): milliseconds, 0 when unset; anything else is reported and ignored. */
 static unsigned exec_delay_from_environment(void)
 {
-    const char *text = getenv("D12RT_REFDRV_EXEC_DELAY_MS");
-    if (!text || !*text)
-        return 0;
-    char *end;
-    unsigned long value = strtoul(text, &end, 10);
-    if (*end || value > 60000) {
-        fprintf(stderr, "d12rt reference driver: D12RT_REFDRV_EXEC_DELAY_MS=%s is not 0..60000; ignored\n", text);
-        return 0;
-    }
+    uint64_t value = 0;
+    d12_env_number("D12RT_REFDRV_EXEC_DELAY_MS", "a whole number of milliseconds", 0, 60000, false, &value, stderr,
+                   "d12rt reference driver", "ignored");
     return (unsigned)value;
 }
 
@@ -147,18 +142,11 @@ static unsigned exec_delay_from_environment(void)
  * kept, so a typo cannot make every command take hours. */
 static UINT64 rate_from_environment(const char *name, UINT64 fallback)
 {
-    const char *text = getenv(name);
-    if (!text || !*text)
-        return fallback;
-    UINT64 value = 0;
-    const char *c = text;
-    for (; *c >= '0' && *c <= '9' && value <= 1000000000000ull; c++)
-        value = value * 10 + (UINT64)(*c - '0');
-    if (*c || value > 1000000000000ull) {
-        fprintf(stderr, "d12rt reference driver: %s=%s is not a whole number from 0 to 1000000000000; using %llu\n",
-                name, text, (unsigned long long)fallback);
-        return fallback;
-    }
+    char otherwise[40];
+    snprintf(otherwise, sizeof otherwise, "using %llu", (unsigned long long)fallback);
+    uint64_t value = fallback;
+    d12_env_number(name, "a whole number", 0, 1000000000000ull, false, &value, stderr, "d12rt reference driver",
+                   otherwise);
     return value;
 }
 

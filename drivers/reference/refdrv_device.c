@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "d12_envnum.h"
 #include "drvcommon_adapter.h"
 #include "drvcommon_messages.h"
 #include "refdrv_gpu.h"
@@ -29,16 +30,10 @@ SIZE_T APIENTRY d12__refdrv_calc_private_device_size(D3D12DDI_HADAPTER adapter,
  * number is ignored with a warning: a test hook must not make the driver fail in a way the test did not ask. */
 static bool set_error_requested(HRESULT *hr)
 {
-    const char *text = getenv("D12RT_REFDRV_SET_ERROR");
-    if (!text || !*text)
+    uint64_t value = 0;
+    if (d12_env_number("D12RT_REFDRV_SET_ERROR", "an HRESULT", 0, UINT32_MAX, true, &value, stderr,
+                       "d12rt reference driver", "ignored") != D12_ENV_NUMBER)
         return false;
-    char *end;
-    errno = 0;
-    unsigned long long value = strtoull(text, &end, 0);
-    if (*end || errno || value > UINT32_MAX) {
-        fprintf(stderr, "d12rt reference driver: D12RT_REFDRV_SET_ERROR=%s is not an HRESULT; ignored\n", text);
-        return false;
-    }
     *hr = (HRESULT)(UINT)value;
     return true;
 }

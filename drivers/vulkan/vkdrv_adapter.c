@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "d12_envnum.h"
 #include "drvcommon_adapter.h"
 #include "vkdrv.h"
 
@@ -266,16 +267,14 @@ static HRESULT pick_physical_device(d12__vkdrv_adapter *adapter)
         return E_OUTOFMEMORY;
     vkEnumeratePhysicalDevices(adapter->instance, &count, devices);
     uint32_t chosen = 0;
-    const char *text = getenv("D12RT_VULKAN_DEVICE");
-    if (text && *text) {
-        char *end;
-        unsigned long n = strtoul(text, &end, 10);
-        if (*end || n >= count) {
-            fprintf(stderr, "d12rt Vulkan driver: D12RT_VULKAN_DEVICE=%s is not a device index below %u\n", text,
-                    count);
-            free(devices);
-            return E_INVALIDARG;
-        }
+    uint64_t n = 0;
+    d12_env_status given = d12_env_number("D12RT_VULKAN_DEVICE", "a device index", 0, count - 1, false, &n, stderr,
+                                          "d12rt Vulkan driver", "the adapter does not open");
+    if (given == D12_ENV_REFUSED) {
+        free(devices);
+        return E_INVALIDARG;
+    }
+    if (given == D12_ENV_NUMBER) {
         chosen = (uint32_t)n;
     } else {
         for (uint32_t i = 0; i < count; i++) {

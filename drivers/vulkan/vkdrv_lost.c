@@ -13,7 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "cfgfile.h"
+#include "d12_envnum.h"
 #include "vkdrv.h"
 
 #define PROBE_SIZE 0x1000ull
@@ -60,8 +63,10 @@ void d12__vkdrv_diag_query(d12__vkdrv_adapter *adapter, d12__vkdrv_diag_request 
         request->names[request->count++] = VK_AMD_BUFFER_MARKER_EXTENSION_NAME;
     }
     free(all);
-    const char *lose = getenv("D12RT_VULKAN_TEST_DEVICE_LOST");
-    request->test_lose_at = lose && *lose ? (unsigned)strtoul(lose, NULL, 10) : 0;
+    uint64_t lose = 0; /* issue 29: 4294967297 read as 1 through a truncating cast */
+    d12_env_number("D12RT_VULKAN_TEST_DEVICE_LOST", "a wait number (0: off)", 0, UINT32_MAX, false, &lose, stderr,
+                   "d12rt Vulkan driver", "ignored");
+    request->test_lose_at = (unsigned)lose;
     const char *real = getenv("D12RT_VULKAN_REAL_FAULTS");
     if (real && *real && strcmp(real, "0") != 0) {
         if (strcmp(real, "1") != 0)
@@ -480,12 +485,23 @@ static void log_record(const gathered *g, const d12__vkdrv_loss_verdict *v, cons
                d12__vkdrv_loss_source_name(v->source), (unsigned)op_index,
                v->page_fault ? "page fault at" : "fault, no address", (unsigned long long)v->va, v->why);
     fputs(text, stderr);
+    /* Issue 29: fopen(path, "a") of a FIFO blocked until a reader came, inside device loss, and so queue release for
+     * ever. Opened as the runtime opens every file a setting names (runtime/cfgfile/): never blocking, regular files
+     * only; anything else is one line on stderr and the record stays on stderr alone. */
     const char *path = getenv("D12RT_VULKAN_FAULT_LOG");
-    FILE *file = path && *path ? fopen(path, "a") : NULL;
-    if (file) {
-        fputs(text, file);
-        fclose(file);
+    if (!path || !*path)
+        return;
+    char why[128];
+    int fd = d12_cfgfile_open_append(path, why, sizeof why);
+    if (fd < 0) {
+        fprintf(stderr, "d12rt Vulkan driver: D12RT_VULKAN_FAULT_LOG=%s: %s; the record is on stderr only\n", path, why);
+        return;
     }
+    size_t length = strlen(text);
+    ssize_t written = write(fd, text, length);
+    if (written < 0 || (size_t)written != length)
+        fprintf(stderr, "d12rt Vulkan driver: D12RT_VULKAN_FAULT_LOG=%s: the record could not be written whole\n", path);
+    close(fd);
 }
 
 void d12__vkdrv_device_lost(d12__vkdrv_device *device, d12__vkdrv_inflight *self, const char *call, bool inferred)

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "d12_envnum.h"
 #include "vkdrv.h"
 
 void d12__vkdrv_stuck_init(d12__vkdrv_device *device)
@@ -24,15 +25,10 @@ void d12__vkdrv_stuck_init(d12__vkdrv_device *device)
     atomic_init(&diag->abandoned, false);
     atomic_init(&diag->submissions, 0);
     diag->stuck_at = 0;
-    const char *text = getenv("D12RT_VULKAN_TEST_STUCK");
-    if (!text || !*text)
+    uint64_t n = 0;
+    if (d12_env_number("D12RT_VULKAN_TEST_STUCK", "a submission number", 1, 1000000, false, &n, stderr,
+                       "d12rt Vulkan driver", "ignored") != D12_ENV_NUMBER)
         return;
-    char *end;
-    unsigned long n = strtoul(text, &end, 10);
-    if (*end || n == 0 || n > 1000000) {
-        fprintf(stderr, "d12rt Vulkan driver: D12RT_VULKAN_TEST_STUCK=%s is not 1..1000000; ignored\n", text);
-        return;
-    }
     VkSemaphoreTypeCreateInfo type = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
                                       .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE};
     VkSemaphoreCreateInfo info = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &type};

@@ -490,15 +490,7 @@ static void STDMETHODCALLTYPE device_device_CopyDescriptorsSimple(ID3D12Device17
 
 static D3D12_RESOURCE_ALLOCATION_INFO STDMETHODCALLTYPE device_device_GetResourceAllocationInfo(ID3D12Device17 *This, UINT visibleMask, UINT numResourceDescs, const D3D12_RESOURCE_DESC *pResourceDescs)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)visibleMask;
-    (void)numResourceDescs;
-    (void)pResourceDescs;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "GetResourceAllocationInfo");
-    D3D12_RESOURCE_ALLOCATION_INFO zero;
-    memset(&zero, 0, sizeof(zero));
-    return zero;
+    return d12_device_GetResourceAllocationInfo(device_from_device(This), visibleMask, numResourceDescs, pResourceDescs);
 }
 
 static D3D12_HEAP_PROPERTIES STDMETHODCALLTYPE device_device_GetCustomHeapProperties(ID3D12Device17 *This, UINT nodeMask, D3D12_HEAP_TYPE heapType)
@@ -632,17 +624,7 @@ static HRESULT STDMETHODCALLTYPE device_device_GetDeviceRemovedReason(ID3D12Devi
 
 static void STDMETHODCALLTYPE device_device_GetCopyableFootprints(ID3D12Device17 *This, const D3D12_RESOURCE_DESC *pResourceDesc, UINT FirstSubresource, UINT NumSubresources, UINT64 BaseOffset, D3D12_PLACED_SUBRESOURCE_FOOTPRINT *pLayouts, UINT *pNumRows, UINT64 *pRowSizeInBytes, UINT64 *pTotalBytes)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)pResourceDesc;
-    (void)FirstSubresource;
-    (void)NumSubresources;
-    (void)BaseOffset;
-    (void)pLayouts;
-    (void)pNumRows;
-    (void)pRowSizeInBytes;
-    (void)pTotalBytes;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "GetCopyableFootprints");
+    d12_device_GetCopyableFootprints(device_from_device(This), pResourceDesc, FirstSubresource, NumSubresources, BaseOffset, pLayouts, pNumRows, pRowSizeInBytes, pTotalBytes);
 }
 
 static HRESULT STDMETHODCALLTYPE device_device_CreateQueryHeap(ID3D12Device17 *This, const D3D12_QUERY_HEAP_DESC *pDesc, const IID *riid, void **ppvHeap)
@@ -860,16 +842,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateReservedResource1(ID3D12Dev
 
 static D3D12_RESOURCE_ALLOCATION_INFO STDMETHODCALLTYPE device_device_GetResourceAllocationInfo1(ID3D12Device17 *This, UINT visibleMask, UINT numResourceDescs, const D3D12_RESOURCE_DESC *pResourceDescs, D3D12_RESOURCE_ALLOCATION_INFO1 *pResourceAllocationInfo1)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)visibleMask;
-    (void)numResourceDescs;
-    (void)pResourceDescs;
-    (void)pResourceAllocationInfo1;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device4", "GetResourceAllocationInfo1");
-    D3D12_RESOURCE_ALLOCATION_INFO zero;
-    memset(&zero, 0, sizeof(zero));
-    return zero;
+    return d12_device_GetResourceAllocationInfo1(device_from_device(This), visibleMask, numResourceDescs, pResourceDescs, pResourceAllocationInfo1);
 }
 
 static HRESULT STDMETHODCALLTYPE device_device_CreateLifetimeTracker(ID3D12Device17 *This, ID3D12LifetimeOwner *pOwner, const IID *riid, void **ppvTracker)
@@ -1063,17 +1036,7 @@ static void STDMETHODCALLTYPE device_device_CreateSamplerFeedbackUnorderedAccess
 
 static void STDMETHODCALLTYPE device_device_GetCopyableFootprints1(ID3D12Device17 *This, const D3D12_RESOURCE_DESC1 *pResourceDesc, UINT FirstSubresource, UINT NumSubresources, UINT64 BaseOffset, D3D12_PLACED_SUBRESOURCE_FOOTPRINT *pLayouts, UINT *pNumRows, UINT64 *pRowSizeInBytes, UINT64 *pTotalBytes)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)pResourceDesc;
-    (void)FirstSubresource;
-    (void)NumSubresources;
-    (void)BaseOffset;
-    (void)pLayouts;
-    (void)pNumRows;
-    (void)pRowSizeInBytes;
-    (void)pTotalBytes;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device8", "GetCopyableFootprints1");
+    d12_device_GetCopyableFootprints1(device_from_device(This), pResourceDesc, FirstSubresource, NumSubresources, BaseOffset, pLayouts, pNumRows, pRowSizeInBytes, pTotalBytes);
 }
 
 static HRESULT STDMETHODCALLTYPE device_device_CreateShaderCacheSession(ID3D12Device17 *This, const D3D12_SHADER_CACHE_SESSION_DESC *pDesc, const IID *riid, void **ppvSession)

@@ -122,12 +122,16 @@ void d12_device_CreateUnorderedAccessView(struct d12_device *self, ID3D12Resourc
 void d12_device_CreateSampler(struct d12_device *self, const D3D12_SAMPLER_DESC *pDesc, D3D12_CPU_DESCRIPTOR_HANDLE DestDescriptor);
 void d12_device_CopyDescriptors(struct d12_device *self, UINT NumDestDescriptorRanges, const D3D12_CPU_DESCRIPTOR_HANDLE *pDestDescriptorRangeStarts, const UINT *pDestDescriptorRangeSizes, UINT NumSrcDescriptorRanges, const D3D12_CPU_DESCRIPTOR_HANDLE *pSrcDescriptorRangeStarts, const UINT *pSrcDescriptorRangeSizes, D3D12_DESCRIPTOR_HEAP_TYPE DescriptorHeapsType);
 void d12_device_CopyDescriptorsSimple(struct d12_device *self, UINT NumDescriptors, D3D12_CPU_DESCRIPTOR_HANDLE DestDescriptorRangeStart, D3D12_CPU_DESCRIPTOR_HANDLE SrcDescriptorRangeStart, D3D12_DESCRIPTOR_HEAP_TYPE DescriptorHeapsType);
+D3D12_RESOURCE_ALLOCATION_INFO d12_device_GetResourceAllocationInfo(struct d12_device *self, UINT visibleMask, UINT numResourceDescs, const D3D12_RESOURCE_DESC *pResourceDescs);
 HRESULT d12_device_CreateCommittedResource(struct d12_device *self, const D3D12_HEAP_PROPERTIES *pHeapProperties, D3D12_HEAP_FLAGS HeapFlags, const D3D12_RESOURCE_DESC *pDesc, D3D12_RESOURCE_STATES InitialResourceState, const D3D12_CLEAR_VALUE *pOptimizedClearValue, const IID *riidResource, void **ppvResource);
 HRESULT d12_device_CreateFence(struct d12_device *self, UINT64 InitialValue, D3D12_FENCE_FLAGS Flags, const IID *riid, void **ppFence);
 HRESULT d12_device_GetDeviceRemovedReason(struct d12_device *self);
+void d12_device_GetCopyableFootprints(struct d12_device *self, const D3D12_RESOURCE_DESC *pResourceDesc, UINT FirstSubresource, UINT NumSubresources, UINT64 BaseOffset, D3D12_PLACED_SUBRESOURCE_FOOTPRINT *pLayouts, UINT *pNumRows, UINT64 *pRowSizeInBytes, UINT64 *pTotalBytes);
 LUID d12_device_GetAdapterLuid(struct d12_device *self);
 HRESULT d12_device_SetEventOnMultipleFenceCompletion(struct d12_device *self, ID3D12Fence * const *ppFences, const UINT64 *pFenceValues, UINT NumFences, D3D12_MULTIPLE_FENCE_WAIT_FLAGS Flags, HANDLE hEvent);
+D3D12_RESOURCE_ALLOCATION_INFO d12_device_GetResourceAllocationInfo1(struct d12_device *self, UINT visibleMask, UINT numResourceDescs, const D3D12_RESOURCE_DESC *pResourceDescs, D3D12_RESOURCE_ALLOCATION_INFO1 *pResourceAllocationInfo1);
 void d12_device_RemoveDevice(struct d12_device *self);
+void d12_device_GetCopyableFootprints1(struct d12_device *self, const D3D12_RESOURCE_DESC1 *pResourceDesc, UINT FirstSubresource, UINT NumSubresources, UINT64 BaseOffset, D3D12_PLACED_SUBRESOURCE_FOOTPRINT *pLayouts, UINT *pNumRows, UINT64 *pRowSizeInBytes, UINT64 *pTotalBytes);
 HRESULT d12_device_CheckFeatureSupport1(struct d12_device *self, D3D12_FEATURE Feature, void *pFeatureSupportData, UINT FeatureSupportDataSize, UINT SDKVersion);
 HRESULT d12_device_SetDriverReportedMessageFlags(struct d12_device *self, D3D12_DRIVER_REPORTED_MESSAGE_FLAGS Flags);
 D3D12_DRIVER_REPORTED_MESSAGE_FLAGS d12_device_GetDriverReportedMessageFlags(struct d12_device *self);

@@ -46,6 +46,7 @@ extern "C" {
 #define D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGES_FEATURE_DATA_INVALID ((D3D12_MESSAGE_ID)0x10601)
 #define D12_MESSAGE_ID_DRIVER_MESSAGE_FILTER_INVALID ((D3D12_MESSAGE_ID)0x10602)
 #define D12_MESSAGE_ID_DESCRIPTORS_UNSUPPORTED ((D3D12_MESSAGE_ID)0x13d00)
+#define D12_MESSAGE_ID_GETCOPYABLEFOOTPRINTS_INVALIDDESC ((D3D12_MESSAGE_ID)0x10b00)
 
 typedef enum d12_msg {
     D12_MSG_METHOD_NOT_IMPLEMENTED,
@@ -80,6 +81,7 @@ typedef enum d12_msg {
     D12_MSG_EXECUTECOMMANDLISTS_OPENCOMMANDLIST,
     D12_MSG_EXECUTECOMMANDLISTS_COMMANDLISTMISMATCH,
     D12_MSG_EXECUTECOMMANDLISTS_FAILEDCOMMANDLIST,
+    D12_MSG_OVERSIZED_DISPATCH,
     D12_MSG_COPYBUFFERREGION_NULL_RESOURCE,
     D12_MSG_COPYBUFFERREGION_DSTRANGEOUTOFBOUNDS,
     D12_MSG_COPYBUFFERREGION_SRCRANGEOUTOFBOUNDS,
@@ -129,6 +131,12 @@ typedef enum d12_msg {
     D12_MSG_COPY_DESCRIPTORS_INVALID_RANGES,
     D12_MSG_COPY_DESCRIPTORS_WRITE_ONLY_DESCRIPTOR,
     D12_MSG_SET_DESCRIPTOR_HEAP_INVALID,
+    D12_MSG_CREATERESOURCE_HEAP_FLAG,
+    D12_MSG_CREATERESOURCE_ACCELERATION_STRUCTURE,
+    D12_MSG_GETRESOURCEALLOCATIONINFO_INVALIDRDESCS,
+    D12_MSG_GETCOPYABLEFOOTPRINTS_INVALIDSUBRESOURCERANGE,
+    D12_MSG_GETCOPYABLEFOOTPRINTS_INVALIDBASEOFFSET,
+    D12_MSG_GETCOPYABLEFOOTPRINTS_INVALIDDESC,
     D12_MSG_COUNT
 } d12_msg;
 
@@ -310,6 +318,11 @@ static inline void d12__msg_executecommandlists_failedcommandlist(d12_info_queue
     d12__info_queue_report(queue, D12_MSG_EXECUTECOMMANDLISTS_FAILEDCOMMANDLIST, index, (unsigned int)result);
 }
 
+static inline void d12__msg_oversized_dispatch(d12_info_queue *queue, const char *dimension, unsigned int count, unsigned int limit)
+{
+    d12__info_queue_report(queue, D12_MSG_OVERSIZED_DISPATCH, dimension, count, limit);
+}
+
 static inline void d12__msg_copybufferregion_null_resource(d12_info_queue *queue, const char *method, const char *parameter)
 {
     d12__info_queue_report(queue, D12_MSG_COPYBUFFERREGION_NULL_RESOURCE, method, parameter);
@@ -395,9 +408,9 @@ static inline void d12__msg_createresource_invalidalignment(d12_info_queue *queu
     d12__info_queue_report(queue, D12_MSG_CREATERESOURCE_INVALIDALIGNMENT, alignment);
 }
 
-static inline void d12__msg_createresource_invalidmiscflags(d12_info_queue *queue, unsigned int flags, unsigned int unknown)
+static inline void d12__msg_createresource_invalidmiscflags(d12_info_queue *queue, unsigned int flags, const char *problem)
 {
-    d12__info_queue_report(queue, D12_MSG_CREATERESOURCE_INVALIDMISCFLAGS, flags, unknown);
+    d12__info_queue_report(queue, D12_MSG_CREATERESOURCE_INVALIDMISCFLAGS, flags, problem);
 }
 
 static inline void d12__msg_createresourceandheap_invalidheapmiscflags(d12_info_queue *queue, unsigned int flags, unsigned int unknown)
@@ -553,6 +566,36 @@ static inline void d12__msg_copy_descriptors_write_only_descriptor(d12_info_queu
 static inline void d12__msg_set_descriptor_heap_invalid(d12_info_queue *queue, const char *problem)
 {
     d12__info_queue_report(queue, D12_MSG_SET_DESCRIPTOR_HEAP_INVALID, problem);
+}
+
+static inline void d12__msg_createresource_heap_flag(d12_info_queue *queue, const char *flag, const char *heap, const char *why)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATERESOURCE_HEAP_FLAG, flag, heap, why);
+}
+
+static inline void d12__msg_createresource_acceleration_structure(d12_info_queue *queue, const char *why)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATERESOURCE_ACCELERATION_STRUCTURE, why);
+}
+
+static inline void d12__msg_getresourceallocationinfo_invalidrdescs(d12_info_queue *queue, const char *method, unsigned int index, const char *why)
+{
+    d12__info_queue_report(queue, D12_MSG_GETRESOURCEALLOCATIONINFO_INVALIDRDESCS, method, index, why);
+}
+
+static inline void d12__msg_getcopyablefootprints_invalidsubresourcerange(d12_info_queue *queue, const char *method, unsigned int first, unsigned int count)
+{
+    d12__info_queue_report(queue, D12_MSG_GETCOPYABLEFOOTPRINTS_INVALIDSUBRESOURCERANGE, method, first, count);
+}
+
+static inline void d12__msg_getcopyablefootprints_invalidbaseoffset(d12_info_queue *queue, const char *method, unsigned long long offset)
+{
+    d12__info_queue_report(queue, D12_MSG_GETCOPYABLEFOOTPRINTS_INVALIDBASEOFFSET, method, offset);
+}
+
+static inline void d12__msg_getcopyablefootprints_invaliddesc(d12_info_queue *queue, const char *method, const char *why)
+{
+    d12__info_queue_report(queue, D12_MSG_GETCOPYABLEFOOTPRINTS_INVALIDDESC, method, why);
 }
 
 #ifdef __cplusplus

@@ -236,10 +236,13 @@ static void device_destroy(struct d12_device *device)
     detach_from_adapter(device);
     d12__tdr_stop(device); /* every queue is gone (they hold the device): nothing left to watch */
     d12__dred_finish(device); /* a removal the application never surfaced still gets its report */
-    d12__dred_destroy(device); /* its output, ledger and counter buffers (driver resources): before the driver */
-    /* The driver goes first: it may report and query identities until pfnDestroyDevice returns. */
+    d12__dred_close(device); /* its counter buffers (driver resources) and submissions: before the driver */
+    /* The driver goes first: it may report and query identities until pfnDestroyDevice returns, and every callback
+     * has returned once it is gone (the runtime handle unregistered). Only then does state they reach go (issue 29):
+     * DRED's ledger and output, the correlation table, the live-object table, the InfoQueue. */
     if (device->driver != NULL)
         d12__driver_destroy_device(device->driver);
+    d12__dred_destroy(device);
     d12__correlation_destroy(device->correlation); /* every list and queue is gone: they hold the device */
     d12__objtable_remove(&device->objects, &device->entry);
     d12__objtable_destroy(&device->objects);

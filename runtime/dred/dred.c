@@ -69,17 +69,38 @@ void d12__dred_connect(struct d12_device *device)
         d12__dred_stall_start(device);
 }
 
-void d12__dred_destroy(struct d12_device *device)
+/* Issue 29: a driver thread calling pfnQueryGpuVaIdentityCb or pfnSetErrorCb while the device was destroyed found
+ * DRED's data freed (it went before the driver, because its counter pool is driver resources). Now in two steps:
+ * close, before pfnDestroyDevice, gives back what uses the driver (the pool, the tracked submissions, the stall
+ * thread) and marks DRED closed under the freeze lock, so a removal that comes from the driver now (pfnSetErrorCb)
+ * no longer freezes, and one in progress has finished; destroy, after pfnDestroyDevice returned and the runtime
+ * handle was unregistered (no callback can run any more, docs/locking.md), frees what callbacks can reach: the
+ * ledger the VA identity reads, the output, the locks. */
+void d12__dred_close(struct d12_device *device)
 {
     struct d12_dred *dred = device->dred;
     if (dred == NULL)
+        return;
+    pthread_mutex_lock(&dred->freeze_lock);
+    bool already = dred->closed;
+    dred->closed = true;
+    pthread_mutex_unlock(&dred->freeze_lock);
+    if (already)
         return;
     d12__dred_stall_stop(device);
     d12_dred_submission *chain = dred->submissions;
     dred->submissions = NULL;
     d12__dred_release_submissions(chain);
-    d12__dred_output_free(dred->output);
     d12__dred_pool_destroy(device);
+}
+
+void d12__dred_destroy(struct d12_device *device)
+{
+    struct d12_dred *dred = device->dred;
+    if (dred == NULL)
+        return;
+    d12__dred_close(device); /* a creation that failed never closed it */
+    d12__dred_output_free(dred->output);
     d12__dred_ledger_fini(dred);
     for (unsigned i = 0; i < sizeof dred->allocator_resets / sizeof dred->allocator_resets[0]; i++)
         free(dred->allocator_resets[i].allocator);
@@ -135,7 +156,7 @@ void d12__dred_freeze(struct d12_device *device, const d12_fault_info *fault)
         return;
     bool froze = false;
     pthread_mutex_lock(&dred->freeze_lock);
-    if (!atomic_load_explicit(&dred->frozen, memory_order_relaxed)) { /* "exactly once per device" */
+    if (!dred->closed && !atomic_load_explicit(&dred->frozen, memory_order_relaxed)) { /* "exactly once per device" */
         froze = true;
         dred->fault = *fault;
         if (dred->fault.list == NULL)

@@ -77,7 +77,9 @@ d12_dred_enabled d12__dred_resolve(const struct d12_debug_settings *settings);
 HRESULT d12__dred_create(struct d12_device *device, const d12_dred_enabled *enabled);
 /* Once the driver's device exists (device->gpu set): pick up the driver's write-immediate entry. */
 void d12__dred_connect(struct d12_device *device);
-/* At the device's last Release, after d12__dred_finish. */
+/* At the device's last Release, after d12__dred_finish: close before the driver's device is destroyed (what uses
+ * the driver goes; a later removal does not freeze), destroy after it and its callbacks are gone (the rest). */
+void d12__dred_close(struct d12_device *device);
 void d12__dred_destroy(struct d12_device *device);
 
 /* The latched enablement (all off for a device without DRED state). */

@@ -66,6 +66,8 @@ struct d12_dred {
     /* Stage 1: `freeze_lock` makes it run once; `frozen` is release-stored when the output is complete. */
     pthread_mutex_t freeze_lock;    /* outermost of the DRED locks; held while the output is built */
     atomic_bool frozen;
+    bool closed;                    /* under freeze_lock: the device is being destroyed (d12__dred_close); a removal
+                                       no longer freezes, its pool and submissions being gone */
     d12_fault_info fault;           /* written once by freeze, then immutable */
     HRESULT reason;
     struct d12_dred_output *output; /* built at freeze, freed at the device's last Release */

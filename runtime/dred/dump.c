@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdbool.h>
@@ -66,14 +67,39 @@ static void job_free(dump_job *job)
     free(job);
 }
 
-static void *writer(void *arg)
+/* Issue 29: under RLIMIT_FSIZE a write past the limit raises SIGXFSZ, whose default action killed the application
+ * (and left the temporary file). The signal is blocked on the writing thread for the write, so write(2) fails with
+ * EFBIG instead and the file-writing code removes its temporary file. The SIGXFSZ that write raised is thread-directed
+ * and now pending on this thread: it is taken back with sigtimedwait before the mask is restored, so nothing is left
+ * for the application; one pending before (the application's own, when this runs on its thread because no writer
+ * thread could be started) is left alone. The application's handler and disposition are never touched. */
+static int write_without_sigxfsz(dump_job *job)
 {
-    dump_job *job = arg;
+    sigset_t xfsz, saved, pending;
+    sigemptyset(&xfsz);
+    sigaddset(&xfsz, SIGXFSZ);
+    pthread_sigmask(SIG_BLOCK, &xfsz, &saved);
+    bool pending_before = sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ);
     int rc = d12dred_mkdir_parents(job->dir);
     if (rc == 0)
         rc = job->order ? d12dred_write_file_ordered(job->path, job->data, job->length, &job->order->lock,
                                                      &job->order->renamed, job->generation)
                         : d12dred_write_file_atomic(job->path, job->data, job->length);
+    int error = errno;
+    if (!pending_before && sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ)) {
+        const struct timespec now = {0, 0};
+        while (sigtimedwait(&xfsz, NULL, &now) < 0 && errno == EINTR)
+            ;
+    }
+    pthread_sigmask(SIG_SETMASK, &saved, NULL);
+    errno = error;
+    return rc;
+}
+
+static void *writer(void *arg)
+{
+    dump_job *job = arg;
+    int rc = write_without_sigxfsz(job);
     int error = rc ? errno : 0;
     pthread_mutex_lock(&job->lock);
     job->done = true;
@@ -151,7 +177,10 @@ int d12__dred_dump_write(const char *dir, const char *path, char *data, size_t l
     }
     int rc = job->rc, error = job->error;
     pthread_mutex_unlock(&job->lock);
-    if (rc != 0 && timeout_ms != 0) /* timeout 0: a rewrite; the first write said what went wrong */
+    if (rc != 0 && timeout_ms != 0 && error == EFBIG) /* timeout 0: a rewrite; the first write said what went wrong */
+        fprintf(stderr, "d12rt: D12RT_DRED_DUMP: cannot write %s: it would exceed the process's file size limit "
+                        "(RLIMIT_FSIZE); nothing was left behind\n", path);
+    else if (rc != 0 && timeout_ms != 0)
         fprintf(stderr, "d12rt: D12RT_DRED_DUMP: cannot write %s: %s\n", path, strerror(error));
     job_free(job);
     return rc;

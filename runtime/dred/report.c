@@ -69,8 +69,8 @@ static void fill_header(struct d12_device *device, d12dred_report *r)
     d12dred_report_set_process(r, slash ? slash + 1 : exe, (uint32_t)getpid());
     if (device->driver) /* NULL: the driver removed the device from inside its own creation */
         d12dred_report_set_driver(r, d12__driver_adapter_name(d12__driver_device_adapter(device->driver)));
-    const char *tdr = getenv("D12RT_TDR_DELAY_MS");
-    d12dred_report_set_tdr_delay_ms(r, tdr && *tdr ? (uint32_t)strtoul(tdr, NULL, 10) : 2000u);
+    /* The delay the watchdog ran with (latched and range-checked at creation), not the variable's text again. */
+    d12dred_report_set_tdr_delay_ms(r, device->tdr_delay_ms);
     if (dred->fault.removed_by)
         d12dred_report_set_removed_by(r, dred->fault.removed_by);
     /* Issue 19 item 8: a setting changed since D3D12CreateDevice affects later devices only (docs/dred.md). */

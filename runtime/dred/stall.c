@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "d12_envnum.h"
 #include "device.h"
 #include "dred_internal.h"
 #include "flush.h"
@@ -48,18 +49,10 @@ void d12_device_RemoveDevice(struct d12_device *self)
 /* D12RT_STALL_MS: 0 (off) unless a whole number of milliseconds from 1 to an hour; anything else one line. */
 static unsigned stall_ms_from_environment(void)
 {
-    const char *text = getenv("D12RT_STALL_MS");
-    if (!text || !*text)
+    uint64_t value = 0;
+    if (d12_env_number("D12RT_STALL_MS", "a whole number of milliseconds", 1, 3600000, false, &value, stderr, "d12rt",
+                       "the stall detector stays off") != D12_ENV_NUMBER)
         return 0;
-    unsigned long long value = 0;
-    const char *c = text;
-    for (; *c >= '0' && *c <= '9' && value <= 3600000ull; c++)
-        value = value * 10 + (unsigned)(*c - '0');
-    if (*c || value == 0 || value > 3600000ull) {
-        fprintf(stderr, "d12rt: D12RT_STALL_MS=%s is not a whole number of milliseconds from 1 to 3600000; the stall "
-                        "detector stays off\n", text);
-        return 0;
-    }
     const char *dump = getenv("D12RT_DRED_DUMP");
     if (!dump || !*dump) {
         fprintf(stderr, "d12rt: D12RT_STALL_MS is set but D12RT_DRED_DUMP is not: stall reports have nowhere to go; the "

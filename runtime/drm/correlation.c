@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "d12_envnum.h"
 #include "correlation.h"
 #include "lockrank.h"
 
@@ -99,21 +100,12 @@ const char *d12__work_kind_name(d12_work_kind kind)
 
 uint32_t d12__correlation_max_live_from_environment(FILE *warnings)
 {
-    const char *text = getenv("D12RT_MAX_LIVE_STATE_INDICES");
-    if (!text || !*text)
-        return D12_CORRELATION_DEFAULT_MAX_LIVE;
-    /* Plain decimal digits only (strtoul would take a sign, blanks and hex). */
+    char otherwise[32];
+    snprintf(otherwise, sizeof otherwise, "using %u", D12_CORRELATION_DEFAULT_MAX_LIVE);
     uint64_t value = 0;
-    const char *p = text;
-    for (; *p >= '0' && *p <= '9' && value <= D12_CORRELATION_MAX_LIVE; p++)
-        value = value * 10 + (uint64_t)(*p - '0');
-    if (*p || value == 0 || value > D12_CORRELATION_MAX_LIVE) {
-        if (warnings)
-            fprintf(warnings,
-                    "d12rt: warning: D12RT_MAX_LIVE_STATE_INDICES=%s is not a number from 1 to %u; using %u\n",
-                    text, D12_CORRELATION_MAX_LIVE, D12_CORRELATION_DEFAULT_MAX_LIVE);
+    if (d12_env_number("D12RT_MAX_LIVE_STATE_INDICES", "a whole number", 1, D12_CORRELATION_MAX_LIVE, false, &value,
+                       warnings, "d12rt: warning", otherwise) != D12_ENV_NUMBER)
         return D12_CORRELATION_DEFAULT_MAX_LIVE;
-    }
     uint32_t live = D12_CORRELATION_MIN_LIVE;
     while (live < value)
         live <<= 1;

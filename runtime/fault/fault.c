@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../cfgfile/d12_envnum.h"
 #include "d12_fault.h"
 #include "fault.h"
 
@@ -42,16 +43,8 @@ static struct {
 
 static uint64_t env_number(const char *name)
 {
-    const char *text = getenv(name);
-    if (!text || !*text)
-        return 0;
-    char *end = NULL;
-    errno = 0;
-    unsigned long long value = strtoull(text, &end, 0);
-    if (errno || *end || text[0] == '-') {
-        fprintf(stderr, "d12rt: %s=%s is not a call number; ignored\n", name, text);
-        return 0;
-    }
+    uint64_t value = 0;
+    d12_env_number(name, "a call number (0: off)", 0, UINT64_MAX, true, &value, stderr, "d12rt", "ignored");
     return value;
 }
 

@@ -486,10 +486,27 @@ void d12_command_list_DrawIndexedInstanced(struct d12_command_list *self, UINT I
     d12__dred_breadcrumb(self->dred_work, self->handle, D3D12_AUTO_BREADCRUMB_OP_DRAWINDEXEDINSTANCED);
 }
 
+/* Issue 29: "ThreadGroupCountX/Y/Z ... must be less than or equal to D3D12_CS_DISPATCH_MAX_THREAD_GROUPS_PER_DIMENSION
+ * (65535)" (ID3D12GraphicsCommandList::Dispatch). A larger count is dropped with the debug layer's OVERSIZED_DISPATCH,
+ * naming the first dimension over, so no driver sees it (the Vulkan driver's X*Y*Z wrapped to 0); the list is not in
+ * error (Close stays S_OK). A zero count is legal: "If any of these are 0, then nothing will happen", passed on. */
+static bool oversized_dispatch(struct d12_command_list *self, UINT x, UINT y, UINT z)
+{
+    const UINT limit = D3D12_CS_DISPATCH_MAX_THREAD_GROUPS_PER_DIMENSION;
+    const char *dimension = x > limit ? "X" : y > limit ? "Y" : z > limit ? "Z" : NULL;
+    if (!dimension)
+        return false;
+    d12__msg_oversized_dispatch(self->device_child.device->info_queue, dimension, x > limit ? x : y > limit ? y : z,
+                                limit);
+    return true;
+}
+
 void d12_command_list_Dispatch(struct d12_command_list *self, UINT ThreadGroupCountX, UINT ThreadGroupCountY,
                                UINT ThreadGroupCountZ)
 {
     if (!recording(self, "Dispatch"))
+        return;
+    if (oversized_dispatch(self, ThreadGroupCountX, ThreadGroupCountY, ThreadGroupCountZ))
         return;
     before_work(self, D12_WORK_DISPATCH);
     d12__dred_note_args32(self->dred_args, ThreadGroupCountX, ThreadGroupCountY, ThreadGroupCountZ, 0, 0);

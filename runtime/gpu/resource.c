@@ -109,6 +109,18 @@ void d12_resource_not_implemented(struct d12_resource *self, const char *interfa
 
 /* ---- ID3D12Device::CreateCommittedResource ---- */
 
+const char *d12__buffer_desc_problem(const D3D12_RESOURCE_DESC *desc)
+{
+    if (desc->Dimension != D3D12_RESOURCE_DIMENSION_BUFFER)
+        return "d12rt creates buffers only (Dimension must be D3D12_RESOURCE_DIMENSION_BUFFER)";
+    if (desc->Width == 0 || desc->Height != 1 || desc->DepthOrArraySize != 1 || desc->MipLevels != 1 ||
+        desc->Format != DXGI_FORMAT_UNKNOWN || desc->SampleDesc.Count != 1 || desc->SampleDesc.Quality != 0 ||
+        desc->Layout != D3D12_TEXTURE_LAYOUT_ROW_MAJOR)
+        return "a buffer has Width > 0, Height, DepthOrArraySize, MipLevels and SampleDesc.Count 1, Format UNKNOWN "
+               "and Layout ROW_MAJOR";
+    return NULL;
+}
+
 /* What is wrong with a committed buffer's description, or NULL. */
 static const char *check_buffer(const D3D12_HEAP_PROPERTIES *heap, D3D12_HEAP_FLAGS heap_flags,
                                 const D3D12_RESOURCE_DESC *desc, D3D12_RESOURCE_STATES state)
@@ -126,18 +138,9 @@ static const char *check_buffer(const D3D12_HEAP_PROPERTIES *heap, D3D12_HEAP_FL
         return "CreationNodeMask and VisibleNodeMask name a node the adapter lacks";
     if (heap_flags & D3D12_HEAP_FLAG_DENY_BUFFERS)
         return "D3D12_HEAP_FLAG_DENY_BUFFERS denies the very buffer being created";
-    if (desc->Dimension != D3D12_RESOURCE_DIMENSION_BUFFER)
-        return "d12rt creates buffers only (Dimension must be D3D12_RESOURCE_DIMENSION_BUFFER)";
-    if (desc->Width == 0 || desc->Height != 1 || desc->DepthOrArraySize != 1 || desc->MipLevels != 1 ||
-        desc->Format != DXGI_FORMAT_UNKNOWN || desc->SampleDesc.Count != 1 || desc->SampleDesc.Quality != 0 ||
-        desc->Layout != D3D12_TEXTURE_LAYOUT_ROW_MAJOR)
-        return "a buffer has Width > 0, Height, DepthOrArraySize, MipLevels and SampleDesc.Count 1, Format UNKNOWN "
-               "and Layout ROW_MAJOR";
-    if (desc->Flags & (D3D12_RESOURCE_FLAG_ALLOW_RENDER_TARGET | D3D12_RESOURCE_FLAG_ALLOW_DEPTH_STENCIL |
-                       D3D12_RESOURCE_FLAG_ALLOW_SIMULTANEOUS_ACCESS))
-        return "a buffer cannot allow render target, depth stencil or simultaneous access";
-    if (heap->Type != D3D12_HEAP_TYPE_DEFAULT && (desc->Flags & D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS))
-        return "an UPLOAD or READBACK buffer cannot allow unordered access (the GPU only reads or only writes it)";
+    const char *shape = d12__buffer_desc_problem(desc);
+    if (shape)
+        return shape;
     /* D3D12's heap rules: an UPLOAD buffer starts and stays in GENERIC_READ, a READBACK buffer in COPY_DEST. */
     if (heap->Type == D3D12_HEAP_TYPE_UPLOAD && state != D3D12_RESOURCE_STATE_GENERIC_READ)
         return "an UPLOAD heap resource must start in D3D12_RESOURCE_STATE_GENERIC_READ";
@@ -206,7 +209,10 @@ static bool buffer_bits_valid(d12_info_queue *info, D3D12_HEAP_FLAGS heap_flags,
         return false;
     }
     if ((UINT)desc->Flags & ~known_resource_flags) {
-        d12__msg_createresource_invalidmiscflags(info, (UINT)desc->Flags, (UINT)desc->Flags & ~known_resource_flags);
+        char problem[80];
+        snprintf(problem, sizeof problem, "bits 0x%X are no D3D12_RESOURCE_FLAGS",
+                 (UINT)desc->Flags & ~known_resource_flags);
+        d12__msg_createresource_invalidmiscflags(info, (UINT)desc->Flags, problem);
         return false;
     }
     if ((UINT)state & ~known_states()) {
@@ -216,10 +222,59 @@ static bool buffer_bits_valid(d12_info_queue *info, D3D12_HEAP_FLAGS heap_flags,
     return true;
 }
 
-/* Windows: a buffer in a DEFAULT heap starts in COMMON whatever InitialResourceState says, with warning #1328. */
+/* Issue 29 item 3, buffers as Windows creates them (vkd3d-proton's invalid_buffer_desc_tests and
+ * test_buffer_rtv_dsv_usage): ALLOW_RENDER_TARGET is accepted on a DEFAULT buffer; ALLOW_DEPTH_STENCIL and
+ * ALLOW_SIMULTANEOUS_ACCESS never on a buffer (INVALIDMISCFLAGS); ALLOW_RENDER_TARGET or ALLOW_UNORDERED_ACCESS
+ * never on an UPLOAD or READBACK heap (INVALIDHEAPPROPERTIES); a buffer created in the RAYTRACING_ACCELERATION_STRUCTURE
+ * state needs ALLOW_UNORDERED_ACCESS, and a device that offers ray tracing (INVALIDDESC, saying which). */
+static bool buffer_flags_valid(struct d12_device *device, const D3D12_HEAP_PROPERTIES *heap,
+                               const D3D12_RESOURCE_DESC *desc, D3D12_RESOURCE_STATES state)
+{
+    d12_info_queue *info = device->info_queue;
+    D3D12_RESOURCE_FLAGS flags = desc->Flags;
+    if (flags & (D3D12_RESOURCE_FLAG_ALLOW_DEPTH_STENCIL | D3D12_RESOURCE_FLAG_ALLOW_SIMULTANEOUS_ACCESS)) {
+        d12__msg_createresource_invalidmiscflags(
+            info, (UINT)flags,
+            flags & D3D12_RESOURCE_FLAG_ALLOW_DEPTH_STENCIL
+                ? "D3D12_RESOURCE_FLAG_ALLOW_DEPTH_STENCIL cannot be used with D3D12_RESOURCE_DIMENSION_BUFFER"
+                : "D3D12_RESOURCE_FLAG_ALLOW_SIMULTANEOUS_ACCESS cannot be used with D3D12_RESOURCE_DIMENSION_BUFFER "
+                  "(buffers are always accessed simultaneously)");
+        return false;
+    }
+    D3D12_RESOURCE_FLAGS gpu_writes = D3D12_RESOURCE_FLAG_ALLOW_RENDER_TARGET | D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS;
+    if (heap->Type != D3D12_HEAP_TYPE_DEFAULT && (flags & gpu_writes)) {
+        d12__msg_createresource_heap_flag(info,
+                                          flags & D3D12_RESOURCE_FLAG_ALLOW_RENDER_TARGET
+                                              ? "D3D12_RESOURCE_FLAG_ALLOW_RENDER_TARGET"
+                                              : "D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS",
+                                          heap->Type == D3D12_HEAP_TYPE_UPLOAD ? "D3D12_HEAP_TYPE_UPLOAD"
+                                                                               : "D3D12_HEAP_TYPE_READBACK",
+                                          "the GPU only reads an UPLOAD heap and only copies into a READBACK heap");
+        return false;
+    }
+    if (state != D3D12_RESOURCE_STATE_RAYTRACING_ACCELERATION_STRUCTURE)
+        return true;
+    if (!(flags & D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS)) {
+        d12__msg_createresource_acceleration_structure(info, "needs D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS");
+        return false;
+    }
+    D3D12_FEATURE_DATA_D3D12_OPTIONS5 options5 = {0};
+    if (FAILED(d12_device_CheckFeatureSupport(device, D3D12_FEATURE_D3D12_OPTIONS5, &options5, sizeof options5)) ||
+        options5.RaytracingTier == D3D12_RAYTRACING_TIER_NOT_SUPPORTED) {
+        d12__msg_createresource_acceleration_structure(
+            info, "is an acceleration structure, and this device offers no ray tracing (D3D12_FEATURE_D3D12_OPTIONS5 "
+                  "RaytracingTier is D3D12_RAYTRACING_TIER_NOT_SUPPORTED)");
+        return false;
+    }
+    return true;
+}
+
+/* Windows: a buffer in a DEFAULT heap starts in COMMON whatever InitialResourceState says, with warning #1328 (an
+ * acceleration structure stays in its own state: it never leaves it). */
 static void warn_state_ignored(d12_info_queue *info, const D3D12_HEAP_PROPERTIES *heap, D3D12_RESOURCE_STATES state)
 {
-    if (heap->Type != D3D12_HEAP_TYPE_DEFAULT || state == D3D12_RESOURCE_STATE_COMMON)
+    if (heap->Type != D3D12_HEAP_TYPE_DEFAULT || state == D3D12_RESOURCE_STATE_COMMON ||
+        state == D3D12_RESOURCE_STATE_RAYTRACING_ACCELERATION_STRUCTURE)
         return;
     char buffer[16];
     d12__msg_createresource_state_ignored(info, state_text(state, buffer, sizeof buffer));
@@ -265,7 +320,8 @@ HRESULT d12_device_CreateCommittedResource(struct d12_device *self, const D3D12_
         d12__msg_create_invalid_argument(self->info_queue, method, problem);
         return E_INVALIDARG;
     }
-    if (!buffer_bits_valid(self->info_queue, HeapFlags, pDesc, InitialResourceState))
+    if (!buffer_bits_valid(self->info_queue, HeapFlags, pDesc, InitialResourceState) ||
+        !buffer_flags_valid(self, pHeapProperties, pDesc, InitialResourceState))
         return E_INVALIDARG;
     warn_state_ignored(self->info_queue, pHeapProperties, InitialResourceState); /* the description is valid */
     if (riidResource == NULL)

@@ -26,4 +26,8 @@ struct d12_resource {
                                             its `resource` is set */
 };
 
+/* What makes `desc` no buffer d12rt can create (dimension, sizes, format, layout), or NULL: one rule for creation,
+ * GetResourceAllocationInfo and GetCopyableFootprints (resource_info.c). */
+const char *d12__buffer_desc_problem(const D3D12_RESOURCE_DESC *desc);
+
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "d12_envnum.h"
 #include "device.h"
 #include "dred/dred.h"
 #include "lockrank.h"
@@ -38,19 +39,9 @@ void d12__tdr_queue_init(d12_tdr_queue *state)
 
 uint32_t d12__tdr_delay_from_environment(FILE *err)
 {
-    const char *text = getenv("D12RT_TDR_DELAY_MS");
-    if (!text || !*text)
-        return D12_TDR_DEFAULT_DELAY_MS;
-    uint64_t value = 0;
-    const char *c = text;
-    for (; *c >= '0' && *c <= '9' && value <= D12_TDR_MAX_DELAY_MS; c++)
-        value = value * 10 + (uint64_t)(*c - '0');
-    if (*c || value == 0 || value > D12_TDR_MAX_DELAY_MS) {
-        if (err)
-            fprintf(err, "d12rt: D12RT_TDR_DELAY_MS=%s is not a whole number of milliseconds from 1 to %u; using %u\n",
-                    text, D12_TDR_MAX_DELAY_MS, D12_TDR_DEFAULT_DELAY_MS);
-        return D12_TDR_DEFAULT_DELAY_MS;
-    }
+    uint64_t value = D12_TDR_DEFAULT_DELAY_MS;
+    d12_env_number("D12RT_TDR_DELAY_MS", "a whole number of milliseconds", 1, D12_TDR_MAX_DELAY_MS, false, &value, err,
+                   "d12rt", "using " D12_TDR_DEFAULT_DELAY_TEXT);
     return (uint32_t)value;
 }
 

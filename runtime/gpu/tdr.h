@@ -25,6 +25,7 @@ struct d12_device;
 struct d12_command_queue;
 
 #define D12_TDR_DEFAULT_DELAY_MS 2000u
+#define D12_TDR_DEFAULT_DELAY_TEXT "2000"
 #define D12_TDR_MAX_DELAY_MS 3600000u /* an hour: larger values are refused (a typo must not disable TDR) */
 
 /* What one queue's timeline last reported (written by that timeline's progress calls, read by the watchdog). */

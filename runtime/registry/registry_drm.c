@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "registry_drm.h"
+#include "nameset.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -50,11 +51,16 @@ typedef struct entry {
     bool present;
     uint32_t value;
     unsigned line;
+    size_t stamp; /* the replay step that set it: a [-KEY] after it (cleared >= stamp) removed it */
 } entry;
 
+/* Issue 29: looked up by name through a hash set, and a [-KEY] line marks a step instead of visiting every entry, so
+ * a hive of N pairs replays in O(N) (it was O(N^2): 32 000 pairs took D3D12CreateDevice 58 s). */
 typedef struct entries {
     entry *items;
     size_t count, capacity;
+    d12_reg_nameset names; /* name -> index in items */
+    size_t step, cleared;
 } entries;
 
 static bool is_ours(const char *name)
@@ -66,10 +72,8 @@ static bool is_ours(const char *name)
 
 static entry *find(entries *e, const char *name)
 {
-    for (size_t i = 0; i < e->count; i++)
-        if (d12__registry_name_equal(e->items[i].name, name))
-            return &e->items[i];
-    return NULL;
+    size_t i;
+    return d12__reg_nameset_find(&e->names, name, &i) ? &e->items[i] : NULL;
 }
 
 static entry *find_or_add(entries *e, const char *name)
@@ -86,9 +90,11 @@ static entry *find_or_add(entries *e, const char *name)
         e->capacity = capacity;
     }
     char *copy = strdup(name);
-    if (!copy)
+    if (!copy || !d12__reg_nameset_add(&e->names, copy, e->count)) {
+        free(copy);
         return NULL;
-    e->items[e->count] = (entry){copy, false, 0, 0};
+    }
+    e->items[e->count] = (entry){copy, false, 0, 0, 0};
     return &e->items[e->count++];
 }
 
@@ -97,6 +103,7 @@ static void entries_free(entries *e)
     for (size_t i = 0; i < e->count; i++)
         free(e->items[i].name);
     free(e->items);
+    d12__reg_nameset_free(&e->names);
     memset(e, 0, sizeof *e);
 }
 
@@ -110,8 +117,7 @@ static bool replay(const d12_reg_file *hive, const char *key, entries *e)
             current = d12__registry_name_equal(l->key, key);
         } else if (l->kind == D12_REG_LINE_KEY_DELETE) {
             if (d12__registry_key_at_or_under(key, l->key))
-                for (size_t k = 0; k < e->count; k++)
-                    e->items[k].present = false;
+                e->cleared = e->step; /* everything set so far is gone */
             current = false;
         } else if ((l->kind == D12_REG_LINE_VALUE || l->kind == D12_REG_LINE_VALUE_DELETE) && current &&
                    is_ours(l->name)) {
@@ -121,18 +127,24 @@ static bool replay(const d12_reg_file *hive, const char *key, entries *e)
             x->present = l->kind == D12_REG_LINE_VALUE && l->is_dword;
             x->value = l->dword;
             x->line = l->number;
+            x->stamp = ++e->step;
         }
     }
+    for (size_t k = 0; k < e->count; k++)
+        e->items[k].present &= e->items[k].stamp > e->cleared;
     return true;
 }
 
+/* Grown by doubling (a count that is a power of two is full), so N appends cost O(N). */
 static bool append(d12_reg_drm_pair **list, size_t *count, d12_reg_drm_pair pair)
 {
-    d12_reg_drm_pair *grown = realloc(*list, (*count + 1) * sizeof *grown);
-    if (!grown)
-        return false;
-    grown[(*count)++] = pair;
-    *list = grown;
+    if (*count == 0 || (*count & (*count - 1)) == 0) {
+        d12_reg_drm_pair *grown = realloc(*list, (*count ? *count * 2 : 1) * sizeof *grown);
+        if (!grown)
+            return false;
+        *list = grown;
+    }
+    (*list)[(*count)++] = pair;
     return true;
 }
 

@@ -207,6 +207,21 @@ static HRESULT APIENTRY shim_create_device(D3D12DDI_HADAPTER adapter, const D3D1
     return g_inner.pfnCreateDevice(adapter, args);
 }
 
+/* Issue 29's storm: pfnDestroyDevice announces itself and, when asked, takes `g_destroy_delay_ms` before the
+ * reference driver destroys its device, so a test thread's callbacks land inside the destruction. */
+static _Atomic unsigned g_destroy_delay_ms;
+static atomic_int g_destroying;
+
+static VOID APIENTRY shim_destroy_device(D3D12DDI_HDEVICE device)
+{
+    atomic_store(&g_destroying, 1);
+    unsigned ms = atomic_load(&g_destroy_delay_ms);
+    if (ms)
+        usleep(ms * 1000u);
+    g_inner.pfnDestroyDevice(device);
+    atomic_store(&g_destroying, 2);
+}
+
 SHIM_EXPORT HRESULT APIENTRY OpenAdapter12(D3D12DDIARG_OPENADAPTER *args)
 {
     HRESULT hr = d12_refdrv_OpenAdapter12(args);
@@ -215,6 +230,7 @@ SHIM_EXPORT HRESULT APIENTRY OpenAdapter12(D3D12DDIARG_OPENADAPTER *args)
     g_inner = *args->pAdapterFuncs;
     args->pAdapterFuncs->pfnFillDDITable = shim_fill;
     args->pAdapterFuncs->pfnCreateDevice = shim_create_device;
+    args->pAdapterFuncs->pfnDestroyDevice = shim_destroy_device;
     return S_OK;
 }
 
@@ -371,4 +387,22 @@ SHIM_EXPORT void *d12_drmshim_last_rt_list(void)
 SHIM_EXPORT void *d12_drmshim_last_rt_resource(void)
 {
     return atomic_load(&g_last_rt_resource);
+}
+
+/* pfnSetErrorCb on the last device created (issue 29's storm). */
+SHIM_EXPORT void d12_drmshim_set_error(HRESULT hr)
+{
+    g_callbacks.pfnSetErrorCb(g_rt_device, hr);
+}
+
+/* pfnDestroyDevice's delay from now on, and where it is: 0 not called, 1 inside, 2 returned (reset by the delay). */
+SHIM_EXPORT void d12_drmshim_destroy_delay(unsigned ms)
+{
+    atomic_store(&g_destroy_delay_ms, ms);
+    atomic_store(&g_destroying, 0);
+}
+
+SHIM_EXPORT int d12_drmshim_destroying(void)
+{
+    return atomic_load(&g_destroying);
 }

@@ -1701,7 +1701,8 @@ static void test_resource_flags_upload_readback(void)
             D3D12_RESOURCE_STATES state = heaps[h] == D3D12_HEAP_TYPE_UPLOAD ? D3D12_RESOURCE_STATE_GENERIC_READ
                                           : D3D12_RESOURCE_STATE_COPY_DEST;
             CHECK_EQ_INT(create_resource(device, &heap, &desc, state, NULL), E_INVALIDARG);
-            EXPECT_MSG(iq, MSG_CREATE_INVALID_ARGUMENT, NULL);
+            /* issue 29: the debug layer's own ID for a GPU-write flag on a CPU heap */
+            EXPECT_MSG(iq, D3D12_MESSAGE_ID_CREATERESOURCEANDHEAP_INVALIDHEAPPROPERTIES, "cannot be used on a");
         }
     }
     /* The positive twin: a DEFAULT buffer may allow unordered access. */

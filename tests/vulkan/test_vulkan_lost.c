@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #define COBJMACROS
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,7 +285,7 @@ static const char *copy_completes_with(const char *value)
 /* Positive and negative of the hook: a value that is no count is reported and ignored, the copy runs. */
 static void test_stuck_bad_value(void)
 {
-    CHECK(strstr(copy_completes_with("soon"), "D12RT_VULKAN_TEST_STUCK=soon is not 1..1000000; ignored") != NULL);
+    CHECK(strstr(copy_completes_with("soon"), "D12RT_VULKAN_TEST_STUCK=soon is not a submission number from 1 to 1000000; ignored") != NULL);
 }
 
 /* The hook's count: the second submission is the stuck one, so a first copy on its own completes. */
@@ -293,10 +294,113 @@ static void test_stuck_later(void)
     copy_completes_with("2");
 }
 
+/* Issue 29: D12RT_VULKAN_FAULT_LOG naming a FIFO with no reader hung device loss (fopen blocked), then queue
+ * release, for ever. The loss is reported, the record stays on stderr with one line saying why the log was refused,
+ * and every release returns (alarm: a hang fails the test instead of running to ctest's timeout). */
+static void test_fault_log_fifo(void)
+{
+    char dir[] = "/tmp/d12_faultlog_XXXXXX", path[64];
+    if (!CHECK(mkdtemp(dir) != NULL))
+        return;
+    snprintf(path, sizeof path, "%s/fifo", dir);
+    if (!CHECK(mkfifo(path, 0600) == 0))
+        return;
+    setenv("D12RT_VULKAN_FAULT_LOG", path, 1);
+    setenv("D12RT_VULKAN_TEST_DEVICE_LOST", "1", 1);
+    alarm(60);
+    static char text[16384];
+    unsigned char copied = 0xEE;
+    long long release_ms = -1;
+    CHECK_HR(copy_and_release(&copied, text, sizeof text, &release_ms), DXGI_ERROR_DEVICE_HUNG);
+    alarm(0);
+    CHECK(strstr(text, "VK_ERROR_DEVICE_LOST from") != NULL); /* the record, on stderr */
+    char expected[160];
+    snprintf(expected, sizeof expected, "D12RT_VULKAN_FAULT_LOG=%s: a FIFO with no reader; the record is on stderr only",
+             path);
+    if (!CHECK(strstr(text, expected) != NULL))
+        fprintf(stderr, "    stderr was:\n%s", text);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* The positive pair: a regular file gets the record appended (what was there stays). */
+static void test_fault_log_file(void)
+{
+    char path[] = "/tmp/d12_faultlog_XXXXXX";
+    int fd = mkstemp(path);
+    if (!CHECK(fd >= 0))
+        return;
+    CHECK(write(fd, "before\n", 7) == 7);
+    close(fd);
+    setenv("D12RT_VULKAN_FAULT_LOG", path, 1);
+    setenv("D12RT_VULKAN_TEST_DEVICE_LOST", "1", 1);
+    static char text[16384];
+    unsigned char copied = 0xEE;
+    long long release_ms = -1;
+    CHECK_HR(copy_and_release(&copied, text, sizeof text, &release_ms), DXGI_ERROR_DEVICE_HUNG);
+    char log[8192] = "";
+    FILE *file = fopen(path, "r");
+    if (CHECK(file != NULL)) {
+        log[fread(log, 1, sizeof log - 1, file)] = '\0';
+        fclose(file);
+    }
+    static const char prefix[] = "before\nd12rt Vulkan driver: VK_ERROR_DEVICE_LOST from ";
+    CHECK(strncmp(log, prefix, sizeof prefix - 1) == 0);
+    CHECK(strstr(log, "  verdict: ") != NULL);
+    CHECK(strstr(text, "D12RT_VULKAN_FAULT_LOG=") == NULL); /* no refusal line */
+    unlink(path);
+}
+
+/* Issue 29: D12RT_VULKAN_TEST_DEVICE_LOST=4294967297 read as 1 (strtoul cast to 32 bits) and lost the device on its
+ * first wait. Out of range: one line, the hook off, the copy completes; 18446744073709551616 (past 64 bits) too. */
+static void test_device_lost_overflow(void)
+{
+    static const char *const values[] = {"4294967297", "18446744073709551616", "-1", " 1", "1x"};
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+        setenv("D12RT_VULKAN_TEST_DEVICE_LOST", values[i], 1);
+        static char text[16384];
+        unsigned char copied = 0xEE;
+        long long release_ms = -1;
+        CHECK_HR(copy_and_release(&copied, text, sizeof text, &release_ms), S_OK);
+        CHECK_EQ_INT(copied, 7);
+        char expected[160];
+        snprintf(expected, sizeof expected,
+                 "d12rt Vulkan driver: D12RT_VULKAN_TEST_DEVICE_LOST=%s is not a wait number (0: off) from 0 to "
+                 "4294967295; ignored\n", values[i]);
+        if (!CHECK(strstr(text, expected) != NULL))
+            fprintf(stderr, "    value %s, stderr was:\n%s", values[i], text);
+    }
+}
+
+/* The largest value in range is taken (no loss within one wait), silently. */
+static void test_device_lost_max(void)
+{
+    setenv("D12RT_VULKAN_TEST_DEVICE_LOST", "4294967295", 1);
+    static char text[16384];
+    unsigned char copied = 0xEE;
+    long long release_ms = -1;
+    CHECK_HR(copy_and_release(&copied, text, sizeof text, &release_ms), S_OK);
+    CHECK_EQ_INT(copied, 7);
+    CHECK(strstr(text, "D12RT_VULKAN_TEST_DEVICE_LOST") == NULL);
+}
+
+/* D12RT_VULKAN_TEST_STUCK past 64 bits: refused, not saturated to a huge count. */
+static void test_stuck_overflow(void)
+{
+    CHECK(strstr(copy_completes_with("18446744073709551617"),
+                 "D12RT_VULKAN_TEST_STUCK=18446744073709551617 is not a submission number from 1 to 1000000; ignored") !=
+          NULL);
+}
+
 static const struct {
     const char *name;
     void (*run)(void);
 } k_cases[] = {
+    {"fault_log_fifo", test_fault_log_fifo},
+    {"fault_log_file", test_fault_log_file},
+    {"device_lost_overflow", test_device_lost_overflow},
+    {"device_lost_max", test_device_lost_max},
+    {"stuck_overflow", test_stuck_overflow},
     {"stuck_submission", test_stuck_submission},
     {"stuck_bad_value", test_stuck_bad_value},
     {"stuck_later", test_stuck_later},
