@@ -72,10 +72,13 @@ HRESULT d12__driver_negotiate(d12_driver_adapter *adapter)
 /* ---- Extended features, queried once at adapter init (the spec; d3d12ddi.h says how this differs) ---- */
 
 /* The optional tables the driver offers, as a mask of 1 << D3D12DDI_TABLE_TYPE (types above 63 are ignored). */
-static HRESULT offered_tables(d12_driver_adapter *adapter, UINT64 *offered)
+/* The tables the driver offers: *offered has bit N for a WDK table type N < 64; the d12rt types (0x0D12....) that
+ * the runtime asks for are flags of their own. */
+static HRESULT offered_tables(d12_driver_adapter *adapter, UINT64 *offered, bool *heaps)
 {
     UINT32 count = 0;
     *offered = 0;
+    *heaps = false;
     HRESULT hr = adapter->funcs.pfnGetOptionalDDITables(adapter->handle, &count, NULL);
     if (FAILED(hr = checked_count(adapter, "pfnGetOptionalDDITables", hr, count)))
         return hr;
@@ -89,6 +92,8 @@ static HRESULT offered_tables(d12_driver_adapter *adapter, UINT64 *offered)
     for (UINT32 i = 0; i < written; i++) {
         if ((UINT)tables[i].tableType < 64 && tables[i].numTables > 0)
             *offered |= 1ull << tables[i].tableType;
+        if (tables[i].tableType == D3D12DDI_TABLE_TYPE_D12RT_HEAPS && tables[i].numTables > 0)
+            *heaps = true;
     }
     return S_OK;
 }
@@ -196,8 +201,23 @@ static HRESULT fill_gpu_table(d12_driver_adapter *adapter, D3D12DDI_TABLE_TYPE t
     return S_OK;
 }
 
+/* The heap table (docs/heaps.md): optional beside the GPU-work tables; a driver without it keeps working and its
+ * devices refuse heaps. Offered but broken (a failed fill, a NULL slot) is a broken driver, as for the others. */
+static HRESULT init_heap_table(d12_driver_adapter *adapter, bool offered)
+{
+    d12_driver_gpu_funcs *gpu = &adapter->gpu;
+    if (!offered)
+        return S_OK;
+    HRESULT hr = fill_gpu_table(adapter, D3D12DDI_TABLE_TYPE_D12RT_HEAPS, "D12RT_HEAPS", &gpu->heaps, sizeof gpu->heaps);
+    if (FAILED(hr))
+        return hr;
+    d12__ddi_trace_wrap_heaps(&gpu->heaps);
+    gpu->has_heaps = true;
+    return S_OK;
+}
+
 /* A driver offering none of the three tables has no GPU work; one offering some but not all is broken. */
-static HRESULT init_gpu_tables(d12_driver_adapter *adapter, UINT64 offered)
+static HRESULT init_gpu_tables(d12_driver_adapter *adapter, UINT64 offered, bool heaps)
 {
     int count = offers(offered, D3D12DDI_TABLE_TYPE_DEVICE_CORE) + offers(offered, D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D) +
                 offers(offered, D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D);
@@ -215,6 +235,8 @@ static HRESULT init_gpu_tables(d12_driver_adapter *adapter, UINT64 offered)
                                    sizeof gpu->queue)))
         return hr;
     d12__ddi_trace_wrap_gpu(gpu, d12__driver_adapter_has_0127(adapter));
+    if (FAILED(hr = init_heap_table(adapter, heaps)))
+        return hr;
     adapter->has_gpu = true;
     return S_OK;
 }
@@ -222,11 +244,12 @@ static HRESULT init_gpu_tables(d12_driver_adapter *adapter, UINT64 offered)
 HRESULT d12__driver_init_optional_tables(d12_driver_adapter *adapter)
 {
     UINT64 offered;
+    bool heaps;
     d12__driver_query_adapter_identity(adapter);
-    HRESULT hr = offered_tables(adapter, &offered);
+    HRESULT hr = offered_tables(adapter, &offered, &heaps);
     if (FAILED(hr) || FAILED(hr = init_extended_features(adapter, offered)))
         return hr;
-    return init_gpu_tables(adapter, offered);
+    return init_gpu_tables(adapter, offered, heaps);
 }
 
 /* ---- Extended-feature queries ---- */
