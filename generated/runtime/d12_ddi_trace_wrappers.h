@@ -635,6 +635,14 @@ static HRESULT APIENTRY w_heaps_pfnCreatePlacedResource(D3D12DDI_HDEVICE hDevice
     return result;
 }
 
+static UINT64 APIENTRY w_heaps_pfnGetHeapGPUVirtualAddress(D3D12DDI_HDEVICE hDevice, D3D12DDI_HHEAP hDrvHeap)
+{
+    ENTER(pfnGetHeapGPUVirtualAddress, "hDevice=%p hDrvHeap=%p", hDevice.pDrvPrivate, hDrvHeap.pDrvPrivate);
+    UINT64 result = od.heaps.pfnGetHeapGPUVirtualAddress(hDevice, hDrvHeap);
+    LEAVE_RESULT("value=0x%llX", (unsigned long long)result);
+    return result;
+}
+
 /* Every slot of D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT wrapped (a NULL slot stays NULL). */
 static void wrap_heaps(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT *table)
 {
@@ -643,8 +651,10 @@ static void wrap_heaps(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT *table)
     wrap_slot(&table->pfnDestroyHeap, &od.heaps.pfnDestroyHeap, (any_fn)w_heaps_pfnDestroyHeap);
     wrap_slot(&table->pfnCreatePlacedResource, &od.heaps.pfnCreatePlacedResource,
               (any_fn)w_heaps_pfnCreatePlacedResource);
+    wrap_slot(&table->pfnGetHeapGPUVirtualAddress, &od.heaps.pfnGetHeapGPUVirtualAddress,
+              (any_fn)w_heaps_pfnGetHeapGPUVirtualAddress);
 }
-_Static_assert(sizeof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT) == 4 * sizeof(any_fn),
+_Static_assert(sizeof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT) == 5 * sizeof(any_fn),
                "every slot of D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT has a wrapper");
 
 /* ---- D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 ---- */

@@ -125,12 +125,13 @@ _Static_assert(offsetof(D3D12DDIARG_CREATEPLACEDRESOURCE_D12RT, HeapType) == 0, 
 _Static_assert(offsetof(D3D12DDIARG_CREATEPLACEDRESOURCE_D12RT, Width) == 8, "offsetof(D3D12DDIARG_CREATEPLACEDRESOURCE_D12RT, Width)");
 _Static_assert(offsetof(D3D12DDIARG_CREATEPLACEDRESOURCE_D12RT, hDrvHeap) == 16, "offsetof(D3D12DDIARG_CREATEPLACEDRESOURCE_D12RT, hDrvHeap)");
 _Static_assert(offsetof(D3D12DDIARG_CREATEPLACEDRESOURCE_D12RT, HeapOffset) == 24, "offsetof(D3D12DDIARG_CREATEPLACEDRESOURCE_D12RT, HeapOffset)");
-_Static_assert(sizeof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT) == 32, "sizeof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT)");
+_Static_assert(sizeof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT) == 40, "sizeof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT)");
 _Static_assert(_Alignof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT) == 8, "_Alignof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT)");
 _Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT, pfnCalcPrivateHeapSize) == 0, "offsetof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT, pfnCalcPrivateHeapSize)");
 _Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT, pfnCreateHeap) == 8, "offsetof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT, pfnCreateHeap)");
 _Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT, pfnDestroyHeap) == 16, "offsetof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT, pfnDestroyHeap)");
 _Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT, pfnCreatePlacedResource) == 24, "offsetof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT, pfnCreatePlacedResource)");
+_Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT, pfnGetHeapGPUVirtualAddress) == 32, "offsetof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT, pfnGetHeapGPUVirtualAddress)");
 _Static_assert(sizeof(D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126) == 24, "sizeof(D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126)");
 _Static_assert(_Alignof(D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126) == 8, "_Alignof(D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126)");
 _Static_assert(offsetof(D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126, pfnExecuteCommandLists) == 0, "offsetof(D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126, pfnExecuteCommandLists)");
@@ -246,4 +247,4 @@ _Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1, pfnGet
 _Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1, pfnSetDriverReportedMessageFlags) == 8, "offsetof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1, pfnSetDriverReportedMessageFlags)");
 
 /* How many assertions this file holds (37 structs). */
-const unsigned d12_abi_ddi_layout_assert_count = 234;
+const unsigned d12_abi_ddi_layout_assert_count = 235;

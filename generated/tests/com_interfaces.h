@@ -98,6 +98,14 @@ static const d12_com_interface_entry d12_com_resource_interfaces[] = {
     {"ID3D12Resource", &IID_ID3D12Resource, 1, 0},
 };
 
+static const d12_com_interface_entry d12_com_heap_interfaces[] = {
+    {"ID3D12Object", &IID_ID3D12Object, 1, 0},
+    {"ID3D12DeviceChild", &IID_ID3D12DeviceChild, 1, 0},
+    {"ID3D12Pageable", &IID_ID3D12Pageable, 1, 0},
+    {"ID3D12Heap", &IID_ID3D12Heap, 1, 0},
+    {"ID3D12Heap1", &IID_ID3D12Heap1, 1, 0},
+};
+
 static const d12_com_object_entry d12_com_objects[] = {
     {"debug", d12_com_debug_interfaces,
      sizeof(d12_com_debug_interfaces) / sizeof(d12_com_debug_interfaces[0])},
@@ -115,6 +123,8 @@ static const d12_com_object_entry d12_com_objects[] = {
      sizeof(d12_com_fence_interfaces) / sizeof(d12_com_fence_interfaces[0])},
     {"resource", d12_com_resource_interfaces,
      sizeof(d12_com_resource_interfaces) / sizeof(d12_com_resource_interfaces[0])},
+    {"heap", d12_com_heap_interfaces,
+     sizeof(d12_com_heap_interfaces) / sizeof(d12_com_heap_interfaces[0])},
 };
 
 #endif

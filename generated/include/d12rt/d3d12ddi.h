@@ -627,6 +627,14 @@ typedef HRESULT(APIENTRY* PFND3D12DDI_CREATEHEAP_0001)(
  * on. */
 typedef VOID(APIENTRY* PFND3D12DDI_DESTROYHEAP)(D3D12DDI_HDEVICE hDevice, D3D12DDI_HHEAP hDrvHeap);
 
+/* The GPU virtual address of the heap's first byte (fixed for its life, never 0, 64 KiB aligned): a resource
+ * placed at HeapOffset has this address plus HeapOffset. DRED's ledger names the heap's range with it. d12rt
+ * differs from the WDK: the WDK has no such slot (its runtime learns a heap's range from the kernel's
+ * allocation). */
+typedef UINT64(APIENTRY* PFND3D12DDI_GETHEAPGPUVIRTUALADDRESS_D12RT)(
+    D3D12DDI_HDEVICE hDevice,
+    D3D12DDI_HHEAP hDrvHeap);
+
 /* Construct a buffer placed in a heap in hDrvResource.pDrvPrivate (pfnCalcPrivateResourceSize bytes). It
  * allocates neither memory nor an address range: its GPU virtual address is the heap's plus HeapOffset and
  * its bytes are the heap's, shared with every other resource placed over them (aliases, by design; Map
@@ -645,6 +653,7 @@ typedef struct D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT {
     PFND3D12DDI_CREATEHEAP_0001 pfnCreateHeap; /* construct a heap */
     PFND3D12DDI_DESTROYHEAP pfnDestroyHeap; /* destruct a heap */
     PFND3D12DDI_CREATEPLACEDRESOURCE_D12RT pfnCreatePlacedResource; /* construct a placed buffer */
+    PFND3D12DDI_GETHEAPGPUVIRTUALADDRESS_D12RT pfnGetHeapGPUVirtualAddress; /* the heap's GPU VA */
 } D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT;
 
 /* Append the lists (all closed, of the queue's engine) to the queue's timeline and return without waiting. A
