@@ -137,9 +137,6 @@ HRESULT APIENTRY d12__refdrv_map_resource(D3D12DDI_HDEVICE device, D3D12DDI_HRES
 VOID APIENTRY d12__refdrv_unmap_resource(D3D12DDI_HDEVICE device, D3D12DDI_HRESOURCE resource);
 UINT64 APIENTRY d12__refdrv_resource_gpu_va(D3D12DDI_HDEVICE device, D3D12DDI_HRESOURCE resource);
 
-/* ---- refdrv_heap.c (D3D12DDI_TABLE_TYPE_D12RT_HEAPS) ---- */
-extern const D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT d12__refdrv_heap_funcs;
-
 /* ---- refdrv_list.c ---- */
 SIZE_T APIENTRY d12__refdrv_calc_private_allocator_size(D3D12DDI_HDEVICE device,
                                                         const D3D12DDIARG_CREATECOMMANDALLOCATOR_0126 *args);

@@ -56,6 +56,7 @@ typedef struct d12_dred_freed {
     char *name_a;                  /* the debug names as they were at release (malloc'ed, NULL: none) */
     wchar_t *name_w;
     uint64_t seq;                  /* the free sequence number (compared with a list's closed_seq) */
+    uint32_t type;                 /* D3D12_DRED_ALLOCATION_TYPE: RESOURCE, or HEAP (issue 33) */
 } d12_dred_freed;
 
 struct d12_dred {
@@ -87,6 +88,7 @@ struct d12_dred {
     /* Ledger (page fault on). */
     pthread_mutex_t ledger_lock;    /* leaf */
     d12_dred_allocation live;       /* sentinel of the live list */
+    d12_dred_heap heaps;            /* sentinel of the live heaps' list (heaps.c) */
     unsigned long live_count;
     d12_dred_freed *freed;          /* D12_DRED_FREED_RING records */
     uint64_t freed_total;           /* frees so far: the ring holds the last min(total, 65 000) */
@@ -103,6 +105,17 @@ void d12__dred_pool_destroy(struct d12_device *device);
 /* ---- Ledger (ledger.c) ---- */
 HRESULT d12__dred_ledger_init(struct d12_dred *dred);
 void d12__dred_ledger_fini(struct d12_dred *dred);
+/* Put a release into the ring of recent frees (ledger lock held); what fell out is returned in *freed, for the
+ * caller to free its names after unlocking. */
+void d12__dred_ledger_push_freed(struct d12_device *device, d12_dred_freed *freed);
+
+/* ---- Heaps (heaps.c) ---- */
+/* The next live heap after `after` (NULL: from the first) whose range holds `va`, or NULL. Ledger lock held. */
+const d12_dred_heap *d12__dred_heap_holding(struct d12_dred *dred, const d12_dred_heap *after, UINT64 va);
+struct d12dred_page_fault;
+/* The page fault's heaps: each heap holding the VA as an existing allocation (type HEAP) and the aliasing sentence.
+ * Ledger lock held. */
+void d12__dred_heaps_page_fault(struct d12_dred *dred, struct d12dred_page_fault *pf, UINT64 va);
 
 /* ---- Output (output.c) ---- */
 /* Build the Windows structs (and the report model) from the state at removal. Called once, under freeze_lock. */

@@ -9,6 +9,7 @@
 
 #include "device.h"
 #include "dred_internal.h"
+#include "heap.h"
 #include "resource.h"
 
 #define D12_DRED_ALLOCATION_GRANULARITY 65536ull
@@ -16,6 +17,7 @@
 HRESULT d12__dred_ledger_init(struct d12_dred *dred)
 {
     dred->live.prev = dred->live.next = &dred->live;
+    dred->heaps.prev = dred->heaps.next = &dred->heaps;
     dred->freed = calloc(D12_DRED_FREED_RING, sizeof *dred->freed);
     return dred->freed ? S_OK : E_OUTOFMEMORY;
 }
@@ -61,6 +63,19 @@ void d12__dred_resource_created(struct d12_resource *resource)
     pthread_mutex_unlock(&dred->ledger_lock);
 }
 
+void d12__dred_ledger_push_freed(struct d12_device *device, d12_dred_freed *freed)
+{
+    struct d12_dred *dred = device->dred;
+    if (d12__dred_frozen(device)) /* after a removal the frozen output is what counts: *freed stays the caller's */
+        return;
+    freed->seq = atomic_fetch_add_explicit(&dred->free_seq, 1, memory_order_relaxed) + 1;
+    d12_dred_freed *slot = &dred->freed[dred->freed_total % D12_DRED_FREED_RING];
+    d12_dred_freed old = *slot; /* "of the 65 000 most recently freed": the oldest falls out */
+    *slot = *freed;
+    dred->freed_total++;
+    *freed = old;
+}
+
 void d12__dred_resource_released(struct d12_resource *resource)
 {
     struct d12_dred *dred = resource->device_child.device->dred;
@@ -68,7 +83,8 @@ void d12__dred_resource_released(struct d12_resource *resource)
     if (dred == NULL || record->resource == NULL)
         return; /* page-fault DRED off */
     /* "named as it was": the names are copied now, before the object's private data goes */
-    d12_dred_freed freed = {record->start, record->size, record->width, &resource->com.resource, NULL, NULL, 0};
+    d12_dred_freed freed = {record->start, record->size, record->width, &resource->com.resource, NULL, NULL, 0,
+                            D3D12_DRED_ALLOCATION_TYPE_RESOURCE};
     if (d12__object_dying_has_private_data(&resource->device_child.object))
         d12__dred_object_names(&resource->device_child.object, &freed.name_a, &freed.name_w);
     pthread_mutex_lock(&dred->ledger_lock);
@@ -76,14 +92,9 @@ void d12__dred_resource_released(struct d12_resource *resource)
     record->next->prev = record->prev;
     record->resource = NULL;
     dred->live_count--;
-    if (!d12__dred_frozen(resource->device_child.device)) { /* after a removal the frozen output is what counts */
-        freed.seq = atomic_fetch_add_explicit(&dred->free_seq, 1, memory_order_relaxed) + 1;
-        d12_dred_freed *slot = &dred->freed[dred->freed_total % D12_DRED_FREED_RING];
-        d12_dred_freed old = *slot; /* "of the 65 000 most recently freed": the oldest falls out */
-        *slot = freed;
-        dred->freed_total++;
-        freed = old;
-    }
+    if (resource->placed_heap && resource->placed_heap->dred.active == resource)
+        resource->placed_heap->dred.active = NULL; /* a released alias is active no more */
+    d12__dred_ledger_push_freed(resource->device_child.device, &freed);
     pthread_mutex_unlock(&dred->ledger_lock);
     free(freed.name_a);
     free(freed.name_w);

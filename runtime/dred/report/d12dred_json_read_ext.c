@@ -174,7 +174,8 @@ int d12__dred_map_queue_ext(mapper *m, const jvalue *value, d12dred_queue *queue
 
 int d12__dred_map_page_fault_ext(mapper *m, const jvalue *value, d12dred_page_fault *page_fault)
 {
-    return opt_string(m, value, "detail", &page_fault->detail);
+    return opt_string(m, value, "detail", &page_fault->detail) ||
+           opt_string(m, value, "aliasing", &page_fault->aliasing);
 }
 
 static int map_note(mapper *m, const jvalue *value, void *context)

@@ -465,6 +465,8 @@ static void write_page_fault(writer *w, const d12dred_page_fault *page_fault)
     write_allocation(w, "nearest_below", page_fault->below);
     write_allocation(w, "nearest_above", page_fault->above);
     string_value(w, "detail", page_fault->detail);
+    if (page_fault->aliasing) /* additive (issue 33): absent when no heap holds the VA */
+        string_value(w, "aliasing", page_fault->aliasing);
     end_object(w);
 }
 
