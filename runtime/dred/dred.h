@@ -116,7 +116,9 @@ typedef struct d12_dred_heap {
     struct d12_dred_heap *prev, *next;
     struct d12_heap *heap;
     UINT64 start, size; /* the heap's whole 64 KiB-granular range */
+    uint64_t id;        /* the device's heap number (1, 2, ...): what the ring's records of its resources name */
     struct d12_resource *active;
+    char *active_name;  /* the active resource's name when it was released (malloc'ed; active is then NULL) */
     UINT32 active_op;
 } d12_dred_heap;
 void d12__dred_heap_created(struct d12_heap *heap);

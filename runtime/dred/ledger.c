@@ -22,10 +22,11 @@ HRESULT d12__dred_ledger_init(struct d12_dred *dred)
     return dred->freed ? S_OK : E_OUTOFMEMORY;
 }
 
-static void free_record(d12_dred_freed *record)
+void d12__dred_freed_clear(d12_dred_freed *record)
 {
     free(record->name_a);
     free(record->name_w);
+    free(record->active_name);
     memset(record, 0, sizeof *record);
 }
 
@@ -33,7 +34,7 @@ void d12__dred_ledger_fini(struct d12_dred *dred)
 {
     if (dred->freed) {
         for (unsigned i = 0; i < D12_DRED_FREED_RING; i++)
-            free_record(&dred->freed[i]);
+            d12__dred_freed_clear(&dred->freed[i]);
         free(dred->freed);
         dred->freed = NULL;
     }
@@ -84,7 +85,8 @@ void d12__dred_resource_released(struct d12_resource *resource)
         return; /* page-fault DRED off */
     /* "named as it was": the names are copied now, before the object's private data goes */
     d12_dred_freed freed = {record->start, record->size, record->width, &resource->com.resource, NULL, NULL, 0,
-                            D3D12_DRED_ALLOCATION_TYPE_RESOURCE};
+                            D3D12_DRED_ALLOCATION_TYPE_RESOURCE,
+                            resource->placed_heap ? resource->placed_heap->dred.id : 0, NULL, 0};
     if (d12__object_dying_has_private_data(&resource->device_child.object))
         d12__dred_object_names(&resource->device_child.object, &freed.name_a, &freed.name_w);
     pthread_mutex_lock(&dred->ledger_lock);
@@ -92,10 +94,8 @@ void d12__dred_resource_released(struct d12_resource *resource)
     record->next->prev = record->prev;
     record->resource = NULL;
     dred->live_count--;
-    if (resource->placed_heap && resource->placed_heap->dred.active == resource)
-        resource->placed_heap->dred.active = NULL; /* a released alias is active no more */
+    d12__dred_heap_resource_released(resource, &freed);
     d12__dred_ledger_push_freed(resource->device_child.device, &freed);
     pthread_mutex_unlock(&dred->ledger_lock);
-    free(freed.name_a);
-    free(freed.name_w);
+    d12__dred_freed_clear(&freed);
 }
