@@ -1,6 +1,6 @@
-/* The reference driver's capability profile (refdrv_profile.h): defaults from libd12caps' tables, overrides
- * from a text file. The tables are the same ones the runtime clamps with, so a default is by construction a
- * value the runtime knows at its own version. */
+/* The reference driver's capability profile (refdrv_profile.h): `implemented` (zeros, then the claims of
+ * refdrv_claims.c) or the `newest-tiers` model from libd12caps' tables, overrides from a text file. The tables are
+ * the same ones the runtime clamps with, so a value is by construction one the runtime knows at its own version. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <ctype.h>
@@ -13,8 +13,8 @@
 #include "d12_formats.h"
 #include "refdrv_profile.h"
 
-/* Plausible documented integers (D3D12 limits and what a software adapter such as WARP reports); an integer
- * field not listed here is 0. */
+/* `newest-tiers`: plausible documented integers (D3D12 limits and what a software adapter such as WARP reports); an
+ * integer field not listed here is 0. */
 typedef struct integer_default {
     const char *feature;
     const char *field;
@@ -120,8 +120,9 @@ static bool default_of(const d12_caps_feature *feature, const d12_caps_field *fi
     }
 }
 
+/* One feature's true values: the model's defaults for `newest-tiers`, all zeros (nothing claimed) otherwise. */
 static HRESULT build_entry(d12__refdrv_feature_data *entry, const d12_caps_feature *feature,
-                           d12_caps_version version)
+                           d12_caps_version version, bool newest_tiers)
 {
     entry->feature = feature;
     entry->layout = newest_layout(feature, version);
@@ -130,7 +131,7 @@ static HRESULT build_entry(d12__refdrv_feature_data *entry, const d12_caps_featu
     entry->bytes = calloc(1, entry->layout->size);
     if (!entry->bytes)
         return E_OUTOFMEMORY;
-    for (uint32_t i = 0; i < entry->layout->field_count; i++) {
+    for (uint32_t i = 0; newest_tiers && i < entry->layout->field_count; i++) {
         int64_t value;
         if (default_of(feature, &entry->layout->fields[i], version, &value))
             write_field(entry->bytes, &entry->layout->fields[i], value);
@@ -138,16 +139,17 @@ static HRESULT build_entry(d12__refdrv_feature_data *entry, const d12_caps_featu
     return S_OK;
 }
 
-static HRESULT build_defaults(d12__refdrv_profile *profile, d12_caps_flavor flavor)
+static HRESULT build_defaults(d12__refdrv_profile *profile, d12_caps_flavor flavor, bool newest_tiers)
 {
     const d12_caps_feature *features = d12_caps_features(&profile->count);
     profile->flavor = flavor;
+    profile->newest_tiers = newest_tiers;
     d12_caps_resolve_version(flavor, d12_caps_runtime_version(flavor), &profile->version);
     profile->entries = calloc(profile->count, sizeof *profile->entries);
     if (!profile->entries)
         return E_OUTOFMEMORY;
     for (uint32_t i = 0; i < profile->count; i++) {
-        if (FAILED(build_entry(&profile->entries[i], &features[i], profile->version)))
+        if (FAILED(build_entry(&profile->entries[i], &features[i], profile->version, newest_tiers)))
             return E_OUTOFMEMORY;
     }
     return S_OK;
@@ -170,6 +172,7 @@ typedef struct parser {
     unsigned line;
     FILE *errors;
     unsigned error_count;
+    bool skip_absent; /* the built-in claims: a feature or field the flavor's version lacks is skipped, not an error */
 } parser;
 
 /* One `file:line: message` line; always false, so a check can `return complain(...)`. */
@@ -312,6 +315,8 @@ static void apply_line(parser *p, char *text)
         return;
     }
     d12__refdrv_feature_data *entry = find_entry(p->profile, feature_name);
+    if (entry && p->skip_absent && (!entry->layout || !find_field(entry->layout, field_name)))
+        return;
     if (!entry || !entry->layout) {
         if (entry)
             complain(p, "%s has no data struct at the runtime's SDK version", feature_name);
@@ -358,7 +363,7 @@ static HRESULT apply_file(d12__refdrv_profile *profile, const char *path, FILE *
             fprintf(errors, "%s: cannot read the reference driver profile: %s\n", path, strerror(errno));
         return size ? E_OUTOFMEMORY : S_OK; /* an empty profile changes nothing */
     }
-    parser p = {profile, path, 0, errors, 0};
+    parser p = {profile, path, 0, errors, 0, false};
     char *line = NULL;
     size_t capacity = 0;
     while (getline(&line, &capacity, file) >= 0) {
@@ -376,32 +381,75 @@ static HRESULT apply_file(d12__refdrv_profile *profile, const char *path, FILE *
     return p.error_count ? E_INVALIDARG : S_OK;
 }
 
+/* The claims of `implemented`, through the same parser as a file: a claim naming a field the spec lost is reported
+ * and fails the adapter (tests/driver: refdrv.implemented_retail, _preview), never silently dropped. */
+static HRESULT apply_claims(d12__refdrv_profile *profile, FILE *errors)
+{
+    parser p = {profile, "<built-in profile 'implemented'>", 0, errors, 0, true};
+    char line[512];
+    for (const char *const *claim = d12__refdrv_implemented_claims; *claim; claim++) {
+        p.line++;
+        snprintf(line, sizeof line, "%s", *claim);
+        apply_line(&p, trim(line));
+    }
+    return p.error_count ? E_INVALIDARG : S_OK;
+}
+
 HRESULT d12__refdrv_profile_build(d12__refdrv_profile *profile, d12_caps_flavor flavor, const char *path,
                                   FILE *errors)
 {
+    bool newest_tiers = path && !strcmp(path, D12_REFDRV_PROFILE_NEWEST_TIERS);
     memset(profile, 0, sizeof *profile);
-    HRESULT hr = build_defaults(profile, flavor);
-    if (SUCCEEDED(hr) && path)
+    HRESULT hr = build_defaults(profile, flavor, newest_tiers);
+    if (SUCCEEDED(hr) && !newest_tiers)
+        hr = apply_claims(profile, errors);
+    if (SUCCEEDED(hr) && path && !newest_tiers)
         hr = apply_file(profile, path, errors);
     if (FAILED(hr))
         d12__refdrv_profile_free(profile);
     return hr;
 }
 
-HRESULT d12__refdrv_profile_load(d12__refdrv_profile *profile, FILE *errors)
+static HRESULT load_for_flavor(d12__refdrv_profile *profile, const char *path, FILE *errors)
 {
-    const char *path = getenv("D12RT_REFDRV_PROFILE");
     d12_caps_flavor flavor;
     if (!d12_caps_flavor_from_environment(&flavor)) {
         fprintf(errors, "d12rt reference driver: D12RT_FLAVOR=%s: expected retail or preview\n", getenv("D12RT_FLAVOR"));
         return E_INVALIDARG;
     }
-    return d12__refdrv_profile_build(profile, flavor, path && *path ? path : NULL, errors);
+    return d12__refdrv_profile_build(profile, flavor, path, errors);
+}
+
+HRESULT d12__refdrv_profile_load(d12__refdrv_profile *profile, FILE *errors)
+{
+    const char *path = getenv("D12RT_REFDRV_PROFILE");
+    return load_for_flavor(profile, path && *path ? path : NULL, errors);
+}
+
+HRESULT d12__refdrv_profile_load_implemented(d12__refdrv_profile *profile, FILE *errors)
+{
+    return load_for_flavor(profile, NULL, errors);
 }
 
 /* ---- Queries ---- */
 
-static HRESULT fill_format_query(UINT feature, void *data, UINT size)
+/* What `implemented` leaves of a format's support (issue 27 item 1: format answers "agree with each other and with
+ * what can be created"). Buffers exist; textures, typed buffer views and render targets do not: UNKNOWN is a buffer
+ * format, R16_UINT and R32_UINT index formats (IASetIndexBuffer takes them and both drivers' draws read the
+ * indices), nothing else. No multisampling without render targets. */
+static void implemented_format_support(DXGI_FORMAT format, D3D12_FORMAT_SUPPORT1 *support1,
+                                       D3D12_FORMAT_SUPPORT2 *support2)
+{
+    D3D12_FORMAT_SUPPORT1 usable = D3D12_FORMAT_SUPPORT1_NONE;
+    if (format == DXGI_FORMAT_UNKNOWN)
+        usable = D3D12_FORMAT_SUPPORT1_BUFFER;
+    else if (format == DXGI_FORMAT_R16_UINT || format == DXGI_FORMAT_R32_UINT)
+        usable = D3D12_FORMAT_SUPPORT1_IA_INDEX_BUFFER;
+    *support1 = (D3D12_FORMAT_SUPPORT1)(*support1 & usable);
+    *support2 = D3D12_FORMAT_SUPPORT2_NONE;
+}
+
+static HRESULT fill_format_query(const d12__refdrv_profile *profile, UINT feature, void *data, UINT size)
 {
     if (feature == D3D12_FEATURE_FORMAT_SUPPORT && size == sizeof(D3D12_FEATURE_DATA_FORMAT_SUPPORT)) {
         D3D12_FEATURE_DATA_FORMAT_SUPPORT support;
@@ -409,6 +457,8 @@ static HRESULT fill_format_query(UINT feature, void *data, UINT size)
         const d12_format_info *format = d12_format_find((UINT)support.Format);
         support.Support1 = format ? (D3D12_FORMAT_SUPPORT1)format->support1 : D3D12_FORMAT_SUPPORT1_NONE;
         support.Support2 = format ? (D3D12_FORMAT_SUPPORT2)format->support2 : D3D12_FORMAT_SUPPORT2_NONE;
+        if (!profile->newest_tiers)
+            implemented_format_support(support.Format, &support.Support1, &support.Support2);
         memcpy(data, &support, sizeof support);
         return S_OK;
     }
@@ -427,11 +477,35 @@ static HRESULT fill_format_query(UINT feature, void *data, UINT size)
         D3D12_FEATURE_DATA_MULTISAMPLE_QUALITY_LEVELS levels;
         memcpy(&levels, data, sizeof levels);
         const d12_format_info *format = d12_format_find((UINT)levels.Format);
-        levels.NumQualityLevels = levels.SampleCount == 1 ? 1 : d12_format_adapter_quality_levels(format, levels.SampleCount);
+        if (levels.SampleCount == 1)
+            levels.NumQualityLevels = 1;
+        else /* `implemented`: no format is a multisampled render target */
+            levels.NumQualityLevels = profile->newest_tiers ? d12_format_adapter_quality_levels(format, levels.SampleCount) : 0;
         memcpy(data, &levels, sizeof levels);
         return S_OK;
     }
     return E_INVALIDARG;
+}
+
+/* COMMAND_QUEUE_PRIORITY answers for its inputs: under `implemented`, a priority is supported for a type exactly
+ * when CreateCommandQueue accepts the pair (runtime/gpu/queue.c: direct, compute and copy queues; NORMAL, HIGH and
+ * GLOBAL_REALTIME). The model answers TRUE for every pair, as its BOOL default. */
+static bool fill_queue_priority(const d12__refdrv_profile *profile, UINT feature, void *data, UINT size)
+{
+    if (profile->newest_tiers || feature != D3D12_FEATURE_COMMAND_QUEUE_PRIORITY ||
+        size != sizeof(D3D12_FEATURE_DATA_COMMAND_QUEUE_PRIORITY))
+        return false;
+    D3D12_FEATURE_DATA_COMMAND_QUEUE_PRIORITY query;
+    memcpy(&query, data, sizeof query);
+    bool queue_type = query.CommandListType == D3D12_COMMAND_LIST_TYPE_DIRECT ||
+                      query.CommandListType == D3D12_COMMAND_LIST_TYPE_COMPUTE ||
+                      query.CommandListType == D3D12_COMMAND_LIST_TYPE_COPY;
+    bool priority = query.Priority == D3D12_COMMAND_QUEUE_PRIORITY_NORMAL ||
+                    query.Priority == D3D12_COMMAND_QUEUE_PRIORITY_HIGH ||
+                    query.Priority == D3D12_COMMAND_QUEUE_PRIORITY_GLOBAL_REALTIME;
+    query.PriorityForTypeIsSupported = queue_type && priority;
+    memcpy(data, &query, sizeof query);
+    return true;
 }
 
 HRESULT d12__refdrv_profile_fill(const d12__refdrv_profile *profile, UINT feature, void *data, UINT size)
@@ -442,7 +516,9 @@ HRESULT d12__refdrv_profile_fill(const d12__refdrv_profile *profile, UINT featur
     if (!found || !data)
         return E_INVALIDARG;
     if (is_format_feature(feature))
-        return fill_format_query(feature, data, size);
+        return fill_format_query(profile, feature, data, size);
+    if (fill_queue_priority(profile, feature, data, size))
+        return S_OK;
     const d12__refdrv_feature_data *entry = &profile->entries[found - features];
     /* Only sizes the driver itself knows: a layout newer than its profile's would have fields it cannot fill. */
     const d12_caps_layout *layout = d12_caps_layout_for_size(found, size, profile->version);

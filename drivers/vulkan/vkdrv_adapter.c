@@ -1,6 +1,7 @@
 /* The Vulkan driver's adapter: OpenAdapter12 creates the VkInstance (with the validation layer when
  * D12RT_VULKAN_VALIDATION or the application's registry asks for it: decided here, once), picks the physical device (D12RT_VULKAN_DEVICE), and
- * answers caps from the reference driver's profile and format tables, limited by what the Vulkan device offers. */
+ * answers caps from the reference driver's `implemented` profile and format tables, limited by what the Vulkan
+ * device offers and describing the device as it is (ARCHITECTURE). */
 #define _POSIX_C_SOURCE 200809L
 
 #include <stdio.h>
@@ -17,6 +18,43 @@ static d12__vkdrv_adapter *adapter_of(D3D12DDI_HADAPTER handle)
 
 /* The profile's answer, then what the Vulkan device cannot do taken away: a D3D12 driver on Vulkan reports what
  * it can translate (vkd3d-proton derives the same OPTIONS fields from the same Vulkan features). */
+/* UMA when the device is the CPU or integrated with it; cache-coherent UMA when, as well, one memory type is device
+ * local, host visible, coherent and cached (vkd3d-proton decides the same from the same properties); a GPU's own
+ * page tables make its MMU isolated. The H200 is a discrete GPU: not UMA. */
+static void describe_architecture(const d12__vkdrv_adapter *adapter, BOOL *uma, BOOL *coherent, BOOL *isolated)
+{
+    VkPhysicalDeviceMemoryProperties memory;
+    vkGetPhysicalDeviceMemoryProperties(adapter->physical, &memory);
+    VkPhysicalDeviceType type = adapter->properties.deviceType;
+    const VkMemoryPropertyFlags all = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT | VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+    *uma = type == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU || type == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    *coherent = FALSE;
+    for (uint32_t i = 0; *uma && i < memory.memoryTypeCount; i++) {
+        if ((memory.memoryTypes[i].propertyFlags & all) == all)
+            *coherent = TRUE;
+    }
+    *isolated = TRUE;
+}
+
+static void fill_architecture(const d12__vkdrv_adapter *adapter, D3D12_FEATURE feature, void *data, UINT size)
+{
+    BOOL uma, coherent, isolated;
+    describe_architecture(adapter, &uma, &coherent, &isolated);
+    if (feature == D3D12_FEATURE_ARCHITECTURE && size >= sizeof(D3D12_FEATURE_DATA_ARCHITECTURE)) {
+        D3D12_FEATURE_DATA_ARCHITECTURE *architecture = data;
+        architecture->TileBasedRenderer = FALSE;
+        architecture->UMA = uma;
+        architecture->CacheCoherentUMA = coherent;
+    } else if (feature == D3D12_FEATURE_ARCHITECTURE1 && size >= sizeof(D3D12_FEATURE_DATA_ARCHITECTURE1)) {
+        D3D12_FEATURE_DATA_ARCHITECTURE1 *architecture = data;
+        architecture->TileBasedRenderer = FALSE;
+        architecture->UMA = uma;
+        architecture->CacheCoherentUMA = coherent;
+        architecture->IsolatedMMU = isolated;
+    }
+}
+
 static HRESULT APIENTRY get_caps(D3D12DDI_HADAPTER handle, const D3D12DDIARG_GETCAPS *args)
 {
     /* The adapter's identity: the Vulkan device's own PCI IDs (0x10DE NVIDIA; 0x10005, Mesa's Khronos-registered
@@ -33,6 +71,7 @@ static HRESULT APIENTRY get_caps(D3D12DDI_HADAPTER handle, const D3D12DDIARG_GET
     HRESULT hr = d12__refdrv_profile_fill(&adapter->profile, (UINT)feature, args->pData, args->DataSize);
     if (FAILED(hr))
         return hr;
+    fill_architecture(adapter, feature, args->pData, args->DataSize);
     VkPhysicalDeviceFeatures features;
     vkGetPhysicalDeviceFeatures(adapter->physical, &features);
     if (feature == D3D12_FEATURE_D3D12_OPTIONS && args->DataSize >= sizeof(D3D12_FEATURE_DATA_D3D12_OPTIONS)) {
@@ -283,7 +322,9 @@ HRESULT APIENTRY d12_vkdrv_OpenAdapter12(D3D12DDIARG_OPENADAPTER *args)
     d12__vkdrv_adapter *adapter = calloc(1, sizeof *adapter);
     if (!adapter)
         return E_OUTOFMEMORY;
-    HRESULT hr = d12__refdrv_profile_load(&adapter->profile, stderr);
+    /* What d12rt implements, never D12RT_REFDRV_PROFILE: this driver's claims are what it implements and what its
+     * VkPhysicalDevice offers (get_caps). */
+    HRESULT hr = d12__refdrv_profile_load_implemented(&adapter->profile, stderr);
     if (FAILED(hr)) {
         free(adapter);
         return hr;

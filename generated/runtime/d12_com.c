@@ -384,6 +384,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateGraphicsPipelineState(ID3D1
     (void)ppPipelineState;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateGraphicsPipelineState");
+    if (ppPipelineState) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppPipelineState = NULL;
     return E_NOTIMPL;
 }
 
@@ -395,6 +397,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateComputePipelineState(ID3D12
     (void)ppPipelineState;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateComputePipelineState");
+    if (ppPipelineState) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppPipelineState = NULL;
     return E_NOTIMPL;
 }
 
@@ -416,6 +420,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateDescriptorHeap(ID3D12Device
     (void)ppvHeap;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateDescriptorHeap");
+    if (ppvHeap) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppvHeap = NULL;
     return E_NOTIMPL;
 }
 
@@ -440,6 +446,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateRootSignature(ID3D12Device1
     (void)ppvRootSignature;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateRootSignature");
+    if (ppvRootSignature) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppvRootSignature = NULL;
     return E_NOTIMPL;
 }
 
@@ -570,6 +578,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateReservedResource(ID3D12Devi
     (void)ppvResource;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateReservedResource");
+    if (ppvResource) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppvResource = NULL;
     return E_NOTIMPL;
 }
 
@@ -594,6 +604,8 @@ static HRESULT STDMETHODCALLTYPE device_device_OpenSharedHandle(ID3D12Device17 *
     (void)ppvObj;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device", "OpenSharedHandle");
+    if (ppvObj) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppvObj = NULL;
     return E_NOTIMPL;
 }
 
@@ -651,6 +663,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateQueryHeap(ID3D12Device17 *T
     (void)ppvHeap;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateQueryHeap");
+    if (ppvHeap) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppvHeap = NULL;
     return E_NOTIMPL;
 }
 
@@ -672,6 +686,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateCommandSignature(ID3D12Devi
     (void)ppvCommandSignature;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateCommandSignature");
+    if (ppvCommandSignature) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppvCommandSignature = NULL;
     return E_NOTIMPL;
 }
 
@@ -703,6 +719,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreatePipelineLibrary(ID3D12Devic
     (void)ppPipelineLibrary;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device1", "CreatePipelineLibrary");
+    if (ppPipelineLibrary) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppPipelineLibrary = NULL;
     return E_NOTIMPL;
 }
 
@@ -730,6 +748,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreatePipelineState(ID3D12Device1
     (void)ppPipelineState;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device2", "CreatePipelineState");
+    if (ppPipelineState) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppPipelineState = NULL;
     return E_NOTIMPL;
 }
 
@@ -758,6 +778,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateCommandList1(ID3D12Device17
     (void)ppCommandList;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device4", "CreateCommandList1");
+    if (ppCommandList) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppCommandList = NULL;
     return E_NOTIMPL;
 }
 
@@ -769,6 +791,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateProtectedResourceSession(ID
     (void)ppSession;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device4", "CreateProtectedResourceSession");
+    if (ppSession) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppSession = NULL;
     return E_NOTIMPL;
 }
 
@@ -785,6 +809,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateCommittedResource1(ID3D12De
     (void)ppvResource;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device4", "CreateCommittedResource1");
+    if (ppvResource) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppvResource = NULL;
     return E_NOTIMPL;
 }
 
@@ -804,6 +830,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateReservedResource1(ID3D12Dev
     (void)ppvResource;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device4", "CreateReservedResource1");
+    if (ppvResource) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppvResource = NULL;
     return E_NOTIMPL;
 }
 
@@ -829,6 +857,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateLifetimeTracker(ID3D12Devic
     (void)ppvTracker;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device5", "CreateLifetimeTracker");
+    if (ppvTracker) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppvTracker = NULL;
     return E_NOTIMPL;
 }
 
@@ -871,6 +901,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateMetaCommand(ID3D12Device17 
     (void)ppMetaCommand;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device5", "CreateMetaCommand");
+    if (ppMetaCommand) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppMetaCommand = NULL;
     return E_NOTIMPL;
 }
 
@@ -882,6 +914,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateStateObject(ID3D12Device17 
     (void)ppStateObject;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device5", "CreateStateObject");
+    if (ppStateObject) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppStateObject = NULL;
     return E_NOTIMPL;
 }
 
@@ -927,6 +961,8 @@ static HRESULT STDMETHODCALLTYPE device_device_AddToStateObject(ID3D12Device17 *
     (void)ppNewStateObject;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device7", "AddToStateObject");
+    if (ppNewStateObject) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppNewStateObject = NULL;
     return E_NOTIMPL;
 }
 
@@ -938,6 +974,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateProtectedResourceSession1(I
     (void)ppSession;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device7", "CreateProtectedResourceSession1");
+    if (ppSession) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppSession = NULL;
     return E_NOTIMPL;
 }
 
@@ -968,6 +1006,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateCommittedResource2(ID3D12De
     (void)ppvResource;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device8", "CreateCommittedResource2");
+    if (ppvResource) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppvResource = NULL;
     return E_NOTIMPL;
 }
 
@@ -1009,6 +1049,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateShaderCacheSession(ID3D12De
     (void)ppvSession;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device9", "CreateShaderCacheSession");
+    if (ppvSession) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppvSession = NULL;
     return E_NOTIMPL;
 }
 
@@ -1031,6 +1073,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateCommandQueue1(ID3D12Device1
     (void)ppCommandQueue;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device9", "CreateCommandQueue1");
+    if (ppCommandQueue) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppCommandQueue = NULL;
     return E_NOTIMPL;
 }
 
@@ -1049,6 +1093,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateCommittedResource3(ID3D12De
     (void)ppvResource;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device10", "CreateCommittedResource3");
+    if (ppvResource) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppvResource = NULL;
     return E_NOTIMPL;
 }
 
@@ -1070,6 +1116,8 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateReservedResource2(ID3D12Dev
     (void)ppvResource;
     if (!atomic_flag_test_and_set(&reported))
         d12_device_not_implemented(device_from_device(This), "ID3D12Device10", "CreateReservedResource2");
+    if (ppvResource) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppvResource = NULL;
     return E_NOTIMPL;
 }
 
@@ -2756,6 +2804,8 @@ static HRESULT STDMETHODCALLTYPE heap_heap_GetProtectedResourceSession(ID3D12Hea
     (void)ppProtectedSession;
     if (!atomic_flag_test_and_set(&reported))
         d12_heap_not_implemented(heap_from_heap(This), "ID3D12Heap1", "GetProtectedResourceSession");
+    if (ppProtectedSession) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppProtectedSession = NULL;
     return E_NOTIMPL;
 }
 

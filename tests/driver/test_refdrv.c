@@ -44,7 +44,14 @@ static HRESULT build(d12__refdrv_profile *profile, d12_caps_flavor flavor, const
     return hr;
 }
 
-/* ---- Defaults ---- */
+/* The built-in model (D12RT_REFDRV_PROFILE=newest-tiers, docs/claims.md). */
+static HRESULT build_newest(d12__refdrv_profile *profile, d12_caps_flavor flavor, char **errors)
+{
+    *errors = calloc(1, 1);
+    return d12__refdrv_profile_build(profile, flavor, D12_REFDRV_PROFILE_NEWEST_TIERS, stderr);
+}
+
+/* ---- Defaults of the model ---- */
 
 /* Independent of the driver's code: the highest present value, or every present bit, at `version`. */
 static int64_t expected_default(const d12_caps_field *field, d12_caps_version version)
@@ -90,7 +97,7 @@ static void defaults_retail(void)
 {
     d12__refdrv_profile profile;
     char *errors;
-    CHECK_EQ_INT(build(&profile, D12_CAPS_FLAVOR_RETAIL, NULL, &errors, NULL), S_OK);
+    CHECK_EQ_INT(build_newest(&profile, D12_CAPS_FLAVOR_RETAIL, &errors), S_OK);
     CHECK_EQ_INT(profile.version.number, d12_caps_runtime_version(D12_CAPS_FLAVOR_RETAIL));
     CHECK_EQ_INT(profile_value(&profile, OPTIONS5, "RaytracingTier"), 12);
     CHECK_EQ_INT(profile_value(&profile, D3D12_FEATURE_D3D12_OPTIONS21, "WorkGraphsTier"), 10);
@@ -107,7 +114,7 @@ static void defaults_preview(void)
 {
     d12__refdrv_profile profile;
     char *errors;
-    CHECK_EQ_INT(build(&profile, D12_CAPS_FLAVOR_PREVIEW, NULL, &errors, NULL), S_OK);
+    CHECK_EQ_INT(build_newest(&profile, D12_CAPS_FLAVOR_PREVIEW, &errors), S_OK);
     CHECK_EQ_INT(profile.version.number, d12_caps_runtime_version(D12_CAPS_FLAVOR_PREVIEW));
     CHECK_EQ_INT(profile_value(&profile, D3D12_FEATURE_D3D12_OPTIONS21, "WorkGraphsTier"), 11);
     CHECK_EQ_INT(profile_value(&profile, OPTIONS5, "RaytracingTier"), 12);
@@ -121,7 +128,7 @@ static void fill_query(void)
 {
     d12__refdrv_profile profile;
     char *errors;
-    CHECK_EQ_INT(build(&profile, D12_CAPS_FLAVOR_RETAIL, NULL, &errors, NULL), S_OK);
+    CHECK_EQ_INT(build_newest(&profile, D12_CAPS_FLAVOR_RETAIL, &errors), S_OK);
     D3D12_FEATURE_DATA_ARCHITECTURE arch = {7, FALSE, FALSE, FALSE};
     CHECK_EQ_INT(d12__refdrv_profile_fill(&profile, D3D12_FEATURE_ARCHITECTURE, &arch, sizeof arch), S_OK);
     CHECK_EQ_INT(arch.NodeIndex, 7);
@@ -298,9 +305,72 @@ static void environment(void)
     CHECK_EQ_INT(d12__refdrv_profile_load(&profile, stderr), S_OK);
     CHECK_EQ_INT(profile.flavor, D12_CAPS_FLAVOR_PREVIEW);
     CHECK_EQ_INT(profile_value(&profile, OPTIONS5, "RaytracingTier"), 10);
-    CHECK_EQ_INT(profile_value(&profile, D3D12_FEATURE_D3D12_OPTIONS21, "WorkGraphsTier"), 11);
+    /* a file applies over `implemented`, not over the model */
+    CHECK_EQ_INT(profile_value(&profile, D3D12_FEATURE_D3D12_OPTIONS21, "WorkGraphsTier"), 0);
     d12__refdrv_profile_free(&profile);
     remove(path);
+    setenv("D12RT_REFDRV_PROFILE", D12_REFDRV_PROFILE_NEWEST_TIERS, 1);
+    CHECK_EQ_INT(d12__refdrv_profile_load(&profile, stderr), S_OK);
+    CHECK_EQ_INT(profile_value(&profile, D3D12_FEATURE_D3D12_OPTIONS21, "WorkGraphsTier"), 11);
+    d12__refdrv_profile_free(&profile);
+    /* the Vulkan driver's load: `implemented` whatever the environment says */
+    CHECK_EQ_INT(d12__refdrv_profile_load_implemented(&profile, stderr), S_OK);
+    CHECK_EQ_INT(profile_value(&profile, D3D12_FEATURE_D3D12_OPTIONS21, "WorkGraphsTier"), 0);
+    CHECK_EQ_INT(profile_value(&profile, D3D12_FEATURE_SHADER_MODEL, "HighestShaderModel"), 0x51);
+    d12__refdrv_profile_free(&profile);
+}
+
+/* ---- `implemented`, the default (docs/claims.md) ---- */
+
+/* Every clamped-kind field and BOOL is 0 but the claims; the claims parse without a message at both flavors (a
+ * claim naming a field the spec lost would fail the adapter: refdrv_profile.c, apply_claims). */
+static void check_implemented(d12_caps_flavor flavor)
+{
+    d12__refdrv_profile profile;
+    char *errors;
+    CHECK_EQ_INT(build(&profile, flavor, NULL, &errors, NULL), S_OK);
+    CHECK_EQ_STR(errors, "");
+    free(errors);
+    CHECK(!profile.newest_tiers);
+    unsigned nonzero = 0;
+    for (uint32_t f = 0; f < profile.count; f++) {
+        const d12__refdrv_feature_data *entry = &profile.entries[f];
+        for (uint32_t i = 0; entry->layout && i < entry->layout->field_count; i++) {
+            const d12_caps_field *field = &entry->layout->fields[i];
+            if (field->enumeration || field->kind == D12_CAPS_FIELD_BOOL)
+                nonzero += field_value(entry->feature->value, entry->bytes, entry->layout->size, field->name) != 0;
+        }
+    }
+    /* binding tier, heap tier, ExecuteIndirect 1.0, SM 5.1, RS 1.0, 12_0, ExpandedComputeResourceStates, 5 UMA BOOLs */
+    CHECK_EQ_INT(nonzero, 12);
+    CHECK_EQ_INT(profile_value(&profile, OPTIONS5, "RaytracingTier"), 0);
+    CHECK_EQ_INT(profile_value(&profile, D3D12_FEATURE_SHADER_MODEL, "HighestShaderModel"), 0x51);
+    CHECK_EQ_INT(profile_value(&profile, D3D12_FEATURE_ROOT_SIGNATURE, "HighestVersion"), D3D_ROOT_SIGNATURE_VERSION_1_0);
+    CHECK_EQ_INT(profile_value(&profile, D3D12_FEATURE_FEATURE_LEVELS, "MaxSupportedFeatureLevel"), D3D_FEATURE_LEVEL_12_0);
+    CHECK_EQ_INT(profile_value(&profile, D3D12_FEATURE_D3D12_OPTIONS, "ResourceBindingTier"), D3D12_RESOURCE_BINDING_TIER_1);
+    CHECK_EQ_INT(profile_value(&profile, D3D12_FEATURE_D3D12_OPTIONS, "MaxGPUVirtualAddressBitsPerResource"), 40);
+    CHECK_EQ_INT(profile_value(&profile, D3D12_FEATURE_D3D12_OPTIONS1, "WaveLaneCountMin"), 0);
+    /* formats: what can be created, nothing more */
+    D3D12_FEATURE_DATA_FORMAT_SUPPORT rgba = {DXGI_FORMAT_R8G8B8A8_UNORM, 0, 0}, unknown = {DXGI_FORMAT_UNKNOWN, 0, 0};
+    CHECK_EQ_INT(d12__refdrv_profile_fill(&profile, D3D12_FEATURE_FORMAT_SUPPORT, &rgba, sizeof rgba), S_OK);
+    CHECK_EQ_INT(d12__refdrv_profile_fill(&profile, D3D12_FEATURE_FORMAT_SUPPORT, &unknown, sizeof unknown), S_OK);
+    CHECK_EQ_INT(rgba.Support1, 0);
+    CHECK_EQ_INT(unknown.Support1, D3D12_FORMAT_SUPPORT1_BUFFER);
+    CHECK_EQ_INT(unknown.Support2, 0);
+    D3D12_FEATURE_DATA_MULTISAMPLE_QUALITY_LEVELS four = {DXGI_FORMAT_R8G8B8A8_UNORM, 4, 0, 7};
+    CHECK_EQ_INT(d12__refdrv_profile_fill(&profile, D3D12_FEATURE_MULTISAMPLE_QUALITY_LEVELS, &four, sizeof four), S_OK);
+    CHECK_EQ_INT(four.NumQualityLevels, 0);
+    d12__refdrv_profile_free(&profile);
+}
+
+static void implemented_retail(void)
+{
+    check_implemented(D12_CAPS_FLAVOR_RETAIL);
+}
+
+static void implemented_preview(void)
+{
+    check_implemented(D12_CAPS_FLAVOR_PREVIEW);
 }
 
 /* ---- Format features: answered per format from spec/formats.yaml (docs/formats.md), not from the profile ---- */
@@ -322,7 +392,7 @@ static void format_answers(void)
 {
     d12__refdrv_profile profile;
     char *errors;
-    CHECK_EQ_INT(build(&profile, D12_CAPS_FLAVOR_RETAIL, NULL, &errors, NULL), S_OK);
+    CHECK_EQ_INT(build_newest(&profile, D12_CAPS_FLAVOR_RETAIL, &errors), S_OK);
     free(errors);
     D3D12_FEATURE_DATA_FORMAT_SUPPORT rgba = {DXGI_FORMAT_R8G8B8A8_UNORM, 0, 0}, depth = {DXGI_FORMAT_D32_FLOAT, 0, 0};
     D3D12_FEATURE_DATA_FORMAT_SUPPORT none = {DXGI_FORMAT_P8, 1, 1};
@@ -361,6 +431,7 @@ static const struct {
     {"error_unknown_value", error_unknown_value}, {"error_malformed", error_malformed},
     {"error_several", error_several}, {"error_unreadable", error_unreadable}, {"environment", environment},
     {"error_format_feature", error_format_feature}, {"format_answers", format_answers},
+    {"implemented_retail", implemented_retail}, {"implemented_preview", implemented_preview},
 };
 
 int main(int argc, char **argv)

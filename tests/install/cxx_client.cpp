@@ -1,7 +1,7 @@
 // An outside C++17 client of an installed d12rt, built with nothing but `pkg-config --cflags --libs d12rt`
 // (ctest install.cxx_client). It holds the sample program of checkfeaturesupport1.txt, CheckRaytracingSupport,
 // exactly as the spec prints it (WSL ComPtr, IID_PPV_ARGS on our ID3D12Device17), and runs it on a real d12rt
-// device. argv[1] is the answer it must give: 1 with the reference driver's default profile (RaytracingTier
+// device. argv[1] is the answer it must give: 1 with the reference driver's newest-tiers profile (RaytracingTier
 // 1.2), 0 when D12RT_REFDRV_PROFILE lowers the tier to 1.0 (below the sample's `>= D3D12_RAYTRACING_TIER_1_1`).
 #include <wsl/winadapter.h>
 #include <wsl/wrladapter.h>

@@ -144,13 +144,17 @@ c | cxx)
     if [ "$mode" = c ]; then
         check "build the C client" "$CC" -std=c11 -Wall -Wextra -Werror $CLIENT_CFLAGS \
             "$TEST_DIR/c_client.c" -o "$work/c_client" $flags $CLIENT_LDFLAGS
-        run_client "C client" env LD_LIBRARY_PATH="$libdir" D12RT_EXPECT_LIBDIR="$libdir" "$work/c_client"
+        # The clients demonstrate CheckFeatureSupport1's clamping: the model of a driver with the newest tiers
+        # (docs/claims.md).
+        run_client "C client" env LD_LIBRARY_PATH="$libdir" D12RT_EXPECT_LIBDIR="$libdir" \
+            D12RT_REFDRV_PROFILE=newest-tiers "$work/c_client"
     else
         # CLIENT_LDFLAGS first: its -fsanitize=undefined would otherwise re-enable the vptr check that
         # CLIENT_CXXFLAGS turns off (see tests/install/CMakeLists.txt).
         check "build the C++ client" "$CXX" -std=c++17 -Wall -Wextra -Werror $CLIENT_LDFLAGS $CLIENT_CXXFLAGS \
             "$TEST_DIR/cxx_client.cpp" -o "$work/cxx_client" $flags
-        run_client "C++ client, default profile" env LD_LIBRARY_PATH="$libdir" "$work/cxx_client" 1
+        run_client "C++ client, newest-tiers profile" env LD_LIBRARY_PATH="$libdir" D12RT_REFDRV_PROFILE=newest-tiers \
+            "$work/cxx_client" 1
         run_client "C++ client, RaytracingTier 1.0" env LD_LIBRARY_PATH="$libdir" \
             D12RT_REFDRV_PROFILE="$TEST_DIR/raytracing_tier_1_0.profile" "$work/cxx_client" 0
     fi
@@ -166,7 +170,8 @@ cmake)
     check "d12rt_DIR is the moved prefix" \
         contains "$(grep '^d12rt_DIR:' "$work/CMakeCache.txt")" "=$prefix/$LIBDIR/cmake/d12rt"
     check "build against d12rt::d12rt" "$CMAKE" --build "$work"
-    run_client "CMake-built C client" env -u LD_LIBRARY_PATH D12RT_EXPECT_LIBDIR="$prefix/$LIBDIR" "$work/c_client"
+    run_client "CMake-built C client" env -u LD_LIBRARY_PATH D12RT_EXPECT_LIBDIR="$prefix/$LIBDIR" \
+        D12RT_REFDRV_PROFILE=newest-tiers "$work/c_client"
     # d12rtConfigVersion.cmake: SameMajorVersion, so 1.0 is refused with the version named.
     out=$("$CMAKE" -S "$TEST_DIR/cmake_client" -B "$root/cmake-client-v1" "${common[@]}" \
           -DD12RT_REQUIRE_VERSION=1.0 2>&1)
