@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #include "gpu_harness.h"
 #include "d12rt/d3d12_ext.h"
@@ -478,15 +479,17 @@ static void check_windows_output(ID3D12Device *device, UINT64 va)
     if (!CHECK_HR(ID3D12Device_QueryInterface(device, &IID_ID3D12DeviceRemovedExtendedData1, (void **)&dred), S_OK))
         return;
     CHECK_HR(ID3D12DeviceRemovedExtendedData1_GetPageFaultAllocationOutput1(dred, &output), S_OK);
-    CHECK(output.PageFaultVA == va);
-    const char *expected[] = {"Heap pool", "Particles", "Shadow map scratch"};
+    if (!CHECK(output.PageFaultVA == va))
+        fprintf(stderr, "    PageFaultVA 0x%llx, expected 0x%llx\n", (unsigned long long)output.PageFaultVA,
+                (unsigned long long)va);
+    const wchar_t *expected[] = {L"Heap pool", L"Particles", L"Shadow map scratch"};
     const D3D12_DRED_ALLOCATION_TYPE types[] = {D3D12_DRED_ALLOCATION_TYPE_HEAP, D3D12_DRED_ALLOCATION_TYPE_RESOURCE,
                                                 D3D12_DRED_ALLOCATION_TYPE_RESOURCE};
     const D3D12_DRED_ALLOCATION_NODE1 *node = output.pHeadRecentFreedAllocationNode;
     for (int i = 0; i < 3; i++, node = node ? node->pNext : NULL) {
         if (!CHECK(node != NULL))
             break;
-        CHECK_EQ_STR(node->ObjectNameA, expected[i]);
+        CHECK(node->ObjectNameW && wcscmp(node->ObjectNameW, expected[i]) == 0); /* SetName names in UTF-16 */
         CHECK_EQ_INT(node->AllocationType, types[i]);
     }
     CHECK(output.pHeadExistingAllocationNode == NULL);
@@ -513,9 +516,9 @@ static void test_dred_two_aliases(void)
     ID3D12Resource_SetName(shadow, L"Shadow map scratch");
     ID3D12Resource_SetName(particles, L"Particles");
     UINT64 va = ID3D12Resource_GetGPUVirtualAddress(particles) + 0x80;
-    /* op #0: a copy through the shadow alias; op #1: the aliasing barrier activating Particles; op #2: the copy out of
-     * Particles, which runs after the heap went (the application released it before the list executed). */
-    ID3D12GraphicsCommandList_CopyBufferRegion(ctx.list, readback, 0, shadow, 0, 256);
+    /* op #0: a copy between committed buffers; op #1: the aliasing barrier activating Particles over Shadow map scratch;
+     * op #2: the copy out of Particles, which runs after the heap went (released before the list executed). */
+    ID3D12GraphicsCommandList_CopyBufferRegion(ctx.list, readback, 128, readback, 0, 64);
     D3D12_RESOURCE_BARRIER barrier = {D3D12_RESOURCE_BARRIER_TYPE_ALIASING, D3D12_RESOURCE_BARRIER_FLAG_NONE, {{0}}};
     barrier.Aliasing.pResourceBefore = shadow;
     barrier.Aliasing.pResourceAfter = particles;
@@ -551,6 +554,7 @@ static void test_dred_two_aliases(void)
             fclose(f);
         }
         CHECK(text && strstr(text, "  aliasing      'Particles' and 'Shadow map scratch' aliased this range"));
+        CHECK(text && strstr(text, "#2 COPYBUFFERREGION(7)  <- FAULT (exact)"));
         if (text && getenv("SHOW"))
             fprintf(stderr, "%s\n", text);
         free(text);
