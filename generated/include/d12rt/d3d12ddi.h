@@ -120,12 +120,6 @@ typedef struct D3D12DDI_HRTRESOURCE {
     void* handle;
 } D3D12DDI_HRTRESOURCE;
 
-/* The driver's heap (D3D12DDI_TABLE_TYPE_D12RT_HEAPS), constructed in runtime-allocated memory. Its runtime
- * handle is a D3D12DDI_HRTRESOURCE as in the WDK's pfnCreateHeap (D3D12DDI_HT_HEAP in identity queries). */
-typedef struct D3D12DDI_HHEAP {
-    void* pDrvPrivate;
-} D3D12DDI_HHEAP;
-
 /* The runtime's fence. d12rt's fences are runtime objects (the kernel's sync objects in WDDM), so the driver
  * only passes this handle back through the fence callbacks (D3D12DDI_HT_FENCE in identity queries). */
 typedef struct D3D12DDI_HRTFENCE {
@@ -585,6 +579,12 @@ typedef struct D3D12DDI_DEVICE_FUNCS_CORE_0126 {
     PFND3D12DDI_UNMAPRESOURCE_0126 pfnUnmapResource; /* end of a Map */
     PFND3D12DDI_GETRESOURCEGPUVIRTUALADDRESS_0126 pfnGetResourceGPUVirtualAddress; /* GPU VA */
 } D3D12DDI_DEVICE_FUNCS_CORE_0126;
+
+/* The driver's heap (D3D12DDI_TABLE_TYPE_D12RT_HEAPS), constructed in runtime-allocated memory. Its runtime
+ * handle is a D3D12DDI_HRTRESOURCE as in the WDK's pfnCreateHeap (D3D12DDI_HT_HEAP in identity queries). */
+typedef struct D3D12DDI_HHEAP {
+    void* pDrvPrivate;
+} D3D12DDI_HHEAP;
 
 /* Arguments of pfnCalcPrivateHeapSize and pfnCreateHeap (the runtime validated them, docs/heaps.md). d12rt
  * differs from the WDK: the WDK's has the memory pool, CPU page property and node masks; d12rt has no custom
