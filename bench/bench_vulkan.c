@@ -1,7 +1,8 @@
 /* d12bench's Vulkan-driver rows (bench_vulkan.h, docs/vulkan.md "Costs"): what recording one CopyBufferRegion
  * costs with each validation mode, a submission's round trip, a small draw through the kernel, and a 1M-vertex
- * draw (the kernel's rate). Each mode runs in its own worker process (the mode is fixed when the adapter opens);
- * the parent asks a worker to time N operations over a pipe. */
+ * draw (the kernel's rate); a 2 000-draw recording and a whole 2 000-draw frame (record + execute + wait), without
+ * and with DRED auto-breadcrumbs (issue 28 item 5: at most 3x and 1.25x). Each mode runs in its own worker process
+ * (the mode is fixed when the adapter opens); the parent asks a worker to time N operations over a pipe. */
 #define _GNU_SOURCE
 #define COBJMACROS
 #include <stdbool.h>
@@ -23,25 +24,29 @@
 
 #ifdef D12BENCH_VULKAN_DRIVER
 
-enum { ROW_RECORD_COPY, ROW_EXECUTE_COPY, ROW_DRAW_SMALL, ROW_DRAW_1M };
+enum { ROW_RECORD_COPY, ROW_EXECUTE_COPY, ROW_DRAW_SMALL, ROW_DRAW_1M, ROW_RECORD_DRAWS, ROW_FRAME_DRAWS };
+enum { FRAME_DRAWS = 2000 };
 
 typedef struct vk_worker {
     const char *mode;
+    bool dred; /* DRED auto-breadcrumbs forced on (validation off) */
     pid_t pid;
     int to_worker, from_worker;
     char description[PEER_DESCRIPTION_SIZE]; /* from the worker: the driver and its Vulkan device */
-    char what[4][PEER_DESCRIPTION_SIZE + 96]; /* the rows' descriptions */
+    char what[6][PEER_DESCRIPTION_SIZE + 96]; /* the rows' descriptions */
 } vk_worker;
 
-static vk_worker workers[] = {{.mode = "off", .pid = -1}, {.mode = "core", .pid = -1}, {.mode = "sync", .pid = -1},
-                              {.mode = "gpuav", .pid = -1}};
+static vk_worker workers[] = {{.mode = "off", .pid = -1},   {.mode = "core", .pid = -1},
+                              {.mode = "sync", .pid = -1},  {.mode = "gpuav", .pid = -1},
+                              {.mode = "off", .dred = true, .pid = -1}};
 #define WORKER_COUNT (sizeof workers / sizeof workers[0])
+#define VALIDATION_WORKERS 4 /* the first four: one per mode */
 
 typedef struct vk_row {
     vk_worker *worker;
     uint32_t row;
 } vk_row;
-static vk_row row_contexts[WORKER_COUNT * 4];
+static vk_row row_contexts[WORKER_COUNT * 6];
 
 static double now_ns(void)
 {
@@ -133,6 +138,20 @@ static double time_row(vk_gpu *g, uint32_t row, uint64_t n)
             if (!run_list(g))
                 return -1;
             break;
+        case ROW_RECORD_DRAWS: /* Reset .. Close of 2 000 small draws, never executed */
+            for (unsigned d = 0; d < FRAME_DRAWS; d++)
+                ID3D12GraphicsCommandList_DrawInstanced(g->list, 3, 1, 0, 0);
+            if (FAILED(ID3D12GraphicsCommandList_Close(g->list)) ||
+                FAILED(ID3D12CommandAllocator_Reset(g->allocator)) ||
+                FAILED(ID3D12GraphicsCommandList_Reset(g->list, g->allocator, NULL)))
+                return -1;
+            break;
+        case ROW_FRAME_DRAWS: /* the same, executed and waited for */
+            for (unsigned d = 0; d < FRAME_DRAWS; d++)
+                ID3D12GraphicsCommandList_DrawInstanced(g->list, 3, 1, 0, 0);
+            if (!run_list(g))
+                return -1;
+            break;
         }
     }
     return now_ns() - start;
@@ -146,6 +165,13 @@ static void worker_main(vk_worker *w, int in, int out)
     setenv("D12RT_HKCU", "/nonexistent-d12bench/hkcu", 1);
     setenv("D12RT_HKLM", "/nonexistent-d12bench/hklm", 1);
     setenv("D12RT_TDR_DELAY_MS", "3600000", 1);
+    if (w->dred) {
+        ID3D12DeviceRemovedExtendedDataSettings *dred = NULL;
+        if (FAILED(D3D12GetDebugInterface(&IID_ID3D12DeviceRemovedExtendedDataSettings, (void **)&dred)))
+            _exit(1);
+        ID3D12DeviceRemovedExtendedDataSettings_SetAutoBreadcrumbsEnablement(dred, D3D12_DRED_ENABLEMENT_FORCED_ON);
+        ID3D12DeviceRemovedExtendedDataSettings_Release(dred);
+    }
     vk_gpu g = {0};
     bool ok = open_gpu(&g) && time_row(&g, ROW_DRAW_SMALL, 1) >= 0; /* the kernel's pipeline is made at first use */
     double hello = ok ? 0 : -1;
@@ -225,10 +251,37 @@ static bool start(vk_worker *w)
     static const char *const what[] = {"one 1 KiB copy recorded into a VkCommandBuffer",
                                        "record one copy, submit, wait for the fence",
                                        "record, submit, one kernel chunk, wait",
-                                       "2^20 kernel invocations, each reading through the page table"};
-    for (int i = 0; i < 4; i++)
-        snprintf(w->what[i], sizeof w->what[i], "%s; validation %s; %.255s", what[i], w->mode, w->description);
+                                       "2^20 kernel invocations, each reading through the page table",
+                                       "Reset, 2 000 DrawInstanced of 3 vertices, Close",
+                                       "the same recording, executed and waited for"};
+    for (int i = 0; i < 6; i++)
+        snprintf(w->what[i], sizeof w->what[i], "%s; validation %s%s; %.255s", what[i], w->mode,
+                 w->dred ? ", DRED auto-breadcrumbs" : "", w->description);
     return true;
+}
+
+/* The 2 000-draw recording and frame rows, without DRED (the off worker) and with its auto-breadcrumbs (a worker of
+ * its own: DRED is set before the device is made), each DRED row against its baseline. */
+static size_t add_draw_rows(size_t used)
+{
+    vk_worker *off = &workers[0], *dred = &workers[WORKER_COUNT - 1];
+    static const char *const names[2][2] = {
+        {"2 000 draws recorded (Vulkan driver)", "2 000 draws recorded (Vulkan driver, DRED auto-breadcrumbs)"},
+        {"frame of 2 000 draws: record + execute + wait (Vulkan driver)",
+         "frame of 2 000 draws: record + execute + wait (Vulkan driver, DRED auto-breadcrumbs)"}};
+    bool with_dred = start(dred);
+    if (!with_dred)
+        fprintf(stderr, "d12bench: skipping the Vulkan DRED rows: the worker did not open a device\n");
+    for (int kind = 0; kind < 2; kind++) {
+        uint32_t row = kind ? ROW_FRAME_DRAWS : ROW_RECORD_DRAWS;
+        row_contexts[used] = (vk_row){off, row};
+        int base = bench_add_timed_row("vulkan", names[kind][0], off->what[row], timed, &row_contexts[used++], -1);
+        if (!with_dred)
+            continue;
+        row_contexts[used] = (vk_row){dred, row};
+        bench_add_timed_row("vulkan", names[kind][1], dred->what[row], timed, &row_contexts[used++], base);
+    }
+    return used;
 }
 
 void bench_vulkan_setup(bool validation_modes)
@@ -245,7 +298,7 @@ void bench_vulkan_setup(bool validation_modes)
                                         "CopyBufferRegion recorded (Vulkan driver, validation gpuav)"};
     size_t used = 0;
     int baseline = -1;
-    for (size_t i = 0; i < (validation_modes ? WORKER_COUNT : 1); i++) {
+    for (size_t i = 0; i < (validation_modes ? VALIDATION_WORKERS : 1); i++) {
         if (!start(&workers[i])) {
             fprintf(stderr, "d12bench: skipping the Vulkan rows of validation %s: the Vulkan driver (%s) did not "
                             "open a device (no Vulkan device, or the layer is not installed)\n",
@@ -265,6 +318,7 @@ void bench_vulkan_setup(bool validation_modes)
             row_contexts[used] = (vk_row){&workers[i], ROW_DRAW_1M};
             bench_add_timed_row("vulkan", "DrawInstanced 1M vertices executed (Vulkan driver kernel)",
                                 workers[i].what[3], timed, &row_contexts[used++], small);
+            used = add_draw_rows(used);
         }
     }
 }

@@ -1,6 +1,6 @@
 /* The reference driver's buffers. Their addresses come from the device's GPU virtual address space
- * (drivers/common/drvcommon_va.h): a bump allocator that never reuses a range, every buffer followed by at least
- * 64 KiB that belong to nobody, so an address that outlived its buffer, or ran off its end, resolves to no buffer:
+ * (drivers/common/drvcommon_va.h): an allocator that hands a released range out again only after 65 000 further
+ * releases, every buffer followed by at least 64 KiB that belong to nobody, so an address that outlived its buffer, or ran off its end, resolves to no buffer:
  * a page fault, never another buffer's bytes. The timelines resolve addresses through it under its read lock. */
 #define _POSIX_C_SOURCE 200809L
 

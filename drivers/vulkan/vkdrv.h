@@ -1,8 +1,8 @@
 /* libd12rt_vulkan.so: d12rt's second driver, on Vulkan (docs/vulkan.md). It implements the same DDI as the
  * reference driver (d12rt/d3d12ddi.h) and keeps its contracts (docs/refdrv.md, docs/gpu-work.md): the GPU VA
- * space is the driver's own (64 KiB aligned, an unmapped gap after every buffer, never reused), copies and writes
- * are real Vulkan commands recorded into a VkCommandBuffer inside the DDI call, a queue is a timeline thread that
- * owns a timeline semaphore, and findings use the reference driver's VendorMessageIds.
+ * space is the driver's own (64 KiB aligned, an unmapped gap after every buffer, a released range quarantined for
+ * 65 000 releases), copies, writes and small draws are real Vulkan commands recorded into a VkCommandBuffer inside
+ * the DDI call, a queue is a timeline thread that owns a timeline semaphore, and findings use the reference driver's VendorMessageIds.
  *
  * Files: vkdrv_adapter.c (instance, physical device, caps, tables), vkdrv_device.c (VkDevice, messages),
  * vkdrv_memory.c (buffers, VA space), vkdrv_list.c (allocators = command pools, lists), vkdrv_check.c (the
@@ -40,6 +40,7 @@
 
 #include "drvcommon_ops.h"
 #include "drvcommon_record.h"
+#include "drvcommon_rules.h"
 #include "drvcommon_va.h"
 #include "refdrv.h" /* the VendorMessageIds, the profile (refdrv_profile.h) */
 #include "vkdrv_fault.h" /* the pure decisions of device loss and write-immediate */
@@ -63,8 +64,20 @@
 /* The page table of the kernels: one 64-bit entry per 64 KiB page from D12_VKDRV_VA_BASE (the page's buffer device
  * address, 0: unmapped), 2^20 entries (64 GiB of VA; an address above reads as unmapped). */
 #define D12_VKDRV_PAGE_TABLE_ENTRIES (1u << 20)
-/* A draw's or dispatch's invocations run in chunks of about this many nanoseconds, one submission each. */
+/* A draw's or dispatch's invocations run in chunks of about this many nanoseconds, one submission each; a list's
+ * ops are cut into command buffers of about this much estimated work (vkdrv_list.c, "charge"). */
 #define D12_VKDRV_CHUNK_NS 5000000ull
+/* The record-time estimate: per op, plus bytes x copy_ps / 1000 or invocations x kernel_ps / 1000, the rates measured
+ * on earlier lists (defaults until then). */
+#define D12_VKDRV_OP_OVERHEAD_NS 2000ull
+#define D12_VKDRV_DEFAULT_COPY_PS 250ull     /* per byte: 4 GB/s */
+#define D12_VKDRV_DEFAULT_KERNEL_PS 50000ull /* per invocation: 50 ns */
+/* A draw or dispatch of at most this many invocations is recorded into the list's command buffer (one vkCmdDispatch
+ * of its kernel); a larger one closes the command buffer and runs in chunks at execution (vkdrv_kernel.c). */
+#define D12_VKDRV_INLINE_MAX_INVOCATIONS 65536ull
+/* The host-visible blocks holding the inline kernels' arguments and fault words (a recording's arena). */
+#define D12_VKDRV_ARENA_BLOCK (64u << 10)
+#define D12_VKDRV_NO_ARENA UINT32_MAX
 #define D12_VKDRV_MAX_DISPATCH_INVOCATIONS (65535ull * 64ull)
 /* A timeline waits for its GPU work in slices of this many nanoseconds, reporting progress between them. */
 #define D12_VKDRV_WAIT_SLICE_NS 5000000ull
@@ -164,8 +177,11 @@ typedef struct d12__vkdrv_device {
     VkShaderModule kernel_module;
     VkPipelineLayout kernel_layout;
     VkPipeline kernel_pipeline; /* guarded by kernel_lock until set */
+    atomic_bool kernel_ready;   /* kernel_pipeline is set (release): read without the lock from then on */
     struct d12__drv_pending *pending; /* timeline findings for the next flush (drivers/common/drvcommon_messages.h) */
     d12__vkdrv_diag diag;
+    /* The rates of the record-time estimate (picoseconds per byte copied, per kernel invocation), measured. */
+    atomic_uint_fast64_t copy_ps, kernel_ps;
     /* Released buffers whose Vulkan objects wait for reuse (vkdrv_cache.c), under cache_lock. */
     pthread_mutex_t cache_lock;
     struct d12__vkdrv_buffer *cache[D12_VKDRV_CACHE_ENTRIES];
@@ -190,6 +206,9 @@ typedef struct d12__vkdrv_buffer {
     UINT64 dirty;
     D3D12DDI_HRTRESOURCE rt_resource;
     D3D12DDI_HEAP_TYPE heap_type;
+    /* Its resource was released (set before its VA is): an op that used it and whose completion the driver had not
+     * observed by then is a use after free (issue 28 item 3; vkdrv_queue.c). */
+    atomic_bool released;
 } d12__vkdrv_buffer;
 _Static_assert(offsetof(d12__vkdrv_buffer, refs) == 0, "the VA space takes references through the first member");
 
@@ -225,8 +244,20 @@ typedef struct d12__vkdrv_op {
     uint32_t segment;   /* the command buffer it was recorded in (a draw or dispatch ends one) */
     UINT32 state_index;
     UINT32 op_index;
+    /* A draw or dispatch recorded inline (recorded true): its fault word and arguments in the recording's arena
+     * (block, offset); D12_VKDRV_NO_ARENA: no invocation, nothing to run. */
+    UINT32 arena, arena_offset;
     d12__drv_op_args u; /* drivers/common/drvcommon_ops.h */
 } d12__vkdrv_op;
+
+/* One host-visible block of a recording's arena. */
+typedef struct d12__vkdrv_arena_block {
+    VkBuffer buffer;
+    VkDeviceMemory memory;
+    unsigned char *mapped;
+    VkDeviceAddress address;
+    size_t used;
+} d12__vkdrv_arena_block;
 
 /* A command pool: the allocator's, refcounted because a recording still executing keeps its command buffer (and
  * so the pool) alive after the allocator is destroyed. Command buffers released by a timeline are freed on the
@@ -254,6 +285,8 @@ typedef struct d12__vkdrv_recording {
     size_t op_count, op_capacity;
     d12__vkdrv_buffer **buffers; /* every buffer a recorded command names, one reference each */
     size_t buffer_count, buffer_capacity;
+    d12__vkdrv_arena_block *arena; /* the inline kernels' arguments and fault words */
+    size_t arena_count, arena_capacity;
 } d12__vkdrv_recording;
 
 typedef struct d12__vkdrv_range {
@@ -274,8 +307,11 @@ typedef struct d12__vkdrv_command_list {
     d12__drv_root_state graphics, compute; /* drivers/common/drvcommon_record.h */
     /* Copy destinations since the application's last barrier: a copy whose destination overlaps one of them is
      * serialized after it (D3D12 orders such copies; vkd3d-proton does the same). */
-    d12__vkdrv_range *copy_dsts;
+    d12__vkdrv_range *copy_dsts; /* sorted by start, disjoint: an overlap is a binary search */
     size_t copy_dst_count, copy_dst_capacity;
+    d12__drv_bindings bound; /* the bindings as recorded so far: an inline kernel's arguments */
+    UINT64 estimate_ns;      /* the current command buffer's estimated GPU work */
+    bool segment_kernels;    /* the current command buffer holds inline kernels (its end makes their words visible) */
 } d12__vkdrv_command_list;
 
 /* ---- vkdrv_adapter.c ---- */
@@ -372,9 +408,10 @@ HRESULT APIENTRY d12__vkdrv_create_list(D3D12DDI_HDEVICE device, const D3D12DDIA
 VOID APIENTRY d12__vkdrv_destroy_list(D3D12DDI_HDEVICE device, D3D12DDI_HCOMMANDLIST list);
 d12__vkdrv_recording *d12__vkdrv_list_recording(D3D12DDI_HCOMMANDLIST list);
 void d12__vkdrv_recording_release(d12__vkdrv_recording *recording);
-/* The Vulkan command of one op (copies and writes; the rest record nothing), into `cb`: the list's recording call
+/* The Vulkan command of one op (copies, writes, barriers, inline kernels; the rest record nothing), into `cb`: the list's recording call
  * and the truncated re-recording of a faulting submission (vkdrv_queue.c) share it. */
-void d12__vkdrv_record_op(d12__vkdrv_device *device, VkCommandBuffer cb, const d12__vkdrv_op *op);
+void d12__vkdrv_record_op(d12__vkdrv_device *device, const d12__vkdrv_recording *recording, VkCommandBuffer cb,
+                         const d12__vkdrv_op *op);
 /* The barrier that opens every executed list (the ExecuteCommandLists boundary) and the device-to-host barrier
  * that closes it. */
 void d12__vkdrv_full_barrier(VkCommandBuffer cb);
@@ -408,10 +445,30 @@ typedef struct d12__vkdrv_kernel_args {
  * their page faults are the kernel's to find (vkdrv_kernel.c). */
 typedef struct d12__vkdrv_walk d12__vkdrv_walk;
 d12__vkdrv_walk *d12__vkdrv_walk_begin(d12__vkdrv_device *device);
+/* For each inline draw or dispatch, the buffers its bindings reach are held until d12__vkdrv_walk_unhold, and
+ * `may_fault[i]` says whether a binding it reads is not wholly inside live buffers (its kernel may fault: it then
+ * runs last in its submission, so nothing after it runs when it does). */
 void d12__vkdrv_walk_ops(d12__vkdrv_walk *walk, const d12__vkdrv_recording *recording, size_t from, size_t to,
-                         bool *skip, d12__vkdrv_fault *fault);
+                         bool *skip, bool *may_fault, d12__vkdrv_fault *fault);
 /* What the draw or dispatch `op` reads, as the kernel's arguments. */
 void d12__vkdrv_walk_args(const d12__vkdrv_walk *walk, const d12__vkdrv_op *op, d12__vkdrv_kernel_args *args);
+/* The same from bindings (the list's at record time). */
+void d12__vkdrv_bindings_args(const d12__drv_bindings *b, const d12__vkdrv_op *op, d12__vkdrv_kernel_args *args);
+/* The arguments of the draw or dispatch at `position`, its bindings replayed from the recording's start (the rare
+ * path of an inline kernel's fault: its message names the binding). */
+void d12__vkdrv_args_at(const d12__vkdrv_recording *recording, size_t position, d12__vkdrv_kernel_args *args);
+/* Release what the walk held for the inline kernels (after their submission completed). */
+void d12__vkdrv_walk_unhold(d12__vkdrv_walk *walk);
+/* A buffer an op of the walk's segment uses (held until d12__vkdrv_walk_unhold), in op order. */
+typedef struct d12__vkdrv_use {
+    size_t op;
+    d12__vkdrv_buffer *buffer;
+    UINT64 va; /* the first byte of it the op accesses */
+    bool write;
+} d12__vkdrv_use;
+/* The first use by an op in [from, end) of a buffer released since the walk (NULL: none): the rule of a use after
+ * free. */
+const d12__vkdrv_use *d12__vkdrv_walk_freed(const d12__vkdrv_walk *walk, size_t from, size_t end);
 void d12__vkdrv_walk_end(d12__vkdrv_walk *walk);
 /* The reference driver's words for what faulted at `va` among the arguments (NULL: none of them). */
 const char *d12__vkdrv_args_what(const d12__vkdrv_kernel_args *args, UINT64 va, char *buffer, size_t size);
@@ -431,6 +488,18 @@ typedef enum d12__vkdrv_kernel_result {
     D12_VKDRV_KERNEL_FAULT,   /* *fault_va: the lowest address that did not translate */
     D12_VKDRV_KERNEL_STOPPED, /* the device was removed between two chunks (the TDR) */
 } d12__vkdrv_kernel_result;
+/* A host-visible, coherent, mapped buffer with a device address (zeroed). */
+bool d12__vkdrv_host_buffer(d12__vkdrv_device *device, VkDeviceSize size, VkBuffer *buffer, VkDeviceMemory *memory,
+                            void **mapped, VkDeviceAddress *address);
+/* The kernel's pipeline, created at the first call (VK_NULL_HANDLE: it could not be). */
+VkPipeline d12__vkdrv_kernel_pipeline(d12__vkdrv_device *device);
+/* The arguments as the kernel reads them (only the bound views, packed) into `out` (at most sizeof *args bytes);
+ * returns the bytes written. */
+size_t d12__vkdrv_kernel_pack(const d12__vkdrv_kernel_args *args, void *out);
+/* One dispatch of the kernel over `total` invocations (at most D12_VKDRV_INLINE_MAX_INVOCATIONS) into `cb`, its
+ * pipeline bound first when `bind` (the command buffer's first kernel). */
+void d12__vkdrv_kernel_record(d12__vkdrv_device *device, VkCommandBuffer cb, VkPipeline kernel,
+                              VkDeviceAddress fault, VkDeviceAddress args, UINT64 total, bool bind);
 /* The page table and the pipeline of a device (page table at device creation; pipeline lazily). */
 bool d12__vkdrv_kernel_device_init(d12__vkdrv_device *device);
 void d12__vkdrv_kernel_device_fini(d12__vkdrv_device *device);
@@ -483,10 +552,11 @@ void d12__vkdrv_inflight_set(d12__vkdrv_device *device, d12__vkdrv_inflight *inf
 bool d12__vkdrv_test_lose(d12__vkdrv_device *device);
 /* true once the device was lost (nothing more is submitted). */
 bool d12__vkdrv_is_lost(d12__vkdrv_device *device);
-/* VK_ERROR_DEVICE_LOST from `call` on the timeline of `self` (NULL: outside a timeline): the first observer gathers
+/* VK_ERROR_DEVICE_LOST from `call` on the timeline of `self` (NULL: outside a timeline), or (`inferred`) the driver
+ * took the device for lost for the reason `call` says though Vulkan reported nothing: the first observer gathers
  * the device's records, names the op (d12__vkdrv_loss_decide), queues the CORRUPTION message and calls
  * pfnDeviceFaultCb. */
-void d12__vkdrv_device_lost(d12__vkdrv_device *device, d12__vkdrv_inflight *self, const char *call);
+void d12__vkdrv_device_lost(d12__vkdrv_device *device, d12__vkdrv_inflight *self, const char *call, bool inferred);
 /* A buffer destroyed: its device addresses are remembered (a later fault there is a use after free). */
 void d12__vkdrv_note_freed(d12__vkdrv_device *device, const d12__vkdrv_buffer *buffer);
 /* The NV checkpoint before the op at `position` of recording `serial` (nothing without the extension). */

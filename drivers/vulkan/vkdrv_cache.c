@@ -9,8 +9,8 @@
  *   no kernel names it: the GPU is done with it), its VkBuffer + VkDeviceMemory (+ mapping, device address) are kept
  *   for the next buffer of the same memory type and span, up to D12_VKDRV_CACHE_ENTRIES entries and
  *   D12_VKDRV_CACHE_BYTES bytes per device, spans up to D12_VKDRV_CACHE_MAX_SPAN. The GPU VA is not the Vulkan
- *   memory: a reused buffer gets a fresh VA from the bump allocator (never reused, gap after it) and its old VA's
- *   page-table entries were cleared when its resource was destroyed, so the VA contract is unchanged.
+ *   memory: a reused buffer gets a VA of its own from the VA space (a released range only after 65 000 further
+ *   releases, gap after it) and its old VA's page-table entries were cleared when its resource was destroyed.
  * - **Zeroed at first use**, not at creation (as the reference driver's committed buffers, docs/performance.md):
  *   memory that is host-visible is zeroed by the first of Map, a recorded copy or write that names it (the record-
  *   time resolve), or a kernel that may read it (the timeline's hold) — every path by which its bytes can be read

@@ -57,10 +57,16 @@ static void report(void *device, UINT64 id, D3D12DDI_MESSAGE_SEVERITY_0126 sever
 /* The kernels find the page faults of draws and dispatches. */
 static const d12__drv_checks k_checks = {acquire, release, validating, buffer_name, va_name, report, true};
 
-/* The bindings persist across the segments of one recording's walk. */
+/* The bindings persist across the segments of one recording's walk; the buffers the inline kernels of the segment
+ * in flight may reach are held. */
 struct d12__vkdrv_walk {
     d12__drv_exec check;
     d12__drv_bindings b;
+    d12__vkdrv_use *uses; /* every buffer the segment's copies, writes and inline kernels use, held */
+    size_t use_count, use_capacity;
+    d12__vkdrv_buffer **held; /* scratch of hold_range */
+    size_t held_count, held_capacity;
+    size_t op; /* the op whose kernel hold_range holds for */
 };
 
 d12__vkdrv_walk *d12__vkdrv_walk_begin(d12__vkdrv_device *device)
@@ -71,30 +77,122 @@ d12__vkdrv_walk *d12__vkdrv_walk_begin(d12__vkdrv_device *device)
     return state;
 }
 
+void d12__vkdrv_walk_unhold(d12__vkdrv_walk *state)
+{
+    for (size_t i = 0; i < state->use_count; i++)
+        d12__vkdrv_buffer_release(state->uses[i].buffer);
+    state->use_count = 0;
+}
+
+/* A use of op `op`, its reference handed over (out of memory it is dropped: the rule then misses that use). */
+static void add_use(d12__vkdrv_walk *state, size_t op, d12__vkdrv_buffer *buffer, UINT64 va, bool write)
+{
+    if (state->use_count == state->use_capacity) {
+        size_t capacity = state->use_capacity ? state->use_capacity * 2 : 64;
+        d12__vkdrv_use *uses = realloc(state->uses, capacity * sizeof *uses);
+        if (!uses) {
+            d12__vkdrv_buffer_release(buffer);
+            return;
+        }
+        state->uses = uses;
+        state->use_capacity = capacity;
+    }
+    state->uses[state->use_count++] = (d12__vkdrv_use){op, buffer, va > buffer->va ? va : buffer->va, write};
+}
+
+const d12__vkdrv_use *d12__vkdrv_walk_freed(const d12__vkdrv_walk *state, size_t from, size_t end)
+{
+    for (size_t i = 0; i < state->use_count; i++) {
+        const d12__vkdrv_use *use = &state->uses[i];
+        if (use->op >= from && use->op < end && atomic_load(&use->buffer->released))
+            return use;
+    }
+    return NULL;
+}
+
 void d12__vkdrv_walk_end(d12__vkdrv_walk *state)
 {
+    if (!state)
+        return;
+    d12__vkdrv_walk_unhold(state);
+    free(state->uses);
+    free(state->held);
     free(state);
 }
 
+static bool is_kernel(const d12__vkdrv_op *op)
+{
+    return op->type == D12_VKDRV_OP_DRAW || op->type == D12_VKDRV_OP_DRAW_INDEXED || op->type == D12_VKDRV_OP_DISPATCH;
+}
+
+/* Whether [start, end) lies wholly inside one live buffer's allocation (so no read of it can fault). */
+static bool covered(d12__vkdrv_device *device, UINT64 start, UINT64 end)
+{
+    d12__vkdrv_buffer *buffer = d12__vkdrv_buffer_acquire(device, start);
+    bool inside = buffer && end - buffer->va <= buffer->span;
+    d12__vkdrv_buffer_release(buffer);
+    return inside;
+}
+
+/* One range an inline kernel reads: its buffers held (uses of the op); false when it is not wholly mapped. */
+static bool hold_range(d12__vkdrv_walk *state, UINT64 va, UINT64 size)
+{
+    d12__vkdrv_device *device = state->check.device;
+    state->held_count = 0;
+    bool ok = d12__vkdrv_buffer_hold_range(device, va, va + size, &state->held, &state->held_count,
+                                           &state->held_capacity);
+    for (size_t i = 0; i < state->held_count; i++)
+        add_use(state, state->op, state->held[i], va, false);
+    return ok && covered(device, va, va + size);
+}
+
+/* The inline kernel of `op` with the walk's bindings: everything it may reach held; whether it may fault. */
+static bool hold_kernel(d12__vkdrv_walk *state, const d12__vkdrv_op *op, size_t position)
+{
+    d12__vkdrv_kernel_args args;
+    d12__vkdrv_walk_args(state, op, &args);
+    bool safe = true;
+    state->op = position;
+    if (args.kind == 1 && args.index.va)
+        safe &= hold_range(state, args.index.va, args.index.size);
+    for (unsigned i = 0; i < args.vertex_buffers; i++) {
+        if (args.vb[i].va)
+            safe &= hold_range(state, args.vb[i].va, args.vb[i].size);
+    }
+    for (unsigned i = 0; i < args.roots; i++) {
+        if (args.root[i].va)
+            safe &= hold_range(state, args.root[i].va, args.root[i].stride);
+    }
+    return !safe;
+}
+
 void d12__vkdrv_walk_ops(d12__vkdrv_walk *state, const d12__vkdrv_recording *recording, size_t from, size_t to,
-                         bool *skip, d12__vkdrv_fault *fault)
+                         bool *skip, bool *may_fault, d12__vkdrv_fault *fault)
 {
     memset(fault, 0, sizeof *fault);
     d12__drv_exec *x = &state->check;
     x->faulted = false;
     for (size_t i = from; i < to && !fault->faulted; i++) {
         const d12__vkdrv_op *op = &recording->ops[i];
-        bool gpu = op->type == D12_VKDRV_OP_DRAW || op->type == D12_VKDRV_OP_DRAW_INDEXED ||
-                   op->type == D12_VKDRV_OP_DISPATCH;
+        bool gpu = is_kernel(op);
         if (d12__drv_is_binding(op->type)) {
             d12__drv_bind(&state->b, op->type, op->slot, op->compute, op->root_kind, &op->u.view);
             x->bad = false;
         } else {
-            d12__drv_check_op(x, &state->b, op->type, op->state_index, &op->u, NULL, NULL);
+            /* the buffers a copy or write uses, kept for the use-after-free rule */
+            void *src = NULL, *dst = NULL;
+            bool copy = op->type == D12_VKDRV_OP_COPY, write = op->type == D12_VKDRV_OP_WRITE_IMMEDIATE;
+            d12__drv_check_op(x, &state->b, op->type, op->state_index, &op->u, copy ? &src : NULL,
+                              copy || write ? &dst : NULL);
+            if (src)
+                add_use(state, i, src, op->u.copy.src, false);
+            if (dst)
+                add_use(state, i, dst, copy ? op->u.copy.dst : op->u.write.dest, true);
         }
         if (x->faulted)
             *fault = (d12__vkdrv_fault){true, x->fault_va, x->fault_flags, i};
         skip[i] = x->bad && !gpu; /* a draw with an overrun finding still runs (its reads stay in the span) */
+        may_fault[i] = gpu && op->recorded && op->arena != D12_VKDRV_NO_ARENA && hold_kernel(state, op, i);
         /* Before build 0127 there is nobody to tell of a fault: the access is skipped and the timeline goes on. */
         if (fault->faulted && !((d12__vkdrv_device *)x->device)->has_0127)
             fault->faulted = x->faulted = false;
@@ -103,7 +201,27 @@ void d12__vkdrv_walk_ops(d12__vkdrv_walk *state, const d12__vkdrv_recording *rec
 
 void d12__vkdrv_walk_args(const d12__vkdrv_walk *state, const d12__vkdrv_op *op, d12__vkdrv_kernel_args *args)
 {
-    const d12__drv_bindings *b = &state->b;
+    d12__vkdrv_bindings_args(&state->b, op, args);
+}
+
+void d12__vkdrv_args_at(const d12__vkdrv_recording *recording, size_t position, d12__vkdrv_kernel_args *args)
+{
+    d12__drv_bindings *b = calloc(1, sizeof *b);
+    if (!b) {
+        memset(args, 0, sizeof *args);
+        return;
+    }
+    for (size_t i = 0; i < position; i++) {
+        const d12__vkdrv_op *op = &recording->ops[i];
+        if (d12__drv_is_binding(op->type))
+            d12__drv_bind(b, op->type, op->slot, op->compute, op->root_kind, &op->u.view);
+    }
+    d12__vkdrv_bindings_args(b, &recording->ops[position], args);
+    free(b);
+}
+
+void d12__vkdrv_bindings_args(const d12__drv_bindings *b, const d12__vkdrv_op *op, d12__vkdrv_kernel_args *args)
+{
     memset(args, 0, sizeof *args);
     bool compute = op->type == D12_VKDRV_OP_DISPATCH;
     args->kind = op->type == D12_VKDRV_OP_DRAW ? 0 : op->type == D12_VKDRV_OP_DRAW_INDEXED ? 1 : 2;

@@ -119,6 +119,8 @@ HRESULT APIENTRY d12__vkdrv_create_device(D3D12DDI_HADAPTER adapter, const D3D12
     memset(device, 0, sizeof *device);
     device->adapter = (d12__vkdrv_adapter *)adapter.pDrvPrivate;
     device->rt_device = args->hRTDevice;
+    atomic_init(&device->copy_ps, D12_VKDRV_DEFAULT_COPY_PS);
+    atomic_init(&device->kernel_ps, D12_VKDRV_DEFAULT_KERNEL_PS);
     d12__drv_copy_callbacks(args, &device->callbacks, &device->kt, &device->has_kt, &device->has_0127);
     if (!(device->pending = d12__drv_pending_new()))
         return E_OUTOFMEMORY;
@@ -303,7 +305,7 @@ bool d12__vkdrv_run_once(d12__vkdrv_device *device, void (*record)(VkCommandBuff
                 result = VK_ERROR_DEVICE_LOST;
             }
             if (result == VK_ERROR_DEVICE_LOST)
-                d12__vkdrv_device_lost(device, NULL, "vkQueueSubmit2 or vkWaitForFences (buffer zeroing)");
+                d12__vkdrv_device_lost(device, NULL, "vkQueueSubmit2 or vkWaitForFences (buffer zeroing)", false);
         }
         ok = result == VK_SUCCESS;
     }

@@ -259,6 +259,14 @@ d12__vkdrv_wbi_path d12__vkdrv_wbi_choose(bool buffer_marker, D3D12DDI_WRITEBUFF
                                            : VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT};
 }
 
+UINT64 d12__vkdrv_invocations(UINT32 a, UINT32 b, UINT32 c, bool dispatch)
+{
+    UINT64 total = (UINT64)a * b; /* at most (2^32 - 1)^2: fits */
+    if (dispatch && __builtin_mul_overflow(total, (UINT64)c, &total))
+        return UINT64_MAX;
+    return total;
+}
+
 bool d12__vkdrv_stall_decide(bool real_faults, UINT64 kernel_va, UINT64 waited_ns, UINT64 stall_ns)
 {
     return real_faults && kernel_va != UINT64_MAX && waited_ns >= stall_ns;

@@ -130,4 +130,10 @@ bool d12__vkdrv_stall_decide(bool real_faults, UINT64 kernel_va, UINT64 waited_n
 
 d12__vkdrv_wbi_path d12__vkdrv_wbi_choose(bool buffer_marker, D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_0127 mode);
 
+/* The kernel invocations of a draw (a x b: vertices x instances) or a dispatch (a x b x c thread groups), saturated
+ * at UINT64_MAX: X*Y*Z of three 32-bit counts can pass 2^64, and a product that wrapped (to 0, or to a small count)
+ * would make a dispatch that is too long to run finish at once (issue 29). UINT64_MAX invocations run, chunk by
+ * chunk, until the TDR removes the device. */
+UINT64 d12__vkdrv_invocations(UINT32 a, UINT32 b, UINT32 c, bool dispatch);
+
 #endif

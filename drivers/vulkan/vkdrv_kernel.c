@@ -33,8 +33,8 @@ typedef struct fault_record {
 
 _Static_assert(sizeof(d12__vkdrv_kernel_args) <= FAULT_OFFSET, "the arguments fit before the fault record");
 
-static bool host_buffer(d12__vkdrv_device *device, VkDeviceSize size, VkBuffer *buffer, VkDeviceMemory *memory,
-                        void **mapped, VkDeviceAddress *address)
+bool d12__vkdrv_host_buffer(d12__vkdrv_device *device, VkDeviceSize size, VkBuffer *buffer, VkDeviceMemory *memory,
+                            void **mapped, VkDeviceAddress *address)
 {
     VkBufferCreateInfo info = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
                                .size = size,
@@ -72,8 +72,9 @@ bool d12__vkdrv_kernel_device_init(d12__vkdrv_device *device)
     if (pthread_mutex_init(&device->kernel_lock, NULL) != 0)
         return false;
     void *mapped;
-    if (!host_buffer(device, (VkDeviceSize)D12_VKDRV_PAGE_TABLE_ENTRIES * sizeof(UINT64), &device->page_table,
-                     &device->page_table_memory, &mapped, &device->page_table_address)) {
+    VkDeviceSize table_bytes = (VkDeviceSize)D12_VKDRV_PAGE_TABLE_ENTRIES * sizeof(UINT64);
+    if (!d12__vkdrv_host_buffer(device, table_bytes, &device->page_table, &device->page_table_memory, &mapped,
+                                &device->page_table_address)) {
         pthread_mutex_destroy(&device->kernel_lock);
         return false;
     }
@@ -109,9 +110,22 @@ void d12__vkdrv_page_table_map(d12__vkdrv_device *device, const d12__vkdrv_buffe
     }
 }
 
-/* The pipeline, created at the first draw or dispatch of the device (about 0.1 s on lavapipe). */
-static VkPipeline pipeline(d12__vkdrv_device *device)
+/* One dispatch of the kernel that reads nothing (no invocation passes `total` 0). */
+static void record_warm_up(VkCommandBuffer cb, void *context)
 {
+    d12__vkdrv_device *device = context;
+    push constants = {0};
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, device->kernel_pipeline);
+    vkCmdPushConstants(cb, device->kernel_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof constants, &constants);
+    vkCmdDispatch(cb, 1, 1, 1);
+}
+
+/* The pipeline, created at the first draw or dispatch of the device (about 0.1 s on lavapipe; seconds under gpuav,
+ * which instruments it: it is made at record time or before the op's OP_BEGIN, so the TDR never counts it). */
+VkPipeline d12__vkdrv_kernel_pipeline(d12__vkdrv_device *device)
+{
+    if (atomic_load_explicit(&device->kernel_ready, memory_order_acquire)) /* every inline draw asks */
+        return device->kernel_pipeline;
     pthread_mutex_lock(&device->kernel_lock);
     if (!device->kernel_pipeline) {
         VkShaderModuleCreateInfo module = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
@@ -138,8 +152,46 @@ static VkPipeline pipeline(d12__vkdrv_device *device)
         }
     }
     VkPipeline result = device->kernel_pipeline;
+    /* A validation layer instruments the pipeline at its first submission too (gpuav: tens of seconds on lavapipe):
+     * one empty dispatch here, outside any op's TDR clock (issue 29 item 2). */
+    if (result && !atomic_load_explicit(&device->kernel_ready, memory_order_relaxed) &&
+        device->adapter->validation != D12_VKDRV_VALIDATION_OFF)
+        d12__vkdrv_run_once(device, record_warm_up, device);
+    if (result)
+        atomic_store_explicit(&device->kernel_ready, true, memory_order_release);
     pthread_mutex_unlock(&device->kernel_lock);
     return result;
+}
+
+size_t d12__vkdrv_kernel_pack(const d12__vkdrv_kernel_args *args, void *out)
+{
+    /* The header (index view .. pad1), then the bound vertex-buffer views, then the bound roots. */
+    size_t header = offsetof(d12__vkdrv_kernel_args, vb);
+    d12__vkdrv_view *views = (d12__vkdrv_view *)(void *)((unsigned char *)out + header);
+    UINT32 vertex = 0, roots = 0;
+    for (unsigned i = 0; i < args->vertex_buffers; i++) {
+        if (args->vb[i].va)
+            views[vertex++] = args->vb[i];
+    }
+    for (unsigned i = 0; i < args->roots; i++) {
+        if (args->root[i].va)
+            views[vertex + roots++] = args->root[i];
+    }
+    memcpy(out, args, header);
+    UINT32 counts[2] = {vertex, roots};
+    memcpy((unsigned char *)out + offsetof(d12__vkdrv_kernel_args, vertex_buffers), counts, sizeof counts);
+    return header + (size_t)(vertex + roots) * sizeof *views;
+}
+
+void d12__vkdrv_kernel_record(d12__vkdrv_device *device, VkCommandBuffer cb, VkPipeline kernel,
+                              VkDeviceAddress fault, VkDeviceAddress args, UINT64 total, bool bind)
+{
+    push constants = {device->page_table_address, fault, args, D12_VKDRV_PAGE_TABLE_ENTRIES, 0, total,
+                      device->diag.poison, 0};
+    if (bind) /* nothing else is ever bound: once per command buffer */
+        vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, kernel);
+    vkCmdPushConstants(cb, device->kernel_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof constants, &constants);
+    vkCmdDispatch(cb, (uint32_t)((total + 63) / 64), 1, 1);
 }
 
 UINT64 d12__vkdrv_kernel_fault_va(const d12__vkdrv_kernel_queue *kq)
@@ -197,15 +249,15 @@ d12__vkdrv_kernel_result d12__vkdrv_kernel_run(d12__vkdrv_device *device, d12__v
 {
     if (!total)
         return D12_VKDRV_KERNEL_DONE;
-    VkPipeline kernel = pipeline(device);
+    VkPipeline kernel = d12__vkdrv_kernel_pipeline(device);
     void *mapped = NULL;
-    if (!kernel || (!kq->buffer && !host_buffer(device, 4096, &kq->buffer, &kq->memory, &mapped, &kq->address)))
+    if (!kernel || (!kq->buffer && !d12__vkdrv_host_buffer(device, 4096, &kq->buffer, &kq->memory, &mapped, &kq->address)))
         return D12_VKDRV_KERNEL_STOPPED;
     if (mapped) {
         kq->mapped = mapped;
         kq->chunk = 16384;
     }
-    memcpy(kq->mapped, args, sizeof *args);
+    d12__vkdrv_kernel_pack(args, kq->mapped);
     fault_record *fault = (fault_record *)(void *)(kq->mapped + FAULT_OFFSET);
     __atomic_store_n(&fault->va, NO_FAULT, __ATOMIC_RELAXED);
     d12__vkdrv_buffer **held = NULL;
@@ -253,6 +305,8 @@ d12__vkdrv_kernel_result d12__vkdrv_kernel_run(d12__vkdrv_device *device, d12__v
         } else if (!running) {
             result = D12_VKDRV_KERNEL_STOPPED;
         }
+        if (chunk >= 4096) /* the rate the record-time estimate uses (vkdrv_list.c) */
+            atomic_store_explicit(&device->kernel_ps, elapsed * 1000 / chunk, memory_order_relaxed);
         /* The next chunk aims at D12_VKDRV_CHUNK_NS from this one's rate. */
         UINT64 next = elapsed ? (UINT64)((double)chunk * (double)D12_VKDRV_CHUNK_NS / (double)elapsed) : chunk * 2;
         if (next > chunk * 4)

@@ -32,6 +32,11 @@ void d12__vkdrv_recording_release(d12__vkdrv_recording *recording)
         if (recording->cbs[i])
             d12__vkdrv_pool_give_back(recording->pool, recording->cbs[i]);
     free(recording->cbs);
+    for (size_t i = 0; i < recording->arena_count && !d12__vkdrv_abandoned(recording->device); i++) {
+        vkDestroyBuffer(recording->device->vk, recording->arena[i].buffer, NULL);
+        vkFreeMemory(recording->device->vk, recording->arena[i].memory, NULL);
+    }
+    free(recording->arena);
     d12__vkdrv_pool_release(recording->pool);
     free(recording->buffers);
     free(recording->ops);
@@ -123,6 +128,7 @@ static d12__vkdrv_op *append(d12__vkdrv_command_list *list, d12__vkdrv_op_type t
     op->type = (uint8_t)type;
     op->state_index = list->state_index;
     op->op_index = D3D12DDI_OP_INDEX_UNKNOWN;
+    op->arena = D12_VKDRV_NO_ARENA;
     op->segment = (uint32_t)(recording->cb_count - 1);
     return op;
 }
@@ -223,9 +229,11 @@ static void record_write(const d12__vkdrv_device *device, VkCommandBuffer cb, co
     vkCmdFillBuffer(cb, dst->vk, offset, 4, value);
 }
 
-/* A copy or a write, resolved again (its buffers are live: the caller checked). Used by the truncated
- * re-recording of a submission that faults; the recording call records the same commands itself. */
-void d12__vkdrv_record_op(d12__vkdrv_device *device, VkCommandBuffer cb, const d12__vkdrv_op *op)
+/* A copy or a write, resolved again (its buffers are live: the caller checked), or an inline kernel (then the
+ * device-to-host barrier that makes its fault word visible). Used by the truncated re-recording of a submission;
+ * the recording call records the same commands itself. */
+void d12__vkdrv_record_op(d12__vkdrv_device *device, const d12__vkdrv_recording *recording, VkCommandBuffer cb,
+                         const d12__vkdrv_op *op)
 {
     if (op->type == D12_VKDRV_OP_COPY) {
         d12__vkdrv_buffer *dst = resolve(device, op->u.copy.dst, op->u.copy.size);
@@ -254,6 +262,14 @@ void d12__vkdrv_record_op(d12__vkdrv_device *device, VkCommandBuffer cb, const d
         d12__vkdrv_buffer_release(dst);
     } else if (op->type == D12_VKDRV_OP_BARRIER) {
         d12__vkdrv_full_barrier(cb);
+    } else if (op->arena != D12_VKDRV_NO_ARENA) { /* an inline draw or dispatch (recorded: its pipeline exists) */
+        const d12__vkdrv_arena_block *block = &recording->arena[op->arena];
+        VkDeviceAddress fault = block->address + op->arena_offset;
+        d12__vkdrv_kernel_record(device, cb, d12__vkdrv_kernel_pipeline(device), fault, fault + 16,
+                                 d12__vkdrv_invocations(op->u.draw.count, op->u.draw.instances, op->u.draw.start,
+                                                        op->type == D12_VKDRV_OP_DISPATCH),
+                                 true);
+        d12__vkdrv_host_barrier(cb);
     }
 }
 
@@ -307,8 +323,9 @@ static bool new_segment(d12__vkdrv_recording *recording)
     return true;
 }
 
-/* A draw or dispatch ends the command buffer: its kernel runs between this one and the next, in chunks. No barrier
- * is added: the application's own order the rest (the timeline submits the pieces in order and waits for each). */
+/* The command buffer ends: after a draw or dispatch too large to be recorded inline (its kernel runs between this
+ * one and the next, in chunks), or when it holds about D12_VKDRV_CHUNK_NS of estimated work (charge). No barrier is
+ * added but the inline kernels' device-to-host one: the timeline submits the pieces in order. */
 static void end_segment(d12__vkdrv_command_list *list)
 {
     /* Its BOTTOM_OF_PIPE passed: every op before the draw or dispatch completed. A segment that recorded no Vulkan
@@ -317,10 +334,91 @@ static void end_segment(d12__vkdrv_command_list *list)
     VkCommandBuffer cb = current(list);
     if (cb)
         d12__vkdrv_checkpoint(list->device, cb, list->recording->serial, list->recording->op_count - 1);
+    if (cb && list->segment_kernels) /* the inline kernels' fault words, read by the timeline after the wait */
+        d12__vkdrv_host_barrier(cb);
+    list->estimate_ns = 0;
+    list->segment_kernels = false;
     if ((cb && vkEndCommandBuffer(cb) != VK_SUCCESS) || !new_segment(list->recording)) {
         list_error(list, E_OUTOFMEMORY);
         list->closed = true; /* nothing more can be recorded into it */
     }
+}
+
+/* The estimated GPU work of an op just recorded into the current command buffer; past D12_VKDRV_CHUNK_NS the command
+ * buffer ends, so a submission holds about 5 ms of work however many ops it has (issue 28 items 2 and 4). The rates
+ * are the ones measured on earlier lists: nothing measured within this list decides its chunks. */
+static void charge(d12__vkdrv_command_list *list, UINT64 ns)
+{
+    list->estimate_ns += ns + D12_VKDRV_OP_OVERHEAD_NS;
+    if (list->estimate_ns >= D12_VKDRV_CHUNK_NS && !list->closed && current(list))
+        end_segment(list);
+}
+
+/* `bytes` (16-aligned) of the recording's arena: a block and an offset. false: out of memory. */
+static bool arena_slot(d12__vkdrv_recording *recording, size_t bytes, UINT32 *block, UINT32 *offset)
+{
+    d12__vkdrv_arena_block *last = recording->arena_count ? &recording->arena[recording->arena_count - 1] : NULL;
+    if (!last || last->used + bytes > D12_VKDRV_ARENA_BLOCK) {
+        if (!grow((void **)&recording->arena, &recording->arena_capacity, recording->arena_count,
+                  sizeof *recording->arena))
+            return false;
+        last = &recording->arena[recording->arena_count];
+        memset(last, 0, sizeof *last);
+        void *mapped;
+        if (!d12__vkdrv_host_buffer(recording->device, D12_VKDRV_ARENA_BLOCK, &last->buffer, &last->memory, &mapped,
+                                    &last->address))
+            return false;
+        last->mapped = mapped;
+        recording->arena_count++;
+    }
+    *block = (UINT32)(recording->arena_count - 1);
+    *offset = (UINT32)last->used;
+    last->used += (bytes + 15) & ~(size_t)15;
+    return true;
+}
+
+/* A draw or dispatch of at most D12_VKDRV_INLINE_MAX_INVOCATIONS recorded into the command buffer: its arguments
+ * (the bindings so far) and fault word in the arena, one vkCmdDispatch of the kernel. false: it runs at execution
+ * instead (real-fault mode, a large draw, no pipeline, no memory). */
+static bool record_kernel(d12__vkdrv_command_list *list, d12__vkdrv_op *op)
+{
+    d12__vkdrv_device *device = list->device;
+    UINT64 total = d12__vkdrv_invocations(op->u.draw.count, op->u.draw.instances, op->u.draw.start,
+                                          op->type == D12_VKDRV_OP_DISPATCH);
+    if (device->diag.real_faults || total > D12_VKDRV_INLINE_MAX_INVOCATIONS)
+        return false;
+    if (!total) { /* nothing runs, nothing is read */
+        op->recorded = true;
+        return true;
+    }
+    VkPipeline kernel = d12__vkdrv_kernel_pipeline(device); /* at record time: never counted by the TDR */
+    d12__vkdrv_kernel_args args;
+    d12__vkdrv_bindings_args(&list->bound, op, &args);
+    UINT32 block, offset;
+    size_t bytes = 16 + offsetof(d12__vkdrv_kernel_args, vb) + (args.vertex_buffers + args.roots) * sizeof args.vb[0];
+    if (!kernel || !arena_slot(list->recording, bytes, &block, &offset) || !open_current(list))
+        return false;
+    d12__vkdrv_arena_block *slot = &list->recording->arena[block];
+    UINT64 no_fault = UINT64_MAX;
+    memcpy(slot->mapped + offset, &no_fault, sizeof no_fault);
+    d12__vkdrv_kernel_pack(&args, slot->mapped + offset + 16);
+    op->recorded = true;
+    op->arena = block;
+    op->arena_offset = offset;
+    vk_begin(list);
+    VkDeviceAddress fault = slot->address + offset;
+    d12__vkdrv_kernel_record(device, current(list), kernel, fault, fault + 16, total, !list->segment_kernels);
+    vk_end(list);
+    list->segment_kernels = true;
+    charge(list, total * atomic_load_explicit(&device->kernel_ps, memory_order_relaxed) / 1000);
+    return true;
+}
+
+/* After a draw or dispatch was appended: inline, or the end of the command buffer. */
+static void kernel_op(d12__vkdrv_command_list *list, d12__vkdrv_op *op)
+{
+    if (!record_kernel(list, op))
+        end_segment(list);
 }
 
 /* A fresh recording into a new command buffer of `pool`, opened by the ExecuteCommandLists-boundary barrier. */
@@ -332,6 +430,9 @@ static HRESULT start_recording(d12__vkdrv_command_list *list, d12__vkdrv_pool *p
     list->index_buffer_bound = false;
     list->graphics.zero_mask = list->compute.zero_mask = 0;
     list->copy_dst_count = 0;
+    memset(&list->bound, 0, sizeof list->bound);
+    list->estimate_ns = 0;
+    list->segment_kernels = false;
     d12__vkdrv_pool_collect(pool);
     d12__vkdrv_recording *recording = calloc(1, sizeof *recording);
     if (!recording)
@@ -417,6 +518,7 @@ static VOID APIENTRY set_vertex_buffers(D3D12DDI_HCOMMANDLIST handle, UINT start
             return;
         op->slot = (uint8_t)(start + i);
         d12__drv_vertex_view_args(&op->u, views ? &views[i] : NULL);
+        d12__drv_bind(&list->bound, op->type, op->slot, false, 0, &op->u.view);
     }
 }
 
@@ -428,6 +530,7 @@ static VOID APIENTRY set_index_buffer(D3D12DDI_HCOMMANDLIST handle, const D3D12D
         return;
     list->index_buffer_bound = view != NULL;
     d12__drv_index_view_args(&op->u, view);
+    d12__drv_bind(&list->bound, op->type, 0, false, 0, &op->u.view);
 }
 
 static void set_root(D3D12DDI_HCOMMANDLIST handle, bool compute, unsigned kind, UINT index, UINT64 address)
@@ -445,6 +548,7 @@ static void set_root(D3D12DDI_HCOMMANDLIST handle, bool compute, unsigned kind, 
     op->root_kind = (uint8_t)kind;
     op->compute = compute;
     op->u.view.address = address;
+    d12__drv_bind(&list->bound, op->type, op->slot, compute, kind, &op->u.view);
 }
 
 #define ROOT_SETTER(name, compute, kind)                                                                      \
@@ -482,7 +586,7 @@ static VOID APIENTRY draw(D3D12DDI_HCOMMANDLIST handle, UINT vertices, UINT inst
     if (!op)
         return;
     d12__drv_draw_args(&op->u, vertices, instances, start_vertex);
-    end_segment(list);
+    kernel_op(list, op);
 }
 
 static VOID APIENTRY draw_indexed(D3D12DDI_HCOMMANDLIST handle, UINT indices, UINT instances, UINT start_index,
@@ -501,7 +605,7 @@ static VOID APIENTRY draw_indexed(D3D12DDI_HCOMMANDLIST handle, UINT indices, UI
         return;
     d12__drv_draw_args(&op->u, indices, instances, start_index);
     op->u.draw.base_vertex = base_vertex;
-    end_segment(list);
+    kernel_op(list, op);
 }
 
 static VOID APIENTRY dispatch(D3D12DDI_HCOMMANDLIST handle, UINT x, UINT y, UINT z)
@@ -513,26 +617,47 @@ static VOID APIENTRY dispatch(D3D12DDI_HCOMMANDLIST handle, UINT x, UINT y, UINT
     if (!op)
         return;
     d12__drv_draw_args(&op->u, x, y, z);
-    end_segment(list);
+    kernel_op(list, op);
 }
 
-/* D3D12 orders copies whose destinations overlap: such a copy waits for the earlier one (a barrier on its
- * destination only). The set is cleared by the application's own barriers. */
+/* D3D12 orders copies whose destinations overlap: such a copy waits for the earlier ones (a barrier on its
+ * destination only), which then leave the set; the application's global barriers clear it (a barrier on some
+ * buffers orders nothing else: a copy to another buffer on either side of it still needs ours). The ranges are
+ * disjoint and sorted by start (and so by end): the overlapping ones are found by two binary searches (issue 28 item
+ * 6: a scan of every earlier destination made 200 000 disjoint copies quadratic); an insertion moves the ranges above
+ * it (none for copies in address order). */
+static size_t first_range(const d12__vkdrv_command_list *list, UINT64 bound, bool by_end)
+{
+    size_t low = 0, high = list->copy_dst_count; /* the first range whose end (start) is past (at or past) bound */
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if (by_end ? list->copy_dsts[middle].end <= bound : list->copy_dsts[middle].start < bound)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low;
+}
+
 static void serialize_overlapping_copy(d12__vkdrv_command_list *list, d12__vkdrv_buffer *dst, UINT64 start,
                                        UINT64 size)
 {
     UINT64 end = start + size;
-    for (size_t i = 0; i < list->copy_dst_count; i++) {
-        if (list->copy_dsts[i].start < end && start < list->copy_dsts[i].end) {
-            buffer_barrier(current(list), dst->vk, start - dst->va, size, VK_PIPELINE_STAGE_2_COPY_BIT,
-                           VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT,
-                           VK_ACCESS_2_TRANSFER_WRITE_BIT);
-            list->copy_dst_count = 0;
-            break;
-        }
+    /* the overlapping ranges: [first, last) */
+    size_t first = first_range(list, start, true), last = first_range(list, end, false);
+    if (first < last) {
+        buffer_barrier(current(list), dst->vk, start - dst->va, size, VK_PIPELINE_STAGE_2_COPY_BIT,
+                       VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+        memmove(&list->copy_dsts[first], &list->copy_dsts[last],
+                (list->copy_dst_count - last) * sizeof *list->copy_dsts);
+        list->copy_dst_count -= last - first;
     }
-    if (grow((void **)&list->copy_dsts, &list->copy_dst_capacity, list->copy_dst_count, sizeof *list->copy_dsts))
-        list->copy_dsts[list->copy_dst_count++] = (d12__vkdrv_range){start, end};
+    if (!grow((void **)&list->copy_dsts, &list->copy_dst_capacity, list->copy_dst_count, sizeof *list->copy_dsts))
+        return;
+    memmove(&list->copy_dsts[first + 1], &list->copy_dsts[first],
+            (list->copy_dst_count - first) * sizeof *list->copy_dsts);
+    list->copy_dsts[first] = (d12__vkdrv_range){start, end};
+    list->copy_dst_count++;
 }
 
 /* `buffer` when [offset, offset + size) lies within its Width, else NULL; its first use is made ready (zeroed) as
@@ -575,6 +700,7 @@ static void record_copy(d12__vkdrv_command_list *list, d12__vkdrv_buffer *dst_bu
             vk_begin(list);
             vkCmdCopyBuffer2(current(list), &info);
             vk_end(list);
+            charge(list, size * atomic_load_explicit(&list->device->copy_ps, memory_order_relaxed) / 1000);
         }
     }
 }
@@ -606,7 +732,6 @@ static VOID APIENTRY resource_barrier(D3D12DDI_HCOMMANDLIST handle, UINT count,
         return;
     op->u.draw.count = count;
     op->recorded = true;
-    list->copy_dst_count = 0;
     VkBufferMemoryBarrier2 *buffers = calloc(count, sizeof *buffers);
     VkMemoryBarrier2 global = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
                                .srcStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
@@ -644,6 +769,7 @@ static VOID APIENTRY resource_barrier(D3D12DDI_HCOMMANDLIST handle, UINT count,
     if (all) {
         dependency.memoryBarrierCount = 1;
         dependency.pMemoryBarriers = &global;
+        list->copy_dst_count = 0; /* every earlier copy is ordered before every later one */
     } else {
         dependency.bufferMemoryBarrierCount = buffer_count;
         dependency.pBufferMemoryBarriers = buffers;
@@ -652,6 +778,7 @@ static VOID APIENTRY resource_barrier(D3D12DDI_HCOMMANDLIST handle, UINT count,
     vkCmdPipelineBarrier2(current(list), &dependency);
     vk_end(list);
     free(buffers);
+    charge(list, 0);
 }
 
 /* The OpIndex of the op before a MARKER_OUT write (drivers/common/drvcommon_record.h). */
@@ -699,6 +826,8 @@ static VOID APIENTRY write_buffer_immediate(D3D12DDI_HCOMMANDLIST handle, UINT c
             vk_end(list);
         }
         d12__vkdrv_buffer_release(dst);
+        if (op->recorded)
+            charge(list, 0);
     }
 }
 

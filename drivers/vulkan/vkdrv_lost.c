@@ -428,11 +428,21 @@ static size_t append(char *text, size_t size, size_t used, const char *format, .
     return n < 0 ? used : used + (size_t)n;
 }
 
+/* How the loss came: Vulkan's word, or the driver's inference (issue 28 item 7: a loss the driver infers never
+ * claims VK_ERROR_DEVICE_LOST). */
+static size_t loss_words(char *text, size_t size, size_t used, const char *call, bool inferred)
+{
+    return inferred ? append(text, size, used, "the driver took the device for lost: %s; Vulkan reported nothing", call)
+                    : append(text, size, used, "VK_ERROR_DEVICE_LOST from %s", call);
+}
+
 /* The fault record as the driver received it: stderr, and appended to D12RT_VULKAN_FAULT_LOG. */
-static void log_record(const gathered *g, const d12__vkdrv_loss_verdict *v, const char *call, UINT32 op_index)
+static void log_record(const gathered *g, const d12__vkdrv_loss_verdict *v, const char *call, bool inferred,
+                       UINT32 op_index)
 {
     char text[4096];
-    size_t n = append(text, sizeof text, 0, "d12rt Vulkan driver: VK_ERROR_DEVICE_LOST from %s\n", call);
+    size_t n = loss_words(text, sizeof text, append(text, sizeof text, 0, "d12rt Vulkan driver: "), call, inferred);
+    n = append(text, sizeof text, n, "\n");
     if (!g->device->diag.get_fault_info)
         n = append(text, sizeof text, n, "  VK_EXT_device_fault: not enabled on this device\n");
     else if (!g->fault_info)
@@ -478,7 +488,7 @@ static void log_record(const gathered *g, const d12__vkdrv_loss_verdict *v, cons
     }
 }
 
-void d12__vkdrv_device_lost(d12__vkdrv_device *device, d12__vkdrv_inflight *self, const char *call)
+void d12__vkdrv_device_lost(d12__vkdrv_device *device, d12__vkdrv_inflight *self, const char *call, bool inferred)
 {
     gathered *g = calloc(1, sizeof *g);
     pthread_mutex_lock(&device->diag.lock);
@@ -546,12 +556,13 @@ void d12__vkdrv_device_lost(d12__vkdrv_device *device, d12__vkdrv_inflight *self
     }
     pthread_mutex_unlock(&device->diag.lock);
 
-    log_record(g, &v, call, report.OpIndex); /* self NULL: seen outside a timeline (buffer zeroing) */
+    log_record(g, &v, call, inferred, report.OpIndex); /* self NULL: seen outside a timeline (buffer zeroing) */
     char text[1024];
     size_t n = v.page_fault ? append(text, sizeof text, 0, "Page fault: %s %s GPU virtual address 0x%016llX, %s. ", what,
                                      d12__vkdrv_fault_access_name(v.access), (unsigned long long)v.va, where(g, &v))
                             : append(text, sizeof text, 0, "The GPU faulted with no faulting address. ");
-    n = append(text, sizeof text, n, "The device was lost (VK_ERROR_DEVICE_LOST from %s)", call);
+    n = loss_words(text, sizeof text, append(text, sizeof text, n, "The device was lost ("), call, inferred);
+    n = append(text, sizeof text, n, ")");
     if (g->fault_info && (g->description[0] || g->counts.addressInfoCount || g->counts.vendorInfoCount))
         n = append(text, sizeof text, n, "; VK_EXT_device_fault: \"%s\"", g->description);
     for (uint32_t i = 0; g->fault_info && i < g->counts.vendorInfoCount; i++)

@@ -1,6 +1,6 @@
-/* The Vulkan driver's buffers. The VA space is the one of both drivers (drivers/common/drvcommon_va.h): a bump
- * allocator (never reused), 64 KiB alignment and an unmapped 64 KiB gap after every allocation, the buffers sorted
- * by address; its map hook keeps the kernels' page table in step. A VkBuffer covers the allocation's whole span,
+/* The Vulkan driver's buffers. The VA space is the one of both drivers (drivers/common/drvcommon_va.h): a released
+ * range quarantined for 65 000 releases, then reused, 64 KiB alignment and an unmapped 64 KiB gap after every
+ * allocation, the buffers sorted by address; its map hook keeps the kernels' page table in step. A VkBuffer covers the allocation's whole span,
  * so every address the map resolves is backed by real memory; an address it does not resolve is never turned into
  * a Vulkan command. A committed resource reads as zero: zeroed at first use, its Vulkan objects reused from a cache
  * (vkdrv_cache.c). */
@@ -200,6 +200,7 @@ HRESULT d12__vkdrv_buffer_allocate(d12__vkdrv_device *device, D3D12DDI_HEAP_TYPE
     d12__vkdrv_validation_drain(device, false);
     if (FAILED(hr))
         return hr;
+    atomic_store_explicit(&buffer->released, false, memory_order_relaxed); /* a cached buffer's was set */
     if (!d12__drv_va_reserve(&device->va, buffer, buffer->span, &buffer->va)) {
         d12__vkdrv_buffer_release(buffer);
         return E_OUTOFMEMORY;
@@ -236,6 +237,7 @@ void d12__vkdrv_buffer_free_range(d12__vkdrv_device *device, d12__vkdrv_buffer *
 {
     /* The range's pages read as unmapped from now on (the map hook); the memory lives while something holds the
      * buffer (a recording, or a timeline running a kernel that may still translate through the old entries). */
+    atomic_store(&buffer->released, true); /* before the VA goes: the timelines' rule (vkdrv_queue.c) */
     d12__drv_va_release(&device->va, buffer->va, buffer);
     d12__vkdrv_note_freed(device, buffer); /* a device fault there later is a use after free (vkdrv_lost.c) */
 }

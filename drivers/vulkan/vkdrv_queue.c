@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "drvcommon_queue.h"
 #include "vkdrv.h"
@@ -29,6 +30,16 @@ typedef struct d12__vkdrv_queue {
     const d12__vkdrv_recording *kernel_recording; /* the draw or dispatch whose kernel runs (its chunks' inflight) */
 } d12__vkdrv_queue;
 _Static_assert(offsetof(d12__vkdrv_queue, common) == 0, "the shared queue entry points take the handle as theirs");
+
+/* vkQueueSubmit2 calls of the process, for tests (d12_vkdrv_test_queue_submits, the one symbol besides
+ * OpenAdapter12 the driver exports: exports.map). An outside checker counts them itself through a layer. */
+static atomic_ullong g_queue_submits;
+
+__attribute__((visibility("default"))) unsigned long long d12_vkdrv_test_queue_submits(void);
+unsigned long long d12_vkdrv_test_queue_submits(void)
+{
+    return atomic_load(&g_queue_submits);
+}
 
 static d12__vkdrv_queue *queue_of(D3D12DDI_HCOMMANDQUEUE handle)
 {
@@ -73,7 +84,7 @@ static VkCommandBuffer rerecord(d12__vkdrv_queue *queue, const d12__vkdrv_record
     for (size_t i = from; i < end; i++) {
         if (!skip[i] && recording->ops[i].recorded) {
             d12__vkdrv_checkpoint(device, cb, recording->serial, i);
-            d12__vkdrv_record_op(device, cb, &recording->ops[i]);
+            d12__vkdrv_record_op(device, recording, cb, &recording->ops[i]);
         }
     }
     d12__vkdrv_checkpoint(device, cb, recording->serial, end);
@@ -112,9 +123,10 @@ static bool submit_and_wait(d12__vkdrv_queue *queue, VkCommandBuffer cb)
     pthread_mutex_lock(&device->queue_lock);
     VkResult result = vkQueueSubmit2(device->queue, 1, &submit, VK_NULL_HANDLE);
     pthread_mutex_unlock(&device->queue_lock);
+    atomic_fetch_add_explicit(&g_queue_submits, 1, memory_order_relaxed);
     d12__vkdrv_validation_drain(device, false); /* submit-time messages, for the next flush */
     if (result == VK_ERROR_DEVICE_LOST) {
-        d12__vkdrv_device_lost(device, &queue->inflight, "vkQueueSubmit2");
+        d12__vkdrv_device_lost(device, &queue->inflight, "vkQueueSubmit2", false);
         return false;
     }
     if (result != VK_SUCCESS) {
@@ -138,27 +150,26 @@ static bool submit_and_wait(d12__vkdrv_queue *queue, VkCommandBuffer cb)
         const d12__vkdrv_kernel_queue *kernel = queue->inflight.kernel; /* set by this thread */
         if (d12__vkdrv_stall_decide(device->diag.real_faults, kernel ? d12__vkdrv_kernel_fault_va(kernel) : UINT64_MAX,
                                     waited, D12_VKDRV_STALL_NS)) {
-            never = "vkWaitSemaphores (the chunk stalled after its kernel read the real-fault probe; Vulkan reported "
-                    "no loss)";
+            never = "the chunk stalled after its kernel read the real-fault probe";
             break;
         }
         if (running && !progress(queue, D3D12DDI_GPU_PROGRESS_0127_OP_SLICE, none, D3D12DDI_OP_INDEX_UNKNOWN))
             running = false;
         if (!running && (after_removal += D12_VKDRV_WAIT_SLICE_NS) >= LOST_WAIT_NS) {
-            never = "vkWaitSemaphores (no completion 5 s after removal)";
+            never = "no completion 5 s after removal";
             break;
         }
     }
     if (never) {
         d12__vkdrv_abandon(device); /* before the report: the runtime may destroy objects once it has it */
-        d12__vkdrv_device_lost(device, &queue->inflight, never);
+        d12__vkdrv_device_lost(device, &queue->inflight, never, true);
         return false;
     }
     /* The test hook: the work really completed (nothing is freed under it), the loss path runs as after a fault. */
     if (result == VK_SUCCESS && d12__vkdrv_test_lose(device))
         result = VK_ERROR_DEVICE_LOST;
     if (result == VK_ERROR_DEVICE_LOST) {
-        d12__vkdrv_device_lost(device, &queue->inflight, "vkWaitSemaphores");
+        d12__vkdrv_device_lost(device, &queue->inflight, "vkWaitSemaphores", false);
         return false;
     }
     if (result != VK_SUCCESS) {
@@ -199,6 +210,9 @@ static void report_fault(d12__vkdrv_queue *queue, const d12__vkdrv_recording *re
     device->kt.pfnDeviceFaultCb(device->rt_device, &report);
 }
 
+static void report_kernel_fault(d12__vkdrv_queue *queue, const d12__vkdrv_recording *recording,
+                                const d12__vkdrv_op *op, const d12__vkdrv_kernel_args *args, UINT64 va);
+
 /* One chunk of a kernel: submitted and waited for, then the watchdog asked whether to go on. */
 static bool submit_chunk(void *context, VkCommandBuffer cb)
 {
@@ -217,13 +231,18 @@ static bool run_kernel(d12__vkdrv_queue *queue, const d12__vkdrv_recording *reco
                        const d12__vkdrv_op *op)
 {
     d12__vkdrv_device *device = queue->device;
+    D3D12DDI_HRTCOMMANDLIST none = {NULL};
+    /* The pipeline (seconds under gpuav, which instruments it) is made while the watchdog sees the queue idle: the
+     * TDR times the GPU's work, not the driver's or the validation layer's (issue 29 item 2). */
+    if (!progress(queue, D3D12DDI_GPU_PROGRESS_0127_IDLE, none, D3D12DDI_OP_INDEX_UNKNOWN))
+        return false;
+    d12__vkdrv_kernel_pipeline(device);
     if (!progress(queue, D3D12DDI_GPU_PROGRESS_0127_OP_BEGIN, recording->rt_list, op->op_index))
         return false;
     d12__vkdrv_kernel_args args;
     d12__vkdrv_walk_args(walk, op, &args);
-    UINT64 total = (UINT64)op->u.draw.count * op->u.draw.instances;
-    if (op->type == D12_VKDRV_OP_DISPATCH)
-        total *= op->u.draw.start;
+    UINT64 total = d12__vkdrv_invocations(op->u.draw.count, op->u.draw.instances, op->u.draw.start,
+                                          op->type == D12_VKDRV_OP_DISPATCH);
     UINT64 va = 0;
     size_t position = (size_t)(op - recording->ops);
     queue->kernel.checkpoint_serial = recording->serial;
@@ -239,60 +258,213 @@ static bool run_kernel(d12__vkdrv_queue *queue, const d12__vkdrv_recording *reco
         return false; /* the loss was reported from the device's own records (vkdrv_lost.c) */
     if (result == D12_VKDRV_KERNEL_FAULT && !device->has_0127)
         return true; /* before build 0127 nobody can be told: the faulting reads read nothing, the timeline goes on */
-    if (result == D12_VKDRV_KERNEL_FAULT) {
-        char what[64];
-        const char *name = d12__vkdrv_args_what(&args, va, what, sizeof what);
-        char *va_name = d12__vkdrv_va_name(device, va); /* v2: "0x...:'MyVB' + 0x0 (released)" */
-        d12__vkdrv_report_later(device, D12_REFDRV_MSG_PAGE_FAULT, D3D12DDI_MESSAGE_SEVERITY_0126_CORRUPTION,
-                                D3D12DDI_MESSAGE_CATEGORY_0126_EXECUTION, op->state_index,
-                                "Page fault: %s reads GPU virtual address 0x%016llX, which is in no live buffer%s%s.",
-                                name ? name : "The draw", (unsigned long long)va, va_name ? ": " : "",
-                                va_name ? va_name : "");
-        free(va_name);
-        report_fault(queue, recording, op, va, D3D12DDI_PAGE_FAULT_FLAG_NONE);
-    }
+    if (result == D12_VKDRV_KERNEL_FAULT)
+        report_kernel_fault(queue, recording, op, &args, va);
     return false;
 }
 
-/* One segment of a list: ops [from, to), checked, submitted (re-recorded without what must not run when the checks
- * say so) and waited for; then its closing draw or dispatch, if any. false: the engine was reset. */
-static bool execute_segment(d12__vkdrv_queue *queue, const d12__vkdrv_recording *recording, d12__vkdrv_walk *walk,
-                            size_t segment, size_t from, size_t to, bool *skip, bool closes_list)
+/* The fault word of the inline kernel `op` (recorded into the list's command buffer, vkdrv_list.c). */
+static UINT64 *inline_fault_word(const d12__vkdrv_recording *recording, const d12__vkdrv_op *op)
+{
+    return (UINT64 *)(void *)(recording->arena[op->arena].mapped + op->arena_offset);
+}
+
+static bool is_inline_kernel(const d12__vkdrv_op *op)
+{
+    return op->type >= D12_VKDRV_OP_DRAW && op->type <= D12_VKDRV_OP_DISPATCH && op->recorded &&
+           op->arena != D12_VKDRV_NO_ARENA;
+}
+
+/* The inline kernels of ops [from, end) read as unfaulted before they run (a recording may execute again). */
+static void arm_inline_kernels(const d12__vkdrv_recording *recording, size_t from, size_t end)
+{
+    for (size_t i = from; i < end; i++) {
+        if (is_inline_kernel(&recording->ops[i]))
+            __atomic_store_n(inline_fault_word(recording, &recording->ops[i]), UINT64_MAX, __ATOMIC_RELAXED);
+    }
+}
+
+/* The kernel of `op` found `va` unmapped: the reference driver's finding naming the binding, then the fault. */
+static void report_kernel_fault(d12__vkdrv_queue *queue, const d12__vkdrv_recording *recording,
+                                const d12__vkdrv_op *op, const d12__vkdrv_kernel_args *args, UINT64 va)
 {
     d12__vkdrv_device *device = queue->device;
-    d12__vkdrv_fault fault;
-    d12__vkdrv_walk_ops(walk, recording, from, to, skip, &fault);
-    const d12__vkdrv_op *last = to > from ? &recording->ops[to - 1] : NULL;
-    bool closing_kernel = last && !fault.faulted && (last->type == D12_VKDRV_OP_DRAW ||
-                                                     last->type == D12_VKDRV_OP_DRAW_INDEXED ||
-                                                     last->type == D12_VKDRV_OP_DISPATCH);
+    if (!device->has_0127)
+        return; /* before build 0127 nobody can be told: the faulting reads read nothing, the timeline goes on */
+    char what[64];
+    const char *name = d12__vkdrv_args_what(args, va, what, sizeof what);
+    char *va_name = d12__vkdrv_va_name(device, va); /* v2: "0x...:'MyVB' + 0x0 (released)" */
+    d12__vkdrv_report_later(device, D12_REFDRV_MSG_PAGE_FAULT, D3D12DDI_MESSAGE_SEVERITY_0126_CORRUPTION,
+                            D3D12DDI_MESSAGE_CATEGORY_0126_EXECUTION, op->state_index,
+                            "Page fault: %s reads GPU virtual address 0x%016llX, which is in no live buffer%s%s.",
+                            name ? name : "The draw", (unsigned long long)va, va_name ? ": " : "",
+                            va_name ? va_name : "");
+    free(va_name);
+    report_fault(queue, recording, op, va, D3D12DDI_PAGE_FAULT_FLAG_NONE);
+}
+
+/* A use after free, by rule (issue 28 item 3): the buffer `use` names was released before the driver observed the
+ * completion of its op, the first such op of the submission. It is that op's page fault at the first byte it
+ * accesses there, whatever the GPU happened to do (the buffer's memory was held: nothing was read from freed
+ * memory), so the outcome does not depend on when the application's Release ran against the GPU. */
+static void report_use_after_free(d12__vkdrv_queue *queue, const d12__vkdrv_recording *recording,
+                                  const d12__vkdrv_use *use)
+{
+    d12__vkdrv_device *device = queue->device;
+    const d12__vkdrv_op *op = &recording->ops[use->op];
+    const char *what = op->type == D12_VKDRV_OP_COPY ? (use->write ? "The copy destination" : "The copy source")
+                       : op->type == D12_VKDRV_OP_WRITE_IMMEDIATE ? "The write-immediate destination"
+                                                                  : "A binding of the draw";
+    char *va_name = d12__vkdrv_va_name(device, use->va); /* v2: "0x...:'Staging' + 0x0 (released)" */
+    d12__vkdrv_report_later(device, D12_REFDRV_MSG_PAGE_FAULT, D3D12DDI_MESSAGE_SEVERITY_0126_CORRUPTION,
+                            D3D12DDI_MESSAGE_CATEGORY_0126_EXECUTION, op->state_index,
+                            "Page fault: %s %s GPU virtual address 0x%016llX, which is in no live buffer%s%s: its "
+                            "buffer was released before the driver saw the op complete (a use after free).",
+                            what, use->write ? "writes" : "reads", (unsigned long long)use->va, va_name ? ": " : "",
+                            va_name ? va_name : "");
+    free(va_name);
+    report_fault(queue, recording, op, use->va,
+                 use->write ? D3D12DDI_PAGE_FAULT_FLAG_WRITE : D3D12DDI_PAGE_FAULT_FLAG_NONE);
+}
+
+/* After ops [from, end) completed: the first of a use after free (by rule) and an inline kernel whose fault word is
+ * set, in op order, is the fault (true: reported, the engine stops). */
+static bool piece_faulted(d12__vkdrv_queue *queue, const d12__vkdrv_recording *recording, d12__vkdrv_walk *walk,
+                          size_t from, size_t end)
+{
+    if (!queue->device->has_0127)
+        return false; /* before build 0127 nobody can be told: the timeline goes on */
+    const d12__vkdrv_use *freed = d12__vkdrv_walk_freed(walk, from, end);
+    size_t limit = freed ? freed->op : end;
+    for (size_t i = from; i < limit; i++) {
+        const d12__vkdrv_op *op = &recording->ops[i];
+        UINT64 va = is_inline_kernel(op) ? __atomic_load_n(inline_fault_word(recording, op), __ATOMIC_ACQUIRE)
+                                         : UINT64_MAX;
+        if (va == UINT64_MAX)
+            continue;
+        d12__vkdrv_kernel_args args;
+        d12__vkdrv_args_at(recording, i, &args);
+        report_kernel_fault(queue, recording, op, &args, va);
+        return true;
+    }
+    if (freed)
+        report_use_after_free(queue, recording, freed);
+    return freed != NULL;
+}
+
+/* The bytes copied and the kernel invocations of ops [from, end) (the rates of the record-time estimate). */
+static void segment_work(const d12__vkdrv_recording *recording, size_t from, size_t end, UINT64 *bytes,
+                         UINT64 *invocations)
+{
+    *bytes = *invocations = 0;
+    for (size_t i = from; i < end; i++) {
+        const d12__vkdrv_op *op = &recording->ops[i];
+        if (op->type == D12_VKDRV_OP_COPY && op->recorded)
+            *bytes += op->u.copy.size;
+        else if (is_inline_kernel(op))
+            *invocations += d12__vkdrv_invocations(op->u.draw.count, op->u.draw.instances, op->u.draw.start,
+                                                   op->type == D12_VKDRV_OP_DISPATCH);
+    }
+}
+
+/* Learn the rates from a submission that was all copies or all kernels (large enough to measure). */
+static void learn_rates(d12__vkdrv_device *device, const d12__vkdrv_recording *recording, size_t from, size_t end,
+                        UINT64 elapsed_ns)
+{
+    UINT64 bytes, invocations;
+    segment_work(recording, from, end, &bytes, &invocations);
+    if (!invocations && bytes >= (1u << 20))
+        atomic_store_explicit(&device->copy_ps, elapsed_ns * 1000 / bytes, memory_order_relaxed);
+    else if (!bytes && invocations >= 4096)
+        atomic_store_explicit(&device->kernel_ps, elapsed_ns * 1000 / invocations, memory_order_relaxed);
+}
+
+static UINT64 monotonic_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (UINT64)t.tv_sec * 1000000000ull + (UINT64)t.tv_nsec;
+}
+
+/* Ops [from, end) of a segment as one submission (`cb`, the list's own command buffer or a re-recording), OP_BEGIN
+ * naming its first op: the watchdog's clock restarts at every submission, each about D12_VKDRV_CHUNK_NS of estimated
+ * work (issue 28 item 2). Then its inline kernels' fault words. false: the engine was reset (or a kernel faulted). */
+static bool run_piece(d12__vkdrv_queue *queue, const d12__vkdrv_recording *recording, d12__vkdrv_walk *walk,
+                      VkCommandBuffer cb, size_t from, size_t end, bool always)
+{
+    d12__vkdrv_device *device = queue->device;
     UINT32 first = D3D12DDI_OP_INDEX_UNKNOWN;
-    /* The list's last command buffer is submitted even with no work of its own: its device-to-host barrier makes the
-     * list's writes visible to the CPU before the fence is passed back. */
-    if (first_op_index(recording, from, closing_kernel ? to - 1 : to, &first) || fault.faulted || closes_list) {
-        bool truncate = fault.faulted;
-        for (size_t i = from; i < to && !truncate; i++)
-            truncate = skip[i] && recording->ops[i].recorded;
-        if (!progress(queue, D3D12DDI_GPU_PROGRESS_0127_OP_BEGIN, recording->rt_list, first))
-            return false;
-        size_t end = fault.faulted ? fault.op : closing_kernel ? to - 1 : to;
-        VkCommandBuffer cb = truncate ? rerecord(queue, recording, skip, from, fault.faulted ? fault.op : to)
-                                      : recording->cbs[segment];
-        d12__vkdrv_inflight_set(device, &queue->inflight, recording, from, end, NULL);
-        /* A segment that recorded no Vulkan command has no command buffer (vkdrv_list.c open_current): nothing
-         * to submit. A re-recording that could not be made stops the engine, as before. */
-        bool running = truncate ? cb != VK_NULL_HANDLE && submit_and_wait(queue, cb)
-                                : cb == VK_NULL_HANDLE || submit_and_wait(queue, cb);
-        d12__vkdrv_inflight_set(device, &queue->inflight, NULL, 0, 0, NULL);
-        if (truncate && cb && !d12__vkdrv_abandoned(device))
-            vkFreeCommandBuffers(device->vk, queue->pool, 1, &cb);
-        if (running && fault.faulted) {
-            report_fault(queue, recording, &recording->ops[fault.op], fault.va, fault.flags);
-            return false;
-        }
+    if (!first_op_index(recording, from, end, &first) && !always)
+        return true;
+    if (!progress(queue, D3D12DDI_GPU_PROGRESS_0127_OP_BEGIN, recording->rt_list, first))
+        return false;
+    if (cb == VK_NULL_HANDLE) /* a segment that recorded no Vulkan command (vkdrv_list.c open_current) */
+        return true;
+    arm_inline_kernels(recording, from, end);
+    d12__vkdrv_inflight_set(device, &queue->inflight, recording, from, end, NULL);
+    UINT64 start = monotonic_ns();
+    bool running = submit_and_wait(queue, cb);
+    UINT64 elapsed = monotonic_ns() - start;
+    d12__vkdrv_inflight_set(device, &queue->inflight, NULL, 0, 0, NULL);
+    if (!running || piece_faulted(queue, recording, walk, from, end))
+        return false;
+    learn_rates(device, recording, from, end, elapsed);
+    return true;
+}
+
+/* Ops [from, end) re-recorded without what must not run, cut after every inline kernel that may fault, so nothing
+ * after a fault runs. false: the engine was reset. */
+static bool run_rerecorded(d12__vkdrv_queue *queue, const d12__vkdrv_recording *recording, d12__vkdrv_walk *walk,
+                           const bool *skip, const bool *may_fault, size_t from, size_t end, bool always)
+{
+    size_t p = from;
+    do {
+        size_t piece_end = p;
+        while (piece_end < end && !may_fault[piece_end])
+            piece_end++;
+        if (piece_end < end)
+            piece_end++; /* the kernel that may fault runs last */
+        VkCommandBuffer cb = rerecord(queue, recording, skip, p, piece_end);
+        if (cb == VK_NULL_HANDLE)
+            return false; /* a re-recording that could not be made stops the engine, as before */
+        bool running = run_piece(queue, recording, walk, cb, p, piece_end, always && piece_end == end);
+        if (!d12__vkdrv_abandoned(queue->device))
+            vkFreeCommandBuffers(queue->device->vk, queue->pool, 1, &cb);
         if (!running)
             return false;
+        p = piece_end;
+    } while (p < end);
+    return true;
+}
+
+/* One segment of a list: ops [from, to), checked, submitted (re-recorded without what must not run, or cut after a
+ * kernel that may fault, when the checks say so) and waited for; then its closing draw or dispatch, if any (one
+ * too large to be recorded inline). false: the engine was reset. */
+static bool execute_segment(d12__vkdrv_queue *queue, const d12__vkdrv_recording *recording, d12__vkdrv_walk *walk,
+                            size_t segment, size_t from, size_t to, bool *skip, bool *may_fault, bool closes_list)
+{
+    d12__vkdrv_fault fault;
+    d12__vkdrv_walk_ops(walk, recording, from, to, skip, may_fault, &fault);
+    const d12__vkdrv_op *last = to > from ? &recording->ops[to - 1] : NULL;
+    bool closing_kernel = last && !fault.faulted && !last->recorded &&
+                          (last->type == D12_VKDRV_OP_DRAW || last->type == D12_VKDRV_OP_DRAW_INDEXED ||
+                           last->type == D12_VKDRV_OP_DISPATCH);
+    size_t end = fault.faulted ? fault.op : closing_kernel ? to - 1 : to;
+    bool cut = fault.faulted;
+    for (size_t i = from; i < end && !cut; i++)
+        cut = (skip[i] && recording->ops[i].recorded) || may_fault[i];
+    /* The list's last command buffer is submitted even with no work of its own: its device-to-host barrier makes the
+     * list's writes visible to the CPU before the fence is passed back. */
+    bool always = fault.faulted || closes_list;
+    bool running = cut ? run_rerecorded(queue, recording, walk, skip, may_fault, from, end, always)
+                       : run_piece(queue, recording, walk, recording->cbs[segment], from, end, always);
+    d12__vkdrv_walk_unhold(walk);
+    if (running && fault.faulted) {
+        report_fault(queue, recording, &recording->ops[fault.op], fault.va, fault.flags);
+        return false;
     }
+    if (!running)
+        return false;
     return !closing_kernel || run_kernel(queue, recording, walk, last);
 }
 
@@ -303,9 +475,11 @@ static bool execute(d12__vkdrv_queue *queue, const d12__vkdrv_recording *recordi
     if (!recording->cb_count || !recording->op_count)
         return true;
     bool *skip = calloc(recording->op_count, sizeof *skip);
+    bool *may_fault = calloc(recording->op_count, sizeof *may_fault);
     d12__vkdrv_walk *walk = d12__vkdrv_walk_begin(device);
-    if (!skip || !walk) {
+    if (!skip || !may_fault || !walk) {
         free(skip);
+        free(may_fault);
         d12__vkdrv_walk_end(walk);
         device->callbacks.pfnSetErrorCb(device->rt_device, E_OUTOFMEMORY);
         return false;
@@ -316,10 +490,12 @@ static bool execute(d12__vkdrv_queue *queue, const d12__vkdrv_recording *recordi
         size_t to = from;
         while (to < recording->op_count && recording->ops[to].segment == segment)
             to++;
-        running = execute_segment(queue, recording, walk, segment, from, to, skip, segment == recording->cb_count - 1);
+        running = execute_segment(queue, recording, walk, segment, from, to, skip, may_fault,
+                                  segment == recording->cb_count - 1);
         from = to;
     }
     free(skip);
+    free(may_fault);
     d12__vkdrv_walk_end(walk);
     invalidate_readback(device, recording);
     return running;

@@ -304,6 +304,19 @@ static void test_wbi_choose(void)
     }
 }
 
+/* Issue 29: X*Y*Z never wraps: 2^22 * 2^21 * 2^21 is 2^64 (0 when wrapped), saturated at UINT64_MAX; products that
+ * fit are exact; a draw is vertices x instances whatever its third count. */
+static void test_invocations(void)
+{
+    CHECK(d12__vkdrv_invocations(1u << 22, 1u << 21, 1u << 21, true) == UINT64_MAX);
+    CHECK(d12__vkdrv_invocations(0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, true) == UINT64_MAX);
+    CHECK(d12__vkdrv_invocations(0xFFFFFFFFu, 0xFFFFFFFFu, 1, true) == 0xFFFFFFFE00000001ull);
+    CHECK(d12__vkdrv_invocations(65535, 65535, 65535, true) == 281462092005375ull);
+    CHECK_EQ_INT(d12__vkdrv_invocations(4, 3, 2, true), 24);
+    CHECK_EQ_INT(d12__vkdrv_invocations(4, 3, 0, true), 0);
+    CHECK(d12__vkdrv_invocations(0xFFFFFFFFu, 0xFFFFFFFFu, 7, false) == 0xFFFFFFFE00000001ull);
+}
+
 static const struct {
     const char *name;
     void (*run)(void);
@@ -325,6 +338,7 @@ static const struct {
     {"decide_kernel_probe", test_decide_kernel_probe},
     {"decide_address", test_decide_address},
     {"wbi_choose", test_wbi_choose},
+    {"invocations", test_invocations},
 };
 
 int main(int argc, char **argv)

@@ -67,7 +67,7 @@ for step in $steps; do
             timeout 30 "$inst/bin/d12dred" show "$report" >>"$out/dred_show.txt" 2>&1 || status=1
         done ;;
     tests)
-        timeout 420 python3 "$(dirname "$0")/run_vulkan_tests.py" "$build/tests.json" >"$out/tests.log" 2>&1
+        timeout 540 python3 "$(dirname "$0")/run_vulkan_tests.py" "$build/tests.json" >"$out/tests.log" 2>&1
         rc=$?; echo "tests rc=$rc" >>"$out/tests.log"; [ $rc = 0 ] || status=1 ;;
     bench)
         timeout 240 "$build/bench/d12bench" --quick --driver vulkan >"$out/bench.log" 2>&1

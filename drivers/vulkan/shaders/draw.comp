@@ -5,7 +5,8 @@
 // 0 when no live buffer maps it). An untranslatable address is never dereferenced: the invocation records it
 // (the lowest faulting address wins) and reads nothing more; only in real-fault mode (pc.real_faults) does it then
 // read the probe once, a device address nothing maps (docs/vulkan.md, "Real faults"). No loop runs longer than the
-// bindings (at most 32 vertex buffers, 64 root parameters).
+// bindings (at most 32 vertex buffers, 64 root parameters). The arguments hold only the bound views, packed: the
+// vertex-buffer views, then the root descriptors (the driver's names for them stay on the CPU).
 #version 460
 #extension GL_EXT_buffer_reference2 : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
@@ -19,14 +20,14 @@ layout(buffer_reference, std430, buffer_reference_align = 8) buffer Fault { uint
 
 struct View { uint64_t va; uint size; uint stride; };
 
-// kind: 0 draw, 1 indexed draw, 2 dispatch. roots[i].stride holds the bytes the root reads (256 CBV, 4 SRV/UAV).
+// kind: 0 draw, 1 indexed draw, 2 dispatch. views[0, vertex_views): the bound vertex-buffer views; then root_views
+// root descriptors, whose stride holds the bytes the root reads (256 CBV, 4 SRV/UAV).
 layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer Args {
     View index;          // stride: 2 or 4 bytes per index
     uint kind, count, start;
     int base_vertex;
-    uint vertex_buffers, roots, pad0, pad1;
-    View vb[32];
-    View root[64];
+    uint vertex_views, root_views, pad0, pad1;
+    View views[];
 };
 
 layout(push_constant) uniform Push {
@@ -84,19 +85,16 @@ void main()
             }
             vertex_id = uint64_t(int64_t(index) + int64_t(a.base_vertex)) & 0xFFFFFFFFul;
         }
-        for (uint slot = 0u; slot < a.vertex_buffers && slot < 32u && !faulted; slot++) {
-            View v = a.vb[slot];
-            if (v.va == 0ul)
-                continue;
+        for (uint i = 0u; i < a.vertex_views && i < 32u && !faulted; i++) {
+            View v = a.views[i];
             uint64_t offset = vertex_id * uint64_t(v.stride);
             if (offset + 4ul <= uint64_t(v.size)) // a fetch past the view reads as 0 and touches nothing
                 sum += read_word(v.va + offset);
         }
     }
-    for (uint i = 0u; i < a.roots && i < 64u && !faulted; i++) {
-        View r = a.root[i];
-        if (r.va == 0ul)
-            continue;
+    uint roots = min(a.root_views, 64u);
+    for (uint i = 0u; i < roots && !faulted; i++) {
+        View r = a.views[a.vertex_views + i];
         // A root CBV: its 256 bytes (what a shader may read of it); a root SRV or UAV: its first element.
         for (uint w = 0u; w < r.stride / 4u && w < 64u && !faulted; w++)
             sum += read_word(r.va + uint64_t(w) * 4ul);

@@ -536,7 +536,13 @@ typedef HRESULT(APIENTRY* PFND3D12DDI_CREATERESOURCE_0126)(
     D3D12DDI_HRESOURCE hDrvResource,
     D3D12DDI_HRTRESOURCE hRTResource);
 
-/* Destruct a resource in place; its GPU virtual address range is never handed out again. */
+/* Destruct a resource in place. The VA contract, for every driver (DRED's verdicts depend on it): the GPU
+ * virtual address range of a released committed resource, and the unmapped gap a driver keeps after it, is
+ * not handed out again (to any resource of the device) until at least 65 000 further resources of the device
+ * have been released, the size of DRED's ring of recently freed allocations; until then an access to it is a
+ * page fault, never another resource's bytes. After that the range may be reused, so the address space never
+ * runs out. Placed resources, when they come, take their heap's GPU VA + offset and alias by design (the rule
+ * is about the heap's range then). */
 typedef VOID(APIENTRY* PFND3D12DDI_DESTROYRESOURCE_0126)(
     D3D12DDI_HDEVICE hDevice,
     D3D12DDI_HRESOURCE hDrvResource);

@@ -1,0 +1,328 @@
+/* libd12rt_vulkan.so at scale (issue 28; issue 29's Vulkan-driver findings), through libd12rt's public ABI:
+ *   va_cycles_draw       2 000 000 create + release cycles of a 256-byte buffer (past the 524 288 after which the
+ *                        page table ran out, VAs never being reused), then a draw over a live buffer: no removal,
+ *                        and a released buffer's address is not handed out again within 65 000 releases
+ *   vertex_slot_faults   every vertex-buffer slot (0..31): a view on a freed buffer there faults, named by its slot
+ *   root_param_faults    every root parameter (0..63, CBV/SRV/UAV in turn, graphics and compute): the same
+ *   draws_batched        a list of 1 000 small draws (and, with DRED auto-breadcrumbs, 2 000 with a breadcrumb write
+ *                        after each) reaches the GPU in at most 50 vkQueueSubmit2 calls (the driver's test counter,
+ *                        d12_vkdrv_test_queue_submits); it was 1 001
+ *   copies_watchdog      100 000 copies of 64 KiB in one list under D12RT_TDR_DELAY_MS=1000 (the ctest) run to
+ *                        their end: the watchdog's clock restarts at each chunk of ~5 ms of estimated work
+ *   use_after_free_gated, use_after_free_ungated   a copy queue copies a 64 MiB staging buffer that the application
+ *                        releases right after ExecuteCommandLists, behind a CPU-signalled fence (gated) or not:
+ *                        each of 5 runs is a PAGEFAULT at the staging buffer's VA on that copy, named among the
+ *                        recently freed allocations (the rule, not the timing, decides: issue 28 item 3)
+ * `test_vulkan_scale CASE`, one ctest each (tests/vulkan/CMakeLists.txt). */
+#define _GNU_SOURCE
+#define COBJMACROS
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dlfcn.h>
+
+#include "gpu_harness.h"
+#include "d12rt/d3d12_ext.h"
+
+/* The driver's count of vkQueueSubmit2 calls (exported for tests only: drivers/vulkan/exports.map). */
+static unsigned long long queue_submits(void)
+{
+    void *driver = dlopen(getenv("D12RT_DRIVER"), RTLD_NOW | RTLD_NOLOAD);
+    unsigned long long (*count)(void) =
+        driver ? (unsigned long long (*)(void))dlsym(driver, "d12_vkdrv_test_queue_submits") : NULL;
+    unsigned long long n = count ? count() : ~0ull;
+    if (driver)
+        dlclose(driver);
+    CHECK(count != NULL);
+    return n;
+}
+
+static ID3D12Device *create_drm_device(void)
+{
+    ID3D12Debug7 *debug = NULL;
+    if (!CHECK(SUCCEEDED(D3D12GetDebugInterface(&IID_ID3D12Debug7, (void **)&debug))))
+        return NULL;
+    ID3D12Debug7_EnableDebugLayer(debug);
+    ID3D12Debug7_SetEnableDriverReportedMessages(debug, TRUE);
+    ID3D12Debug7_Release(debug);
+    return create_device(false);
+}
+
+enum { CYCLES = 2000000, QUARANTINE = 65000 };
+
+static void test_va_cycles_draw(void)
+{
+    ID3D12Device *device = create_device(false);
+    gpu_context ctx;
+    if (!device || !make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &ctx))
+        return;
+    ID3D12Resource *live = make_buffer(device, D3D12_HEAP_TYPE_UPLOAD, 4096);
+    ID3D12Resource *after = make_buffer(device, D3D12_HEAP_TYPE_READBACK, 256);
+    UINT64 first = 0, reused_at = 0;
+    for (unsigned i = 0; i < CYCLES; i++) {
+        ID3D12Resource *buffer = NULL;
+        if (!CHECK_HR(create_buffer(device, D3D12_HEAP_TYPE_UPLOAD, 256, &buffer), S_OK))
+            break;
+        UINT64 va = ID3D12Resource_GetGPUVirtualAddress(buffer);
+        if (i == 0)
+            first = va;
+        else if (va == first && !reused_at)
+            reused_at = i;
+        ID3D12Resource_Release(buffer);
+    }
+    /* The first range comes back, but not before 65 000 further releases (DRED's recently-freed ring). */
+    printf("the first range was handed out again at cycle %llu\n", (unsigned long long)reused_at);
+    CHECK(reused_at >= QUARANTINE);
+    unsigned char *data = NULL;
+    if (CHECK_HR(ID3D12Resource_Map(live, 0, NULL, (void **)&data), S_OK)) {
+        memset(data, 7, 4096);
+        ID3D12Resource_Unmap(live, 0, NULL);
+    }
+    D3D12_VERTEX_BUFFER_VIEW vb = {ID3D12Resource_GetGPUVirtualAddress(live), 4096, 16};
+    ID3D12GraphicsCommandList_IASetVertexBuffers(ctx.list, 0, 1, &vb);
+    ID3D12GraphicsCommandList_DrawInstanced(ctx.list, 256, 1, 0, 0);
+    ID3D12GraphicsCommandList_CopyBufferRegion(ctx.list, after, 0, live, 0, 256);
+    CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
+    execute(ctx.queue, ctx.list);
+    CHECK(finish_exact(&ctx));
+    CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), S_OK);
+    if (CHECK_HR(ID3D12Resource_Map(after, 0, NULL, (void **)&data), S_OK)) {
+        CHECK_EQ_INT(data[255], 7); /* the copy after the draw ran */
+        ID3D12Resource_Unmap(after, 0, NULL);
+    }
+    RELEASE_LAST(live);
+    RELEASE_LAST(after);
+    release_context(&ctx);
+    RELEASE_LAST(device);
+}
+
+/* One device per binding: `bind` puts a view of a freed buffer at its slot or parameter, the draw or dispatch
+ * faults, the removal is HUNG and the message names `what` (e.g. "The vertex buffer view in slot 7"). */
+typedef void (*bind_fn)(ID3D12GraphicsCommandList *list, unsigned which, UINT64 va);
+
+static void one_fault(bind_fn bind, unsigned which, bool compute, const char *what)
+{
+    ID3D12Device *device = create_drm_device();
+    ID3D12InfoQueue *iq = device ? info_queue_of(device) : NULL;
+    gpu_context ctx;
+    if (!iq || !make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &ctx))
+        return;
+    ID3D12Resource *doomed = make_buffer(device, D3D12_HEAP_TYPE_UPLOAD, 4096);
+    UINT64 va = ID3D12Resource_GetGPUVirtualAddress(doomed);
+    bind(ctx.list, which, va);
+    if (compute)
+        ID3D12GraphicsCommandList_Dispatch(ctx.list, 1, 1, 1);
+    else
+        ID3D12GraphicsCommandList_DrawInstanced(ctx.list, 4, 1, 0, 0);
+    CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
+    RELEASE_LAST(doomed); /* after recording, before execution */
+    execute(ctx.queue, ctx.list);
+    ctx.value++;
+    HRESULT hr = ID3D12CommandQueue_Signal(ctx.queue, ctx.fence, ctx.value); /* the removal may come first */
+    CHECK(hr == S_OK || hr == DXGI_ERROR_DEVICE_REMOVED);
+    CHECK(wait_fence(ctx.fence, UINT64_MAX)); /* removal sets every fence to UINT64_MAX */
+    CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), DXGI_ERROR_DEVICE_HUNG);
+    char text[160];
+    snprintf(text, sizeof text, "Page fault: %s reads GPU virtual address 0x%016llX", what, (unsigned long long)va);
+    if (!CHECK(check_one_message(iq, D3D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGE, text, __FILE__, __LINE__, what)))
+        dump_messages(iq);
+    release_context(&ctx);
+    ID3D12InfoQueue_Release(iq);
+    RELEASE_LAST(device);
+}
+
+static void bind_vertex(ID3D12GraphicsCommandList *list, unsigned slot, UINT64 va)
+{
+    D3D12_VERTEX_BUFFER_VIEW view = {va, 4096, 16};
+    ID3D12GraphicsCommandList_IASetVertexBuffers(list, slot, 1, &view);
+}
+
+static void test_vertex_slot_faults(void)
+{
+    for (unsigned slot = 0; slot < D3D12_IA_VERTEX_INPUT_RESOURCE_SLOT_COUNT; slot++) {
+        char what[64];
+        snprintf(what, sizeof what, "The vertex buffer view in slot %u", slot);
+        one_fault(bind_vertex, slot, false, what);
+    }
+}
+
+/* Parameter i is a CBV, SRV or UAV by i % 3; graphics for even i, compute for odd i. */
+static void bind_root(ID3D12GraphicsCommandList *list, unsigned i, UINT64 va)
+{
+    void (*const graphics[3])(ID3D12GraphicsCommandList *, UINT, D3D12_GPU_VIRTUAL_ADDRESS) = {
+        list->lpVtbl->SetGraphicsRootConstantBufferView, list->lpVtbl->SetGraphicsRootShaderResourceView,
+        list->lpVtbl->SetGraphicsRootUnorderedAccessView};
+    void (*const compute[3])(ID3D12GraphicsCommandList *, UINT, D3D12_GPU_VIRTUAL_ADDRESS) = {
+        list->lpVtbl->SetComputeRootConstantBufferView, list->lpVtbl->SetComputeRootShaderResourceView,
+        list->lpVtbl->SetComputeRootUnorderedAccessView};
+    (i % 2 ? compute : graphics)[i % 3](list, i, va);
+}
+
+static void test_root_param_faults(void)
+{
+    static const char *const kinds[3] = {"CBV", "SRV", "UAV"};
+    for (unsigned i = 0; i < 64; i++) {
+        char what[64];
+        snprintf(what, sizeof what, "The root %s at root parameter %u", kinds[i % 3], i);
+        one_fault(bind_root, i, i % 2 != 0, what);
+    }
+}
+
+/* `draws` DrawInstanced of 3 vertices over a live vertex buffer in one list, executed; the submissions it took. */
+static unsigned long long draw_list(bool dred, unsigned draws)
+{
+    if (dred) {
+        ID3D12DeviceRemovedExtendedDataSettings *settings = NULL;
+        if (CHECK(SUCCEEDED(
+                D3D12GetDebugInterface(&IID_ID3D12DeviceRemovedExtendedDataSettings, (void **)&settings)))) {
+            ID3D12DeviceRemovedExtendedDataSettings_SetAutoBreadcrumbsEnablement(settings,
+                                                                                 D3D12_DRED_ENABLEMENT_FORCED_ON);
+            ID3D12DeviceRemovedExtendedDataSettings_Release(settings);
+        }
+    }
+    ID3D12Device *device = create_device(false);
+    gpu_context ctx;
+    if (!device || !make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &ctx))
+        return ~0ull;
+    ID3D12Resource *vertices = make_buffer(device, D3D12_HEAP_TYPE_UPLOAD, 4096);
+    D3D12_VERTEX_BUFFER_VIEW vb = {ID3D12Resource_GetGPUVirtualAddress(vertices), 4096, 16};
+    ID3D12GraphicsCommandList_IASetVertexBuffers(ctx.list, 0, 1, &vb);
+    for (unsigned i = 0; i < draws; i++)
+        ID3D12GraphicsCommandList_DrawInstanced(ctx.list, 3, 1, 0, 0);
+    CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
+    unsigned long long before = queue_submits();
+    execute(ctx.queue, ctx.list);
+    CHECK(finish_exact(&ctx));
+    unsigned long long submits = queue_submits() - before;
+    CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), S_OK);
+    RELEASE_LAST(vertices);
+    release_context(&ctx);
+    RELEASE_LAST(device);
+    return submits;
+}
+
+static void test_draws_batched(void)
+{
+    unsigned long long plain = draw_list(false, 1000);
+    printf("1 000 draws: %llu submissions\n", plain);
+    CHECK(plain <= 50);
+    unsigned long long dred = draw_list(true, 2000);
+    printf("2 000 draws with DRED auto-breadcrumbs: %llu submissions\n", dred);
+    CHECK(dred <= 100);
+}
+
+/* 100 000 copies of 64 KiB (6.5 GB) in one list: far longer than the 1 s TDR delay as a whole, each chunk of ~5 ms
+ * of estimated work well within it. The list runs to its end and its last copy lands. */
+static void test_copies_watchdog(void)
+{
+    ID3D12Device *device = create_device(false);
+    gpu_context ctx;
+    if (!device || !make_context(device, D3D12_COMMAND_LIST_TYPE_COPY, &ctx))
+        return;
+    ID3D12Resource *src = make_buffer(device, D3D12_HEAP_TYPE_UPLOAD, 65536);
+    ID3D12Resource *dst = make_buffer(device, D3D12_HEAP_TYPE_READBACK, 65536);
+    unsigned char *data = NULL;
+    if (CHECK_HR(ID3D12Resource_Map(src, 0, NULL, (void **)&data), S_OK)) {
+        memset(data, 0x5A, 65536);
+        ID3D12Resource_Unmap(src, 0, NULL);
+    }
+    for (unsigned i = 0; i < 100000; i++)
+        ID3D12GraphicsCommandList_CopyBufferRegion(ctx.list, dst, 0, src, 0, 65536);
+    CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
+    unsigned long long before = queue_submits();
+    execute(ctx.queue, ctx.list);
+    CHECK(finish_exact(&ctx));
+    printf("100 000 copies: %llu submissions\n", queue_submits() - before);
+    CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), S_OK);
+    if (CHECK_HR(ID3D12Resource_Map(dst, 0, NULL, (void **)&data), S_OK)) {
+        CHECK_EQ_INT(data[65535], 0x5A);
+        ID3D12Resource_Unmap(dst, 0, NULL);
+    }
+    RELEASE_LAST(src);
+    RELEASE_LAST(dst);
+    release_context(&ctx);
+    RELEASE_LAST(device);
+}
+
+static void use_after_free(bool gated)
+{
+    enum { SIZE = 64 << 20 };
+    ID3D12DeviceRemovedExtendedDataSettings *settings = NULL;
+    if (CHECK(SUCCEEDED(D3D12GetDebugInterface(&IID_ID3D12DeviceRemovedExtendedDataSettings, (void **)&settings)))) {
+        ID3D12DeviceRemovedExtendedDataSettings_SetPageFaultEnablement(settings, D3D12_DRED_ENABLEMENT_FORCED_ON);
+        ID3D12DeviceRemovedExtendedDataSettings_Release(settings);
+    }
+    ID3D12Device *device = create_device(false);
+    gpu_context ctx;
+    ID3D12Fence *gate = NULL;
+    if (!device || !make_context(device, D3D12_COMMAND_LIST_TYPE_COPY, &ctx) ||
+        !CHECK_HR(ID3D12Device_CreateFence(device, 0, D3D12_FENCE_FLAG_NONE, &IID_ID3D12Fence, (void **)&gate), S_OK))
+        return;
+    ID3D12Resource *staging = make_buffer(device, D3D12_HEAP_TYPE_UPLOAD, SIZE);
+    ID3D12Resource *dst = make_buffer(device, D3D12_HEAP_TYPE_DEFAULT, SIZE);
+    UINT64 va = ID3D12Resource_GetGPUVirtualAddress(staging);
+    ID3D12GraphicsCommandList_CopyBufferRegion(ctx.list, dst, 0, staging, 0, SIZE);
+    CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
+    if (gated)
+        CHECK_HR(ID3D12CommandQueue_Wait(ctx.queue, gate, 1), S_OK);
+    execute(ctx.queue, ctx.list);
+    RELEASE_LAST(staging); /* while its copy is queued (gated) or in flight */
+    if (gated)
+        CHECK_HR(ID3D12Fence_Signal(gate, 1), S_OK);
+    HRESULT hr = ID3D12CommandQueue_Signal(ctx.queue, ctx.fence, 1);
+    CHECK(hr == S_OK || hr == DXGI_ERROR_DEVICE_REMOVED);
+    CHECK(wait_fence(ctx.fence, UINT64_MAX)); /* removal sets every fence to UINT64_MAX */
+    CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), DXGI_ERROR_DEVICE_HUNG);
+    ID3D12DeviceRemovedExtendedData2 *dred = NULL;
+    if (CHECK_HR(ID3D12Device_QueryInterface(device, &IID_ID3D12DeviceRemovedExtendedData2, (void **)&dred), S_OK)) {
+        CHECK_EQ_INT(ID3D12DeviceRemovedExtendedData2_GetDeviceState(dred), D3D12_DRED_DEVICE_STATE_PAGEFAULT);
+        D3D12_DRED_PAGE_FAULT_OUTPUT2 pf = {0};
+        if (CHECK_HR(ID3D12DeviceRemovedExtendedData2_GetPageFaultAllocationOutput2(dred, &pf), S_OK)) {
+            CHECK_EQ_INT(pf.PageFaultVA, (long long)va);
+            CHECK(pf.pHeadRecentFreedAllocationNode != NULL);
+        }
+        ID3D12DeviceRemovedExtendedData2_Release(dred);
+    }
+    RELEASE_LAST(dst);
+    RELEASE_LAST(gate);
+    release_context(&ctx);
+    RELEASE_LAST(device);
+}
+
+static void test_use_after_free_gated(void)
+{
+    for (int run = 0; run < 5; run++)
+        use_after_free(true);
+}
+
+static void test_use_after_free_ungated(void)
+{
+    for (int run = 0; run < 5; run++)
+        use_after_free(false);
+}
+
+static const struct {
+    const char *name;
+    void (*run)(void);
+} k_cases[] = {
+    {"use_after_free_gated", test_use_after_free_gated},
+    {"use_after_free_ungated", test_use_after_free_ungated},
+    {"draws_batched", test_draws_batched},
+    {"copies_watchdog", test_copies_watchdog},
+    {"va_cycles_draw", test_va_cycles_draw},
+    {"vertex_slot_faults", test_vertex_slot_faults},
+    {"root_param_faults", test_root_param_faults},
+};
+
+int main(int argc, char **argv)
+{
+    for (size_t i = 0; argc == 2 && i < sizeof k_cases / sizeof k_cases[0]; i++) {
+        if (!strcmp(argv[1], k_cases[i].name)) {
+            k_cases[i].run();
+            return d12test_finish();
+        }
+    }
+    fprintf(stderr, "usage: test_vulkan_scale CASE (unknown case)\n");
+    return 2;
+}
