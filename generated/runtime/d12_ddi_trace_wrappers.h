@@ -14,9 +14,9 @@ static struct {
     D3D12DDI_DEVICE_FUNCS_CORE_0126 core;
     D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126 queue;
     D3D12DDI_COMMAND_LIST_FUNCS_3D_0127 list;
-    D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT heaps;
     D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 drm;
     D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1 drm1;
+    D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT heaps;
 } od;
 
 /* ---- D3D12DDI_ADAPTERFUNCS ---- */
@@ -588,6 +588,62 @@ static void wrap_list(D3D12DDI_COMMAND_LIST_FUNCS_3D_0127 *table)
 _Static_assert(sizeof(D3D12DDI_COMMAND_LIST_FUNCS_3D_0127) == 17 * sizeof(any_fn),
                "every slot of D3D12DDI_COMMAND_LIST_FUNCS_3D_0127 has a wrapper");
 
+/* ---- D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 ---- */
+
+static VOID APIENTRY w_drm_pfnFlushDriverReportedMessages(D3D12DDI_HDEVICE hDevice)
+{
+    ENTER(pfnFlushDriverReportedMessages, "hDevice=%p", hDevice.pDrvPrivate);
+    od.drm.pfnFlushDriverReportedMessages(hDevice);
+    LEAVE();
+}
+
+static VOID APIENTRY w_drm_pfnSetCommandListStateIndex(D3D12DDI_HCOMMANDLIST hCommandList, UINT32 CommandListStateIndex)
+{
+    ENTER(pfnSetCommandListStateIndex, "hDrvCommandList=%p CommandListStateIndex=0x%08X", hCommandList.pDrvPrivate,
+          (unsigned)CommandListStateIndex);
+    od.drm.pfnSetCommandListStateIndex(hCommandList, CommandListStateIndex);
+    LEAVE();
+}
+
+/* Every slot of D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 wrapped (a NULL slot stays NULL). */
+static void wrap_drm(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 *table)
+{
+    wrap_slot(&table->pfnFlushDriverReportedMessages, &od.drm.pfnFlushDriverReportedMessages,
+              (any_fn)w_drm_pfnFlushDriverReportedMessages);
+    wrap_slot(&table->pfnSetCommandListStateIndex, &od.drm.pfnSetCommandListStateIndex,
+              (any_fn)w_drm_pfnSetCommandListStateIndex);
+}
+_Static_assert(sizeof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126) == 2 * sizeof(any_fn),
+               "every slot of D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 has a wrapper");
+
+/* ---- D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1 ---- */
+
+static UINT APIENTRY w_drm1_pfnGetSupportedDriverReportedMessageFlags(D3D12DDI_HDEVICE hDevice)
+{
+    ENTER(pfnGetSupportedDriverReportedMessageFlags, "hDevice=%p", hDevice.pDrvPrivate);
+    UINT result = od.drm1.pfnGetSupportedDriverReportedMessageFlags(hDevice);
+    LEAVE_RESULT("value=0x%X", (unsigned)result);
+    return result;
+}
+
+static VOID APIENTRY w_drm1_pfnSetDriverReportedMessageFlags(D3D12DDI_HDEVICE hDevice, UINT Flags)
+{
+    ENTER(pfnSetDriverReportedMessageFlags, "hDevice=%p Flags=0x%X", hDevice.pDrvPrivate, (unsigned)Flags);
+    od.drm1.pfnSetDriverReportedMessageFlags(hDevice, Flags);
+    LEAVE();
+}
+
+/* Every slot of D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1 wrapped (a NULL slot stays NULL). */
+static void wrap_drm1(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1 *table)
+{
+    wrap_slot(&table->pfnGetSupportedDriverReportedMessageFlags, &od.drm1.pfnGetSupportedDriverReportedMessageFlags,
+              (any_fn)w_drm1_pfnGetSupportedDriverReportedMessageFlags);
+    wrap_slot(&table->pfnSetDriverReportedMessageFlags, &od.drm1.pfnSetDriverReportedMessageFlags,
+              (any_fn)w_drm1_pfnSetDriverReportedMessageFlags);
+}
+_Static_assert(sizeof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1) == 2 * sizeof(any_fn),
+               "every slot of D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1 has a wrapper");
+
 /* ---- D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT ---- */
 
 static SIZE_T APIENTRY w_heaps_pfnCalcPrivateHeapSize(D3D12DDI_HDEVICE hDevice,
@@ -656,59 +712,3 @@ static void wrap_heaps(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT *table)
 }
 _Static_assert(sizeof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT) == 5 * sizeof(any_fn),
                "every slot of D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT has a wrapper");
-
-/* ---- D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 ---- */
-
-static VOID APIENTRY w_drm_pfnFlushDriverReportedMessages(D3D12DDI_HDEVICE hDevice)
-{
-    ENTER(pfnFlushDriverReportedMessages, "hDevice=%p", hDevice.pDrvPrivate);
-    od.drm.pfnFlushDriverReportedMessages(hDevice);
-    LEAVE();
-}
-
-static VOID APIENTRY w_drm_pfnSetCommandListStateIndex(D3D12DDI_HCOMMANDLIST hCommandList, UINT32 CommandListStateIndex)
-{
-    ENTER(pfnSetCommandListStateIndex, "hDrvCommandList=%p CommandListStateIndex=0x%08X", hCommandList.pDrvPrivate,
-          (unsigned)CommandListStateIndex);
-    od.drm.pfnSetCommandListStateIndex(hCommandList, CommandListStateIndex);
-    LEAVE();
-}
-
-/* Every slot of D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 wrapped (a NULL slot stays NULL). */
-static void wrap_drm(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 *table)
-{
-    wrap_slot(&table->pfnFlushDriverReportedMessages, &od.drm.pfnFlushDriverReportedMessages,
-              (any_fn)w_drm_pfnFlushDriverReportedMessages);
-    wrap_slot(&table->pfnSetCommandListStateIndex, &od.drm.pfnSetCommandListStateIndex,
-              (any_fn)w_drm_pfnSetCommandListStateIndex);
-}
-_Static_assert(sizeof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126) == 2 * sizeof(any_fn),
-               "every slot of D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 has a wrapper");
-
-/* ---- D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1 ---- */
-
-static UINT APIENTRY w_drm1_pfnGetSupportedDriverReportedMessageFlags(D3D12DDI_HDEVICE hDevice)
-{
-    ENTER(pfnGetSupportedDriverReportedMessageFlags, "hDevice=%p", hDevice.pDrvPrivate);
-    UINT result = od.drm1.pfnGetSupportedDriverReportedMessageFlags(hDevice);
-    LEAVE_RESULT("value=0x%X", (unsigned)result);
-    return result;
-}
-
-static VOID APIENTRY w_drm1_pfnSetDriverReportedMessageFlags(D3D12DDI_HDEVICE hDevice, UINT Flags)
-{
-    ENTER(pfnSetDriverReportedMessageFlags, "hDevice=%p Flags=0x%X", hDevice.pDrvPrivate, (unsigned)Flags);
-    od.drm1.pfnSetDriverReportedMessageFlags(hDevice, Flags);
-    LEAVE();
-}
-
-/* Every slot of D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1 wrapped (a NULL slot stays NULL). */
-static void wrap_drm1(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1 *table)
-{
-    wrap_slot(&table->pfnGetSupportedDriverReportedMessageFlags, &od.drm1.pfnGetSupportedDriverReportedMessageFlags,
-              (any_fn)w_drm1_pfnGetSupportedDriverReportedMessageFlags);
-    wrap_slot(&table->pfnSetDriverReportedMessageFlags, &od.drm1.pfnSetDriverReportedMessageFlags,
-              (any_fn)w_drm1_pfnSetDriverReportedMessageFlags);
-}
-_Static_assert(sizeof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1) == 2 * sizeof(any_fn),
-               "every slot of D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1 has a wrapper");
