@@ -6,6 +6,7 @@
  *     the signal);
  *   - the fence event wait: SetEventOnCompletion(v, event) + ID3D12Fence::Signal(v) + read(event), on the runtime
  *     (which keeps that guarantee with a held duplicate vouched for by one epoll_ctl per registration).
+ * A fourth row times ID3D12Fence::Signal alone (the fence history ring of issue 32 rides on it).
  * `d12bench --check-budget` holds the fence row within 1.2 x the guarded floor (the minimum over the repetitions). */
 #define _GNU_SOURCE
 #define COBJMACROS
@@ -89,6 +90,18 @@ static double time_fence_wait(void *context, uint64_t iterations)
     return clock_ns() - start;
 }
 
+/* ID3D12Fence::Signal alone: the value store, the history ring's entry (issue 32 item 3: a few stores under the lock
+ * the Signal takes anyway) and no waiter to fire. */
+static double time_fence_signal(void *context, uint64_t iterations)
+{
+    (void)context;
+    double start = clock_ns();
+    for (uint64_t i = 0; i < iterations; i++)
+        if (FAILED(ID3D12Fence_Signal(fence, ++fence_value)))
+            failed = true;
+    return clock_ns() - start;
+}
+
 void bench_fence_setup(void)
 {
     event_fd = eventfd(0, EFD_CLOEXEC);
@@ -107,6 +120,9 @@ void bench_fence_setup(void)
     bench_add_timed_row("fence", BENCH_FENCE_WAIT_ROW,
                         "a CPU fence event round on the runtime (budget: min <= 1.2 x the guarded floor's)",
                         time_fence_wait, NULL, guarded);
+    bench_add_timed_row("fence", BENCH_FENCE_SIGNAL_ROW,
+                        "a CPU Signal with no waiter: the value, the fence's history ring (DRED's backwards fences)",
+                        time_fence_signal, NULL, -1);
 }
 
 void bench_fence_teardown(void)

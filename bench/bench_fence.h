@@ -5,8 +5,9 @@
 #define BENCH_FENCE_FLOOR_ROW "eventfd write + read (floor)"
 #define BENCH_FENCE_GUARDED_FLOOR_ROW "dup + write + close + read (guarded floor)"
 #define BENCH_FENCE_WAIT_ROW "fence event wait (SetEventOnCompletion + Signal + read)"
+#define BENCH_FENCE_SIGNAL_ROW "ID3D12Fence::Signal (no waiter; with the fence history ring)"
 
-/* Add the three rows (a device of its own; call after every fork). */
+/* Add the four rows (a device of its own; call after every fork). */
 void bench_fence_setup(void);
 void bench_fence_teardown(void);
 

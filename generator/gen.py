@@ -33,6 +33,7 @@ import part_ddi  # noqa: E402
 import part_ddi_trace  # noqa: E402
 import part_com  # noqa: E402
 import part_dred  # noqa: E402
+import part_shaders  # noqa: E402
 from loader import SpecError  # noqa: E402
 
 ROOT = GENERATOR_DIR.parent
@@ -45,6 +46,9 @@ PARTS = (part_caps, part_messages, part_ddi, part_ddi_trace, part_dred, part_com
 
 # Issue 8's parts (docs/generator.md) read the caps and ddi models, so they come after every other part.
 PARTS += (part_formats, part_abi)
+
+# Issue 30's shaders (spec/shaders/*.asm; docs/shaders.md) read no other part.
+PARTS += (part_shaders,)
 
 
 def select_parts(names):

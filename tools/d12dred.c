@@ -3,11 +3,14 @@
  *     d12dred show FILE           the report as a tree (docs/dred-report.md)
  *     d12dred show FILE --json    the report as normalised JSON (what d12rt would write for it)
  *     d12dred diff A B            compare two runs: reason, device state, faulting op, page-fault verdict
+ *     d12dred html FILE [-o OUT]  the report as one self-contained HTML page (stdout, or OUT written atomically)
  *
  * Exit status: 0 success (diff: the reports agree), 1 diff: they differ, 2 usage error, 3 a file that cannot be
  * read or is not a valid report (the reason on stderr: `d12dred: FILE: line L, column C: ...`). */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -68,6 +71,34 @@ static int diff(const char *a_path, const char *b_path)
     return rc == 0 ? EXIT_SAME : EXIT_DIFFERENT;
 }
 
+/* The page of `d12dred html` (docs/dred-report.md "The page"): to stdout, or to OUT through a temporary file and a
+ * rename (a browser reloading OUT never sees half a page). The page's title names the report's file. */
+static int html(const char *path, const char *output)
+{
+    d12dred_report *report = load(path);
+    if (!report)
+        return EXIT_BAD_FILE;
+    const char *slash = strrchr(path, '/');
+    size_t length = 0;
+    char *page = d12dred_report_to_html(report, slash ? slash + 1 : path, &length);
+    d12dred_report_free(report);
+    if (!page) {
+        fprintf(stderr, "d12dred: out of memory\n");
+        return EXIT_BAD_FILE;
+    }
+    int rc = 0;
+    if (output) {
+        rc = d12dred_write_file_atomic(output, page, length);
+        if (rc != 0)
+            fprintf(stderr, "d12dred: cannot write %s: %s\n", output, strerror(errno));
+    } else if (fwrite(page, 1, length, stdout) != length || fflush(stdout) != 0) {
+        fprintf(stderr, "d12dred: cannot write the output\n");
+        rc = -1;
+    }
+    free(page);
+    return rc == 0 ? EXIT_SAME : EXIT_BAD_FILE;
+}
+
 enum { OPT_JSON = 0x200 };
 
 int main(int argc, char **argv)
@@ -75,12 +106,14 @@ int main(int argc, char **argv)
     static const struct option long_options[] = {
         D12_TOOL_COMMON_OPTIONS,
         {"json", no_argument, NULL, OPT_JSON},
+        {"output", required_argument, NULL, 'o'},
         {NULL, 0, NULL, 0},
     };
     int json = 0;
+    const char *output = NULL;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, ":h", long_options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":ho:", long_options, NULL)) != -1) {
         switch (c) {
         case 'h':
             return d12_tool_print_help(d12dred_help);
@@ -89,6 +122,9 @@ int main(int argc, char **argv)
         case OPT_JSON:
             json = 1;
             break;
+        case 'o':
+            output = optarg;
+            break;
         default:
             return d12_tool_bad_option("d12dred", d12dred_usage, c, optopt, argv, optind);
         }
@@ -96,11 +132,14 @@ int main(int argc, char **argv)
     /* getopt_long moved the options in front: argv[optind..] are the command and its operands, in order */
     int count = argc - optind;
     char **args = argv + optind;
-    if (count == 2 && strcmp(args[0], "show") == 0)
+    /* --json belongs to show, -o to html */
+    if (count == 2 && strcmp(args[0], "show") == 0 && !output)
         return show(args[1], json);
-    if (count == 3 && strcmp(args[0], "diff") == 0 && !json)
+    if (count == 3 && strcmp(args[0], "diff") == 0 && !json && !output)
         return diff(args[1], args[2]);
-    if (count >= 1 && strcmp(args[0], "show") != 0 && strcmp(args[0], "diff") != 0)
+    if (count == 2 && strcmp(args[0], "html") == 0 && !json)
+        return html(args[1], output);
+    if (count >= 1 && strcmp(args[0], "show") != 0 && strcmp(args[0], "diff") != 0 && strcmp(args[0], "html") != 0)
         fprintf(stderr, "d12dred: unknown command '%s'\n", args[0]);
     return usage();
 }

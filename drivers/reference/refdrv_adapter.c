@@ -88,6 +88,8 @@ static HRESULT APIENTRY fill_ddi_table(D3D12DDI_HADAPTER adapter, D3D12DDI_TABLE
         return d12__drv_copy_table(table, size, &d12__refdrv_device_core_funcs, sizeof d12__refdrv_device_core_funcs);
     if (type == D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D)
         return d12__drv_copy_list_table(table, size, &d12__refdrv_command_list_funcs);
+    if (type == D3D12DDI_TABLE_TYPE_D12RT_DESCRIPTORS)
+        return d12__drv_copy_table(table, size, &d12__refdrv_descriptor_funcs, sizeof d12__refdrv_descriptor_funcs);
     if (type == D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D)
         return d12__drv_copy_table(table, size, &d12__refdrv_command_queue_funcs,
                                    sizeof d12__refdrv_command_queue_funcs);

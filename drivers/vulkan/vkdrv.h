@@ -326,6 +326,8 @@ HRESULT APIENTRY d12__vkdrv_enable_extended_feature(D3D12DDI_HDEVICE device, D3D
                                                     UINT32 version);
 extern const D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 d12__vkdrv_drm_funcs;
 extern const D3D12DDI_DEVICE_FUNCS_CORE_0126 d12__vkdrv_device_core_funcs;
+/* Descriptor heaps, views and samplers (vkdrv_descriptors.c, docs/descriptors.md). */
+extern const D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT d12__vkdrv_descriptor_funcs;
 extern const D3D12DDI_COMMAND_LIST_FUNCS_3D_0127 d12__vkdrv_command_list_funcs;
 extern const D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126 d12__vkdrv_command_queue_funcs;
 void d12__vkdrv_report_mode(d12__vkdrv_device *device);

@@ -11,6 +11,8 @@
 #include "list.h"
 #include "fence.h"
 #include "resource.h"
+#include "rootsig.h"
+#include "descriptor_heap.h"
 #include "heap.h"
 
 /* IIDs of the interfaces d12rt adds (declared in d12rt/d3d12_ext.h); DirectX-Guids defines the others. */
@@ -414,26 +416,12 @@ static HRESULT STDMETHODCALLTYPE device_device_CheckFeatureSupport(ID3D12Device1
 
 static HRESULT STDMETHODCALLTYPE device_device_CreateDescriptorHeap(ID3D12Device17 *This, const D3D12_DESCRIPTOR_HEAP_DESC *pDescriptorHeapDesc, const IID *riid, void **ppvHeap)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)pDescriptorHeapDesc;
-    (void)riid;
-    (void)ppvHeap;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateDescriptorHeap");
-    if (ppvHeap) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
-        *ppvHeap = NULL;
-    return E_NOTIMPL;
+    return d12_device_CreateDescriptorHeap(device_from_device(This), pDescriptorHeapDesc, riid, ppvHeap);
 }
 
 static UINT STDMETHODCALLTYPE device_device_GetDescriptorHandleIncrementSize(ID3D12Device17 *This, D3D12_DESCRIPTOR_HEAP_TYPE DescriptorHeapType)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)DescriptorHeapType;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "GetDescriptorHandleIncrementSize");
-    UINT zero;
-    memset(&zero, 0, sizeof(zero));
-    return zero;
+    return d12_device_GetDescriptorHandleIncrementSize(device_from_device(This), DescriptorHeapType);
 }
 
 static HRESULT STDMETHODCALLTYPE device_device_CreateRootSignature(ID3D12Device17 *This, UINT nodeMask, const void *pBlobWithRootSignature, SIZE_T blobLengthInBytes, const IID *riid, void **ppvRootSignature)
@@ -453,32 +441,17 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateRootSignature(ID3D12Device1
 
 static void STDMETHODCALLTYPE device_device_CreateConstantBufferView(ID3D12Device17 *This, const D3D12_CONSTANT_BUFFER_VIEW_DESC *pDesc, D3D12_CPU_DESCRIPTOR_HANDLE DestDescriptor)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)pDesc;
-    (void)DestDescriptor;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateConstantBufferView");
+    d12_device_CreateConstantBufferView(device_from_device(This), pDesc, DestDescriptor);
 }
 
 static void STDMETHODCALLTYPE device_device_CreateShaderResourceView(ID3D12Device17 *This, ID3D12Resource *pResource, const D3D12_SHADER_RESOURCE_VIEW_DESC *pDesc, D3D12_CPU_DESCRIPTOR_HANDLE DestDescriptor)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)pResource;
-    (void)pDesc;
-    (void)DestDescriptor;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateShaderResourceView");
+    d12_device_CreateShaderResourceView(device_from_device(This), pResource, pDesc, DestDescriptor);
 }
 
 static void STDMETHODCALLTYPE device_device_CreateUnorderedAccessView(ID3D12Device17 *This, ID3D12Resource *pResource, ID3D12Resource *pCounterResource, const D3D12_UNORDERED_ACCESS_VIEW_DESC *pDesc, D3D12_CPU_DESCRIPTOR_HANDLE DestDescriptor)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)pResource;
-    (void)pCounterResource;
-    (void)pDesc;
-    (void)DestDescriptor;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateUnorderedAccessView");
+    d12_device_CreateUnorderedAccessView(device_from_device(This), pResource, pCounterResource, pDesc, DestDescriptor);
 }
 
 static void STDMETHODCALLTYPE device_device_CreateRenderTargetView(ID3D12Device17 *This, ID3D12Resource *pResource, const D3D12_RENDER_TARGET_VIEW_DESC *pDesc, D3D12_CPU_DESCRIPTOR_HANDLE DestDescriptor)
@@ -503,36 +476,17 @@ static void STDMETHODCALLTYPE device_device_CreateDepthStencilView(ID3D12Device1
 
 static void STDMETHODCALLTYPE device_device_CreateSampler(ID3D12Device17 *This, const D3D12_SAMPLER_DESC *pDesc, D3D12_CPU_DESCRIPTOR_HANDLE DestDescriptor)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)pDesc;
-    (void)DestDescriptor;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateSampler");
+    d12_device_CreateSampler(device_from_device(This), pDesc, DestDescriptor);
 }
 
 static void STDMETHODCALLTYPE device_device_CopyDescriptors(ID3D12Device17 *This, UINT NumDestDescriptorRanges, const D3D12_CPU_DESCRIPTOR_HANDLE *pDestDescriptorRangeStarts, const UINT *pDestDescriptorRangeSizes, UINT NumSrcDescriptorRanges, const D3D12_CPU_DESCRIPTOR_HANDLE *pSrcDescriptorRangeStarts, const UINT *pSrcDescriptorRangeSizes, D3D12_DESCRIPTOR_HEAP_TYPE DescriptorHeapsType)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)NumDestDescriptorRanges;
-    (void)pDestDescriptorRangeStarts;
-    (void)pDestDescriptorRangeSizes;
-    (void)NumSrcDescriptorRanges;
-    (void)pSrcDescriptorRangeStarts;
-    (void)pSrcDescriptorRangeSizes;
-    (void)DescriptorHeapsType;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CopyDescriptors");
+    d12_device_CopyDescriptors(device_from_device(This), NumDestDescriptorRanges, pDestDescriptorRangeStarts, pDestDescriptorRangeSizes, NumSrcDescriptorRanges, pSrcDescriptorRangeStarts, pSrcDescriptorRangeSizes, DescriptorHeapsType);
 }
 
 static void STDMETHODCALLTYPE device_device_CopyDescriptorsSimple(ID3D12Device17 *This, UINT NumDescriptors, D3D12_CPU_DESCRIPTOR_HANDLE DestDescriptorRangeStart, D3D12_CPU_DESCRIPTOR_HANDLE SrcDescriptorRangeStart, D3D12_DESCRIPTOR_HEAP_TYPE DescriptorHeapsType)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)NumDescriptors;
-    (void)DestDescriptorRangeStart;
-    (void)SrcDescriptorRangeStart;
-    (void)DescriptorHeapsType;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CopyDescriptorsSimple");
+    d12_device_CopyDescriptorsSimple(device_from_device(This), NumDescriptors, DestDescriptorRangeStart, SrcDescriptorRangeStart, DescriptorHeapsType);
 }
 
 static D3D12_RESOURCE_ALLOCATION_INFO STDMETHODCALLTYPE device_device_GetResourceAllocationInfo(ID3D12Device17 *This, UINT visibleMask, UINT numResourceDescs, const D3D12_RESOURCE_DESC *pResourceDescs)
@@ -2166,11 +2120,7 @@ static void STDMETHODCALLTYPE command_list_list_ExecuteBundle(ID3D12GraphicsComm
 
 static void STDMETHODCALLTYPE command_list_list_SetDescriptorHeaps(ID3D12GraphicsCommandList *This, UINT NumDescriptorHeaps, ID3D12DescriptorHeap * const *ppDescriptorHeaps)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)NumDescriptorHeaps;
-    (void)ppDescriptorHeaps;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "SetDescriptorHeaps");
+    d12_command_list_SetDescriptorHeaps(command_list_from_list(This), NumDescriptorHeaps, ppDescriptorHeaps);
 }
 
 static void STDMETHODCALLTYPE command_list_list_SetComputeRootSignature(ID3D12GraphicsCommandList *This, ID3D12RootSignature *pRootSignature)
@@ -2742,6 +2692,304 @@ HRESULT d12__resource_QueryInterface(struct d12_resource *self, const IID *riid,
     if (found == NULL)
         return E_NOINTERFACE;
     d12_resource_AddRef(self);
+    return S_OK;
+}
+
+/* ---- blob.blob: ID3D10Blob ---- */
+
+static inline struct d12_blob *blob_from_blob(ID3D10Blob *iface)
+{
+    return (struct d12_blob *)((char *)iface - offsetof(struct d12_blob, com.blob));
+}
+
+static HRESULT STDMETHODCALLTYPE blob_blob_QueryInterface(ID3D10Blob *This, const IID *riid, void **object)
+{
+    return d12__blob_QueryInterface(blob_from_blob(This), riid, object);
+}
+
+static ULONG STDMETHODCALLTYPE blob_blob_AddRef(ID3D10Blob *This)
+{
+    return d12_blob_AddRef(blob_from_blob(This));
+}
+
+static ULONG STDMETHODCALLTYPE blob_blob_Release(ID3D10Blob *This)
+{
+    return d12_blob_Release(blob_from_blob(This));
+}
+
+static LPVOID STDMETHODCALLTYPE blob_blob_GetBufferPointer(ID3D10Blob *This)
+{
+    return d12_blob_GetBufferPointer(blob_from_blob(This));
+}
+
+static SIZE_T STDMETHODCALLTYPE blob_blob_GetBufferSize(ID3D10Blob *This)
+{
+    return d12_blob_GetBufferSize(blob_from_blob(This));
+}
+
+static const ID3D10BlobVtbl blob_blob_vtbl = {
+    .QueryInterface = blob_blob_QueryInterface,
+    .AddRef = blob_blob_AddRef,
+    .Release = blob_blob_Release,
+    .GetBufferPointer = blob_blob_GetBufferPointer,
+    .GetBufferSize = blob_blob_GetBufferSize,
+};
+
+void d12__blob_com_init(struct d12__blob_com *com)
+{
+    com->blob.lpVtbl = &blob_blob_vtbl;
+}
+
+struct d12_blob *d12__blob_unwrap(const void *iface)
+{
+    const ID3D10Blob *object = iface;
+    if (object == NULL || object->lpVtbl != &blob_blob_vtbl)
+        return NULL;
+    return blob_from_blob((ID3D10Blob *)object);
+}
+
+HRESULT d12__blob_QueryInterface(struct d12_blob *self, const IID *riid, void **object)
+{
+    if (object == NULL)
+        return E_POINTER;
+    *object = NULL;
+    /* A NULL riid is a NULL pointer argument like a NULL out pointer: E_POINTER, never a dereference
+     * (docs/device.md "COM objects"). GetDevice answers through here too. */
+    if (riid == NULL)
+        return E_POINTER;
+    void *found = NULL;
+    if (iid_equal(riid, &IID_IUnknown))
+        found = &self->com.blob;
+    else if (iid_equal(riid, &IID_ID3D10Blob))
+        found = &self->com.blob;
+    *object = found;
+    if (found == NULL)
+        return E_NOINTERFACE;
+    d12_blob_AddRef(self);
+    return S_OK;
+}
+
+/* ---- rootsig_deserializer.deserializer: ID3D12RootSignatureDeserializer ---- */
+
+static inline struct d12_rootsig_deserializer *rootsig_deserializer_from_deserializer(ID3D12RootSignatureDeserializer *iface)
+{
+    return (struct d12_rootsig_deserializer *)((char *)iface - offsetof(struct d12_rootsig_deserializer, com.deserializer));
+}
+
+static HRESULT STDMETHODCALLTYPE rootsig_deserializer_deserializer_QueryInterface(ID3D12RootSignatureDeserializer *This, const IID *riid, void **object)
+{
+    return d12__rootsig_deserializer_QueryInterface(rootsig_deserializer_from_deserializer(This), riid, object);
+}
+
+static ULONG STDMETHODCALLTYPE rootsig_deserializer_deserializer_AddRef(ID3D12RootSignatureDeserializer *This)
+{
+    return d12_rootsig_deserializer_AddRef(rootsig_deserializer_from_deserializer(This));
+}
+
+static ULONG STDMETHODCALLTYPE rootsig_deserializer_deserializer_Release(ID3D12RootSignatureDeserializer *This)
+{
+    return d12_rootsig_deserializer_Release(rootsig_deserializer_from_deserializer(This));
+}
+
+static const D3D12_ROOT_SIGNATURE_DESC * STDMETHODCALLTYPE rootsig_deserializer_deserializer_GetRootSignatureDesc(ID3D12RootSignatureDeserializer *This)
+{
+    return d12_rootsig_deserializer_GetRootSignatureDesc(rootsig_deserializer_from_deserializer(This));
+}
+
+static const ID3D12RootSignatureDeserializerVtbl rootsig_deserializer_deserializer_vtbl = {
+    .QueryInterface = rootsig_deserializer_deserializer_QueryInterface,
+    .AddRef = rootsig_deserializer_deserializer_AddRef,
+    .Release = rootsig_deserializer_deserializer_Release,
+    .GetRootSignatureDesc = rootsig_deserializer_deserializer_GetRootSignatureDesc,
+};
+
+/* ---- rootsig_deserializer.versioned: ID3D12VersionedRootSignatureDeserializer ---- */
+
+static inline struct d12_rootsig_deserializer *rootsig_deserializer_from_versioned(ID3D12VersionedRootSignatureDeserializer *iface)
+{
+    return (struct d12_rootsig_deserializer *)((char *)iface - offsetof(struct d12_rootsig_deserializer, com.versioned));
+}
+
+static HRESULT STDMETHODCALLTYPE rootsig_deserializer_versioned_QueryInterface(ID3D12VersionedRootSignatureDeserializer *This, const IID *riid, void **object)
+{
+    return d12__rootsig_deserializer_QueryInterface(rootsig_deserializer_from_versioned(This), riid, object);
+}
+
+static ULONG STDMETHODCALLTYPE rootsig_deserializer_versioned_AddRef(ID3D12VersionedRootSignatureDeserializer *This)
+{
+    return d12_rootsig_deserializer_AddRef(rootsig_deserializer_from_versioned(This));
+}
+
+static ULONG STDMETHODCALLTYPE rootsig_deserializer_versioned_Release(ID3D12VersionedRootSignatureDeserializer *This)
+{
+    return d12_rootsig_deserializer_Release(rootsig_deserializer_from_versioned(This));
+}
+
+static HRESULT STDMETHODCALLTYPE rootsig_deserializer_versioned_GetRootSignatureDescAtVersion(ID3D12VersionedRootSignatureDeserializer *This, D3D_ROOT_SIGNATURE_VERSION convertToVersion, const D3D12_VERSIONED_ROOT_SIGNATURE_DESC **ppDesc)
+{
+    return d12_rootsig_deserializer_GetRootSignatureDescAtVersion(rootsig_deserializer_from_versioned(This), convertToVersion, ppDesc);
+}
+
+static const D3D12_VERSIONED_ROOT_SIGNATURE_DESC * STDMETHODCALLTYPE rootsig_deserializer_versioned_GetUnconvertedRootSignatureDesc(ID3D12VersionedRootSignatureDeserializer *This)
+{
+    return d12_rootsig_deserializer_GetUnconvertedRootSignatureDesc(rootsig_deserializer_from_versioned(This));
+}
+
+static const ID3D12VersionedRootSignatureDeserializerVtbl rootsig_deserializer_versioned_vtbl = {
+    .QueryInterface = rootsig_deserializer_versioned_QueryInterface,
+    .AddRef = rootsig_deserializer_versioned_AddRef,
+    .Release = rootsig_deserializer_versioned_Release,
+    .GetRootSignatureDescAtVersion = rootsig_deserializer_versioned_GetRootSignatureDescAtVersion,
+    .GetUnconvertedRootSignatureDesc = rootsig_deserializer_versioned_GetUnconvertedRootSignatureDesc,
+};
+
+void d12__rootsig_deserializer_com_init(struct d12__rootsig_deserializer_com *com)
+{
+    com->deserializer.lpVtbl = &rootsig_deserializer_deserializer_vtbl;
+    com->versioned.lpVtbl = &rootsig_deserializer_versioned_vtbl;
+}
+
+struct d12_rootsig_deserializer *d12__rootsig_deserializer_unwrap(const void *iface)
+{
+    const ID3D12RootSignatureDeserializer *object = iface;
+    if (object == NULL || object->lpVtbl != &rootsig_deserializer_deserializer_vtbl)
+        return NULL;
+    return rootsig_deserializer_from_deserializer((ID3D12RootSignatureDeserializer *)object);
+}
+
+HRESULT d12__rootsig_deserializer_QueryInterface(struct d12_rootsig_deserializer *self, const IID *riid, void **object)
+{
+    if (object == NULL)
+        return E_POINTER;
+    *object = NULL;
+    /* A NULL riid is a NULL pointer argument like a NULL out pointer: E_POINTER, never a dereference
+     * (docs/device.md "COM objects"). GetDevice answers through here too. */
+    if (riid == NULL)
+        return E_POINTER;
+    void *found = NULL;
+    if (iid_equal(riid, &IID_IUnknown))
+        found = &self->com.deserializer;
+    else if (iid_equal(riid, &IID_ID3D12RootSignatureDeserializer))
+        found = &self->com.deserializer;
+    else if (iid_equal(riid, &IID_ID3D12VersionedRootSignatureDeserializer))
+        found = &self->com.versioned;
+    *object = found;
+    if (found == NULL)
+        return E_NOINTERFACE;
+    d12_rootsig_deserializer_AddRef(self);
+    return S_OK;
+}
+
+/* ---- descriptor_heap.heap: ID3D12Object : ID3D12DeviceChild : ID3D12Pageable : ID3D12DescriptorHeap ---- */
+
+static inline struct d12_descriptor_heap *descriptor_heap_from_heap(ID3D12DescriptorHeap *iface)
+{
+    return (struct d12_descriptor_heap *)((char *)iface - offsetof(struct d12_descriptor_heap, com.heap));
+}
+
+static HRESULT STDMETHODCALLTYPE descriptor_heap_heap_QueryInterface(ID3D12DescriptorHeap *This, const IID *riid, void **object)
+{
+    return d12__descriptor_heap_QueryInterface(descriptor_heap_from_heap(This), riid, object);
+}
+
+static ULONG STDMETHODCALLTYPE descriptor_heap_heap_AddRef(ID3D12DescriptorHeap *This)
+{
+    return d12_descriptor_heap_AddRef(descriptor_heap_from_heap(This));
+}
+
+static ULONG STDMETHODCALLTYPE descriptor_heap_heap_Release(ID3D12DescriptorHeap *This)
+{
+    return d12_descriptor_heap_Release(descriptor_heap_from_heap(This));
+}
+
+static HRESULT STDMETHODCALLTYPE descriptor_heap_heap_GetPrivateData(ID3D12DescriptorHeap *This, const GUID *guid, UINT *pDataSize, void *pData)
+{
+    return d12_device_child_GetPrivateData(&descriptor_heap_from_heap(This)->device_child, guid, pDataSize, pData);
+}
+
+static HRESULT STDMETHODCALLTYPE descriptor_heap_heap_SetPrivateData(ID3D12DescriptorHeap *This, const GUID *guid, UINT DataSize, const void *pData)
+{
+    return d12_device_child_SetPrivateData(&descriptor_heap_from_heap(This)->device_child, guid, DataSize, pData);
+}
+
+static HRESULT STDMETHODCALLTYPE descriptor_heap_heap_SetPrivateDataInterface(ID3D12DescriptorHeap *This, const GUID *guid, const IUnknown *pData)
+{
+    return d12_device_child_SetPrivateDataInterface(&descriptor_heap_from_heap(This)->device_child, guid, pData);
+}
+
+static HRESULT STDMETHODCALLTYPE descriptor_heap_heap_SetName(ID3D12DescriptorHeap *This, LPCWSTR Name)
+{
+    return d12_device_child_SetName(&descriptor_heap_from_heap(This)->device_child, Name);
+}
+
+static HRESULT STDMETHODCALLTYPE descriptor_heap_heap_GetDevice(ID3D12DescriptorHeap *This, const IID *riid, void **ppvDevice)
+{
+    return d12_device_child_GetDevice(&descriptor_heap_from_heap(This)->device_child, riid, ppvDevice);
+}
+
+static D3D12_DESCRIPTOR_HEAP_DESC STDMETHODCALLTYPE descriptor_heap_heap_GetDesc(ID3D12DescriptorHeap *This)
+{
+    return d12_descriptor_heap_GetDesc(descriptor_heap_from_heap(This));
+}
+
+static D3D12_CPU_DESCRIPTOR_HANDLE STDMETHODCALLTYPE descriptor_heap_heap_GetCPUDescriptorHandleForHeapStart(ID3D12DescriptorHeap *This)
+{
+    return d12_descriptor_heap_GetCPUDescriptorHandleForHeapStart(descriptor_heap_from_heap(This));
+}
+
+static D3D12_GPU_DESCRIPTOR_HANDLE STDMETHODCALLTYPE descriptor_heap_heap_GetGPUDescriptorHandleForHeapStart(ID3D12DescriptorHeap *This)
+{
+    return d12_descriptor_heap_GetGPUDescriptorHandleForHeapStart(descriptor_heap_from_heap(This));
+}
+
+static const ID3D12DescriptorHeapVtbl descriptor_heap_heap_vtbl = {
+    .QueryInterface = descriptor_heap_heap_QueryInterface,
+    .AddRef = descriptor_heap_heap_AddRef,
+    .Release = descriptor_heap_heap_Release,
+    .GetPrivateData = descriptor_heap_heap_GetPrivateData,
+    .SetPrivateData = descriptor_heap_heap_SetPrivateData,
+    .SetPrivateDataInterface = descriptor_heap_heap_SetPrivateDataInterface,
+    .SetName = descriptor_heap_heap_SetName,
+    .GetDevice = descriptor_heap_heap_GetDevice,
+    .GetDesc = descriptor_heap_heap_GetDesc,
+    .GetCPUDescriptorHandleForHeapStart = descriptor_heap_heap_GetCPUDescriptorHandleForHeapStart,
+    .GetGPUDescriptorHandleForHeapStart = descriptor_heap_heap_GetGPUDescriptorHandleForHeapStart,
+};
+
+void d12__descriptor_heap_com_init(struct d12__descriptor_heap_com *com)
+{
+    com->heap.lpVtbl = &descriptor_heap_heap_vtbl;
+}
+
+struct d12_descriptor_heap *d12__descriptor_heap_unwrap(const void *iface)
+{
+    const ID3D12DescriptorHeap *object = iface;
+    if (object == NULL || object->lpVtbl != &descriptor_heap_heap_vtbl)
+        return NULL;
+    return descriptor_heap_from_heap((ID3D12DescriptorHeap *)object);
+}
+
+HRESULT d12__descriptor_heap_QueryInterface(struct d12_descriptor_heap *self, const IID *riid, void **object)
+{
+    if (object == NULL)
+        return E_POINTER;
+    *object = NULL;
+    /* A NULL riid is a NULL pointer argument like a NULL out pointer: E_POINTER, never a dereference
+     * (docs/device.md "COM objects"). GetDevice answers through here too. */
+    if (riid == NULL)
+        return E_POINTER;
+    void *found = NULL;
+    if (iid_equal(riid, &IID_IUnknown))
+        found = &self->com.heap;
+    else if (iid_equal(riid, &IID_ID3D12Object) ||
+             iid_equal(riid, &IID_ID3D12DeviceChild) ||
+             iid_equal(riid, &IID_ID3D12Pageable) ||
+             iid_equal(riid, &IID_ID3D12DescriptorHeap))
+        found = &self->com.heap;
+    *object = found;
+    if (found == NULL)
+        return E_NOINTERFACE;
+    d12_descriptor_heap_AddRef(self);
     return S_OK;
 }
 

@@ -114,6 +114,14 @@ HRESULT d12_device_CreateCommandQueue(struct d12_device *self, const D3D12_COMMA
 HRESULT d12_device_CreateCommandAllocator(struct d12_device *self, D3D12_COMMAND_LIST_TYPE type, const IID *riid, void **ppCommandAllocator);
 HRESULT d12_device_CreateCommandList(struct d12_device *self, UINT nodeMask, D3D12_COMMAND_LIST_TYPE type, ID3D12CommandAllocator *pCommandAllocator, ID3D12PipelineState *pInitialState, const IID *riid, void **ppCommandList);
 HRESULT d12_device_CheckFeatureSupport(struct d12_device *self, D3D12_FEATURE Feature, void *pFeatureSupportData, UINT FeatureSupportDataSize);
+HRESULT d12_device_CreateDescriptorHeap(struct d12_device *self, const D3D12_DESCRIPTOR_HEAP_DESC *pDescriptorHeapDesc, const IID *riid, void **ppvHeap);
+UINT d12_device_GetDescriptorHandleIncrementSize(struct d12_device *self, D3D12_DESCRIPTOR_HEAP_TYPE DescriptorHeapType);
+void d12_device_CreateConstantBufferView(struct d12_device *self, const D3D12_CONSTANT_BUFFER_VIEW_DESC *pDesc, D3D12_CPU_DESCRIPTOR_HANDLE DestDescriptor);
+void d12_device_CreateShaderResourceView(struct d12_device *self, ID3D12Resource *pResource, const D3D12_SHADER_RESOURCE_VIEW_DESC *pDesc, D3D12_CPU_DESCRIPTOR_HANDLE DestDescriptor);
+void d12_device_CreateUnorderedAccessView(struct d12_device *self, ID3D12Resource *pResource, ID3D12Resource *pCounterResource, const D3D12_UNORDERED_ACCESS_VIEW_DESC *pDesc, D3D12_CPU_DESCRIPTOR_HANDLE DestDescriptor);
+void d12_device_CreateSampler(struct d12_device *self, const D3D12_SAMPLER_DESC *pDesc, D3D12_CPU_DESCRIPTOR_HANDLE DestDescriptor);
+void d12_device_CopyDescriptors(struct d12_device *self, UINT NumDestDescriptorRanges, const D3D12_CPU_DESCRIPTOR_HANDLE *pDestDescriptorRangeStarts, const UINT *pDestDescriptorRangeSizes, UINT NumSrcDescriptorRanges, const D3D12_CPU_DESCRIPTOR_HANDLE *pSrcDescriptorRangeStarts, const UINT *pSrcDescriptorRangeSizes, D3D12_DESCRIPTOR_HEAP_TYPE DescriptorHeapsType);
+void d12_device_CopyDescriptorsSimple(struct d12_device *self, UINT NumDescriptors, D3D12_CPU_DESCRIPTOR_HANDLE DestDescriptorRangeStart, D3D12_CPU_DESCRIPTOR_HANDLE SrcDescriptorRangeStart, D3D12_DESCRIPTOR_HEAP_TYPE DescriptorHeapsType);
 D3D12_HEAP_PROPERTIES d12_device_GetCustomHeapProperties(struct d12_device *self, UINT nodeMask, D3D12_HEAP_TYPE heapType);
 HRESULT d12_device_CreateCommittedResource(struct d12_device *self, const D3D12_HEAP_PROPERTIES *pHeapProperties, D3D12_HEAP_FLAGS HeapFlags, const D3D12_RESOURCE_DESC *pDesc, D3D12_RESOURCE_STATES InitialResourceState, const D3D12_CLEAR_VALUE *pOptimizedClearValue, const IID *riidResource, void **ppvResource);
 HRESULT d12_device_CreateHeap(struct d12_device *self, const D3D12_HEAP_DESC *pDesc, const IID *riid, void **ppvHeap);
@@ -236,6 +244,7 @@ void d12_command_list_RSSetViewports(struct d12_command_list *self, UINT NumView
 void d12_command_list_RSSetScissorRects(struct d12_command_list *self, UINT NumRects, const D3D12_RECT *pRects);
 void d12_command_list_ResourceBarrier(struct d12_command_list *self, UINT NumBarriers, const D3D12_RESOURCE_BARRIER *pBarriers);
 void d12_command_list_ExecuteBundle(struct d12_command_list *self, ID3D12GraphicsCommandList *pCommandList);
+void d12_command_list_SetDescriptorHeaps(struct d12_command_list *self, UINT NumDescriptorHeaps, ID3D12DescriptorHeap * const *ppDescriptorHeaps);
 void d12_command_list_SetComputeRootConstantBufferView(struct d12_command_list *self, UINT RootParameterIndex, D3D12_GPU_VIRTUAL_ADDRESS BufferLocation);
 void d12_command_list_SetGraphicsRootConstantBufferView(struct d12_command_list *self, UINT RootParameterIndex, D3D12_GPU_VIRTUAL_ADDRESS BufferLocation);
 void d12_command_list_SetComputeRootShaderResourceView(struct d12_command_list *self, UINT RootParameterIndex, D3D12_GPU_VIRTUAL_ADDRESS BufferLocation);
@@ -315,6 +324,87 @@ void d12_resource_Unmap(struct d12_resource *self, UINT Subresource, const D3D12
 D3D12_RESOURCE_DESC d12_resource_GetDesc(struct d12_resource *self);
 D3D12_GPU_VIRTUAL_ADDRESS d12_resource_GetGPUVirtualAddress(struct d12_resource *self);
 HRESULT d12_resource_GetHeapProperties(struct d12_resource *self, D3D12_HEAP_PROPERTIES *pHeapProperties, D3D12_HEAP_FLAGS *pHeapFlags);
+
+/* ---- blob: ID3D10Blob ---- */
+struct d12_blob;
+
+struct d12__blob_com {
+    ID3D10Blob blob;
+};
+
+/* Points every interface of `com` at its vtable. */
+void d12__blob_com_init(struct d12__blob_com *com);
+
+/* QueryInterface for every interface of the object: E_POINTER for a NULL `object`, E_NOINTERFACE (and
+ * *object = NULL) for an IID it does not expose; otherwise a reference is added. */
+HRESULT d12__blob_QueryInterface(struct d12_blob *self, const IID *riid, void **object);
+
+/* The object behind an interface pointer of its first group's chain, or NULL when `iface` is NULL or not one of
+ * this object's (its vtable is not ours): how a method taking another object's interface checks it. */
+struct d12_blob *d12__blob_unwrap(const void *iface);
+
+/* Hand-written (runtime/rootsig.h): one reference count for all the object's interfaces, the
+ * not-implemented report (called once per method per process) and the implemented methods. */
+ULONG d12_blob_AddRef(struct d12_blob *self);
+ULONG d12_blob_Release(struct d12_blob *self);
+void d12_blob_not_implemented(struct d12_blob *self, const char *interface_name, const char *method);
+LPVOID d12_blob_GetBufferPointer(struct d12_blob *self);
+SIZE_T d12_blob_GetBufferSize(struct d12_blob *self);
+
+/* ---- rootsig_deserializer: ID3D12RootSignatureDeserializer; ID3D12VersionedRootSignatureDeserializer ---- */
+struct d12_rootsig_deserializer;
+
+struct d12__rootsig_deserializer_com {
+    ID3D12RootSignatureDeserializer deserializer;
+    ID3D12VersionedRootSignatureDeserializer versioned;
+};
+
+/* Points every interface of `com` at its vtable. */
+void d12__rootsig_deserializer_com_init(struct d12__rootsig_deserializer_com *com);
+
+/* QueryInterface for every interface of the object: E_POINTER for a NULL `object`, E_NOINTERFACE (and
+ * *object = NULL) for an IID it does not expose; otherwise a reference is added. */
+HRESULT d12__rootsig_deserializer_QueryInterface(struct d12_rootsig_deserializer *self, const IID *riid, void **object);
+
+/* The object behind an interface pointer of its first group's chain, or NULL when `iface` is NULL or not one of
+ * this object's (its vtable is not ours): how a method taking another object's interface checks it. */
+struct d12_rootsig_deserializer *d12__rootsig_deserializer_unwrap(const void *iface);
+
+/* Hand-written (runtime/rootsig.h): one reference count for all the object's interfaces, the
+ * not-implemented report (called once per method per process) and the implemented methods. */
+ULONG d12_rootsig_deserializer_AddRef(struct d12_rootsig_deserializer *self);
+ULONG d12_rootsig_deserializer_Release(struct d12_rootsig_deserializer *self);
+void d12_rootsig_deserializer_not_implemented(struct d12_rootsig_deserializer *self, const char *interface_name, const char *method);
+const D3D12_ROOT_SIGNATURE_DESC * d12_rootsig_deserializer_GetRootSignatureDesc(struct d12_rootsig_deserializer *self);
+HRESULT d12_rootsig_deserializer_GetRootSignatureDescAtVersion(struct d12_rootsig_deserializer *self, D3D_ROOT_SIGNATURE_VERSION convertToVersion, const D3D12_VERSIONED_ROOT_SIGNATURE_DESC **ppDesc);
+const D3D12_VERSIONED_ROOT_SIGNATURE_DESC * d12_rootsig_deserializer_GetUnconvertedRootSignatureDesc(struct d12_rootsig_deserializer *self);
+
+/* ---- descriptor_heap: ID3D12Object, ID3D12DeviceChild, ID3D12Pageable, ID3D12DescriptorHeap ---- */
+struct d12_descriptor_heap;
+
+struct d12__descriptor_heap_com {
+    ID3D12DescriptorHeap heap;
+};
+
+/* Points every interface of `com` at its vtable. */
+void d12__descriptor_heap_com_init(struct d12__descriptor_heap_com *com);
+
+/* QueryInterface for every interface of the object: E_POINTER for a NULL `object`, E_NOINTERFACE (and
+ * *object = NULL) for an IID it does not expose; otherwise a reference is added. */
+HRESULT d12__descriptor_heap_QueryInterface(struct d12_descriptor_heap *self, const IID *riid, void **object);
+
+/* The object behind an interface pointer of its first group's chain, or NULL when `iface` is NULL or not one of
+ * this object's (its vtable is not ours): how a method taking another object's interface checks it. */
+struct d12_descriptor_heap *d12__descriptor_heap_unwrap(const void *iface);
+
+/* Hand-written (runtime/descriptor_heap.h): one reference count for all the object's interfaces, the
+ * not-implemented report (called once per method per process) and the implemented methods. */
+ULONG d12_descriptor_heap_AddRef(struct d12_descriptor_heap *self);
+ULONG d12_descriptor_heap_Release(struct d12_descriptor_heap *self);
+void d12_descriptor_heap_not_implemented(struct d12_descriptor_heap *self, const char *interface_name, const char *method);
+D3D12_DESCRIPTOR_HEAP_DESC d12_descriptor_heap_GetDesc(struct d12_descriptor_heap *self);
+D3D12_CPU_DESCRIPTOR_HANDLE d12_descriptor_heap_GetCPUDescriptorHandleForHeapStart(struct d12_descriptor_heap *self);
+D3D12_GPU_DESCRIPTOR_HANDLE d12_descriptor_heap_GetGPUDescriptorHandleForHeapStart(struct d12_descriptor_heap *self);
 
 /* ---- heap: ID3D12Object, ID3D12DeviceChild, ID3D12Pageable, ID3D12Heap, ID3D12Heap1 ---- */
 struct d12_heap;

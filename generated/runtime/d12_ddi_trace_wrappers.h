@@ -14,6 +14,7 @@ static struct {
     D3D12DDI_DEVICE_FUNCS_CORE_0126 core;
     D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126 queue;
     D3D12DDI_COMMAND_LIST_FUNCS_3D_0127 list;
+    D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT descriptors;
     D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 drm;
     D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1 drm1;
     D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT heaps;
@@ -587,6 +588,136 @@ static void wrap_list(D3D12DDI_COMMAND_LIST_FUNCS_3D_0127 *table)
 }
 _Static_assert(sizeof(D3D12DDI_COMMAND_LIST_FUNCS_3D_0127) == 17 * sizeof(any_fn),
                "every slot of D3D12DDI_COMMAND_LIST_FUNCS_3D_0127 has a wrapper");
+
+/* ---- D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT ---- */
+
+static UINT APIENTRY w_descriptors_pfnGetDescriptorSizeInBytes(D3D12DDI_HDEVICE hDevice,
+                                                               D3D12DDI_DESCRIPTOR_HEAP_TYPE Type)
+{
+    ENTER(pfnGetDescriptorSizeInBytes, "hDevice=%p Type=%d", hDevice.pDrvPrivate, (int)Type);
+    UINT result = od.descriptors.pfnGetDescriptorSizeInBytes(hDevice, Type);
+    LEAVE_RESULT("value=0x%X", (unsigned)result);
+    return result;
+}
+
+static SIZE_T APIENTRY w_descriptors_pfnCalcPrivateDescriptorHeapSize(
+        D3D12DDI_HDEVICE hDevice, const D3D12DDIARG_CREATE_DESCRIPTOR_HEAP_0001* pArgs)
+{
+    ENTER(pfnCalcPrivateDescriptorHeapSize, "hDevice=%p Type=%d NumDescriptors=%u", hDevice.pDrvPrivate,
+          (pArgs ? (int)pArgs->Type : 0), (pArgs ? (unsigned)pArgs->NumDescriptors : 0));
+    SIZE_T result = od.descriptors.pfnCalcPrivateDescriptorHeapSize(hDevice, pArgs);
+    LEAVE_RESULT("size=%zu", (size_t)result);
+    return result;
+}
+
+static HRESULT APIENTRY w_descriptors_pfnCreateDescriptorHeap(D3D12DDI_HDEVICE hDevice,
+                                                              const D3D12DDIARG_CREATE_DESCRIPTOR_HEAP_0001* pArgs,
+                                                              D3D12DDI_HDESCRIPTORHEAP hDrvDescriptorHeap)
+{
+    ENTER(pfnCreateDescriptorHeap, "hDevice=%p Type=%d NumDescriptors=%u Flags=%d hDrvDescriptorHeap=%p",
+          hDevice.pDrvPrivate, (pArgs ? (int)pArgs->Type : 0), (pArgs ? (unsigned)pArgs->NumDescriptors : 0),
+          (pArgs ? (int)pArgs->Flags : 0), hDrvDescriptorHeap.pDrvPrivate);
+    HRESULT result = d12__fault_ddi_fails() ? E_OUTOFMEMORY : od.descriptors.pfnCreateDescriptorHeap(
+            hDevice, pArgs, hDrvDescriptorHeap);
+    LEAVE_RESULT("hr=0x%08X", (unsigned)result);
+    return result;
+}
+
+static VOID APIENTRY w_descriptors_pfnDestroyDescriptorHeap(D3D12DDI_HDEVICE hDevice,
+                                                            D3D12DDI_HDESCRIPTORHEAP hDrvDescriptorHeap)
+{
+    ENTER(pfnDestroyDescriptorHeap, "hDevice=%p hDrvDescriptorHeap=%p", hDevice.pDrvPrivate,
+          hDrvDescriptorHeap.pDrvPrivate);
+    od.descriptors.pfnDestroyDescriptorHeap(hDevice, hDrvDescriptorHeap);
+    LEAVE();
+}
+
+static SIZE_T APIENTRY w_descriptors_pfnGetDescriptorHeapCpuStart(
+        D3D12DDI_HDEVICE hDevice, D3D12DDI_HDESCRIPTORHEAP hDrvDescriptorHeap)
+{
+    ENTER(pfnGetDescriptorHeapCpuStart, "hDevice=%p hDrvDescriptorHeap=%p", hDevice.pDrvPrivate,
+          hDrvDescriptorHeap.pDrvPrivate);
+    SIZE_T result = od.descriptors.pfnGetDescriptorHeapCpuStart(hDevice, hDrvDescriptorHeap);
+    LEAVE_RESULT("size=%zu", (size_t)result);
+    return result;
+}
+
+static UINT64 APIENTRY w_descriptors_pfnGetDescriptorHeapGpuStart(
+        D3D12DDI_HDEVICE hDevice, D3D12DDI_HDESCRIPTORHEAP hDrvDescriptorHeap)
+{
+    ENTER(pfnGetDescriptorHeapGpuStart, "hDevice=%p hDrvDescriptorHeap=%p", hDevice.pDrvPrivate,
+          hDrvDescriptorHeap.pDrvPrivate);
+    UINT64 result = od.descriptors.pfnGetDescriptorHeapGpuStart(hDevice, hDrvDescriptorHeap);
+    LEAVE_RESULT("value=0x%llX", (unsigned long long)result);
+    return result;
+}
+
+static UINT APIENTRY w_descriptors_pfnCheckBufferViewFormat(D3D12DDI_HDEVICE hDevice,
+                                                            D3D12DDI_BUFFER_VIEW_TYPE_D12RT ViewType,
+                                                            DXGI_FORMAT Format)
+{
+    ENTER(pfnCheckBufferViewFormat, "hDevice=%p ViewType=%d", hDevice.pDrvPrivate, (int)ViewType);
+    UINT result = od.descriptors.pfnCheckBufferViewFormat(hDevice, ViewType, Format);
+    LEAVE_RESULT("value=0x%X", (unsigned)result);
+    return result;
+}
+
+static VOID APIENTRY w_descriptors_pfnCreateBufferView(D3D12DDI_HDEVICE hDevice,
+                                                       const D3D12DDIARG_CREATE_BUFFER_VIEW_D12RT* pArgs,
+                                                       SIZE_T DestDescriptor)
+{
+    ENTER(pfnCreateBufferView,
+          "hDevice=%p ViewType=%d Format=%u GpuVirtualAddress=0x%llX SizeInBytes=%llu StructureByteStride=%u Flags=%d CounterGpuVirtualAddress=0x%llX DestDescriptor=0x%zX",
+          hDevice.pDrvPrivate, (pArgs ? (int)pArgs->ViewType : 0), (unsigned)pArgs->Format,
+          (pArgs ? (unsigned long long)pArgs->GpuVirtualAddress : 0),
+          (pArgs ? (unsigned long long)pArgs->SizeInBytes : 0), (pArgs ? (unsigned)pArgs->StructureByteStride : 0),
+          (pArgs ? (int)pArgs->Flags : 0), (pArgs ? (unsigned long long)pArgs->CounterGpuVirtualAddress : 0),
+          (size_t)DestDescriptor);
+    od.descriptors.pfnCreateBufferView(hDevice, pArgs, DestDescriptor);
+    LEAVE();
+}
+
+static VOID APIENTRY w_descriptors_pfnCreateSampler(D3D12DDI_HDEVICE hDevice, const D3D12_SAMPLER_DESC* pDesc,
+                                                    SIZE_T DestDescriptor)
+{
+    ENTER(pfnCreateSampler, "hDevice=%p DestDescriptor=0x%zX", hDevice.pDrvPrivate, (size_t)DestDescriptor);
+    od.descriptors.pfnCreateSampler(hDevice, pDesc, DestDescriptor);
+    LEAVE();
+}
+
+static VOID APIENTRY w_descriptors_pfnCopyDescriptors(D3D12DDI_HDEVICE hDevice, UINT NumDescriptors, SIZE_T DestStart,
+                                                      SIZE_T SrcStart, D3D12DDI_DESCRIPTOR_HEAP_TYPE Type)
+{
+    ENTER(pfnCopyDescriptors, "hDevice=%p NumDescriptors=%u DestStart=0x%zX SrcStart=0x%zX Type=%d",
+          hDevice.pDrvPrivate, (unsigned)NumDescriptors, (size_t)DestStart, (size_t)SrcStart, (int)Type);
+    od.descriptors.pfnCopyDescriptors(hDevice, NumDescriptors, DestStart, SrcStart, Type);
+    LEAVE();
+}
+
+/* Every slot of D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT wrapped (a NULL slot stays NULL). */
+static void wrap_descriptors(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT *table)
+{
+    wrap_slot(&table->pfnGetDescriptorSizeInBytes, &od.descriptors.pfnGetDescriptorSizeInBytes,
+              (any_fn)w_descriptors_pfnGetDescriptorSizeInBytes);
+    wrap_slot(&table->pfnCalcPrivateDescriptorHeapSize, &od.descriptors.pfnCalcPrivateDescriptorHeapSize,
+              (any_fn)w_descriptors_pfnCalcPrivateDescriptorHeapSize);
+    wrap_slot(&table->pfnCreateDescriptorHeap, &od.descriptors.pfnCreateDescriptorHeap,
+              (any_fn)w_descriptors_pfnCreateDescriptorHeap);
+    wrap_slot(&table->pfnDestroyDescriptorHeap, &od.descriptors.pfnDestroyDescriptorHeap,
+              (any_fn)w_descriptors_pfnDestroyDescriptorHeap);
+    wrap_slot(&table->pfnGetDescriptorHeapCpuStart, &od.descriptors.pfnGetDescriptorHeapCpuStart,
+              (any_fn)w_descriptors_pfnGetDescriptorHeapCpuStart);
+    wrap_slot(&table->pfnGetDescriptorHeapGpuStart, &od.descriptors.pfnGetDescriptorHeapGpuStart,
+              (any_fn)w_descriptors_pfnGetDescriptorHeapGpuStart);
+    wrap_slot(&table->pfnCheckBufferViewFormat, &od.descriptors.pfnCheckBufferViewFormat,
+              (any_fn)w_descriptors_pfnCheckBufferViewFormat);
+    wrap_slot(&table->pfnCreateBufferView, &od.descriptors.pfnCreateBufferView,
+              (any_fn)w_descriptors_pfnCreateBufferView);
+    wrap_slot(&table->pfnCreateSampler, &od.descriptors.pfnCreateSampler, (any_fn)w_descriptors_pfnCreateSampler);
+    wrap_slot(&table->pfnCopyDescriptors, &od.descriptors.pfnCopyDescriptors, (any_fn)w_descriptors_pfnCopyDescriptors);
+}
+_Static_assert(sizeof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT) == 10 * sizeof(any_fn),
+               "every slot of D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT has a wrapper");
 
 /* ---- D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 ---- */
 

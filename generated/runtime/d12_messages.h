@@ -45,6 +45,7 @@ extern "C" {
 #define D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGE_FLAGS_UNSUPPORTED ((D3D12_MESSAGE_ID)0x10600)
 #define D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGES_FEATURE_DATA_INVALID ((D3D12_MESSAGE_ID)0x10601)
 #define D12_MESSAGE_ID_DRIVER_MESSAGE_FILTER_INVALID ((D3D12_MESSAGE_ID)0x10602)
+#define D12_MESSAGE_ID_DESCRIPTORS_UNSUPPORTED ((D3D12_MESSAGE_ID)0x13d00)
 #define D12_MESSAGE_ID_CREATEPLACEDRESOURCE_OUTSIDE_HEAP ((D3D12_MESSAGE_ID)0x13301)
 #define D12_MESSAGE_ID_HEAPS_UNSUPPORTED ((D3D12_MESSAGE_ID)0x13300)
 
@@ -74,6 +75,7 @@ typedef enum d12_msg {
     D12_MSG_COMMAND_ALLOCATOR_TYPE_MISMATCH,
     D12_MSG_COMMAND_ALLOCATOR_CONTENTION,
     D12_MSG_COMMAND_ALLOCATOR_CANNOT_RESET,
+    D12_MSG_COMMAND_ALLOCATOR_SYNC,
     D12_MSG_COMMAND_LIST_CLOSED,
     D12_MSG_COMMAND_LIST_OPEN,
     D12_MSG_COMMAND_LIST_RECORDING_ERROR,
@@ -109,6 +111,26 @@ typedef enum d12_msg {
     D12_MSG_DRIVER_REPORTED_MESSAGE_FLAGS_UNSUPPORTED,
     D12_MSG_DRIVER_REPORTED_MESSAGES_FEATURE_DATA_INVALID,
     D12_MSG_DRIVER_MESSAGE_FILTER_INVALID,
+    D12_MSG_DESCRIPTORS_UNSUPPORTED,
+    D12_MSG_CREATE_DESCRIPTOR_HEAP_INVALID_DESC,
+    D12_MSG_DESCRIPTOR_HEAP_NOT_SHADER_VISIBLE,
+    D12_MSG_INVALID_DESCRIPTOR_HANDLE,
+    D12_MSG_CREATE_CONSTANT_BUFFER_VIEW_INVALID_RESOURCE,
+    D12_MSG_CREATE_CONSTANT_BUFFER_VIEW_INVALID_DESC,
+    D12_MSG_CREATESHADERRESOURCEVIEW_INVALIDDESC,
+    D12_MSG_CREATESHADERRESOURCEVIEW_INVALIDFORMAT,
+    D12_MSG_CREATESHADERRESOURCEVIEW_INVALIDDIMENSIONS,
+    D12_MSG_CREATESHADERRESOURCEVIEW_INVALIDRESOURCE,
+    D12_MSG_CREATEUNORDEREDACCESSVIEW_INVALIDRESOURCE,
+    D12_MSG_CREATEUNORDEREDACCESSVIEW_INVALIDDESC,
+    D12_MSG_CREATEUNORDEREDACCESSVIEW_INVALIDFORMAT,
+    D12_MSG_CREATEUNORDEREDACCESSVIEW_INVALIDDIMENSIONS,
+    D12_MSG_CREATEUNORDEREDACCESSVIEW_INVALIDFLAGS,
+    D12_MSG_CREATE_UNORDEREDACCESS_VIEW_INVALID_COUNTER_USAGE,
+    D12_MSG_CREATE_SAMPLER_INVALID,
+    D12_MSG_COPY_DESCRIPTORS_INVALID_RANGES,
+    D12_MSG_COPY_DESCRIPTORS_WRITE_ONLY_DESCRIPTOR,
+    D12_MSG_SET_DESCRIPTOR_HEAP_INVALID,
     D12_MSG_CREATEHEAP_NULLDESC,
     D12_MSG_CREATEHEAP_INVALIDSIZE,
     D12_MSG_CREATEHEAP_UNRECOGNIZEDHEAPTYPE,
@@ -270,6 +292,11 @@ static inline void d12__msg_command_allocator_contention(d12_info_queue *queue, 
 static inline void d12__msg_command_allocator_cannot_reset(d12_info_queue *queue)
 {
     d12__info_queue_report(queue, D12_MSG_COMMAND_ALLOCATOR_CANNOT_RESET);
+}
+
+static inline void d12__msg_command_allocator_sync(d12_info_queue *queue, const char *allocator, const char *list, unsigned long long submission, const char *queue_name)
+{
+    d12__info_queue_report(queue, D12_MSG_COMMAND_ALLOCATOR_SYNC, allocator, list, submission, queue_name);
 }
 
 static inline void d12__msg_command_list_closed(d12_info_queue *queue, const char *method, const char *consequence)
@@ -445,6 +472,106 @@ static inline void d12__msg_driver_reported_messages_feature_data_invalid(d12_in
 static inline void d12__msg_driver_message_filter_invalid(d12_info_queue *queue, const char *count_name, unsigned int count, const char *list_name)
 {
     d12__info_queue_report(queue, D12_MSG_DRIVER_MESSAGE_FILTER_INVALID, count_name, count, list_name);
+}
+
+static inline void d12__msg_descriptors_unsupported(d12_info_queue *queue, const char *method, const char *driver)
+{
+    d12__info_queue_report(queue, D12_MSG_DESCRIPTORS_UNSUPPORTED, method, driver);
+}
+
+static inline void d12__msg_create_descriptor_heap_invalid_desc(d12_info_queue *queue, const char *problem)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATE_DESCRIPTOR_HEAP_INVALID_DESC, problem);
+}
+
+static inline void d12__msg_descriptor_heap_not_shader_visible(d12_info_queue *queue, const char *type)
+{
+    d12__info_queue_report(queue, D12_MSG_DESCRIPTOR_HEAP_NOT_SHADER_VISIBLE, type);
+}
+
+static inline void d12__msg_invalid_descriptor_handle(d12_info_queue *queue, const char *method, const char *parameter, unsigned long long handle, const char *type)
+{
+    d12__info_queue_report(queue, D12_MSG_INVALID_DESCRIPTOR_HANDLE, method, parameter, handle, type);
+}
+
+static inline void d12__msg_create_constant_buffer_view_invalid_resource(d12_info_queue *queue, const char *problem)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATE_CONSTANT_BUFFER_VIEW_INVALID_RESOURCE, problem);
+}
+
+static inline void d12__msg_create_constant_buffer_view_invalid_desc(d12_info_queue *queue, const char *problem)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATE_CONSTANT_BUFFER_VIEW_INVALID_DESC, problem);
+}
+
+static inline void d12__msg_createshaderresourceview_invaliddesc(d12_info_queue *queue, const char *problem)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATESHADERRESOURCEVIEW_INVALIDDESC, problem);
+}
+
+static inline void d12__msg_createshaderresourceview_invalidformat(d12_info_queue *queue, const char *problem)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATESHADERRESOURCEVIEW_INVALIDFORMAT, problem);
+}
+
+static inline void d12__msg_createshaderresourceview_invaliddimensions(d12_info_queue *queue, const char *problem)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATESHADERRESOURCEVIEW_INVALIDDIMENSIONS, problem);
+}
+
+static inline void d12__msg_createshaderresourceview_invalidresource(d12_info_queue *queue, const char *problem)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATESHADERRESOURCEVIEW_INVALIDRESOURCE, problem);
+}
+
+static inline void d12__msg_createunorderedaccessview_invalidresource(d12_info_queue *queue, const char *problem)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATEUNORDEREDACCESSVIEW_INVALIDRESOURCE, problem);
+}
+
+static inline void d12__msg_createunorderedaccessview_invaliddesc(d12_info_queue *queue, const char *problem)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATEUNORDEREDACCESSVIEW_INVALIDDESC, problem);
+}
+
+static inline void d12__msg_createunorderedaccessview_invalidformat(d12_info_queue *queue, const char *problem)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATEUNORDEREDACCESSVIEW_INVALIDFORMAT, problem);
+}
+
+static inline void d12__msg_createunorderedaccessview_invaliddimensions(d12_info_queue *queue, const char *problem)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATEUNORDEREDACCESSVIEW_INVALIDDIMENSIONS, problem);
+}
+
+static inline void d12__msg_createunorderedaccessview_invalidflags(d12_info_queue *queue, const char *problem)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATEUNORDEREDACCESSVIEW_INVALIDFLAGS, problem);
+}
+
+static inline void d12__msg_create_unorderedaccess_view_invalid_counter_usage(d12_info_queue *queue, const char *problem)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATE_UNORDEREDACCESS_VIEW_INVALID_COUNTER_USAGE, problem);
+}
+
+static inline void d12__msg_create_sampler_invalid(d12_info_queue *queue, const char *problem)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATE_SAMPLER_INVALID, problem);
+}
+
+static inline void d12__msg_copy_descriptors_invalid_ranges(d12_info_queue *queue, const char *method, const char *problem)
+{
+    d12__info_queue_report(queue, D12_MSG_COPY_DESCRIPTORS_INVALID_RANGES, method, problem);
+}
+
+static inline void d12__msg_copy_descriptors_write_only_descriptor(d12_info_queue *queue, const char *method, unsigned long long handle)
+{
+    d12__info_queue_report(queue, D12_MSG_COPY_DESCRIPTORS_WRITE_ONLY_DESCRIPTOR, method, handle);
+}
+
+static inline void d12__msg_set_descriptor_heap_invalid(d12_info_queue *queue, const char *problem)
+{
+    d12__info_queue_report(queue, D12_MSG_SET_DESCRIPTOR_HEAP_INVALID, problem);
 }
 
 static inline void d12__msg_createheap_nulldesc(d12_info_queue *queue, const char *method)

@@ -207,6 +207,33 @@ _Static_assert(offsetof(D3D12DDIARG_CREATEDEVICE_0003, hDrvDevice) == 24, "offse
 _Static_assert(offsetof(D3D12DDIARG_CREATEDEVICE_0003, p12UMCallbacks) == 32, "offsetof(D3D12DDIARG_CREATEDEVICE_0003, p12UMCallbacks)");
 _Static_assert(offsetof(D3D12DDIARG_CREATEDEVICE_0003, p12UMCallbacks_0126) == 32, "offsetof(D3D12DDIARG_CREATEDEVICE_0003, p12UMCallbacks_0126)");
 _Static_assert(offsetof(D3D12DDIARG_CREATEDEVICE_0003, Flags) == 40, "offsetof(D3D12DDIARG_CREATEDEVICE_0003, Flags)");
+_Static_assert(sizeof(D3D12DDIARG_CREATE_DESCRIPTOR_HEAP_0001) == 16, "sizeof(D3D12DDIARG_CREATE_DESCRIPTOR_HEAP_0001)");
+_Static_assert(_Alignof(D3D12DDIARG_CREATE_DESCRIPTOR_HEAP_0001) == 4, "_Alignof(D3D12DDIARG_CREATE_DESCRIPTOR_HEAP_0001)");
+_Static_assert(offsetof(D3D12DDIARG_CREATE_DESCRIPTOR_HEAP_0001, Type) == 0, "offsetof(D3D12DDIARG_CREATE_DESCRIPTOR_HEAP_0001, Type)");
+_Static_assert(offsetof(D3D12DDIARG_CREATE_DESCRIPTOR_HEAP_0001, NumDescriptors) == 4, "offsetof(D3D12DDIARG_CREATE_DESCRIPTOR_HEAP_0001, NumDescriptors)");
+_Static_assert(offsetof(D3D12DDIARG_CREATE_DESCRIPTOR_HEAP_0001, Flags) == 8, "offsetof(D3D12DDIARG_CREATE_DESCRIPTOR_HEAP_0001, Flags)");
+_Static_assert(offsetof(D3D12DDIARG_CREATE_DESCRIPTOR_HEAP_0001, NodeMask) == 12, "offsetof(D3D12DDIARG_CREATE_DESCRIPTOR_HEAP_0001, NodeMask)");
+_Static_assert(sizeof(D3D12DDIARG_CREATE_BUFFER_VIEW_D12RT) == 40, "sizeof(D3D12DDIARG_CREATE_BUFFER_VIEW_D12RT)");
+_Static_assert(_Alignof(D3D12DDIARG_CREATE_BUFFER_VIEW_D12RT) == 8, "_Alignof(D3D12DDIARG_CREATE_BUFFER_VIEW_D12RT)");
+_Static_assert(offsetof(D3D12DDIARG_CREATE_BUFFER_VIEW_D12RT, ViewType) == 0, "offsetof(D3D12DDIARG_CREATE_BUFFER_VIEW_D12RT, ViewType)");
+_Static_assert(offsetof(D3D12DDIARG_CREATE_BUFFER_VIEW_D12RT, Format) == 4, "offsetof(D3D12DDIARG_CREATE_BUFFER_VIEW_D12RT, Format)");
+_Static_assert(offsetof(D3D12DDIARG_CREATE_BUFFER_VIEW_D12RT, GpuVirtualAddress) == 8, "offsetof(D3D12DDIARG_CREATE_BUFFER_VIEW_D12RT, GpuVirtualAddress)");
+_Static_assert(offsetof(D3D12DDIARG_CREATE_BUFFER_VIEW_D12RT, SizeInBytes) == 16, "offsetof(D3D12DDIARG_CREATE_BUFFER_VIEW_D12RT, SizeInBytes)");
+_Static_assert(offsetof(D3D12DDIARG_CREATE_BUFFER_VIEW_D12RT, StructureByteStride) == 24, "offsetof(D3D12DDIARG_CREATE_BUFFER_VIEW_D12RT, StructureByteStride)");
+_Static_assert(offsetof(D3D12DDIARG_CREATE_BUFFER_VIEW_D12RT, Flags) == 28, "offsetof(D3D12DDIARG_CREATE_BUFFER_VIEW_D12RT, Flags)");
+_Static_assert(offsetof(D3D12DDIARG_CREATE_BUFFER_VIEW_D12RT, CounterGpuVirtualAddress) == 32, "offsetof(D3D12DDIARG_CREATE_BUFFER_VIEW_D12RT, CounterGpuVirtualAddress)");
+_Static_assert(sizeof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT) == 80, "sizeof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT)");
+_Static_assert(_Alignof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT) == 8, "_Alignof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT)");
+_Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT, pfnGetDescriptorSizeInBytes) == 0, "offsetof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT, pfnGetDescriptorSizeInBytes)");
+_Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT, pfnCalcPrivateDescriptorHeapSize) == 8, "offsetof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT, pfnCalcPrivateDescriptorHeapSize)");
+_Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT, pfnCreateDescriptorHeap) == 16, "offsetof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT, pfnCreateDescriptorHeap)");
+_Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT, pfnDestroyDescriptorHeap) == 24, "offsetof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT, pfnDestroyDescriptorHeap)");
+_Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT, pfnGetDescriptorHeapCpuStart) == 32, "offsetof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT, pfnGetDescriptorHeapCpuStart)");
+_Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT, pfnGetDescriptorHeapGpuStart) == 40, "offsetof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT, pfnGetDescriptorHeapGpuStart)");
+_Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT, pfnCheckBufferViewFormat) == 48, "offsetof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT, pfnCheckBufferViewFormat)");
+_Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT, pfnCreateBufferView) == 56, "offsetof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT, pfnCreateBufferView)");
+_Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT, pfnCreateSampler) == 64, "offsetof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT, pfnCreateSampler)");
+_Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT, pfnCopyDescriptors) == 72, "offsetof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT, pfnCopyDescriptors)");
 _Static_assert(sizeof(D3D12DDI_ADAPTERFUNCS) == 64, "sizeof(D3D12DDI_ADAPTERFUNCS)");
 _Static_assert(_Alignof(D3D12DDI_ADAPTERFUNCS) == 8, "_Alignof(D3D12DDI_ADAPTERFUNCS)");
 _Static_assert(offsetof(D3D12DDI_ADAPTERFUNCS, pfnCalcPrivateDeviceSize) == 0, "offsetof(D3D12DDI_ADAPTERFUNCS, pfnCalcPrivateDeviceSize)");
@@ -246,5 +273,5 @@ _Static_assert(_Alignof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1) == 8, 
 _Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1, pfnGetSupportedDriverReportedMessageFlags) == 0, "offsetof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1, pfnGetSupportedDriverReportedMessageFlags)");
 _Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1, pfnSetDriverReportedMessageFlags) == 8, "offsetof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1, pfnSetDriverReportedMessageFlags)");
 
-/* How many assertions this file holds (37 structs). */
-const unsigned d12_abi_ddi_layout_assert_count = 235;
+/* How many assertions this file holds (40 structs). */
+const unsigned d12_abi_ddi_layout_assert_count = 262;

@@ -98,6 +98,22 @@ static const d12_com_interface_entry d12_com_resource_interfaces[] = {
     {"ID3D12Resource", &IID_ID3D12Resource, 1, 0},
 };
 
+static const d12_com_interface_entry d12_com_blob_interfaces[] = {
+    {"ID3D10Blob", &IID_ID3D10Blob, 0, 0},
+};
+
+static const d12_com_interface_entry d12_com_rootsig_deserializer_interfaces[] = {
+    {"ID3D12RootSignatureDeserializer", &IID_ID3D12RootSignatureDeserializer, 0, 0},
+    {"ID3D12VersionedRootSignatureDeserializer", &IID_ID3D12VersionedRootSignatureDeserializer, 0, 0},
+};
+
+static const d12_com_interface_entry d12_com_descriptor_heap_interfaces[] = {
+    {"ID3D12Object", &IID_ID3D12Object, 1, 0},
+    {"ID3D12DeviceChild", &IID_ID3D12DeviceChild, 1, 0},
+    {"ID3D12Pageable", &IID_ID3D12Pageable, 1, 0},
+    {"ID3D12DescriptorHeap", &IID_ID3D12DescriptorHeap, 1, 0},
+};
+
 static const d12_com_interface_entry d12_com_heap_interfaces[] = {
     {"ID3D12Object", &IID_ID3D12Object, 1, 0},
     {"ID3D12DeviceChild", &IID_ID3D12DeviceChild, 1, 0},
@@ -123,6 +139,12 @@ static const d12_com_object_entry d12_com_objects[] = {
      sizeof(d12_com_fence_interfaces) / sizeof(d12_com_fence_interfaces[0])},
     {"resource", d12_com_resource_interfaces,
      sizeof(d12_com_resource_interfaces) / sizeof(d12_com_resource_interfaces[0])},
+    {"blob", d12_com_blob_interfaces,
+     sizeof(d12_com_blob_interfaces) / sizeof(d12_com_blob_interfaces[0])},
+    {"rootsig_deserializer", d12_com_rootsig_deserializer_interfaces,
+     sizeof(d12_com_rootsig_deserializer_interfaces) / sizeof(d12_com_rootsig_deserializer_interfaces[0])},
+    {"descriptor_heap", d12_com_descriptor_heap_interfaces,
+     sizeof(d12_com_descriptor_heap_interfaces) / sizeof(d12_com_descriptor_heap_interfaces[0])},
     {"heap", d12_com_heap_interfaces,
      sizeof(d12_com_heap_interfaces) / sizeof(d12_com_heap_interfaces[0])},
 };

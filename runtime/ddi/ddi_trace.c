@@ -235,6 +235,12 @@ void d12__ddi_trace_wrap_gpu(d12_driver_gpu_funcs *g, bool has_0127)
     wrap_list(&g->list_0127);
 }
 
+void d12__ddi_trace_wrap_descriptors(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT *funcs)
+{
+    if (d12__ddi_trace_wraps())
+        wrap_descriptors(funcs);
+}
+
 void d12__ddi_trace_wrap_heaps(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT *funcs)
 {
     if (d12__ddi_trace_wraps())

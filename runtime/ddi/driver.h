@@ -78,6 +78,9 @@ typedef struct d12_driver_gpu_funcs {
         D3D12DDI_COMMAND_LIST_FUNCS_3D_0127 list_0127; /* the same slots, then pfnWriteBufferImmediate */
     };
     D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126 queue;
+    /* The optional descriptor table (docs/descriptors.md): valid when has_descriptors. */
+    D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT descriptors;
+    bool has_descriptors;
     D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT heaps; /* valid when has_heaps (docs/heaps.md) */
     bool has_heaps; /* the driver offered D3D12DDI_TABLE_TYPE_D12RT_HEAPS: heaps and placed buffers */
 } d12_driver_gpu_funcs;

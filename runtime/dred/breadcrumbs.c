@@ -242,10 +242,17 @@ char *d12__dred_work_arguments_text(const d12_dred_list *dred, UINT index, UINT 
         fprintf(out, "%s%s=", i ? ", " : "", names[op][i]);
         /* "an argument value that matches a debug-heap fill ... is shown in hex with 'uninitialized? (debug-heap
          * fill)'" (issue 19 item 4): the bytes an uninitialized variable has under the MSVC debug heap */
+        bool is_signed = op == D3D12_AUTO_BREADCRUMB_OP_DRAWINDEXEDINSTANCED && i == 3;
+        /* every flagged value in hex and in decimal, the form an application's log shows (issue 32 item 6) */
         if (debug_heap_fill(v, wide))
-            fprintf(out, wide ? "0x%016llX uninitialized? (debug-heap fill)" : "0x%08llX uninitialized? (debug-heap fill)",
-                    (unsigned long long)v);
-        else if (op == D3D12_AUTO_BREADCRUMB_OP_DRAWINDEXEDINSTANCED && i == 3)
+            fprintf(out, wide ? "0x%016llX (%llu) uninitialized? (debug-heap fill)"
+                              : "0x%08llX (%llu) uninitialized? (debug-heap fill)",
+                    (unsigned long long)v, (unsigned long long)v);
+        else if (!wide && !is_signed && v >= 0xFFFF0000u)
+            /* a small negative number passed as a count (0xFFFFFFFF: -1): a subtraction that went below zero */
+            fprintf(out, "0x%08llX (%llu) wrapped? (%d as a signed count)", (unsigned long long)v, (unsigned long long)v,
+                    (int)(INT)(UINT)v);
+        else if (is_signed)
             fprintf(out, "%d", (int)(INT)a->u32[3]); /* BaseVertexLocation is signed */
         else
             fprintf(out, "%llu", (unsigned long long)v);

@@ -1,4 +1,5 @@
 /* DRED per-device state, settings resolution, the removal hooks and submission tracking (dred.h). */
+#define _GNU_SOURCE
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -80,6 +81,8 @@ void d12__dred_destroy(struct d12_device *device)
     d12__dred_output_free(dred->output);
     d12__dred_pool_destroy(device);
     d12__dred_ledger_fini(dred);
+    for (unsigned i = 0; i < sizeof dred->allocator_resets / sizeof dred->allocator_resets[0]; i++)
+        free(dred->allocator_resets[i].allocator);
     pthread_mutex_destroy(&dred->freeze_lock);
     pthread_mutex_destroy(&dred->complete_lock);
     pthread_mutex_destroy(&dred->track_lock);
@@ -87,6 +90,24 @@ void d12__dred_destroy(struct d12_device *device)
     pthread_mutex_destroy(&dred->ledger_lock);
     free(dred);
     device->dred = NULL;
+}
+
+void d12__dred_note_allocator_reset(struct d12_device *device, const struct d12_command_queue *queue, uint64_t serial,
+                                    const char *allocator)
+{
+    struct d12_dred *dred = device->dred;
+    if (dred == NULL)
+        return;
+    char *copy = allocator ? strdup(allocator) : NULL;
+    const unsigned slots = sizeof dred->allocator_resets / sizeof dred->allocator_resets[0];
+    pthread_mutex_lock(&dred->track_lock);
+    unsigned at = dred->allocator_reset_count++ % slots;
+    char *old = dred->allocator_resets[at].allocator;
+    dred->allocator_resets[at].queue = queue;
+    dred->allocator_resets[at].serial = serial;
+    dred->allocator_resets[at].allocator = copy;
+    pthread_mutex_unlock(&dred->track_lock);
+    free(old);
 }
 
 d12_dred_enabled d12__dred_enabled(const struct d12_device *device)

@@ -99,6 +99,10 @@ struct d12_resource;
 struct d12_dred_submission *d12__dred_submit_begin(struct d12_command_queue *queue, UINT count,
                                                    struct d12_command_list *const *lists);
 void d12__dred_submit_end(struct d12_command_queue *queue, struct d12_dred_submission *submission, uint64_t serial);
+/* ID3D12CommandAllocator::Reset while submission `serial` of `queue`, a list recorded into it, was in flight
+ * (COMMAND_ALLOCATOR_SYNC): kept for the report. `allocator` (the name, may be NULL) is copied. */
+void d12__dred_note_allocator_reset(struct d12_device *device, const struct d12_command_queue *queue, uint64_t serial,
+                                    const char *allocator);
 /* A queue is being destroyed: its submissions are no longer tracked (after d12__dred_finish). */
 void d12__dred_queue_destroyed(struct d12_command_queue *queue);
 

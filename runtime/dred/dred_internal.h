@@ -83,6 +83,14 @@ struct d12_dred {
     pthread_mutex_t track_lock;     /* leaf: nothing is called while it is held */
     d12_dred_submission *submissions, **submissions_tail;
     unsigned tracked;               /* submissions in the list */
+    /* track_lock: the last allocator Resets made while a submission of theirs was in flight (COMMAND_ALLOCATOR_SYNC,
+     * issue 32 item 2), a ring: the report names the reset beside that submission. */
+    struct {
+        const void *queue;          /* an identity, compared only */
+        uint64_t serial;
+        char *allocator;            /* its name (malloc'ed, NULL: unnamed) */
+    } allocator_resets[8];
+    unsigned allocator_reset_count;
 
     /* Counter pool. */
     pthread_mutex_t pool_lock;      /* leaf */
@@ -157,12 +165,29 @@ void d12__dred_resolve_site(struct d12_dred *dred, uint64_t recorded, UINT64 va,
 /* The page fault's `detail`: out-of-bounds relates the attributed op's access to the buffer below. */
 void d12__dred_out_of_bounds_detail(struct d12dred_report *r, struct d12dred_page_fault *pf);
 
+/* ---- The report's fences (report_fences.c) ---- */
+struct d12_fence;
+/* A fence's identity in the report: the application's ID3D12Fence pointer. */
+uint64_t d12__dred_fence_id(struct d12_fence *fence);
+/* The fences a report's waits and signals name, each held once (d12__fence_hold: no lock) while the queues are
+ * visited under their locks; their histories are read after (a fence's lock is never taken under a queue's). */
+typedef struct d12_dred_fence_set {
+    struct d12_fence **items;
+    size_t count, capacity;
+} d12_dred_fence_set;
+void d12__dred_fence_set_add(d12_dred_fence_set *set, struct d12_fence *fence);
+/* Each fence (once) into the report's `fences` with its history; device->children_lock held (setters' names), no
+ * queue lock. */
+void d12__dred_fence_set_note(struct d12_device *device, struct d12dred_report *r, d12_dred_fence_set *set);
+/* Let the fences go (a last hold unlinks a fence under the children lock: call with no lock held). */
+void d12__dred_fence_set_release(d12_dred_fence_set *set);
+
 /* ---- The stall detector (stall.c) ---- */
 void d12__dred_stall_start(struct d12_device *device);
 void d12__dred_stall_stop(struct d12_device *device);
 /* Build a report of the device as it is now, without removing it, and write D12RT_DRED_DUMP/d12rt-stall-<pid>-<n>.json
- * (report.c). Nothing when the device was frozen meanwhile. */
-void d12__dred_write_stall_report(struct d12_device *device, unsigned number, unsigned stalled_ms);
+ * (report.c; n counted per process over all devices). Nothing when the device was frozen meanwhile. */
+void d12__dred_write_stall_report(struct d12_device *device, unsigned stalled_ms);
 struct d12_dred_report_state *d12__dred_output_report_state(struct d12_dred_output *output);
 
 /* Freeze now (state UNKNOWN) when the device is removed and no removal path froze it. */

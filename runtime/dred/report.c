@@ -88,8 +88,11 @@ static void fill_header(struct d12_device *device, d12dred_report *r)
  * passed them yet) and queued Signals, each with the fence's raw value (the one before removal forced what the
  * application reads to UINT64_MAX). A Signal queued after an unsatisfied Wait is behind it. */
 typedef struct operation_visit {
+    struct d12_device *device;
+    d12dred_report *report;
     d12dred_queue *queue;
     int32_t last_unsatisfied; /* index in queue->waits of the last unsatisfied wait visited, or -1 */
+    d12_dred_fence_set *fences; /* the fences named, held: their histories are read after the queue lock goes */
 } operation_visit;
 
 static void add_operation(void *context, bool wait, struct d12_fence *fence, UINT64 value, uint64_t serial)
@@ -97,14 +100,21 @@ static void add_operation(void *context, bool wait, struct d12_fence *fence, UIN
     operation_visit *v = context;
     char *name = object_name(&fence->device_child.object);
     UINT64 at = atomic_load_explicit(&fence->value, memory_order_acquire);
+    d12dred_wait *added = NULL;
     if (wait) {
         if (d12dred_queue_add_wait(v->queue, name, value, at) == 0) {
-            v->queue->waits[v->queue->wait_count - 1].after_submission = serial;
+            added = &v->queue->waits[v->queue->wait_count - 1];
+            added->after_submission = serial;
             if (at < value)
                 v->last_unsatisfied = (int32_t)(v->queue->wait_count - 1);
         }
-    } else {
-        d12dred_queue_add_signal(v->queue, name, value, at, serial, v->last_unsatisfied);
+    } else if (d12dred_queue_add_signal(v->queue, name, value, at, serial, v->last_unsatisfied) == 0) {
+        added = &v->queue->signals[v->queue->signal_count - 1];
+    }
+    if (added) { /* the fence by identity (issue 29), with its history (issue 32 item 3) */
+        added->has_fence_id = true;
+        added->fence_id = d12__dred_fence_id(fence);
+        d12__dred_fence_set_add(v->fences, fence); /* its lock is never taken under a queue's (docs/locking.md) */
     }
     free(name);
 }
@@ -163,6 +173,44 @@ static d12dred_submission_status submission_status(struct d12_dred *dred, d12_dr
     return D12DRED_SUBMISSION_NOT_STARTED;
 }
 
+/* Issue 32 item 2: a list Reset while its submission was in flight is legal (D3D12 lets it be re-recorded at once),
+ * but its executed ops are then gone from DRED (docs/dred.md, "Lists reset"): the report says so beside the node. */
+static void note_reset_in_flight(d12dred_report *r, d12_dred_submission *s, UINT i, const char *queue,
+                                 const char *list)
+{
+    d12_dred_list *l = s->lists[i]->dred;
+    if (!d12__dred_reset_since(s, i) || !l)
+        return;
+    char *note = NULL;
+    if (asprintf(&note, "list %s%s%s on queue '%s', submission #%llu: the list was reset (recording generation %u "
+                        "\xe2\x86\x92 %u) while this submission was in flight: its ops are no longer known",
+                 list ? "'" : "", list ? list : "(unnamed)", list ? "'" : "", queue ? queue : "?",
+                 (unsigned long long)s->serial, (unsigned)d12__dred_submission_generations(s)[i],
+                 (unsigned)atomic_load_explicit(&l->generation, memory_order_relaxed)) >= 0)
+        d12dred_report_add_note(r, note);
+    free(note);
+}
+
+/* An allocator Reset while this submission was in flight (COMMAND_ALLOCATOR_SYNC): the cause a reader looks for. */
+static void note_allocator_reset(struct d12_dred *dred, d12dred_report *r, d12_dred_submission *s, const char *queue)
+{
+    const unsigned slots = sizeof dred->allocator_resets / sizeof dred->allocator_resets[0];
+    unsigned kept = dred->allocator_reset_count < slots ? dred->allocator_reset_count : slots;
+    for (unsigned k = 0; k < kept; k++) {
+        if (dred->allocator_resets[k].queue != (const void *)s->queue || dred->allocator_resets[k].serial != s->serial)
+            continue;
+        const char *name = dred->allocator_resets[k].allocator;
+        char *note = NULL;
+        if (asprintf(&note, "cause: command allocator %s%s%s was reset while submission #%llu of queue '%s', recorded "
+                            "into it, was in flight (ID3D12CommandAllocator::Reset, COMMAND_ALLOCATOR_SYNC): the GPU "
+                            "executed memory the application had handed back",
+                     name ? "'" : "", name ? name : "(unnamed)", name ? "'" : "", (unsigned long long)s->serial,
+                     queue ? queue : "?") >= 0)
+            d12dred_report_add_note(r, note);
+        free(note);
+    }
+}
+
 static int32_t node_index_of(d12dred_report *r, const D3D12_AUTO_BREADCRUMB_NODE1 *head, struct d12_command_list *list)
 {
     int32_t i = 0;
@@ -195,6 +243,7 @@ static void number_pending_submissions(struct d12_device *device)
 static void fill_queues(struct d12_device *device, d12dred_report *r, const D3D12_AUTO_BREADCRUMB_NODE1 *head)
 {
     struct d12_dred *dred = device->dred;
+    d12_dred_fence_set fences = {0};
     d12__lock(&device->children_lock, D12_RANK_CHILDREN);
     for (struct d12_command_queue *queue = device->queues; queue; queue = queue->next) {
         char *name = object_name(&queue->device_child.object);
@@ -203,7 +252,7 @@ static void fill_queues(struct d12_device *device, d12dred_report *r, const D3D1
         if (q == NULL)
             continue;
         d12dred_queue_set_faulted(q, queue == dred->fault.queue);
-        operation_visit visit = {q, -1};
+        operation_visit visit = {device, r, q, -1, &fences};
         d12__queue_for_each_operation(queue, add_operation, &visit);
         pthread_mutex_lock(&dred->track_lock);
         bool earlier_open = false;
@@ -218,12 +267,17 @@ static void fill_queues(struct d12_device *device, d12dred_report *r, const D3D1
             for (UINT i = 0; sub && i < s->count; i++) {
                 char *list_name = object_name(&s->lists[i]->device_child.object);
                 d12dred_submission_add_list(sub, list_name, node_index_of(r, head, s->lists[i]));
+                note_reset_in_flight(r, s, i, q->name, list_name);
                 free(list_name);
             }
+            note_allocator_reset(dred, r, s, q->name);
         }
         pthread_mutex_unlock(&dred->track_lock);
     }
+    d12__dred_fence_set_note(device, r, &fences); /* under the children lock only: the setters' queue names */
     d12__unlock(&device->children_lock, D12_RANK_CHILDREN);
+    d12__dred_fence_set_release(&fences);         /* a last hold may unlink a fence: no lock held */
+    d12dred_report_find_backwards(r);
     d12dred_report_find_deadlock(r);
 }
 
@@ -638,6 +692,21 @@ static void attach_flush_messages(struct d12_device *device, struct d12_dred_rep
     }
 }
 
+/* DIR/<prefix>-<pid>-<n>.json with n counted per process (over all its devices: issue 29, a second device's report
+ * must not replace the first's) and skipping a name a report (a regular file) already has in DIR: a process of an
+ * earlier boot, or of another PID namespace, with the same pid must not lose its report either. malloc'ed, NULL when out of memory. */
+static char *unused_path(const char *dir, const char *prefix, _Atomic unsigned *counter)
+{
+    char path[4096];
+    for (int tries = 0; tries < 100000; tries++) {
+        snprintf(path, sizeof path, "%s/%s-%u-%u.json", dir, prefix, (unsigned)getpid(), atomic_fetch_add(counter, 1) + 1);
+        struct stat st;
+        if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+            break; /* no report there (a planted symlink or FIFO is replaced by the rename, never followed) */
+    }
+    return strdup(path);
+}
+
 /* D12RT_DRED_DUMP=DIR: exactly one file per removal, "d12dred-<pid>-<n>.json", written atomically (dump.c). The
  * first write happens at freeze, before the removal is published (d12__dred_report_write_dump); stage 2 replaces
  * the file (same name, same atomic rename) only when the removal flush brought driver messages to attach. */
@@ -648,14 +717,8 @@ static void write_dump(struct d12_device *device, struct d12_dred_report_state *
         return;
     if (state->dump_order == NULL && (state->dump_order = d12__dred_dump_order_new()) == NULL)
         return;
-    if (state->dump_path == NULL) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/d12dred-%u-%u.json", state->dump_dir, (unsigned)getpid(),
-                 atomic_fetch_add(&removals, 1) + 1);
-        state->dump_path = strdup(path);
-        if (state->dump_path == NULL)
-            return;
-    }
+    if (state->dump_path == NULL && (state->dump_path = unused_path(state->dump_dir, "d12dred", &removals)) == NULL)
+        return;
     size_t length = 0;
     char *json = d12dred_report_to_json(state->report, &length);
     if (json == NULL) {
@@ -696,7 +759,7 @@ void d12__dred_report_complete(struct d12_device *device, struct d12_dred_report
 /* D12RT_STALL_MS (stall.c): the report of the device as it is now, `kind` "stall", in its own file. Built by the
  * freeze's code under freeze_lock with a fault of "nothing" (the device is not removed), so it reads the same state
  * the same way; a removal that froze meanwhile wins and no stall report is written. */
-void d12__dred_write_stall_report(struct d12_device *device, unsigned number, unsigned stalled_ms)
+void d12__dred_write_stall_report(struct d12_device *device, unsigned stalled_ms)
 {
     struct d12_dred *dred = device->dred;
     pthread_mutex_lock(&dred->freeze_lock);
@@ -715,17 +778,15 @@ void d12__dred_write_stall_report(struct d12_device *device, unsigned number, un
     pthread_mutex_unlock(&dred->freeze_lock);
     struct d12_dred_report_state *state = d12__dred_output_report_state(output);
     if (state && state->dump_dir) {
+        static _Atomic unsigned stalls; /* per process, not per device (issue 29) */
         d12dred_report_set_kind(state->report, "stall");
-        char note[160];
-        snprintf(note, sizeof note, "no GPU progress anywhere on the device for %u ms while work was pending "
-                                    "(D12RT_STALL_MS); the device was not removed", stalled_ms);
-        d12dred_report_add_note(state->report, note);
-        char path[4096];
-        snprintf(path, sizeof path, "%s/d12rt-stall-%u-%u.json", state->dump_dir, (unsigned)getpid(), number);
+        state->report->stalled_ms = stalled_ms; /* `show`: "stall: no GPU progress for N ms ..." */
+        char *path = unused_path(state->dump_dir, "d12rt-stall", &stalls);
         size_t length = 0;
-        char *json = d12dred_report_to_json(state->report, &length);
+        char *json = path ? d12dred_report_to_json(state->report, &length) : NULL;
         if (json)
             d12__dred_dump_write(state->dump_dir, path, json, length, D12_DRED_DUMP_TIMEOUT_MS, NULL);
+        free(path);
     }
     d12__dred_output_free(output);
 }

@@ -144,4 +144,6 @@ void d12__dred_out_of_bounds_detail(d12dred_report *r, d12dred_page_fault *pf)
                           ") bytes past its end", what, from, to, below->width, past, past) >= 0)
         d12dred_page_fault_set_detail(pf, detail);
     free(detail);
+    pf->has_overrun = past > 0; /* the verdict line names the access's overrun (issue 32 item 6) */
+    pf->overrun = past;
 }

@@ -34,7 +34,6 @@ struct d12_dred_stall {
     pthread_mutex_t lock; /* leaf: `stop` and `wake` */
     pthread_cond_t wake;
     bool stop;
-    unsigned reports;
 };
 
 void d12_device_RemoveDevice(struct d12_device *self)
@@ -149,7 +148,7 @@ static void *stall_thread(void *arg)
         }
         if (!reported && now - since >= stall->stall_ms) {
             reported = true;
-            d12__dred_write_stall_report(device, ++stall->reports, (unsigned)(now - since));
+            d12__dred_write_stall_report(device, (unsigned)(now - since));
         }
     }
     return NULL;

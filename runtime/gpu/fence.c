@@ -1,6 +1,9 @@
 /* ID3D12Fence (fence.h). */
+#define _GNU_SOURCE
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "d12_messages.h"
 #include "device.h"
@@ -72,15 +75,40 @@ static void unlink_gpu_wait(struct d12_fence *fence, d12_fence_gpu_wait *wait)
     }
 }
 
-void d12__fence_set(struct d12_fence *fence, UINT64 value)
+/* The calling thread's kernel id, asked once per thread (a CPU Signal's "who"). */
+static uint32_t thread_id(void)
 {
+    static _Thread_local uint32_t id;
+    if (id == 0)
+        id = (uint32_t)syscall(SYS_gettid);
+    return id;
+}
+
+void d12__fence_set(struct d12_fence *fence, UINT64 value, const void *queue)
+{
+    uint32_t thread = queue ? 0 : thread_id();
     d12__lock(&fence->lock, D12_RANK_FENCE);
     atomic_store_explicit(&fence->value, value, memory_order_release);
+    /* the history ring: a few stores under the lock this takes anyway (issue 32 item 3) */
+    fence->history[fence->changes++ % D12_FENCE_HISTORY] = (d12_fence_change){value, queue, thread};
+    if (value > fence->highest)
+        fence->highest = value;
     fire_waiters(fence, value);
     satisfy_gpu_waits(fence, value, false); /* before any later Signal can lower the value again */
     if (fence->sleepers != 0)
         pthread_cond_broadcast(&fence->changed);
     d12__unlock(&fence->lock, D12_RANK_FENCE);
+}
+
+uint32_t d12__fence_history(struct d12_fence *fence, d12_fence_change out[D12_FENCE_HISTORY], UINT64 *highest)
+{
+    d12__lock(&fence->lock, D12_RANK_FENCE);
+    uint32_t count = fence->changes < D12_FENCE_HISTORY ? fence->changes : D12_FENCE_HISTORY;
+    for (uint32_t i = 0; i < count; i++)
+        out[i] = fence->history[(fence->changes - count + i) % D12_FENCE_HISTORY];
+    *highest = fence->highest;
+    d12__unlock(&fence->lock, D12_RANK_FENCE);
+    return count;
 }
 
 void d12__fence_wake(struct d12_fence *fence)
@@ -145,7 +173,7 @@ UINT64 d12_fence_GetCompletedValue(struct d12_fence *self)
 
 HRESULT d12_fence_Signal(struct d12_fence *self, UINT64 Value)
 {
-    d12__fence_set(self, Value); /* "CPU Signal may lower the value" */
+    d12__fence_set(self, Value, NULL); /* "CPU Signal may lower the value" */
     return S_OK;
 }
 
@@ -308,6 +336,7 @@ HRESULT d12_device_CreateFence(struct d12_device *self, UINT64 InitialValue, D3D
     d12__device_child_init(&fence->device_child, self, &fence->com.fence, "ID3D12Fence");
     fence->flags = Flags;
     atomic_init(&fence->value, InitialValue);
+    fence->highest = InitialValue;
     pthread_mutex_init(&fence->lock, NULL);
     pthread_cond_init(&fence->changed, NULL);
     d12__device_child_register(&fence->device_child, fence, D3D12DDI_HT_FENCE);

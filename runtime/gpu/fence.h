@@ -40,6 +40,16 @@ typedef struct d12_fence_gpu_wait {
     struct d12_fence_gpu_wait *next;  /* fence lock: the fence's unsatisfied waits */
 } d12_fence_gpu_wait;
 
+/* One change of a fence's value, kept for DRED (issue 32 item 3): who set it. `queue` is an identity only (the queue
+ * whose Signal the GPU reached; never dereferenced, the queue may be gone), NULL for a CPU Signal, whose thread is
+ * `thread` (its kernel thread id). */
+#define D12_FENCE_HISTORY 8u
+typedef struct d12_fence_change {
+    UINT64 value;
+    const void *queue;
+    uint32_t thread;
+} d12_fence_change;
+
 struct d12_fence {
     struct d12__fence_com com;
     atomic_ulong refcount;             /* the application's references */
@@ -62,6 +72,12 @@ struct d12_fence {
      * allocation (issue 17 item 4); further registrations pending at once are allocated. */
     d12_fence_waiter spare;
     bool spare_busy;
+    /* lock: the highest value it ever had and its last D12_FENCE_HISTORY changes, a ring (`changes` counts them
+     * all), written by d12__fence_set under the lock it takes anyway: a wait on a fence that went backwards is told
+     * apart in the DRED report (issue 32 item 3). */
+    UINT64 highest;
+    uint32_t changes;
+    d12_fence_change history[D12_FENCE_HISTORY];
 };
 
 /* Add a waiter (SetEventOnMultipleFenceCompletion's members); it fires at once when the fence reached `value`
@@ -72,8 +88,12 @@ void d12__fence_add_waiter(struct d12_fence *fence, d12_fence_waiter *waiter);
  * Called under that fence's lock; takes only the events leaf lock. */
 void d12__fence_multi_member_done(struct d12_fence_multi *multi);
 
-/* Set the value (CPU Signal, or a queue's signal reached on the GPU timeline) and fire the waiters it satisfies. */
-void d12__fence_set(struct d12_fence *fence, UINT64 value);
+/* Set the value (CPU Signal: `queue` NULL; or `queue`'s Signal reached on the GPU timeline) and fire the waiters it
+ * satisfies; the change goes into the fence's history. */
+void d12__fence_set(struct d12_fence *fence, UINT64 value, const void *queue);
+
+/* A copy of the fence's history, oldest change first (its lock held briefly): the count copied into `out`. */
+uint32_t d12__fence_history(struct d12_fence *fence, d12_fence_change out[D12_FENCE_HISTORY], UINT64 *highest);
 
 /* A queue's Wait was submitted: from now on the fence reaching `value` satisfies it (at once if it has). */
 void d12__fence_gpu_wait_begin(struct d12_fence *fence, d12_fence_gpu_wait *wait, UINT64 value);

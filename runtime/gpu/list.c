@@ -7,9 +7,11 @@
 #include "d12_messages.h"
 #include "device.h"
 #include "dred/breadcrumbs.h"
+#include "dred/dred.h"
 #include "foreign.h"
 #include "list.h"
 #include "lockrank.h"
+#include "queue.h"
 #include "resource.h"
 
 /* D3D12_IA_VERTEX_INPUT_RESOURCE_SLOT_COUNT */
@@ -60,6 +62,66 @@ static void unclaim_allocator(struct d12_command_allocator *allocator, struct d1
     d12__unlock(&allocator->lock, D12_RANK_ALLOCATOR);
 }
 
+static void list_hold(void *owner);
+static void list_unhold(void *owner);
+
+/* Issue 32 item 2: "Reset ... after the GPU is done executing the command lists associated with the allocator"
+ * (ID3D12CommandAllocator::Reset). The last submission of a list recorded into it is in flight while its queue's
+ * completion mark (the Signals after it that completed) does not cover it: COMMAND_ALLOCATOR_SYNC, naming the
+ * allocator, the list and the submission. The queue pointer is trusted only once found among the device's queues. */
+static void check_in_flight(struct d12_command_allocator *self)
+{
+    struct d12_device *device = self->device_child.device;
+    d12__lock(&self->lock, D12_RANK_ALLOCATOR);
+    struct d12_command_queue *queue = self->last_queue;
+    uint64_t serial = self->last_serial;
+    d12__unlock(&self->lock, D12_RANK_ALLOCATOR);
+    if (!queue)
+        return;
+    char *queue_name = NULL;
+    bool in_flight = false, out_of_memory;
+    d12__lock(&device->children_lock, D12_RANK_CHILDREN);
+    for (struct d12_command_queue *q = device->queues; q && !in_flight; q = q->next)
+        if (q == queue && atomic_load_explicit(&q->completed, memory_order_acquire) < serial) {
+            in_flight = true;
+            queue_name = d12__object_name_dup(&q->device_child.object, &out_of_memory);
+        }
+    d12__unlock(&device->children_lock, D12_RANK_CHILDREN);
+    if (!in_flight)
+        return;
+    /* the list's memory held across the name's copy: the allocator lock is a leaf (docs/locking.md) */
+    d12__lock(&self->lock, D12_RANK_ALLOCATOR);
+    struct d12_command_list *list = self->last_list;
+    if (list)
+        list_hold(list);
+    d12__unlock(&self->lock, D12_RANK_ALLOCATOR);
+    char *list_name = list ? d12__object_name_dup(&list->device_child.object, &out_of_memory) : NULL;
+    if (list)
+        list_unhold(list);
+    char *allocator_name = d12__object_name_dup(&self->device_child.object, &out_of_memory);
+    char quoted[3][300];
+    const char *names[3] = {allocator_name, list_name, queue_name};
+    for (int i = 0; i < 3; i++)
+        snprintf(quoted[i], sizeof quoted[i], names[i] ? "'%s'" : "(unnamed)", names[i]);
+    d12__msg_command_allocator_sync(device->info_queue, quoted[0], quoted[1], (unsigned long long)serial, quoted[2]);
+    d12__dred_note_allocator_reset(device, queue, serial, allocator_name);
+    free(allocator_name);
+    free(list_name);
+    free(queue_name);
+}
+
+void d12__command_list_mark_in_flight(struct d12_command_list *list, struct d12_command_queue *queue, uint64_t serial)
+{
+    struct d12_command_allocator *allocator = list->recorded_with;
+    if (!allocator)
+        return;
+    d12__lock(&allocator->lock, D12_RANK_ALLOCATOR);
+    allocator->last_queue = queue;
+    allocator->last_serial = serial;
+    allocator->last_list = list;
+    d12__unlock(&allocator->lock, D12_RANK_ALLOCATOR);
+}
+
 HRESULT d12_command_allocator_Reset(struct d12_command_allocator *self)
 {
     /* After removal: DXGI_ERROR_DEVICE_REMOVED, the allocator untouched (docs/device.md "Removal", per method). */
@@ -73,6 +135,8 @@ HRESULT d12_command_allocator_Reset(struct d12_command_allocator *self)
         d12__msg_command_allocator_cannot_reset(self->device_child.device->info_queue);
         return E_FAIL; /* "E_FAIL if there is an actively recording command list referencing the allocator" */
     }
+    if (self->device_child.device->info_queue)
+        check_in_flight(self); /* a debug-layer message: the reset goes on, as the core runtime's does */
     if (self->handle.pDrvPrivate) /* a bundle allocator has no driver allocator (bundle.h) */
         self->gpu->core.pfnResetCommandAllocator(self->handle);
     return S_OK;
@@ -208,13 +272,32 @@ ULONG d12_command_list_AddRef(struct d12_command_list *self)
     return (ULONG)atomic_fetch_add(&self->refcount, 1) + 1;
 }
 
-/* Stop recording into the allocator: Close, and destruction of an open list. */
-static void end_recording(struct d12_command_list *list)
+/* Let go of the allocator of the list's last closed recording (its hold; the allocator forgets the list). */
+static void forget_recorded_with(struct d12_command_list *list)
+{
+    struct d12_command_allocator *allocator = list->recorded_with;
+    if (!allocator)
+        return;
+    d12__lock(&allocator->lock, D12_RANK_ALLOCATOR);
+    if (allocator->last_list == list)
+        allocator->last_list = NULL;
+    d12__unlock(&allocator->lock, D12_RANK_ALLOCATOR);
+    list->recorded_with = NULL;
+    allocator_unhold(allocator);
+}
+
+/* Stop recording into the allocator: Close (which keeps it, held, as the list's `recorded_with`), and destruction
+ * of an open list. */
+static void end_recording(struct d12_command_list *list, bool closing)
 {
     atomic_store(&list->open, false);
     if (list->allocator) {
         unclaim_allocator(list->allocator, list);
-        allocator_unhold(list->allocator);
+        forget_recorded_with(list);
+        if (closing)
+            list->recorded_with = list->allocator; /* the recording's hold passes to it */
+        else
+            allocator_unhold(list->allocator);
         list->allocator = NULL;
     }
 }
@@ -224,7 +307,8 @@ static void end_recording(struct d12_command_list *list)
 static void list_destroy(struct d12_command_list *list)
 {
     d12__device_child_unregister(&list->device_child);
-    end_recording(list);
+    end_recording(list, false);
+    forget_recorded_with(list);
     if (list->type == D3D12_COMMAND_LIST_TYPE_BUNDLE)
         d12__bundle_destroy(list);
     else if (list->handle.pDrvPrivate)
@@ -334,7 +418,7 @@ HRESULT d12_command_list_Close(struct d12_command_list *self)
     if (self->set_state_index)
         d12__recorder_close(&self->recorder);
     d12__dred_list_close(self);
-    end_recording(self);
+    end_recording(self, true);
     /* After removal the list is closed all the same (it can be released or reset like any closed list) and Close
      * says DXGI_ERROR_DEVICE_REMOVED (docs/device.md "Removal", per method). */
     HRESULT removed = d12__device_removed(self->device_child.device);

@@ -27,6 +27,12 @@ struct d12_command_allocator {
     D3D12DDI_HCOMMANDALLOCATOR handle;         /* fixed: the driver's allocator */
     pthread_mutex_t lock;
     struct d12_command_list *recording;        /* lock: the open list recording into it ("one at a time") */
+    /* lock: the last submission of a list recorded into it (issue 32 item 2: Reset with it in flight is
+     * COMMAND_ALLOCATOR_SYNC). `last_queue` is compared with the device's live queues before any use; `last_list` is
+     * cleared when that list goes. */
+    struct d12_command_queue *last_queue;
+    uint64_t last_serial;
+    struct d12_command_list *last_list;
 };
 
 struct d12_command_list {
@@ -48,6 +54,9 @@ struct d12_command_list {
     atomic_bool open;
     _Atomic HRESULT error;                     /* the first recording error: Close returns it */
     struct d12_command_allocator *allocator;   /* the recording thread's: a reference while open */
+    struct d12_command_allocator *recorded_with; /* the allocator of its last closed recording, held (its memory)
+                                                  until the next Close or the list's end: ExecuteCommandLists marks it
+                                                  in flight (d12__command_list_mark_in_flight) */
     struct d12_dred_list *dred;                /* fixed: auto-breadcrumbs (runtime/dred/breadcrumbs.h); NULL when off */
     struct d12_dred_list *dred_work;           /* fixed: `dred` for GPU-work ops, NULL when off or markers-only
                                                   ("UseMarkersOnlyAutoBreadcrumbs keeps only SetMarker/BeginEvent/
@@ -56,6 +65,10 @@ struct d12_command_list {
                                                   work op's arguments are noted only then (docs/dred.md, "Op
                                                   arguments"), so auto-breadcrumbs alone pay one branch for them */
 };
+
+struct d12_command_queue;
+/* ExecuteCommandLists counted the list's submission as `serial` of `queue`: its allocator's work is in flight. */
+void d12__command_list_mark_in_flight(struct d12_command_list *list, struct d12_command_queue *queue, uint64_t serial);
 
 /* The DDI's engine flag for an API list type (D3D12DDI_COMMAND_QUEUE_FLAG_NONE for one d12rt does not support). */
 D3D12DDI_COMMAND_QUEUE_FLAGS d12__command_list_type_flags(D3D12_COMMAND_LIST_TYPE type);

@@ -100,7 +100,7 @@ HRESULT d12__queue_signal_reached(struct d12_device *device, D3D12DDI_HRTCOMMAND
     while (mark < operation->serial && !atomic_compare_exchange_weak(&queue->completed, &mark, operation->serial))
         ;
     d12__flush_note_completion(device);
-    d12__fence_set(operation->fence, operation->value);
+    d12__fence_set(operation->fence, operation->value, queue);
     d12__fence_unhold(operation->fence);
     free(operation);
     return S_OK;
@@ -238,7 +238,10 @@ static void submit_lists(struct d12_command_queue *queue, UINT count, struct d12
     /* Counted only once the driver has it: a Signal's serial (taken when it is appended) then never covers a
      * submission that reaches the driver after that Signal, so no flush retires work that has not run. */
     struct d12_submission *dropped;
-    d12__dred_submit_end(queue, dred, d12__retention_record(queue, holds, held, &dropped));
+    uint64_t serial = d12__retention_record(queue, holds, held, &dropped);
+    d12__dred_submit_end(queue, dred, serial);
+    for (UINT i = 0; i < count; i++) /* their allocators' work is in flight (COMMAND_ALLOCATOR_SYNC, list.c) */
+        d12__command_list_mark_in_flight(lists[i], queue, serial);
     d12__retention_drop(queue, dropped);
     if (handles != stack)
         free(handles);

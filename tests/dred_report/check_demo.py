@@ -28,7 +28,7 @@ COMMON = [
 ARGUMENTS = {
     "fault": "IndexCountPerInstance=36, InstanceCount=1, StartIndexLocation=0, BaseVertexLocation=0, "
              "StartInstanceLocation=0",
-    "hang": "IndexCountPerInstance=36, InstanceCount=0xCDCDCDCD uninitialized? (debug-heap fill), StartIndexLocation=0, BaseVertexLocation=0, "
+    "hang": "IndexCountPerInstance=36, InstanceCount=0xCDCDCDCD (3452816845) uninitialized? (debug-heap fill), StartIndexLocation=0, BaseVertexLocation=0, "
             "StartInstanceLocation=0",
 }
 
@@ -76,7 +76,7 @@ HANG = [
     r"^  TDR delay     300 ms$",
     r"^        #6 SETMARKER\(0\) \"node 'Grass'\"  <- last completed$",
     r"^        #7 DRAWINDEXEDINSTANCED\(4\)  <- (HANG \(exact\)|first outstanding \(suspect\))$",
-    r"^             arguments   IndexCountPerInstance=36, InstanceCount=0xCDCDCDCD uninitialized\? \(debug-heap fill\), StartIndexLocation=0, "
+    r"^             arguments   IndexCountPerInstance=36, InstanceCount=0xCDCDCDCD \(3452816845\) uninitialized\? \(debug-heap fill\), StartIndexLocation=0, "
     r"BaseVertexLocation=0, StartInstanceLocation=0$",
     r"^             IB          0x[0-9a-f]+, 72 bytes, R16_UINT, 'Geometry pool'( \+ 0x[0-9a-f]+)?$",
     r"^  none \(the removal was no page fault\)$",

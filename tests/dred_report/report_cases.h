@@ -293,6 +293,54 @@ static inline d12dred_report *case_deadlock(void)
     below->width = 0x20000;
     d12dred_page_fault_set_detail(pf, "copy destination [+0x18000, +0x28000) of a 0x20000-byte buffer: 0x8000 (32768) "
                                       "bytes past its end");
+    pf->has_overrun = true; /* issue 32: the verdict line names the access's overrun */
+    pf->overrun = 0x8000;
+    d12dred_report_find_deadlock(r);
+    return r;
+}
+
+/* A wait and a signal of the fence `id` (issue 32's fence_id). */
+static inline d12dred_wait *case_fence_op(d12dred_queue *q, int wait, const char *fence, uint64_t id, uint64_t value,
+                                          uint64_t at, int32_t behind)
+{
+    if (wait ? d12dred_queue_add_wait(q, fence, value, at) : d12dred_queue_add_signal(q, fence, value, at, 1, behind))
+        return NULL;
+    d12dred_wait *w = wait ? &q->waits[q->wait_count - 1] : &q->signals[q->signal_count - 1];
+    w->has_fence_id = true;
+    w->fence_id = id;
+    return w;
+}
+
+/* Issue 32 (additive members of round 3): a stall report -- present tense, no reason, no page-fault section, how
+ * long -- with a fence that went backwards (its history: who set it lower) and two fences named alike that make
+ * no deadlock (issue 29: by identity, worded with the identity where the names are ambiguous). */
+static inline d12dred_report *case_stall_fences(void)
+{
+    d12dred_report *r = d12dred_report_new();
+    case_header(r, 0, NULL, STATE_UNKNOWN, 1);
+    d12dred_report_set_kind(r, "stall");
+    r->stalled_ms = 1500;
+    d12dred_queue *direct = d12dred_report_add_queue(r, "Direct queue", 0);
+    d12dred_queue *upload = d12dred_report_add_queue(r, "Upload queue", 3);
+    d12dred_report_add_queue(r, "Streaming queue", 3);
+    case_fence_op(direct, 1, "Frame fence", 0x5000, 10, 3, -1);
+    d12dred_submission *s = d12dred_queue_add_submission(direct, 7, D12DRED_SUBMISSION_NOT_STARTED);
+    d12dred_submission_add_list(s, "Scene list", -1);
+    d12dred_submission_set_waiting_on(s, &direct->waits[0]);
+    /* 'Gate' 0x6000 awaited by the upload queue and 'Gate' 0x7000 signalled behind it by the direct queue: two
+     * fences, no cycle (matched by name it read as one) */
+    case_fence_op(upload, 1, "Gate", 0x6000, 1, 0, -1);
+    case_fence_op(upload, 0, "Copy done", 0x8000, 1, 0, 0);
+    case_fence_op(direct, 0, "Gate", 0x7000, 1, 0, 0);
+    d12dred_fence *frame = d12dred_report_add_fence(r, 0x5000, "Frame fence", 3, 10);
+    d12dred_fence_add_change(frame, 9, "queue 'Direct queue'", "ID3D12CommandQueue::Signal");
+    d12dred_fence_add_change(frame, 10, "queue 'Direct queue'", "ID3D12CommandQueue::Signal");
+    d12dred_fence_add_change(frame, 3, "queue 'Streaming queue'", "ID3D12CommandQueue::Signal");
+    d12dred_fence *gate = d12dred_report_add_fence(r, 0x6000, "Gate", 0, 0);
+    d12dred_fence_add_change(gate, 0, "CPU thread 4243", "ID3D12Fence::Signal");
+    d12dred_report_add_fence(r, 0x7000, "Gate", 0, 0);
+    d12dred_report_add_fence(r, 0x8000, "Copy done", 0, 0);
+    d12dred_report_find_backwards(r);
     d12dred_report_find_deadlock(r);
     return r;
 }
@@ -307,7 +355,7 @@ static const report_case report_cases[] = {
     {"out_of_bounds", case_out_of_bounds},       {"hang_suspect", case_hang_suspect},
     {"unknown_values", case_unknown_values},     {"dred_off", case_dred_off},
     {"long_node", case_long_node},               {"hang_exact", case_hang_exact},
-    {"deadlock", case_deadlock},
+    {"deadlock", case_deadlock},                 {"stall_fences", case_stall_fences},
 };
 
 static inline const report_case *find_report_case(const char *name)

@@ -62,17 +62,34 @@ def case_show_normalises(tool, golden):
         check_eq(result.stdout, (golden / "hang_suspect.json").read_bytes(), "show --json normalises it")
 
 
+def diff_against(tool, path, report):
+    """`d12dred diff PATH X` where X is `report` (a dict) written to a temporary file."""
+    import json
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(report, f)
+        other = f.name
+    try:
+        return run(tool, "diff", path, other)
+    finally:
+        os.unlink(other)
+
+
 def case_diff_same(tool, golden):
     result = run(tool, "diff", golden / "page_fault_exact.json", golden / "page_fault_exact.json")
     check_eq(result.returncode, 0, "diff of a report with itself: exit code 0")
     lines = result.stdout.decode().splitlines()
     check_eq(lines, [
+        "kind          same: removal",
         "reason        same: DXGI_ERROR_DEVICE_HUNG (0x887a0006)",
         "device state  same: PAGEFAULT (7)",
+        "cause         same: the GPU or the driver",
         "faulting op   same: 'Scene list' on 'Direct queue' #5 DRAWINDEXEDINSTANCED(4) (exact)",
         "op state      same: " + PAGE_FAULT_EXACT_STATE,
         "verdict       same: never-mapped",
-        "the reports agree on reason, device state, faulting op, op state and verdict",
+        "wait verdict  same: none",
+        "waits         same: none",
+        "the reports agree on every aspect: kind, reason, device state, cause, faulting op, op state, verdict, "
+        "wait verdict and waits",
     ], "diff of a report with itself: output")
 
 
@@ -88,21 +105,19 @@ def case_diff_no_data(tool, golden):
     report["features"]["page_fault"] = False
     report["features"]["breadcrumb_contexts"] = False
     report["page_fault"] = None
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump(report, f)
-        other = f.name
-    try:
-        result = run(tool, "diff", golden / "page_fault_exact.json", other)
-    finally:
-        os.unlink(other)
+    result = diff_against(tool, golden / "page_fault_exact.json", report)
     check_eq(result.returncode, 0, "diff against a run with reporting off: exit code 0 (no difference)")
     check_eq(result.stdout.decode().splitlines(), [
+        "kind          same: removal",
         "reason        same: DXGI_ERROR_DEVICE_HUNG (0x887a0006)",
         "device state  same: PAGEFAULT (7)",
+        "cause         same: the GPU or the driver",
         "faulting op   same: 'Scene list' on 'Direct queue' #5 DRAWINDEXEDINSTANCED(4) (exact)",
         "op state      no data: breadcrumb contexts (the op's arguments) were off in run 2",
         "verdict       no data: page-fault reporting was off in run 2",
-        "the reports agree on the 3 aspects both have data for (2 without data)",
+        "wait verdict  same: none",
+        "waits         same: none",
+        "the reports agree on the 7 aspects both have data for (2 without data)",
     ], "diff against a run with reporting off: output")
     # The op state is compared: the same op with another argument is a difference.
     report = json.loads((golden / "page_fault_exact.json").read_text(encoding="utf-8"))
@@ -110,15 +125,9 @@ def case_diff_no_data(tool, golden):
         for op in node["ops"]:
             if op["state"]:
                 op["state"]["arguments"] = op["state"]["arguments"].replace("InstanceCount=1", "InstanceCount=2")
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump(report, f)
-        other = f.name
-    try:
-        result = run(tool, "diff", golden / "page_fault_exact.json", other)
-    finally:
-        os.unlink(other)
+    result = diff_against(tool, golden / "page_fault_exact.json", report)
     check_eq(result.returncode, 1, "diff of the same op with another argument: exit code 1")
-    check_eq(result.stdout.decode().splitlines()[3],
+    check_eq(result.stdout.decode().splitlines()[0],
              "op state      different: " + PAGE_FAULT_EXACT_STATE + " | " +
              PAGE_FAULT_EXACT_STATE.replace("InstanceCount=1", "InstanceCount=2"), "the op state line")
 
@@ -127,26 +136,88 @@ def case_diff_different(tool, golden):
     result = run(tool, "diff", golden / "page_fault_exact.json", golden / "use_after_free.json")
     check_eq(result.returncode, 1, "diff of two different faults: exit code 1")
     lines = result.stdout.decode().splitlines()
-    check_eq(lines, [
-        "reason        same: DXGI_ERROR_DEVICE_HUNG (0x887a0006)",
-        "device state  same: PAGEFAULT (7)",
+    check_eq(lines, [  # the differences first (issue 32 item 5)
         "faulting op   different: 'Scene list' on 'Direct queue' #5 DRAWINDEXEDINSTANCED(4) (exact) | "
         "'Streaming copies' on 'Copy queue' #1 COPYBUFFERREGION(7) (exact)",
         "op state      different: " + PAGE_FAULT_EXACT_STATE + " | "
         "pDstBuffer='Texture pool' + 0x0, pSrcBuffer='Staging 3' + 0x100, NumBytes=4096",
         "verdict       different: never-mapped | use-after-free 'Staging 3'",
-        "the reports differ in 3 of 5 aspects",
+        "kind          same: removal",
+        "reason        same: DXGI_ERROR_DEVICE_HUNG (0x887a0006)",
+        "device state  same: PAGEFAULT (7)",
+        "cause         same: the GPU or the driver",
+        "wait verdict  same: none",
+        "waits         same: none",
+        "the reports differ in 3 of 9 aspects",
     ], "diff of two different faults: output")
     result = run(tool, "diff", golden / "hang_suspect.json", golden / "dred_off.json")
     check_eq(result.returncode, 1, "diff of a hang and a non-GPU removal: exit code 1")
     check_eq(result.stdout.decode().splitlines(), [
         "reason        different: DXGI_ERROR_DEVICE_HUNG (0x887a0006) | DXGI_ERROR_DEVICE_REMOVED (0x887a0005)",
         "device state  different: HUNG (3) | UNKNOWN (0)",
+        "waits         different: 'Copy queue': waits 'Frame fence' +2 | none",
+        "kind          same: removal",
+        "cause         same: the GPU or the driver",
         "faulting op   no data: auto-breadcrumbs were off in run 2",
         "op state      no data: auto-breadcrumbs were off in run 2",
         "verdict       no data: page-fault reporting was off in run 2",
-        "the reports differ in 2 of 5 aspects",
+        "wait verdict  same: none",
+        "the reports differ in 3 of 9 aspects",
     ], "diff of a hang and a non-GPU removal: output")
+
+
+def case_diff_hangs(tool, golden):
+    """Issue 32 item 5: a deadlock, a backwards-fence stall and a clean RemoveDevice are three bugs: exit 1, the
+    differences first; the same report with other fence values, ids and thread numbers is the same bug (exit 0)."""
+    import json
+    result = run(tool, "diff", golden / "deadlock.json", golden / "stall_fences.json")
+    check_eq(result.returncode, 1, "diff of a deadlock and a backwards-fence stall: exit code 1")
+    lines = result.stdout.decode().splitlines()
+    check_eq(lines[0], "kind          different: removal | stall (the device was not removed)", "the kind first")
+    check_eq([line.split(":")[0] for line in lines if " different: " in line],
+             ["kind          different", "reason        different", "cause         different",
+              "faulting op   different", "op state      different", "verdict       different",
+              "wait verdict  different", "waits         different"], "every aspect that tells them apart")
+    wait_line = [line for line in lines if line.startswith("wait verdict")][0]
+    check_eq(wait_line, "wait verdict  different: deadlock: queue 'A' waits 'F1' >= # (at #), signalled only by "
+             "queue 'B' behind its wait on 'F2' >= # (at #), which queue 'A' signals only after its own wait: a cycle"
+             " | 'Frame fence' went backwards: # (reached) \u2192 #, set by queue 'Streaming queue' "
+             "(ID3D12CommandQueue::Signal)", "the wait verdicts, numbers normalised")
+    report = json.loads((golden / "stall_fences.json").read_text(encoding="utf-8"))
+    shift = 1000
+    for queue in report["queues"]:
+        for op in queue["pending_waits"] + queue["queued_signals"]:
+            op["value"] += shift
+            op["fence_value"] += shift
+            op["fence_id"] = hex(int(op["fence_id"], 16) + 0x10000)
+        for sub in queue["submissions"]:
+            if sub["waiting_on"]:
+                sub["waiting_on"]["value"] += shift
+                sub["waiting_on"]["fence_value"] += shift
+    report["process"]["id"] = 9999
+    for queue in report["queues"]:
+        for wait in queue["pending_waits"]:
+            if wait["backwards"]:
+                wait["backwards"] = wait["backwards"].replace("10 (reached)", "1010 (reached)").replace("3,", "1003,")
+    result = diff_against(tool, golden / "stall_fences.json", report)
+    check_eq(result.returncode, 0, "the same stall with other fence values, ids and pid: exit code 0")
+    # one fence direction differs: a wait that did not go backwards is another bug
+    report = json.loads((golden / "stall_fences.json").read_text(encoding="utf-8"))
+    report["queues"][0]["pending_waits"][0]["backwards"] = None
+    result = diff_against(tool, golden / "stall_fences.json", report)
+    check_eq(result.returncode, 1, "a fence that went backwards against one that did not: exit code 1")
+    check_eq(result.stdout.decode().splitlines()[0].split(":")[0], "wait verdict  different", "named first")
+    # a clean RemoveDevice against the deadlock (both removals by the application): the waits tell them apart
+    report = json.loads((golden / "deadlock.json").read_text(encoding="utf-8"))
+    for queue in report["queues"]:
+        queue["pending_waits"], queue["queued_signals"] = [], []
+        for sub in queue["submissions"]:
+            sub["waiting_on"] = None
+    report["deadlock"] = None
+    result = diff_against(tool, golden / "deadlock.json", report)
+    check_eq(result.returncode, 1, "a deadlock against a clean RemoveDevice: exit code 1")
+    check_eq([line.split(":")[0] for line in result.stdout.decode().splitlines()[:2]],
+             ["wait verdict  different", "waits         different"], "the waits first")
 
 
 def case_bad_file(tool, golden):
@@ -185,8 +256,52 @@ def case_missing_file(tool, golden):
              "show of a missing file: the error")
 
 
+def case_html(tool, golden):
+    """`d12dred html FILE` on stdout and `-o OUT` (issue 32 item 8): the same page, a whole HTML document holding
+    no script and no URL; the title names the file. (The page in a browser: check_html.py.)"""
+    report = golden / "page_fault_exact.json"
+    result = run(tool, "html", report)
+    check_eq(result.returncode, 0, "html to stdout: exit code")
+    check_eq(result.stderr, b"", "html to stdout: nothing on stderr")
+    page = result.stdout.decode("utf-8")
+    check(page.startswith("<!DOCTYPE html>\n<html lang=\"en\">") and page.endswith("</html>\n"), "a whole document")
+    check("<title>DRED report: DXGI_ERROR_DEVICE_HUNG, PAGEFAULT (7) \u2014 page_fault_exact.json</title>" in page,
+          "the title: reason, device state, file")
+    check("<script" not in page and "http:" not in page and "https:" not in page, "no script, no URL")
+    with tempfile.TemporaryDirectory() as tmp:
+        for args in (("html", report, "-o", Path(tmp) / "a.html"), ("html", "--output", Path(tmp) / "b.html", report),
+                     ("html", f"--output={Path(tmp) / 'c.html'}", report)):
+            result = run(tool, *args)
+            check_eq(result.returncode, 0, f"d12dred {' '.join(map(str, args))}: exit code")
+            check_eq(result.stdout, b"", f"d12dred {' '.join(map(str, args))}: nothing on stdout")
+        for name in ("a.html", "b.html", "c.html"):
+            check_eq((Path(tmp) / name).read_text(encoding="utf-8"), page, f"-o {name}: the page of stdout")
+        check_eq(sorted(p.name for p in Path(tmp).iterdir()), ["a.html", "b.html", "c.html"], "no temporary left")
+
+
+def case_html_errors(tool, golden):
+    """A bad report: exit 3 with show's error and no page written; an output that cannot be written: exit 3, named."""
+    with tempfile.TemporaryDirectory() as tmp:
+        truncated = Path(tmp) / "truncated.json"
+        truncated.write_bytes((golden / "dred_off.json").read_bytes()[:100])
+        out = Path(tmp) / "page.html"
+        result = run(tool, "html", truncated, "-o", out)
+        check_eq(result.returncode, 3, "html of a truncated report: exit code 3")
+        check_eq(result.stderr.decode(), f"d12dred: {truncated}: line 3, column 76: unterminated object\n",
+                 "html of a truncated report: show's error")
+        check(not out.exists(), "html of a truncated report: no page written")
+        result = run(tool, "html", golden / "no-such.json")
+        check_eq(result.returncode, 3, "html of a missing file: exit code 3")
+        bad = Path(tmp) / "no-such-dir" / "page.html"
+        result = run(tool, "html", golden / "dred_off.json", "-o", bad)
+        check_eq(result.returncode, 3, "html -o into a missing folder: exit code 3")
+        check_eq(result.stderr.decode(), f"d12dred: cannot write {bad}: No such file or directory\n",
+                 "html -o into a missing folder: the error")
+
+
 def case_usage(tool, golden):
-    for args in ((), ("show",), ("show", "a", "b"), ("diff", "a"), ("diff", "a", "b", "--json")):
+    for args in ((), ("show",), ("show", "a", "b"), ("diff", "a"), ("diff", "a", "b", "--json"), ("html",),
+                 ("html", "a", "b"), ("html", "a", "--json"), ("show", "a", "-o", "x"), ("diff", "a", "b", "-o", "x")):
         result = run(tool, *args)
         check_eq(result.returncode, 2, f"d12dred {' '.join(args)}: exit code 2")
         check(result.stderr.decode().startswith("usage: d12dred show FILE [--json]"), f"d12dred {' '.join(args)}: usage")
@@ -195,6 +310,9 @@ def case_usage(tool, golden):
     check_eq(result.returncode, 2, "d12dred show a --yaml: exit code 2")
     check(result.stderr.decode().startswith("d12dred: unknown option '--yaml'\nusage: d12dred show FILE [--json]"),
           "d12dred show a --yaml: the option named, then the usage")
+    result = run(tool, "html", "a", "-o")
+    check_eq(result.returncode, 2, "d12dred html a -o: exit code 2")
+    check(result.stderr.decode().startswith("d12dred: -o needs a value\nusage:"), "d12dred html a -o: named")
     result = run(tool, "explain", "x")
     check_eq(result.returncode, 2, "unknown command: exit code 2")
     check(result.stderr.decode().startswith("d12dred: unknown command 'explain'\nusage:"), "unknown command: named")

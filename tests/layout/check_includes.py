@@ -26,11 +26,13 @@ LEVELS = {
     "drm": 3,
     "infoqueue": 4,
     "registry": 4,
+    "rootsig": 4,  # root signatures without a device: the serializers, deserializer, ID3DBlob, validation
     "ddi": 5,
     "caps": 6,
     "fault": 6,
     "dred/report": 6,
     "cfgfile": 6,  # the safe reader of files a setting names: a leaf every reader shares
+    "dxbc": 6,  # the DXBC reader/writer the runtime and both drivers link
 }
 HUB = "device"
 # What each folder of drivers/ may include of drivers/ and runtime/ (besides its own headers).

@@ -24,6 +24,23 @@ typedef struct walk_objects {
     ID3D12Resource *resource;
 } walk_objects;
 
+/* Root signature objects (runtime/rootsig/): an empty root signature's blob, or its deserializer. */
+static IUnknown *root_signature_object(const char *kind)
+{
+    D3D12_ROOT_SIGNATURE_DESC desc = {0};
+    ID3DBlob *blob = NULL;
+    IUnknown *deserializer = NULL;
+    if (FAILED(D3D12SerializeRootSignature(&desc, D3D_ROOT_SIGNATURE_VERSION_1_0, &blob, NULL)))
+        return NULL;
+    if (strcmp(kind, "blob") == 0)
+        return (IUnknown *)blob;
+    D3D12CreateVersionedRootSignatureDeserializer(ID3D10Blob_GetBufferPointer(blob), ID3D10Blob_GetBufferSize(blob),
+                                                  &IID_ID3D12VersionedRootSignatureDeserializer,
+                                                  (void **)&deserializer);
+    ID3D10Blob_Release(blob);
+    return deserializer;
+}
+
 static IUnknown *object_of_kind(walk_objects *objects, const char *kind)
 {
     IUnknown *object = NULL;
@@ -43,6 +60,8 @@ static IUnknown *object_of_kind(walk_objects *objects, const char *kind)
         object = (IUnknown *)objects->ctx.fence;
     else if (strcmp(kind, "resource") == 0)
         object = (IUnknown *)objects->resource;
+    else if (strcmp(kind, "blob") == 0 || strcmp(kind, "rootsig_deserializer") == 0)
+        return root_signature_object(kind); /* its own reference */
     else
         return NULL;
     if (object && strcmp(kind, "debug") != 0 && strcmp(kind, "dred_settings") != 0)

@@ -15,6 +15,8 @@ SPEC = ROOT / "spec"
 GEN = ROOT / "generator" / "gen.py"
 # Every spec file (each part has its own); the caps part's are the ones `gen.py --check-headers` reads.
 SPEC_FILES = tuple(sorted(path.name for path in SPEC.glob("*.yaml")))
+# The project's shaders (generator/part_shaders.py): a case may edit one, or create one (@contents).
+SHADER_FILE = re.compile(r"^shaders/[^/]+\.asm$")
 CAPS_FILES = ("sdk.yaml", "enums.yaml", "features.yaml", "types.yaml")
 
 
@@ -54,6 +56,7 @@ def copy_spec(tmp):
     target.mkdir()
     for name in SPEC_FILES:
         shutil.copyfile(SPEC / name, target / name)
+    shutil.copytree(SPEC / "shaders", target / "shaders")
     return target
 
 
@@ -138,8 +141,9 @@ def parse_case(path):
         elif raw.strip():
             raise CaseError(f"{path}: text outside a block: {raw!r}")
     case.description = " ".join(d for d in description if d)
-    if case.file not in SPEC_FILES:
-        raise CaseError(f"{path}: @file must name one of {', '.join(SPEC_FILES)}, not {case.file!r}")
+    if case.file not in SPEC_FILES and not SHADER_FILE.match(case.file):
+        raise CaseError(f"{path}: @file must name one of {', '.join(SPEC_FILES)} or shaders/NAME.asm, "
+                        f"not {case.file!r}")
     if not case.expect:
         raise CaseError(f"{path}: @expect is missing")
     pending = None

@@ -171,6 +171,11 @@ typedef enum D3D12DDI_TABLE_TYPE {
     /* D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1 (feature version 2), filled right after table 47 on a
      * device where version 2 was enabled; never asked of a version-1 driver */
     D3D12DDI_TABLE_TYPE_D12RT_DRIVER_REPORTED_MESSAGES_1 = 0x0D120047,
+    /* D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT (descriptor heaps, views and samplers, docs/descriptors.md),
+     * filled once per adapter when pfnGetOptionalDDITables lists it beside the three GPU-work tables; a
+     * driver that does not list it keeps working, and CreateDescriptorHeap on its devices answers E_NOTIMPL
+     * with a message naming it */
+    D3D12DDI_TABLE_TYPE_D12RT_DESCRIPTORS = 0x0D12003D,
     /* D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT (heaps and placed buffers, docs/heaps.md), filled once per adapter
      * when pfnGetOptionalDDITables lists it beside the three GPU-work tables; a driver that does not list it
      * keeps working, and CreateHeap and CreatePlacedResource on its devices answer E_NOTIMPL with a message
@@ -917,6 +922,150 @@ typedef struct D3D12DDIARG_CREATEDEVICE_0003 {
     };
     D3D12DDI_CREATE_DEVICE_FLAGS Flags; /* creation flags */
 } D3D12DDIARG_CREATEDEVICE_0003;
+
+/* The driver's descriptor heap, constructed in runtime-allocated memory (pfnCalcPrivateDescriptorHeapSize
+ * bytes). */
+typedef struct D3D12DDI_HDESCRIPTORHEAP {
+    void* pDrvPrivate;
+} D3D12DDI_HDESCRIPTORHEAP;
+
+/* A descriptor heap's type (values as D3D12_DESCRIPTOR_HEAP_TYPE and the WDK). */
+typedef enum D3D12DDI_DESCRIPTOR_HEAP_TYPE {
+    /* constant buffer, shader resource and unordered access views */
+    D3D12DDI_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV = 0,
+    D3D12DDI_DESCRIPTOR_HEAP_TYPE_SAMPLER = 1, /* samplers */
+    D3D12DDI_DESCRIPTOR_HEAP_TYPE_RTV = 2, /* render target views (never shader-visible) */
+    D3D12DDI_DESCRIPTOR_HEAP_TYPE_DSV = 3, /* depth stencil views (never shader-visible) */
+} D3D12DDI_DESCRIPTOR_HEAP_TYPE;
+
+/* A descriptor heap's flags (values as D3D12_DESCRIPTOR_HEAP_FLAGS). */
+typedef enum D3D12DDI_DESCRIPTOR_HEAP_FLAGS {
+    D3D12DDI_DESCRIPTOR_HEAP_FLAG_NONE = 0, /* CPU-only: a staging heap descriptors are copied from */
+    D3D12DDI_DESCRIPTOR_HEAP_FLAG_SHADER_VISIBLE = 1, /* shaders read it: it has a GPU virtual address */
+} D3D12DDI_DESCRIPTOR_HEAP_FLAGS;
+
+/* Arguments of pfnCalcPrivateDescriptorHeapSize and pfnCreateDescriptorHeap (the runtime validated them). */
+typedef struct D3D12DDIARG_CREATE_DESCRIPTOR_HEAP_0001 {
+    D3D12DDI_DESCRIPTOR_HEAP_TYPE Type; /* the heap's type */
+    UINT NumDescriptors; /* at least 1; shader-visible: at most 1000000 (CBV_SRV_UAV) or 2048 (SAMPLER) */
+    D3D12DDI_DESCRIPTOR_HEAP_FLAGS Flags; /* SHADER_VISIBLE only for CBV_SRV_UAV and SAMPLER heaps */
+    UINT NodeMask; /* 0 or 1 (one node) */
+} D3D12DDIARG_CREATE_DESCRIPTOR_HEAP_0001;
+
+/* What a buffer view is (pfnCheckBufferViewFormat, pfnCreateBufferView). */
+typedef enum D3D12DDI_BUFFER_VIEW_TYPE_D12RT {
+    D3D12DDI_BUFFER_VIEW_TYPE_D12RT_CBV = 0, /* a constant buffer view */
+    D3D12DDI_BUFFER_VIEW_TYPE_D12RT_SRV = 1, /* a shader resource view of a buffer */
+    D3D12DDI_BUFFER_VIEW_TYPE_D12RT_UAV = 2, /* an unordered access view of a buffer */
+} D3D12DDI_BUFFER_VIEW_TYPE_D12RT;
+
+/* How a buffer view's elements are read. */
+typedef enum D3D12DDI_BUFFER_VIEW_FLAGS_D12RT {
+    D3D12DDI_BUFFER_VIEW_FLAG_D12RT_NONE = 0, /* typed (Format) or structured (StructureByteStride) */
+    D3D12DDI_BUFFER_VIEW_FLAG_D12RT_RAW = 1, /* raw (ByteAddressBuffer): Format R32_TYPELESS, 4-byte units */
+} D3D12DDI_BUFFER_VIEW_FLAGS_D12RT;
+
+/* One buffer view, resolved by the runtime to a GPU virtual address range (pfnCreateBufferView). A null
+ * descriptor (the API's pResource NULL) has GpuVirtualAddress 0 and SizeInBytes 0: reads return 0, writes are
+ * dropped. d12rt differs from the WDK: the WDK has one argument struct per view kind, over driver resource
+ * handles and texture dimensions; d12rt's views are of buffers only, named by the address range they cover. */
+typedef struct D3D12DDIARG_CREATE_BUFFER_VIEW_D12RT {
+    D3D12DDI_BUFFER_VIEW_TYPE_D12RT ViewType; /* CBV, SRV or UAV */
+    /* typed views: a format pfnCheckBufferViewFormat accepted; raw: R32_TYPELESS; else UNKNOWN */
+    DXGI_FORMAT Format;
+    UINT64 GpuVirtualAddress; /* the first byte the view covers (0: a null descriptor) */
+    UINT64 SizeInBytes; /* the bytes it covers, within the resource (a CBV: a multiple of 256) */
+    UINT StructureByteStride; /* structured views: the element's size; 0 otherwise */
+    D3D12DDI_BUFFER_VIEW_FLAGS_D12RT Flags; /* raw or not */
+    /* a UAV's counter (4 bytes, 4096-aligned offset in its buffer); 0: none */
+    UINT64 CounterGpuVirtualAddress;
+} D3D12DDIARG_CREATE_BUFFER_VIEW_D12RT;
+
+/* The increment between two descriptors of a heap of this type (GetDescriptorHandleIncrementSize), constant
+ * for the adapter, at least 1. Asked once per device and type. d12rt differs from the WDK: the WDK's runtime
+ * computes it from its own descriptor formats; d12rt's descriptors are the driver's. */
+typedef UINT(APIENTRY* PFND3D12DDI_GETDESCRIPTORSIZEINBYTES_D12RT)(
+    D3D12DDI_HDEVICE hDevice,
+    D3D12DDI_DESCRIPTOR_HEAP_TYPE Type);
+
+/* Bytes of private memory the driver's descriptor heap object needs. */
+typedef SIZE_T(APIENTRY* PFND3D12DDI_CALCPRIVATEDESCRIPTORHEAPSIZE_0001)(
+    D3D12DDI_HDEVICE hDevice,
+    const D3D12DDIARG_CREATE_DESCRIPTOR_HEAP_0001* pArgs);
+
+/* Construct a descriptor heap in hDrvDescriptorHeap.pDrvPrivate with NumDescriptors descriptors of
+ * pfnGetDescriptorSizeInBytes bytes in memory the driver owns, zero-filled. A shader-visible heap also has a
+ * GPU virtual address range of its own, allocated as a committed buffer's is (never reused while it lives).
+ * E_OUTOFMEMORY when its memory cannot be had. Threads: any application thread, concurrently. */
+typedef HRESULT(APIENTRY* PFND3D12DDI_CREATEDESCRIPTORHEAP_0001)(
+    D3D12DDI_HDEVICE hDevice,
+    const D3D12DDIARG_CREATE_DESCRIPTOR_HEAP_0001* pArgs,
+    D3D12DDI_HDESCRIPTORHEAP hDrvDescriptorHeap);
+
+/* Destruct a descriptor heap in place; its memory and address range are gone from now on. */
+typedef VOID(APIENTRY* PFND3D12DDI_DESTROYDESCRIPTORHEAP)(
+    D3D12DDI_HDEVICE hDevice,
+    D3D12DDI_HDESCRIPTORHEAP hDrvDescriptorHeap);
+
+/* The heap's first descriptor as a CPU descriptor handle (a pointer into the driver's memory; never 0). */
+typedef SIZE_T(APIENTRY* PFND3D12DDI_GETDESCRIPTORHEAPCPUSTART_D12RT)(
+    D3D12DDI_HDEVICE hDevice,
+    D3D12DDI_HDESCRIPTORHEAP hDrvDescriptorHeap);
+
+/* The heap's first descriptor as a GPU descriptor handle: the GPU virtual address of a shader-visible heap
+ * (fixed for its life, never 0); 0 for a heap that is not shader-visible. */
+typedef UINT64(APIENTRY* PFND3D12DDI_GETDESCRIPTORHEAPGPUSTART_D12RT)(
+    D3D12DDI_HDEVICE hDevice,
+    D3D12DDI_HDESCRIPTORHEAP hDrvDescriptorHeap);
+
+/* The size in bytes of one element of a typed buffer view of this kind in Format, or 0 when the driver has no
+ * such view (the runtime then refuses the view with the debug layer's INVALIDFORMAT message). */
+typedef UINT(APIENTRY* PFND3D12DDI_CHECKBUFFERVIEWFORMAT_D12RT)(
+    D3D12DDI_HDEVICE hDevice,
+    D3D12DDI_BUFFER_VIEW_TYPE_D12RT ViewType,
+    DXGI_FORMAT Format);
+
+/* Write a buffer view into the descriptor at DestDescriptor (a CPU handle into a live CBV_SRV_UAV heap of the
+ * device). Threads: any application thread, concurrently, for different descriptors. */
+typedef VOID(APIENTRY* PFND3D12DDI_CREATEBUFFERVIEW_D12RT)(
+    D3D12DDI_HDEVICE hDevice,
+    const D3D12DDIARG_CREATE_BUFFER_VIEW_D12RT* pArgs,
+    SIZE_T DestDescriptor);
+
+/* Write a sampler (validated by the runtime) into the descriptor at DestDescriptor, in a live SAMPLER heap.
+ * d12rt differs from the WDK: the WDK passes its own D3D12DDI_SAMPLER_DESC; d12rt passes the API's struct as
+ * it is. */
+typedef VOID(APIENTRY* PFND3D12DDI_CREATESAMPLER_D12RT)(
+    D3D12DDI_HDEVICE hDevice,
+    const D3D12_SAMPLER_DESC* pDesc,
+    SIZE_T DestDescriptor);
+
+/* Copy NumDescriptors consecutive descriptors of heaps of Type from SrcStart to DestStart. The runtime splits
+ * CopyDescriptors' ranges into such runs and checks that each run lies in one live heap, the source in one
+ * that is not shader-visible (the debug layer's rule). Source and destination runs do not overlap. d12rt
+ * differs from the WDK: the WDK's pfnCopyDescriptors takes the API's range arrays; d12rt's runtime hands over
+ * one run at a time. */
+typedef VOID(APIENTRY* PFND3D12DDI_COPYDESCRIPTORS_D12RT)(
+    D3D12DDI_HDEVICE hDevice,
+    UINT NumDescriptors,
+    SIZE_T DestStart,
+    SIZE_T SrcStart,
+    D3D12DDI_DESCRIPTOR_HEAP_TYPE Type);
+
+/* The descriptor table (D3D12DDI_TABLE_TYPE_D12RT_DESCRIPTORS); every slot must be non-NULL. d12rt differs
+ * from the WDK: the WDK's descriptor slots live in its device core table. */
+typedef struct D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT {
+    PFND3D12DDI_GETDESCRIPTORSIZEINBYTES_D12RT pfnGetDescriptorSizeInBytes; /* the handle increment */
+    PFND3D12DDI_CALCPRIVATEDESCRIPTORHEAPSIZE_0001 pfnCalcPrivateDescriptorHeapSize; /* heap object size */
+    PFND3D12DDI_CREATEDESCRIPTORHEAP_0001 pfnCreateDescriptorHeap; /* construct a heap */
+    PFND3D12DDI_DESTROYDESCRIPTORHEAP pfnDestroyDescriptorHeap; /* destruct a heap */
+    PFND3D12DDI_GETDESCRIPTORHEAPCPUSTART_D12RT pfnGetDescriptorHeapCpuStart; /* the CPU start */
+    PFND3D12DDI_GETDESCRIPTORHEAPGPUSTART_D12RT pfnGetDescriptorHeapGpuStart; /* the GPU start */
+    PFND3D12DDI_CHECKBUFFERVIEWFORMAT_D12RT pfnCheckBufferViewFormat; /* typed view formats */
+    PFND3D12DDI_CREATEBUFFERVIEW_D12RT pfnCreateBufferView; /* write a CBV, SRV or UAV */
+    PFND3D12DDI_CREATESAMPLER_D12RT pfnCreateSampler; /* write a sampler */
+    PFND3D12DDI_COPYDESCRIPTORS_D12RT pfnCopyDescriptors; /* copy a run of descriptors */
+} D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT;
 
 /* Bytes of private memory the driver's device needs. 0, or more than the runtime accepts (64 MiB), fails
  * device creation. */

@@ -102,6 +102,8 @@ int d12dred_submission_set_waiting_on(d12dred_submission *submission, const d12d
     }
     copy->value = wait->value;
     copy->fence_value = wait->fence_value;
+    copy->has_fence_id = wait->has_fence_id;
+    copy->fence_id = wait->fence_id;
     copy->after_submission = wait->after_submission;
     copy->behind_wait = -1;
     if (submission->waiting_on)
@@ -177,9 +179,13 @@ int d12dred_report_add_note(d12dred_report *report, const char *note)
 
 /* ---- Deadlocks ---------------------------------------------------------------------------------------------- */
 
-static int same_name(const char *a, const char *b)
+/* One fence? By identity where both carry one (issue 29: two fences may share a name, an unnamed one has none); an
+ * older report has names only, and then only a shared name can tell. */
+static int same_fence(const d12dred_wait *a, const d12dred_wait *b)
 {
-    return a && b && strcmp(a, b) == 0;
+    if (a->has_fence_id && b->has_fence_id)
+        return a->fence_id == b->fence_id;
+    return a->fence && b->fence && strcmp(a->fence, b->fence) == 0;
 }
 
 /* Queue `q`'s first pending wait is blocked by queue `*next` alone: every queued signal that could satisfy it
@@ -192,14 +198,14 @@ static int blocked_by(const d12dred_report *r, size_t q, size_t *next, const d12
     if (!queue->wait_count)
         return 0;
     const d12dred_wait *w = &queue->waits[0];
-    if (!w->fence || w->fence_value >= w->value)
+    if ((!w->fence && !w->has_fence_id) || w->fence_value >= w->value)
         return 0;
     int found = 0;
     for (size_t i = 0; i < r->queue_count; i++) {
         const d12dred_queue *other = r->queues[i];
         for (size_t j = 0; j < other->signal_count; j++) {
             const d12dred_wait *s = &other->signals[j];
-            if (!same_name(s->fence, w->fence) || s->value < w->value)
+            if (!same_fence(s, w) || s->value < w->value)
                 continue;
             if (i == q || s->behind_wait < 0 || (size_t)s->behind_wait >= other->wait_count)
                 return 0; /* a signal that can still run (or the queue's own, behind its own wait: not a cycle
@@ -220,6 +226,12 @@ static void put_quoted(d12__dred_buf *b, const char *name)
         d12__dred_buf_printf(b, "'%s'", name);
     else
         d12__dred_buf_puts(b, "(unnamed)");
+}
+
+static void put_wait(d12__dred_buf *b, const d12dred_report *r, const d12dred_wait *w)
+{
+    d12__dred_put_fence(b, r, w->fence, w->has_fence_id, w->fence_id);
+    d12__dred_buf_printf(b, " >= %" PRIu64 " (at %" PRIu64 ")", w->value, w->fence_value);
 }
 
 int d12dred_report_find_deadlock(d12dred_report *r)
@@ -254,15 +266,18 @@ int d12dred_report_find_deadlock(d12dred_report *r)
         d12__dred_buf_puts(&b, "deadlock: queue ");
         put_quoted(&b, r->queues[start]->name);
         d12__dred_buf_puts(&b, " waits ");
-        put_quoted(&b, first->fence);
-        d12__dred_buf_printf(&b, " >= %" PRIu64 " (at %" PRIu64 ")", first->value, first->fence_value);
+        put_wait(&b, r, first);
         for (size_t i = 0; i + 1 < count; i++) {
             d12__dred_buf_puts(&b, ", signalled only by queue ");
             put_quoted(&b, r->queues[hops[i]]->name);
             d12__dred_buf_puts(&b, " behind its wait on ");
-            put_quoted(&b, waits[i]->fence);
-            d12__dred_buf_printf(&b, " >= %" PRIu64 " (at %" PRIu64 ")", waits[i]->value, waits[i]->fence_value);
+            put_wait(&b, r, waits[i]);
         }
+        /* the sentence closes its cycle (issue 32 item 6): the last wait is signalled by the first queue, after the
+         * wait it started from */
+        d12__dred_buf_puts(&b, ", which queue ");
+        put_quoted(&b, r->queues[start]->name);
+        d12__dred_buf_puts(&b, " signals only after its own wait: a cycle");
         if (count == 1) { /* a queue blocked behind its own wait cannot be: blocked_by refuses it */
             free(b.data);
             continue;

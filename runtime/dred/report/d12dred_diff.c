@@ -1,5 +1,6 @@
-/* `d12dred diff A B` (docs/dred-report.md "diff"): five aspects, one line each -- the reason, the device state, the
- * faulting op, its state (arguments, views, root descriptors, copy sides) and the page-fault verdict. An aspect one
+/* `d12dred diff A B` (docs/dred-report.md "diff"): nine aspects, one line each -- the kind, the reason, the device
+ * state, the cause, the faulting op, its state (arguments, views, root descriptors, copy sides), the page-fault
+ * verdict, the waits' verdict and the waits (the last four and the kind: issue 32 item 5, d12dred_diff_waits.c). An aspect one
  * run has no data for (the feature that records it was off there) says so -- "no data: page-fault reporting was off
  * in run 2" -- and is no difference: a run with reporting off did not have another bug (issue 19 item 7). */
 #define _POSIX_C_SOURCE 200809L
@@ -14,13 +15,11 @@
 
 typedef d12__dred_buf buf;
 
-typedef struct fault_site {
-    const d12dred_node *node;
-    const d12dred_op *op;
-} fault_site;
+typedef d12__dred_fault_site fault_site;
+#define find_fault d12__dred_find_fault
 
 /* The op the report blames: the first `exact` op, else the first `suspect` one. */
-static fault_site find_fault(const d12dred_report *r)
+fault_site d12__dred_find_fault(const d12dred_report *r)
 {
     fault_site suspect = {0};
     for (size_t i = 0; i < r->node_count; i++) {
@@ -212,27 +211,42 @@ int d12dred_report_diff(const d12dred_report *a, const d12dred_report *b, FILE *
     if (!a || !b)
         return 1;
     static const aspect aspects[] = {
+        {"kind", d12__dred_describe_kind, NULL},
         {"reason", describe_reason, NULL},
         {"device state", describe_state, NULL},
+        {"cause", d12__dred_describe_cause, NULL},
         {"faulting op", describe_fault, missing_fault},
         {"op state", describe_op_state, missing_op_state},
         {"verdict", describe_verdict, missing_verdict},
+        {"wait verdict", d12__dred_describe_wait_verdict, NULL},
+        {"waits", d12__dred_describe_waits, NULL},
     };
-    const int count = (int)(sizeof aspects / sizeof aspects[0]);
+    enum { COUNT = (int)(sizeof aspects / sizeof aspects[0]) };
+    buf lines[COUNT] = {{0}};
+    int results[COUNT], differences = 0, no_data = 0;
+    for (int i = 0; i < COUNT; i++) {
+        results[i] = diff_aspect(&lines[i], &aspects[i], a, b);
+        differences += results[i] == 0;
+        no_data += results[i] == 2;
+    }
+    /* the differences first (issue 32 item 5): what tells the runs apart is what a reader looks for */
     buf text = {0};
-    int differences = 0, no_data = 0;
-    for (int i = 0; i < count; i++) {
-        int r = diff_aspect(&text, &aspects[i], a, b);
-        differences += r == 0;
-        no_data += r == 2;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < COUNT; i++)
+            if ((results[i] == 0) == (pass == 0) && lines[i].data)
+                d12__dred_buf_append(&text, lines[i].data, lines[i].length);
+    for (int i = 0; i < COUNT; i++) {
+        text.failed |= lines[i].failed;
+        free(lines[i].data);
     }
     if (differences)
-        d12__dred_buf_printf(&text, "the reports differ in %d of %d aspects\n", differences, count);
+        d12__dred_buf_printf(&text, "the reports differ in %d of %d aspects\n", differences, COUNT);
     else if (no_data)
         d12__dred_buf_printf(&text, "the reports agree on the %d aspects both have data for (%d without data)\n",
-                             count - no_data, no_data);
+                             COUNT - no_data, no_data);
     else
-        d12__dred_buf_puts(&text, "the reports agree on reason, device state, faulting op, op state and verdict\n");
+        d12__dred_buf_puts(&text, "the reports agree on every aspect: kind, reason, device state, cause, faulting op, "
+                                  "op state, verdict, wait verdict and waits\n");
     if (out)
         d12__dred_emit(&text, out);
     else

@@ -76,11 +76,14 @@ static int check_object(mapper *m, const jvalue *value, const char *const *keys)
     return 0;
 }
 
+/* Marks the member as looked up: what no mapping looks up is an extra (d12__dred_collect_extras). */
 const jvalue *get(const jvalue *object, const char *key)
 {
     for (size_t i = 0; i < object->count; i++)
-        if (strcmp(object->keys[i], key) == 0)
+        if (strcmp(object->keys[i], key) == 0) {
+            object->items[i]->used = 1;
             return object->items[i];
+        }
     return NULL;  /* absent (check_object made sure required ones exist) */
 }
 
@@ -307,6 +310,7 @@ static int map_root_descriptor(mapper *m, const jvalue *value, void *context)
         key_word(m, value, "kind", root_kind_word, 3, -1, &kind) || key_hex(m, value, "va", &va) ||
         key_string(m, value, "resource", &resource))
         return -1;
+    (void)get(value, "access"); /* known (additive), derived from the kind: not kept, and no extra */
     d12dred_op_state *state = context;
     int rc = d12dred_op_state_add_root_descriptor(state, parameter, (d12dred_root_kind)kind, va, resource);
     free(resource);
@@ -737,6 +741,8 @@ int d12dred_report_parse_buffer(const char *data, size_t size, d12dred_report **
     d12dred_report *report = d12dred_report_new();
     mapper m = {"$", error, error_size, 0};
     int rc = report ? map_report(&m, root, report) : map_fail(&m, "out of memory");
+    if (rc == 0 && d12__dred_collect_extras(root, report) != 0)
+        rc = map_fail(&m, "out of memory");
     d12__dred_jfree(root);
     if (rc != 0) {
         d12dred_report_free(report);

@@ -31,6 +31,18 @@ static int opt_string(mapper *m, const jvalue *object, const char *key, char **s
     return 0;
 }
 
+/* `fence_id` (issue 32): optional, a hex string or null. */
+static int opt_fence_id(mapper *m, const jvalue *value, d12dred_wait *wait)
+{
+    const jvalue *id = get(value, "fence_id");
+    if (!id || id->type == J_NULL)
+        return 0;
+    if (key_hex(m, value, "fence_id", &wait->fence_id))
+        return -1;
+    wait->has_fence_id = true;
+    return 0;
+}
+
 int d12__dred_map_site(mapper *m, const jvalue *value, d12dred_va_site *site)
 {
     const jvalue *offset = get(value, "offset");
@@ -125,7 +137,7 @@ int d12__dred_map_submission_ext(mapper *m, const jvalue *value, d12dred_submiss
     d12dred_wait w = {.behind_wait = -1};
     int rc = need_object(m, wait, keys) || key_string(m, wait, "fence", &w.fence) ||
              key_uint(m, wait, "value", UINT64_MAX, &w.value) ||
-             key_uint(m, wait, "fence_value", UINT64_MAX, &w.fence_value) ? -1 : 0;
+             key_uint(m, wait, "fence_value", UINT64_MAX, &w.fence_value) || opt_fence_id(m, wait, &w) ? -1 : 0;
     if (rc == 0 && d12dred_submission_set_waiting_on(submission, &w) != 0)
         rc = map_fail(m, "out of memory");
     free(w.fence);
@@ -135,8 +147,9 @@ int d12__dred_map_submission_ext(mapper *m, const jvalue *value, d12dred_submiss
 
 int d12__dred_map_wait_ext(mapper *m, const jvalue *value, d12dred_wait *wait)
 {
-    return get(value, "after_submission") ? key_uint(m, value, "after_submission", UINT64_MAX, &wait->after_submission)
-                                          : 0;
+    if (get(value, "after_submission") && key_uint(m, value, "after_submission", UINT64_MAX, &wait->after_submission))
+        return -1;
+    return opt_fence_id(m, value, wait) || opt_string(m, value, "backwards", &wait->backwards) ? -1 : 0;
 }
 
 static int map_signal(mapper *m, const jvalue *value, void *context)
@@ -161,8 +174,14 @@ static int map_signal(mapper *m, const jvalue *value, void *context)
             pop(m, mark);
         }
     }
+    if (rc == 0 && opt_fence_id(m, value, &s))
+        rc = -1;
     if (rc == 0 && d12dred_queue_add_signal(queue, s.fence, s.value, s.fence_value, s.after_submission, behind) != 0)
         rc = map_fail(m, "out of memory");
+    if (rc == 0) {
+        queue->signals[queue->signal_count - 1].has_fence_id = s.has_fence_id;
+        queue->signals[queue->signal_count - 1].fence_id = s.fence_id;
+    }
     free(s.fence);
     return rc;
 }
@@ -174,8 +193,43 @@ int d12__dred_map_queue_ext(mapper *m, const jvalue *value, d12dred_queue *queue
 
 int d12__dred_map_page_fault_ext(mapper *m, const jvalue *value, d12dred_page_fault *page_fault)
 {
-    return opt_string(m, value, "detail", &page_fault->detail) ||
-           opt_string(m, value, "aliasing", &page_fault->aliasing);
+    if (opt_string(m, value, "detail", &page_fault->detail) ||
+        opt_string(m, value, "aliasing", &page_fault->aliasing)) /* additive (issue 33) */
+        return -1;
+    const jvalue *overrun = get(value, "overrun");
+    if (!overrun || overrun->type == J_NULL)
+        return 0;
+    page_fault->has_overrun = true;
+    return key_uint(m, value, "overrun", UINT64_MAX, &page_fault->overrun);
+}
+
+/* `fences[]` (issue 32): {id, name, value, highest, changes[{value, by, call}]}. */
+static int map_change(mapper *m, const jvalue *value, void *context)
+{
+    static const char *const keys[] = {"value", "by", "call", NULL};
+    d12dred_fence_change c = {0};
+    int rc = need_object(m, value, keys) || key_uint(m, value, "value", UINT64_MAX, &c.value) ||
+             key_string(m, value, "by", &c.by) || key_string(m, value, "call", &c.call) ? -1 : 0;
+    if (rc == 0 && d12dred_fence_add_change(context, c.value, c.by, c.call) != 0)
+        rc = map_fail(m, "out of memory");
+    free(c.by);
+    free(c.call);
+    return rc;
+}
+
+static int map_fence(mapper *m, const jvalue *value, void *context)
+{
+    static const char *const keys[] = {"id", "name", "value", "highest", "changes", NULL};
+    uint64_t id = 0, at = 0, highest = 0;
+    char *name = NULL;
+    int rc = need_object(m, value, keys) || key_hex(m, value, "id", &id) || key_string(m, value, "name", &name) ||
+             key_uint(m, value, "value", UINT64_MAX, &at) || key_uint(m, value, "highest", UINT64_MAX, &highest)
+                 ? -1 : 0;
+    d12dred_fence *fence = rc == 0 ? d12dred_report_add_fence(context, id, name, at, highest) : NULL;
+    if (rc == 0 && !fence)
+        rc = map_fail(m, "out of memory");
+    free(name);
+    return rc == 0 ? key_array(m, value, "changes", map_change, fence) : rc;
 }
 
 static int map_note(mapper *m, const jvalue *value, void *context)
@@ -202,5 +256,90 @@ int d12__dred_map_report_ext(mapper *m, const jvalue *root, d12dred_report *repo
     }
     if (opt_string(m, root, "removed_by", &report->removed_by) || opt_string(m, root, "deadlock", &report->deadlock))
         return -1;
-    return get(root, "notes") ? key_array(m, root, "notes", map_note, report) : 0;
+    if (get(root, "notes") && key_array(m, root, "notes", map_note, report))
+        return -1;
+    if (get(root, "fences") && key_array(m, root, "fences", map_fence, report))
+        return -1;
+    uint64_t stalled = 0;
+    if (get(root, "stalled_ms") && key_uint(m, root, "stalled_ms", UINT32_MAX, &stalled))
+        return -1;
+    report->stalled_ms = (uint32_t)stalled;
+    return 0;
+}
+
+/* ---- Members no mapping looked up (a later d12rt's) ------------------------------------------------------- */
+
+/* Appends `[i]` or `.key` to the path and returns the length to cut it back to. */
+static size_t path_push(d12__dred_buf *path, const char *key, size_t index)
+{
+    size_t mark = path->length;
+    if (key)
+        d12__dred_buf_printf(path, ".%s", key);
+    else
+        d12__dred_buf_printf(path, "[%zu]", index);
+    return mark;
+}
+
+static int add_extra(d12dred_report *report, const char *owner, const char *key, jvalue *value)
+{
+    /* one realloc per extra: a report has a handful (each is a whole member, however large) */
+    d12dred_extra *grown = realloc(report->extras, (report->extra_count + 1) * sizeof *grown);
+    if (!grown)
+        return -1;
+    report->extras = grown;
+    d12dred_extra *extra = &report->extras[report->extra_count];
+    extra->owner = strdup(owner);
+    extra->key = strdup(key);
+    if (!extra->owner || !extra->key) {
+        free(extra->owner);
+        free(extra->key);
+        return -1;
+    }
+    extra->value = value;
+    report->extra_count++;
+    return 0;
+}
+
+/* Every element of an array the mapper read was mapped (key_array hands each to its mapping), so arrays are walked
+ * whole; an object's members are extras unless looked up. An extra is detached from the tree (its slot set to NULL,
+ * which d12__dred_jfree skips) and owned by the report from then on. */
+static int collect(jvalue *value, d12__dred_buf *path, d12dred_report *report)
+{
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < value->count; i++) {
+        jvalue *item = value->items[i];
+        if (!item || (item->type != J_OBJECT && item->type != J_ARRAY && (value->type == J_ARRAY || item->used)))
+            continue;
+        if (value->type == J_OBJECT && !item->used) {
+            rc = path->failed ? -1 : add_extra(report, path->data, value->keys[i], item);
+            if (rc == 0)
+                value->items[i] = NULL;
+            continue;
+        }
+        size_t mark = path_push(path, value->type == J_OBJECT ? value->keys[i] : NULL, i);
+        rc = collect(item, path, report);
+        path->length = mark;
+        if (path->data)
+            path->data[mark] = '\0';
+    }
+    return rc;
+}
+
+void d12__dred_free_extras(d12dred_report *report)
+{
+    for (size_t i = 0; i < report->extra_count; i++) {
+        free(report->extras[i].owner);
+        free(report->extras[i].key);
+        d12__dred_jfree(report->extras[i].value);
+    }
+    free(report->extras);
+}
+
+int d12__dred_collect_extras(jvalue *root, d12dred_report *report)
+{
+    d12__dred_buf path = {0};
+    d12__dred_buf_puts(&path, "$");
+    int rc = path.failed ? -1 : collect(root, &path, report);
+    free(path.data);
+    return rc;
 }

@@ -363,6 +363,40 @@ static void write_node(writer *w, const d12dred_node *node)
     end_object(w);
 }
 
+/* `fence_id` (issue 32, additive): the fence's identity, a hex string like a VA, or null when unknown. */
+static void fence_id_value(writer *w, const d12dred_wait *wait)
+{
+    if (wait->has_fence_id)
+        va_value(w, "fence_id", wait->fence_id);
+    else
+        null_value(w, "fence_id");
+}
+
+/* `fences` (issue 32, additive): each fence with its highest value and last changes, oldest first. */
+static void write_fences(writer *w, const d12dred_report *report)
+{
+    begin_array(w, "fences");
+    for (size_t i = 0; i < report->fence_count; i++) {
+        const d12dred_fence *f = report->fences[i];
+        begin_object(w, NULL);
+        va_value(w, "id", f->id);
+        string_value(w, "name", f->name);
+        uint_value(w, "value", f->value);
+        uint_value(w, "highest", f->highest);
+        begin_array(w, "changes");
+        for (size_t j = 0; j < f->change_count; j++) {
+            begin_inline_object(w, NULL);
+            uint_value(w, "value", f->changes[j].value);
+            string_value(w, "by", f->changes[j].by);
+            string_value(w, "call", f->changes[j].call);
+            end_object(w);
+        }
+        end_array(w);
+        end_object(w);
+    }
+    end_array(w);
+}
+
 static void write_queue(writer *w, const d12dred_report *report, const d12dred_queue *queue)
 {
     begin_object(w, NULL);
@@ -390,6 +424,7 @@ static void write_queue(writer *w, const d12dred_report *report, const d12dred_q
             string_value(w, "fence", submission->waiting_on->fence);
             uint_value(w, "value", submission->waiting_on->value);
             uint_value(w, "fence_value", submission->waiting_on->fence_value);
+            fence_id_value(w, submission->waiting_on);
             end_object(w);
         } else {
             null_value(w, "waiting_on");
@@ -405,6 +440,8 @@ static void write_queue(writer *w, const d12dred_report *report, const d12dred_q
         uint_value(w, "value", wait->value);
         uint_value(w, "fence_value", wait->fence_value);
         uint_value(w, "after_submission", wait->after_submission);
+        fence_id_value(w, wait);
+        string_value(w, "backwards", wait->backwards);
         end_object(w);
     }
     end_array(w);
@@ -418,6 +455,7 @@ static void write_queue(writer *w, const d12dred_report *report, const d12dred_q
         uint_value(w, "after_submission", signal->after_submission);
         int_value(w, "behind_wait", signal->behind_wait >= 0 && (size_t)signal->behind_wait < queue->wait_count
                                         ? signal->behind_wait : -1);
+        fence_id_value(w, signal);
         end_object(w);
     }
     end_array(w);
@@ -465,6 +503,10 @@ static void write_page_fault(writer *w, const d12dred_page_fault *page_fault)
     write_allocation(w, "nearest_below", page_fault->below);
     write_allocation(w, "nearest_above", page_fault->above);
     string_value(w, "detail", page_fault->detail);
+    if (page_fault->has_overrun)
+        uint_value(w, "overrun", page_fault->overrun);
+    else
+        null_value(w, "overrun");
     if (page_fault->aliasing) /* additive (issue 33): absent when no heap holds the VA */
         string_value(w, "aliasing", page_fault->aliasing);
     end_object(w);
@@ -514,6 +556,9 @@ static void write_report(writer *w, const d12dred_report *report)
     for (size_t i = 0; i < report->note_count; i++)
         string_value(w, NULL, report->notes[i]);
     end_array(w);
+    /* Issue 32's additive members. */
+    write_fences(w, report);
+    uint_value(w, "stalled_ms", report->stalled_ms);
     end_object(w);
     d12__dred_buf_puts(&w->buf, "\n");
 }

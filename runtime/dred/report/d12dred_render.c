@@ -54,7 +54,7 @@ void d12__dred_put_name(buf *b, const char *name)
     d12__dred_buf_puts(b, "'");
 }
 
-static const char *status_text(d12dred_submission_status status)
+const char *d12__dred_status_text(d12dred_submission_status status)
 {
     switch (status) {
     case D12DRED_SUBMISSION_COMPLETED: return "completed";
@@ -87,9 +87,8 @@ void d12__dred_put_enum(buf *b, const char *name, uint32_t value)
         d12__dred_buf_printf(b, "%" PRIu32, value);
 }
 
-static void put_message(buf *b, unsigned indent, const d12dred_message *message)
+void d12__dred_put_message(buf *b, const d12dred_message *message)
 {
-    put_indent(b, indent);
     const char *severity = d12dred_severity_name(message->severity);
     const char *category = d12dred_category_name(message->category);
     if (severity)
@@ -102,6 +101,12 @@ static void put_message(buf *b, unsigned indent, const d12dred_message *message)
         d12__dred_buf_printf(b, " category %" PRIu32, message->category);
     d12__dred_buf_printf(b, " #%" PRIu32 ": ", message->id);
     put_text(b, message->text ? message->text : "");
+}
+
+static void put_message(buf *b, unsigned indent, const d12dred_message *message)
+{
+    put_indent(b, indent);
+    d12__dred_put_message(b, message);
     d12__dred_buf_puts(b, "\n");
 }
 
@@ -115,7 +120,7 @@ static void put_index_format(buf *b, uint32_t format)
 }
 
 /* A byte distance: decimal while small, hex once it is an address-sized gap. */
-static void put_distance(buf *b, uint64_t bytes)
+void d12__dred_put_distance(buf *b, uint64_t bytes)
 {
     if (bytes < 0x100000)
         d12__dred_buf_printf(b, "%" PRIu64 " bytes", bytes);
@@ -125,15 +130,40 @@ static void put_distance(buf *b, uint64_t bytes)
 
 /* ---- Header ------------------------------------------------------------------------------------------------ */
 
+/* `stall: no GPU progress for 1500 ms while work was pending (D12RT_STALL_MS); the device was not removed` */
+void d12__dred_put_stall(buf *b, const d12dred_report *r)
+{
+    d12__dred_buf_puts(b, "stall: ");
+    if (r->stalled_ms)
+        d12__dred_buf_printf(b, "no GPU progress for %" PRIu32 " ms while work was pending", r->stalled_ms);
+    else
+        d12__dred_buf_puts(b, "no GPU progress while work was pending");
+    d12__dred_buf_puts(b, " (D12RT_STALL_MS); the device was not removed");
+}
+
 static void render_header(buf *b, const d12dred_report *r)
 {
     d12__dred_buf_printf(b, "DRED report (schema %" PRIu32 ")\n", r->schema_version);
-    d12__dred_buf_puts(b, "  reason        ");
-    put_text(b, r->reason_name ? r->reason_name : "?");
-    d12__dred_buf_printf(b, " (0x%08" PRIx32 ")\n", (uint32_t)r->reason);
-    d12__dred_buf_puts(b, "  device state  ");
-    put_enum(b, d12_dred_device_state_name(r->device_state), r->device_state);
-    d12__dred_buf_puts(b, "\n  features     ");
+    bool stall = d12dred_report_is_stall(r);
+    if (stall) { /* the device was not removed: no reason, no removal state (issue 32 item 4) */
+        d12__dred_buf_puts(b, "  kind          ");
+        d12__dred_put_stall(b, r);
+        d12__dred_buf_puts(b, "\n");
+    } else {
+        d12__dred_buf_puts(b, "  reason        ");
+        put_text(b, r->reason_name ? r->reason_name : "?");
+        d12__dred_buf_printf(b, " (0x%08" PRIx32 ")\n", (uint32_t)r->reason);
+        d12__dred_buf_puts(b, "  device state  ");
+        put_enum(b, d12_dred_device_state_name(r->device_state), r->device_state);
+        d12__dred_buf_puts(b, "\n");
+    }
+    const char *verdict = d12dred_report_wait_verdict(r); /* the deadlock, or a fence that went backwards */
+    if (verdict) {
+        d12__dred_buf_puts(b, "  verdict       ");
+        put_text(b, verdict);
+        d12__dred_buf_puts(b, "\n");
+    }
+    d12__dred_buf_puts(b, "  features     ");
     const d12dred_features *f = &r->features;
     int any = 0;
     if (f->auto_breadcrumbs)
@@ -167,9 +197,6 @@ static void render_header(buf *b, const d12dred_report *r)
     }
     if (r->tdr_delay_ms)
         d12__dred_buf_printf(b, "  TDR delay     %" PRIu32 " ms\n", r->tdr_delay_ms);
-    if (r->kind && strcmp(r->kind, "stall") == 0)
-        d12__dred_buf_puts(b, "  kind          stall: no GPU progress while work was pending (D12RT_STALL_MS); the "
-                              "device was not removed\n");
     if (r->removed_by) {
         d12__dred_buf_puts(b, "  cause         ");
         put_text(b, r->removed_by);
@@ -184,7 +211,18 @@ static void render_header(buf *b, const d12dred_report *r)
 
 /* ---- Queues ------------------------------------------------------------------------------------------------ */
 
-static void render_queue(buf *b, const d12dred_queue *q)
+/* A fence's value as the report saw it: before removal forced UINT64_MAX, or, in a stall report, now. */
+static const char *value_when(const d12dred_report *r)
+{
+    return d12dred_report_is_stall(r) ? "when the stall was reported" : "before removal";
+}
+
+static void put_wait_fence(buf *b, const d12dred_report *r, const d12dred_wait *w)
+{
+    d12__dred_put_fence(b, r, w->fence, w->has_fence_id, w->fence_id);
+}
+
+static void render_queue(buf *b, const d12dred_report *r, const d12dred_queue *q)
 {
     d12__dred_buf_puts(b, "  queue ");
     put_name(b, q->name);
@@ -203,11 +241,11 @@ static void render_queue(buf *b, const d12dred_queue *q)
             snprintf(number, sizeof number, "%" PRIu64, s->sequence);
         if (s->waiting_on) { /* "not started (waiting on '<fence>' >= V, at V' before removal)" */
             d12__dred_buf_printf(b, "    submission #%-4s not started (waiting on ", number);
-            put_name(b, s->waiting_on->fence);
-            d12__dred_buf_printf(b, " >= %" PRIu64 ", at %" PRIu64 " before removal)", s->waiting_on->value,
-                                 s->waiting_on->fence_value);
+            put_wait_fence(b, r, s->waiting_on);
+            d12__dred_buf_printf(b, " >= %" PRIu64 ", at %" PRIu64 " %s)", s->waiting_on->value,
+                                 s->waiting_on->fence_value, value_when(r));
         } else {
-            d12__dred_buf_printf(b, "    submission #%-4s %-12s", number, status_text(s->status));
+            d12__dred_buf_printf(b, "    submission #%-4s %-12s", number, d12__dred_status_text(s->status));
         }
         for (size_t j = 0; j < s->list_count; j++) {
             d12__dred_buf_puts(b, j ? ", " : " ");
@@ -220,17 +258,45 @@ static void render_queue(buf *b, const d12dred_queue *q)
     for (size_t i = 0; i < q->wait_count; i++) {
         const d12dred_wait *w = &q->waits[i];
         d12__dred_buf_puts(b, "    pending wait  fence ");
-        put_name(b, w->fence);
-        d12__dred_buf_printf(b, " >= %" PRIu64 " (was %" PRIu64 " before removal)\n", w->value, w->fence_value);
+        put_wait_fence(b, r, w);
+        d12__dred_buf_printf(b, " >= %" PRIu64 " (%s %" PRIu64 " %s)\n", w->value,
+                             d12dred_report_is_stall(r) ? "at" : "was", w->fence_value, value_when(r));
+        if (w->backwards) {
+            d12__dred_buf_puts(b, "                  ");
+            put_text(b, w->backwards);
+            d12__dred_buf_puts(b, "\n");
+        }
     }
     for (size_t i = 0; i < q->signal_count; i++) {
         const d12dred_wait *sig = &q->signals[i];
         d12__dred_buf_puts(b, "    queued signal fence ");
-        put_name(b, sig->fence);
-        d12__dred_buf_printf(b, " = %" PRIu64 " (was %" PRIu64 " before removal)", sig->value, sig->fence_value);
+        put_wait_fence(b, r, sig);
+        d12__dred_buf_printf(b, " = %" PRIu64 " (%s %" PRIu64 " %s)", sig->value,
+                             d12dred_report_is_stall(r) ? "at" : "was", sig->fence_value, value_when(r));
         if (sig->behind_wait >= 0 && (size_t)sig->behind_wait < q->wait_count) {
             d12__dred_buf_puts(b, ", behind the wait on ");
-            put_name(b, q->waits[sig->behind_wait].fence);
+            put_wait_fence(b, r, &q->waits[sig->behind_wait]);
+        }
+        d12__dred_buf_puts(b, "\n");
+    }
+}
+
+/* `fences` (issue 32 item 3): each fence the waits and signals name, its highest value and its last changes. */
+static void render_fences(buf *b, const d12dred_report *r)
+{
+    for (size_t i = 0; i < r->fence_count; i++) {
+        const d12dred_fence *f = r->fences[i];
+        d12__dred_buf_puts(b, "  fence ");
+        d12__dred_put_fence(b, r, f->name, 1, f->id);
+        d12__dred_buf_printf(b, ": %" PRIu64 " %s, highest %" PRIu64, f->value, value_when(r), f->highest);
+        if (f->change_count)
+            d12__dred_buf_puts(b, "; last changes");
+        for (size_t j = 0; j < f->change_count; j++) {
+            d12__dred_buf_printf(b, "%s%" PRIu64 " by ", j ? ", " : " ", f->changes[j].value);
+            put_text(b, f->changes[j].by ? f->changes[j].by : "?");
+            d12__dred_buf_puts(b, " (");
+            put_text(b, f->changes[j].call ? f->changes[j].call : "?");
+            d12__dred_buf_puts(b, ")");
         }
         d12__dred_buf_puts(b, "\n");
     }
@@ -239,7 +305,7 @@ static void render_queue(buf *b, const d12dred_queue *q)
 /* ---- Nodes ------------------------------------------------------------------------------------------------- */
 
 /* From what the GPU reported (the node's `status`; derived from the counts for an older report). */
-static const char *node_status(const d12dred_node *n)
+const char *d12__dred_node_status_text(const d12dred_node *n)
 {
     switch (d12dred_node_status(n)) {
     case D12DRED_SUBMISSION_COMPLETED: return "all ops completed";
@@ -248,7 +314,7 @@ static const char *node_status(const d12dred_node *n)
     }
 }
 
-static int node_has_attribution(const d12dred_node *n)
+int d12__dred_node_has_attribution(const d12dred_node *n)
 {
     for (size_t i = 0; i < n->op_count; i++)
         if (n->ops[i].attribution != D12DRED_ATTRIBUTION_NONE)
@@ -280,7 +346,7 @@ static void put_copy_side(buf *b, const d12dred_copy_side *side, uint64_t bytes)
     }
 }
 
-static void render_state(buf *b, unsigned indent, const d12dred_op_state *s)
+void d12__dred_render_state(buf *b, unsigned indent, const d12dred_op_state *s)
 {
     if (s->arguments) {
         put_indent(b, indent);
@@ -325,11 +391,10 @@ static void render_state(buf *b, unsigned indent, const d12dred_op_state *s)
     }
 }
 
-static void render_op(buf *b, const d12dred_report *r, const d12dred_node *n, const d12dred_op *op,
-                      int first_outstanding_mark)
+/* `#i NAME(n) "context"  <- marks`: an op's line without its indentation. */
+void d12__dred_put_op_line(buf *b, const d12dred_report *r, const d12dred_node *n, const d12dred_op *op,
+                           int first_outstanding_mark)
 {
-    unsigned indent = 4 + 2 * (op->depth > 32 ? 32 : op->depth);
-    put_indent(b, indent);
     d12__dred_buf_printf(b, "#%" PRIu32 " ", op->index);
     put_op_name(b, op->op);
     if (op->context) {
@@ -346,16 +411,24 @@ static void render_op(buf *b, const d12dred_report *r, const d12dred_node *n, co
         d12__dred_buf_printf(b, "%sfirst outstanding", marks++ ? ", " : "  <- ");
     if (n->completed_count > 0 && op->index == n->completed_count - 1)
         d12__dred_buf_printf(b, "%slast completed", marks++ ? ", " : "  <- ");
+}
+
+static void render_op(buf *b, const d12dred_report *r, const d12dred_node *n, const d12dred_op *op,
+                      int first_outstanding_mark)
+{
+    unsigned indent = 4 + 2 * (op->depth > 32 ? 32 : op->depth);
+    put_indent(b, indent);
+    d12__dred_put_op_line(b, r, n, op, first_outstanding_mark);
     d12__dred_buf_puts(b, "\n");
     if (op->state)
-        render_state(b, indent + 5, op->state);
+        d12__dred_render_state(b, indent + 5, op->state);
     for (size_t i = 0; i < op->message_count; i++)
         put_message(b, indent + 5, &op->messages[i]);
 }
 
 /* Whether a long node shows this op: near the completed count, or marked, or carrying state or messages, or a
  * BEGINEVENT enclosing an attributed or the last completed op (`in_stack`: its event stack, issue 19 item 2). */
-static int op_shown(const d12dred_node *n, const d12dred_op *op, const unsigned char *in_stack)
+int d12__dred_op_shown(const d12dred_node *n, const d12dred_op *op, const unsigned char *in_stack)
 {
     if (n->op_count <= RENDER_FULL_NODE_OPS || (in_stack && in_stack[op - n->ops]))
         return 1;
@@ -368,7 +441,7 @@ static int op_shown(const d12dred_node *n, const d12dred_op *op, const unsigned 
 /* The ops of a node that are on the event stack of an attributed op or of the last completed one: the JSON's
  * `event_stack` where the report has it, else the BEGINEVENT/ENDEVENT nesting of the kept ops (an older report).
  * NULL when out of memory (then only the window is shown). */
-static unsigned char *event_stacks(const d12dred_node *n)
+unsigned char *d12__dred_event_stacks(const d12dred_node *n)
 {
     unsigned char *in_stack = calloc(n->op_count ? n->op_count : 1, 1);
     size_t *open = malloc((n->op_count ? n->op_count : 1) * sizeof *open);
@@ -401,9 +474,9 @@ static unsigned char *event_stacks(const d12dred_node *n)
     return in_stack;
 }
 
-static void render_node(buf *b, const d12dred_report *r, size_t index, const d12dred_node *n)
+void d12__dred_put_node_title(buf *b, size_t index, const d12dred_node *n)
 {
-    d12__dred_buf_printf(b, "  node %zu: list ", index);
+    d12__dred_buf_printf(b, "node %zu: list ", index);
     put_name(b, n->list);
     d12__dred_buf_puts(b, " on queue ");
     put_name(b, n->queue);
@@ -411,18 +484,24 @@ static void render_node(buf *b, const d12dred_report *r, size_t index, const d12
         d12__dred_buf_printf(b, ", submission #%" PRIu64, n->submission);
     else
         d12__dred_buf_puts(b, ", submission #?");
+}
+
+static void render_node(buf *b, const d12dred_report *r, size_t index, const d12dred_node *n)
+{
+    d12__dred_buf_puts(b, "  ");
+    d12__dred_put_node_title(b, index, n);
     d12__dred_buf_printf(b, "\n    %" PRIu32 " of %" PRIu32 " ops completed (%s)\n", n->completed_count,
-                         n->breadcrumb_count, node_status(n));
+                         n->breadcrumb_count, d12__dred_node_status_text(n));
     if (n->op_count && n->ops[0].index > 0)
         d12__dred_buf_printf(b, "    only the last %zu of %" PRIu32 " ops are kept\n", n->op_count,
                              n->breadcrumb_count);
-    int mark_first = !node_has_attribution(n) && n->completed_count < n->breadcrumb_count;
-    unsigned char *in_stack = n->op_count > RENDER_FULL_NODE_OPS ? event_stacks(n) : NULL;
+    int mark_first = !d12__dred_node_has_attribution(n) && n->completed_count < n->breadcrumb_count;
+    unsigned char *in_stack = n->op_count > RENDER_FULL_NODE_OPS ? d12__dred_event_stacks(n) : NULL;
     size_t hidden = 0;
     uint32_t hidden_from = 0;
     for (size_t i = 0; i < n->op_count; i++) {
         const d12dred_op *op = &n->ops[i];
-        if (!op_shown(n, op, in_stack)) {
+        if (!d12__dred_op_shown(n, op, in_stack)) {
             if (hidden++ == 0)
                 hidden_from = op->index;
             continue;
@@ -441,7 +520,7 @@ static void render_node(buf *b, const d12dred_report *r, size_t index, const d12
 
 /* ---- Page fault -------------------------------------------------------------------------------------------- */
 
-static void put_allocation(buf *b, const d12dred_allocation *a)
+void d12__dred_put_allocation(buf *b, const d12dred_allocation *a)
 {
     put_name(b, a->name);
     const char *type = d12_dred_allocation_type_name(a->type);
@@ -456,9 +535,8 @@ static void put_allocation(buf *b, const d12dred_allocation *a)
         d12__dred_buf_puts(b, a->freed_after_recording ? ", released after the list was recorded" : ", released");
 }
 
-static void render_verdict(buf *b, const d12dred_page_fault *pf)
+void d12__dred_put_verdict(buf *b, const d12dred_page_fault *pf)
 {
-    d12__dred_buf_puts(b, "  verdict       ");
     switch (pf->verdict) {
     case D12DRED_VERDICT_USE_AFTER_FREE:
         d12__dred_buf_puts(b, "use-after-free");
@@ -479,8 +557,16 @@ static void render_verdict(buf *b, const d12dred_page_fault *pf)
             d12__dred_buf_printf(b, " + 0x%" PRIx64 ", ", pf->va - a->va);
             /* past its Width (what the application asked for), not past the 64 KiB-rounded range: the first byte of
              * the guard gap is 0 bytes past the range but may be kilobytes past the buffer */
-            put_distance(b, a->width && pf->va >= a->va + a->width ? pf->va - (a->va + a->width) : a->distance);
-            d12__dred_buf_puts(b, " past its end");
+            if (pf->has_overrun) /* the access's overrun, never "0 bytes past its end" (issue 32 item 6) */
+                d12__dred_buf_printf(b, "the access runs 0x%" PRIx64 " (%" PRIu64 ") bytes past its end", pf->overrun,
+                                     pf->overrun);
+            else if (a->width && pf->va == a->va + a->width)
+                d12__dred_buf_puts(b, "the first byte past its end");
+            else {
+                d12__dred_put_distance(b, a->width && pf->va >= a->va + a->width ? pf->va - (a->va + a->width)
+                                                                                 : a->distance);
+                d12__dred_buf_puts(b, " past its end");
+            }
         }
         break;
     case D12DRED_VERDICT_NEVER_MAPPED:
@@ -489,7 +575,6 @@ static void render_verdict(buf *b, const d12dred_page_fault *pf)
     default:
         d12__dred_buf_puts(b, "none");
     }
-    d12__dred_buf_puts(b, "\n");
 }
 
 static void render_page_fault(buf *b, const d12dred_page_fault *pf)
@@ -499,7 +584,9 @@ static void render_page_fault(buf *b, const d12dred_page_fault *pf)
     if (pf->flags & ~1u)
         d12__dred_buf_printf(b, ", flags 0x%" PRIx32, pf->flags);
     d12__dred_buf_puts(b, ")\n");
-    render_verdict(b, pf);
+    d12__dred_buf_puts(b, "  verdict       ");
+    d12__dred_put_verdict(b, pf);
+    d12__dred_buf_puts(b, "\n");
     if (pf->detail) {
         d12__dred_buf_puts(b, "  detail        ");
         put_text(b, pf->detail);
@@ -515,28 +602,28 @@ static void render_page_fault(buf *b, const d12dred_page_fault *pf)
         d12__dred_buf_puts(b, " none");
     for (size_t i = 0; i < pf->existing_count; i++) {
         d12__dred_buf_puts(b, i ? "\n                " : " ");
-        put_allocation(b, pf->existing[i]);
+        d12__dred_put_allocation(b, pf->existing[i]);
     }
     d12__dred_buf_puts(b, "\n  freed        ");
     if (!pf->freed_count)
         d12__dred_buf_puts(b, " none");
     for (size_t i = 0; i < pf->freed_count; i++) {
         d12__dred_buf_puts(b, i ? "\n                " : " ");
-        put_allocation(b, pf->freed[i]);
+        d12__dred_put_allocation(b, pf->freed[i]);
     }
     d12__dred_buf_puts(b, "\n");
     if (pf->below) {
         d12__dred_buf_puts(b, "  nearest below ");
-        put_allocation(b, pf->below);
+        d12__dred_put_allocation(b, pf->below);
         d12__dred_buf_puts(b, ", ends ");
-        put_distance(b, pf->below->distance);
+        d12__dred_put_distance(b, pf->below->distance);
         d12__dred_buf_puts(b, " below the VA\n");
     }
     if (pf->above) {
         d12__dred_buf_puts(b, "  nearest above ");
-        put_allocation(b, pf->above);
+        d12__dred_put_allocation(b, pf->above);
         d12__dred_buf_puts(b, ", starts ");
-        put_distance(b, pf->above->distance);
+        d12__dred_put_distance(b, pf->above->distance);
         d12__dred_buf_puts(b, " above the VA\n");
     }
 }
@@ -562,20 +649,17 @@ int d12dred_report_render(const d12dred_report *r, FILE *out)
     if (!r->queue_count)
         d12__dred_buf_puts(&b, "  none recorded\n");
     for (size_t i = 0; i < r->queue_count; i++)
-        render_queue(&b, r->queues[i]);
-    if (r->deadlock) {
-        d12__dred_buf_puts(&b, "  ");
-        put_text(&b, r->deadlock);
-        d12__dred_buf_puts(&b, "\n");
-    }
-    d12__dred_buf_puts(&b, "\nCommand lists outstanding at removal\n");
+        render_queue(&b, r, r->queues[i]);
+    render_fences(&b, r);
+    bool stall = d12dred_report_is_stall(r);
+    d12__dred_buf_puts(&b, stall ? "\nCommand lists outstanding now\n" : "\nCommand lists outstanding at removal\n");
     if (!r->node_count)
         d12__dred_buf_puts(&b, r->features.auto_breadcrumbs ? "  none\n" : "  none (auto-breadcrumbs were off)\n");
     for (size_t i = 0; i < r->node_count; i++)
         render_node(&b, r, i, r->nodes[i]);
     if (r->page_fault)
         render_page_fault(&b, r->page_fault);
-    else
+    else if (!stall) /* a stall is no removal: it has no page-fault section (issue 32 item 4) */
         d12__dred_buf_puts(&b, r->features.page_fault ? "\nPage fault\n  none (the removal was no page fault)\n"
                                                       : "\nPage fault\n  no data (page-fault reporting was off)\n");
     if (r->flush_message_count) {

@@ -235,8 +235,10 @@ static void free_queue(d12dred_queue *queue)
         free(submission);
     }
     free(queue->submissions);
-    for (size_t i = 0; i < queue->wait_count; i++)
+    for (size_t i = 0; i < queue->wait_count; i++) {
         free(queue->waits[i].fence);
+        free(queue->waits[i].backwards);
+    }
     free(queue->waits);
     for (size_t i = 0; i < queue->signal_count; i++)
         free(queue->signals[i].fence);
@@ -293,6 +295,18 @@ void d12dred_report_free(d12dred_report *report)
         free(report->notes[i]);
     free(report->notes);
     free(report->kind);
+    for (size_t i = 0; i < report->fence_count; i++) {
+        d12dred_fence *f = report->fences[i];
+        for (size_t j = 0; j < f->change_count; j++) {
+            free(f->changes[j].by);
+            free(f->changes[j].call);
+        }
+        free(f->changes);
+        free(f->name);
+        free(f);
+    }
+    free(report->fences);
+    d12__dred_free_extras(report);
     free(report);
 }
 

@@ -186,7 +186,30 @@ typedef struct d12dred_wait {
     uint64_t after_submission;  /* `after_submission`: ExecuteCommandLists calls queued before it on its queue */
     int32_t behind_wait;        /* a signal's `behind_wait`: the index in its queue's waits of the pending Wait queued
                                    before it (the GPU reaches the signal only once that wait is satisfied), or -1 */
+    /* Issue 32 (additive): `fence_id`, the fence's identity in this report (the runtime writes the object's address;
+     * two fences may share a name, an unnamed one has none), has_fence_id false in an older file; a pending wait's
+     * `backwards`: "'Frame fence' went backwards: 10 (reached) -> 3, set by queue 'Streaming queue' Signal" when the
+     * fence had reached the awaited value and was set lower since, or NULL. */
+    bool has_fence_id;
+    uint64_t fence_id;
+    char *backwards;
 } d12dred_wait;
+
+/* Issue 32 (additive `fences[]`): a fence a pending wait or queued signal names, with its history. */
+typedef struct d12dred_fence_change {
+    uint64_t value;             /* the value it was set to */
+    char *by;                   /* "queue 'Streaming queue'" or "CPU thread 4242" */
+    char *call;                 /* "ID3D12CommandQueue::Signal" or "ID3D12Fence::Signal" */
+} d12dred_fence_change;
+
+typedef struct d12dred_fence {
+    uint64_t id;                /* its identity (fence_id of the waits and signals that name it) */
+    char *name;
+    uint64_t value;             /* its value when the report was made (before a removal forced UINT64_MAX) */
+    uint64_t highest;           /* the highest value it ever had */
+    d12dred_fence_change *changes; /* its last few changes, oldest first */
+    size_t change_count;
+} d12dred_fence;
 
 typedef struct d12dred_submission {
     uint64_t sequence;          /* 1 for the queue's first ExecuteCommandLists, then counting */
@@ -230,11 +253,23 @@ typedef struct d12dred_page_fault {
     d12dred_allocation *below;       /* nearest allocation ending at or below the VA, or NULL */
     d12dred_allocation *above;       /* nearest allocation starting above the VA, or NULL */
     char *detail;                    /* `detail`: what the verdict means to fix (issue 19 item 4), or NULL */
+    bool has_overrun;                /* `overrun` (issue 32): bytes the faulting access runs past the buffer's */
+    uint64_t overrun;                /* Width (an out-of-bounds verdict with the access known), else null */
     /* `aliasing` (issue 33, docs/heaps.md): the resources placed over the faulting range and the one an aliasing
      * barrier activated last, "'A' and 'B' alias this range; 'B' was the active one, since the aliasing barrier at
      * op #12", or NULL (no heap holds the VA). */
     char *aliasing;
 } d12dred_page_fault;
+
+/* A member of a read report that this d12dred does not know (a later d12rt's additive member, docs/dred-report.md):
+ * kept as the parser's tree (struct jvalue, d12dred_internal.h) so that `d12dred html` can show it as a key/value
+ * tree instead of dropping it. Only the reader fills these; a report the runtime builds has none. */
+struct jvalue;
+typedef struct d12dred_extra {
+    char *owner;                /* the JSON path of the object holding it: "$", "$.queues[0]", "$.nodes[1].ops[3]" */
+    char *key;                  /* the member's name */
+    struct jvalue *value;       /* its value (owned) */
+} d12dred_extra;
 
 typedef struct d12dred_report {
     uint32_t schema_version;    /* D12DRED_SCHEMA_VERSION for a new report; what the file said for a read one */
@@ -261,6 +296,12 @@ typedef struct d12dred_report {
     char **notes;               /* `notes`: facts a reader must know to trust the report */
     size_t note_count;
     char *kind;                 /* `kind`: "removal" (NULL, the default) or "stall" (D12RT_STALL_MS) */
+    /* Additive members of issue 32 (absent in older files: none / 0). */
+    d12dred_fence **fences;     /* `fences`: every fence a pending wait or queued signal names, with its history */
+    size_t fence_count;
+    uint32_t stalled_ms;        /* `stalled_ms`: a stall report's time without GPU progress (0: a removal) */
+    d12dred_extra *extras;      /* read reports: the members the reader did not know, in document order */
+    size_t extra_count;
 } d12dred_report;
 
 /* ---- Building ---------------------------------------------------------------------------------------------- */
@@ -357,6 +398,22 @@ d12dred_submission_status d12dred_node_status(const d12dred_node *node);
 /* Internal: free what the additions own. */
 void d12__dred_free_va_site(d12dred_va_site *site);
 
+/* ---- Issue 32 additions (d12dred_fences.c) ------------------------------------------------------------------ */
+
+d12dred_fence *d12dred_report_add_fence(d12dred_report *report, uint64_t id, const char *name, uint64_t value,
+                                        uint64_t highest);
+int d12dred_fence_add_change(d12dred_fence *fence, uint64_t value, const char *by, const char *call);
+/* The report's fence with this identity, or NULL. */
+const d12dred_fence *d12dred_report_find_fence(const d12dred_report *report, uint64_t id);
+int d12dred_wait_set_backwards(d12dred_wait *wait, const char *backwards);
+/* For every pending wait whose fence reached the awaited value and was set lower since (its history says so):
+ * `backwards`, "'Frame fence' went backwards: 10 (reached) -> 3, set by queue 'Streaming queue' Signal". 0 or -1. */
+int d12dred_report_find_backwards(d12dred_report *report);
+/* True when a report is a stall report (`kind` "stall"): the device was not removed. */
+bool d12dred_report_is_stall(const d12dred_report *report);
+/* The one-line verdict of a hang or stall: the deadlock, else the first backwards fence, else NULL (not owned). */
+const char *d12dred_report_wait_verdict(const d12dred_report *report);
+
 /* ---- Helpers ----------------------------------------------------------------------------------------------- */
 
 /* A wide string (wchar_t: UTF-32 on Linux, as SetName's and context strings are) as a malloc'd UTF-8 string;
@@ -409,6 +466,10 @@ int d12dred_report_read_json(const char *path, d12dred_report **out, char *error
 
 /* Renders the `d12dred show` tree (docs/dred-report.md). 0 on success, -1 on a write error. */
 int d12dred_report_render(const d12dred_report *report, FILE *out);
+/* The report as one self-contained HTML page (`d12dred html`, docs/dred-report.md "The page"): a malloc'd
+ * NUL-terminated string (length in *length when not NULL), or NULL when out of memory. `title` (may be NULL) names the
+ * report's file in the page's title. */
+char *d12dred_report_to_html(const d12dred_report *report, const char *title, size_t *length);
 
 /* Compares two reports: same reason, device state, faulting op (list, queue, index, op, attribution) and page-fault
  * verdict (and its allocation)? Writes one line per aspect to `out` (may be NULL). 0: the same, 1: different. */

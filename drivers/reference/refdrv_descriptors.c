@@ -1,0 +1,92 @@
+/* The reference driver's descriptors (docs/descriptors.md): heaps from drivers/common/drvcommon_descriptors.c, and
+ * its records as plain data — what a view names (type, address range, format, stride, raw, counter) and a sampler's
+ * description — for its execution-time checks to read when descriptor tables are bound. */
+#include <string.h>
+
+#include "drvcommon_descriptors.h"
+#include "refdrv.h"
+
+/* One CBV/SRV/UAV descriptor. kind 0: never written (zero memory). */
+typedef struct refdrv_view_record {
+    UINT32 kind;   /* D3D12DDI_BUFFER_VIEW_TYPE_D12RT + 1 */
+    UINT32 format; /* DXGI_FORMAT */
+    UINT64 va;     /* 0: a null descriptor */
+    UINT64 size;
+    UINT32 stride;
+    UINT32 flags;  /* D3D12DDI_BUFFER_VIEW_FLAGS_D12RT */
+    UINT64 counter_va;
+} refdrv_view_record;
+
+typedef struct refdrv_sampler_record {
+    UINT32 kind; /* REFDRV_SAMPLER */
+    D3D12_SAMPLER_DESC desc;
+} refdrv_sampler_record;
+
+#define REFDRV_SAMPLER 0x5A
+#define RECORD_SIZE 64 /* CBV_SRV_UAV and SAMPLER; RTV and DSV hold nothing yet (no textures) */
+_Static_assert(sizeof(refdrv_view_record) <= RECORD_SIZE && sizeof(refdrv_sampler_record) <= RECORD_SIZE,
+               "a record fits its increment");
+
+static const d12__drv_descriptor_driver k_driver = {{RECORD_SIZE, RECORD_SIZE, 32, 32}, &d12__refdrv_device_core_funcs};
+
+static UINT APIENTRY descriptor_size(D3D12DDI_HDEVICE device, D3D12DDI_DESCRIPTOR_HEAP_TYPE type)
+{
+    (void)device;
+    return (UINT)type <= D3D12DDI_DESCRIPTOR_HEAP_TYPE_DSV ? k_driver.sizes[type] : 0;
+}
+
+static SIZE_T APIENTRY calc_heap_size(D3D12DDI_HDEVICE device, const D3D12DDIARG_CREATE_DESCRIPTOR_HEAP_0001 *args)
+{
+    (void)device;
+    (void)args;
+    return d12__drv_descriptor_heap_size();
+}
+
+static HRESULT APIENTRY create_heap(D3D12DDI_HDEVICE device, const D3D12DDIARG_CREATE_DESCRIPTOR_HEAP_0001 *args,
+                                    D3D12DDI_HDESCRIPTORHEAP heap)
+{
+    return d12__drv_descriptor_heap_create(&k_driver, device, args, heap);
+}
+
+/* Every format of drvcommon_descriptors.c's list, for SRVs and UAVs alike (a software GPU reads any of them). */
+static UINT APIENTRY check_format(D3D12DDI_HDEVICE device, D3D12DDI_BUFFER_VIEW_TYPE_D12RT type, DXGI_FORMAT format)
+{
+    (void)device;
+    return type == D3D12DDI_BUFFER_VIEW_TYPE_D12RT_CBV ? 0 : d12__drv_buffer_view_format_size(format);
+}
+
+static VOID APIENTRY create_view(D3D12DDI_HDEVICE device, const D3D12DDIARG_CREATE_BUFFER_VIEW_D12RT *args, SIZE_T dest)
+{
+    (void)device;
+    refdrv_view_record record = {(UINT32)args->ViewType + 1, (UINT32)args->Format, args->GpuVirtualAddress,
+                                 args->SizeInBytes, args->StructureByteStride, (UINT32)args->Flags,
+                                 args->CounterGpuVirtualAddress};
+    memcpy((void *)dest, &record, sizeof record);
+}
+
+static VOID APIENTRY create_sampler(D3D12DDI_HDEVICE device, const D3D12_SAMPLER_DESC *desc, SIZE_T dest)
+{
+    (void)device;
+    refdrv_sampler_record record = {REFDRV_SAMPLER, *desc};
+    memcpy((void *)dest, &record, sizeof record);
+}
+
+static VOID APIENTRY copy_descriptors(D3D12DDI_HDEVICE device, UINT count, SIZE_T dest, SIZE_T src,
+                                      D3D12DDI_DESCRIPTOR_HEAP_TYPE type)
+{
+    (void)device;
+    d12__drv_descriptor_copy(&k_driver, count, dest, src, type);
+}
+
+const D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT d12__refdrv_descriptor_funcs = {
+    descriptor_size,
+    calc_heap_size,
+    create_heap,
+    d12__drv_descriptor_heap_destroy,
+    d12__drv_descriptor_heap_cpu_start,
+    d12__drv_descriptor_heap_gpu_start,
+    check_format,
+    create_view,
+    create_sampler,
+    copy_descriptors,
+};
