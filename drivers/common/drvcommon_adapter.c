@@ -64,6 +64,7 @@ HRESULT APIENTRY d12__drv_get_optional_ddi_tables(D3D12DDI_HADAPTER adapter, UIN
         {D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D, 1},
         {D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D, 1},
         {D3D12DDI_TABLE_TYPE_D12RT_DESCRIPTORS, 1}, /* docs/descriptors.md: both drivers fill it */
+        {D3D12DDI_TABLE_TYPE_D12RT_HEAPS, 1}, /* heaps and placed buffers (docs/heaps.md) */
     };
     (void)adapter;
     return d12__drv_copy_list(entries, requests, k_tables, sizeof k_tables / sizeof k_tables[0], sizeof k_tables[0]);

@@ -94,6 +94,8 @@ static HRESULT APIENTRY fill_ddi_table(D3D12DDI_HADAPTER adapter, D3D12DDI_TABLE
     if (type == D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D)
         return d12__drv_copy_table(table, size, &d12__refdrv_command_queue_funcs,
                                    sizeof d12__refdrv_command_queue_funcs);
+    if (type == D3D12DDI_TABLE_TYPE_D12RT_HEAPS)
+        return d12__drv_copy_table(table, size, &d12__refdrv_heap_funcs, sizeof d12__refdrv_heap_funcs);
     if (type == D3D12DDI_TABLE_TYPE_0126_DRIVER_REPORTED_MESSAGES && size >= sizeof d12__refdrv_drm_funcs &&
         adapter_of(adapter)->drm_mode != D12_REFDRV_DRM_OFF) {
         memcpy(table, &d12__refdrv_drm_funcs, sizeof d12__refdrv_drm_funcs);

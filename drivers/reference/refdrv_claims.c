@@ -10,7 +10,9 @@
 
 const char *const d12__refdrv_implemented_claims[] = {
     /* The floors D3D12 has no "not supported" value for: tier 1 of binding and heaps is what every D3D12 device
-     * reports; descriptor heaps and root signatures are the next issue's, and nothing above tier 1 is claimed. */
+     * reports; descriptor heaps and root signatures are the next issue's, and nothing above tier 1 is claimed.
+     * Heap tier 1 is what CreateHeap implements: one category per heap (docs/heaps.md; tier 2's
+     * ALLOW_ALL_BUFFERS_AND_TEXTURES would promise textures, which cannot be placed). */
     "D3D12_FEATURE_D3D12_OPTIONS.ResourceBindingTier = D3D12_RESOURCE_BINDING_TIER_1",
     "D3D12_FEATURE_D3D12_OPTIONS.ResourceHeapTier = D3D12_RESOURCE_HEAP_TIER_1",
     "D3D12_FEATURE_D3D12_OPTIONS21.ExecuteIndirectTier = D3D12_EXECUTE_INDIRECT_TIER_1_0",

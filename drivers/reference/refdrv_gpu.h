@@ -33,10 +33,19 @@ _Static_assert(offsetof(d12__refdrv_buffer, refs) == 0, "the VA space takes refe
  * resource reads as zero, and one created and released untouched never pays for zeroing (docs/performance.md). */
 unsigned char *d12__refdrv_buffer_memory(d12__refdrv_buffer *buffer);
 
-/* The driver's resource object, in runtime-allocated memory. */
+/* The driver's resource object, in runtime-allocated memory: a committed buffer owns `buffer` (offset 0); a placed
+ * one holds a reference on its heap's (refdrv_heap.c) and is the `width` bytes at `offset` in it (docs/heaps.md). */
 typedef struct d12__refdrv_resource {
     d12__refdrv_buffer *buffer;
+    UINT64 offset, width;
+    bool placed;
 } d12__refdrv_resource;
+
+/* The driver's heap object, in runtime-allocated memory: its memory and VA range, allocated as a committed
+ * buffer's are (refdrv_heap.c). */
+typedef struct d12__refdrv_heap {
+    d12__refdrv_buffer *buffer;
+} d12__refdrv_heap;
 
 /* The command types and root kinds are the drivers' shared op log (drivers/common/drvcommon_ops.h), under this
  * driver's names. */
@@ -111,7 +120,12 @@ void d12__refdrv_buffer_release(d12__refdrv_buffer *buffer);
  * end)"), malloc'ed; NULL when version 2 is not enabled, or the runtime knows no allocation there. */
 char *d12__refdrv_va_name(d12__refdrv_device *device, UINT64 va);
 
-/* The buffer behind a resource handle (for copies recorded by address). */
+/* A new buffer of `width` bytes and `heap_type` with one reference and its own range of the VA space (a committed
+ * buffer's or a heap's); E_OUTOFMEMORY when its memory or range cannot be had. */
+HRESULT d12__refdrv_buffer_allocate(d12__refdrv_device *device, D3D12DDI_HEAP_TYPE heap_type, UINT64 width,
+                                    D3D12DDI_HRTRESOURCE rt, d12__refdrv_buffer **out);
+
+/* The buffer behind a resource handle (for copies recorded by address): its first byte's VA and its Width. */
 UINT64 d12__refdrv_resource_va(D3D12DDI_HRESOURCE resource);
 UINT64 d12__refdrv_resource_size(D3D12DDI_HRESOURCE resource);
 SIZE_T APIENTRY d12__refdrv_calc_private_resource_size(D3D12DDI_HDEVICE device,

@@ -54,22 +54,36 @@ SIZE_T APIENTRY d12__refdrv_calc_private_resource_size(D3D12DDI_HDEVICE device,
     return sizeof(d12__refdrv_resource);
 }
 
-static d12__refdrv_buffer *new_buffer(const D3D12DDIARG_CREATERESOURCE_0126 *args, D3D12DDI_HRTRESOURCE rt)
+static d12__refdrv_buffer *buffer_new(D3D12DDI_HEAP_TYPE heap_type, UINT64 width, D3D12DDI_HRTRESOURCE rt)
 {
-    if (args->Width > SIZE_MAX - MEMORY_ALIGNMENT || args->Width >= (1ull << 40))
+    if (width > SIZE_MAX - MEMORY_ALIGNMENT || width >= (1ull << 40))
         return NULL; /* beyond MaxGPUVirtualAddressBitsPerResource (40) */
     d12__refdrv_buffer *buffer = calloc(1, sizeof *buffer);
-    size_t bytes = ((size_t)args->Width + MEMORY_ALIGNMENT - 1) & ~(size_t)(MEMORY_ALIGNMENT - 1);
+    size_t bytes = ((size_t)width + MEMORY_ALIGNMENT - 1) & ~(size_t)(MEMORY_ALIGNMENT - 1);
     if (!buffer || !(buffer->memory = aligned_alloc(MEMORY_ALIGNMENT, bytes))) {
         free(buffer);
         return NULL;
     }
     atomic_init(&buffer->zeroing, D12_DRV_ONCE_PENDING); /* zeroed at first use (d12__refdrv_buffer_memory) */
     atomic_init(&buffer->refs, 1);
-    buffer->size = args->Width;
+    buffer->size = width;
     buffer->rt_resource = rt;
-    buffer->heap_type = args->HeapType;
+    buffer->heap_type = heap_type;
     return buffer;
+}
+
+HRESULT d12__refdrv_buffer_allocate(d12__refdrv_device *device, D3D12DDI_HEAP_TYPE heap_type, UINT64 width,
+                                     D3D12DDI_HRTRESOURCE rt, d12__refdrv_buffer **out)
+{
+    d12__refdrv_buffer *buffer = buffer_new(heap_type, width, rt);
+    if (!buffer)
+        return E_OUTOFMEMORY;
+    if (!d12__drv_va_reserve(device->va, buffer, d12__drv_va_span(buffer->size), &buffer->va)) {
+        d12__refdrv_buffer_release(buffer);
+        return E_OUTOFMEMORY;
+    }
+    *out = buffer;
+    return S_OK;
 }
 
 HRESULT APIENTRY d12__refdrv_create_resource(D3D12DDI_HDEVICE handle, const D3D12DDIARG_CREATERESOURCE_0126 *args,
@@ -78,23 +92,20 @@ HRESULT APIENTRY d12__refdrv_create_resource(D3D12DDI_HDEVICE handle, const D3D1
     d12__refdrv_device *device = (d12__refdrv_device *)handle.pDrvPrivate;
     if (!args || !resource.pDrvPrivate || !args->Width)
         return E_INVALIDARG;
-    d12__refdrv_buffer *buffer = new_buffer(args, rt_resource);
-    if (!buffer)
-        return E_OUTOFMEMORY;
-    if (!d12__drv_va_reserve(device->va, buffer, d12__drv_va_span(buffer->size), &buffer->va)) {
-        d12__refdrv_buffer_release(buffer);
-        return E_OUTOFMEMORY;
-    }
-    resource_of(resource)->buffer = buffer;
-    return S_OK;
+    d12__refdrv_buffer *buffer;
+    HRESULT hr = d12__refdrv_buffer_allocate(device, args->HeapType, args->Width, rt_resource, &buffer);
+    if (SUCCEEDED(hr))
+        *resource_of(resource) = (d12__refdrv_resource){buffer, 0, args->Width, false};
+    return hr;
 }
 
 VOID APIENTRY d12__refdrv_destroy_resource(D3D12DDI_HDEVICE handle, D3D12DDI_HRESOURCE resource)
 {
     d12__refdrv_device *device = (d12__refdrv_device *)handle.pDrvPrivate;
     d12__refdrv_buffer *buffer = resource_of(resource)->buffer;
-    d12__drv_va_release(device->va, buffer->va, buffer);
-    d12__refdrv_buffer_release(buffer); /* executing commands may still hold it */
+    if (!resource_of(resource)->placed) /* a placed buffer's range is its heap's: it lives on with the heap */
+        d12__drv_va_release(device->va, buffer->va, buffer);
+    d12__refdrv_buffer_release(buffer); /* executing commands (or, placed, the heap) may still hold it */
     resource_of(resource)->buffer = NULL;
 }
 
@@ -104,7 +115,7 @@ HRESULT APIENTRY d12__refdrv_map_resource(D3D12DDI_HDEVICE device, D3D12DDI_HRES
     d12__refdrv_buffer *buffer = resource_of(resource)->buffer;
     if (!data || buffer->heap_type == D3D12DDI_HEAP_TYPE_DEFAULT)
         return E_INVALIDARG;
-    *data = d12__refdrv_buffer_memory(buffer);
+    *data = d12__refdrv_buffer_memory(buffer) + resource_of(resource)->offset;
     return S_OK;
 }
 
@@ -118,15 +129,15 @@ VOID APIENTRY d12__refdrv_unmap_resource(D3D12DDI_HDEVICE device, D3D12DDI_HRESO
 UINT64 APIENTRY d12__refdrv_resource_gpu_va(D3D12DDI_HDEVICE device, D3D12DDI_HRESOURCE resource)
 {
     (void)device;
-    return resource_of(resource)->buffer->va;
+    return d12__refdrv_resource_va(resource);
 }
 
 UINT64 d12__refdrv_resource_va(D3D12DDI_HRESOURCE resource)
 {
-    return resource_of(resource)->buffer->va;
+    return resource_of(resource)->buffer->va + resource_of(resource)->offset;
 }
 
 UINT64 d12__refdrv_resource_size(D3D12DDI_HRESOURCE resource)
 {
-    return resource_of(resource)->buffer->size;
+    return resource_of(resource)->width;
 }

@@ -212,9 +212,18 @@ typedef struct d12__vkdrv_buffer {
 } d12__vkdrv_buffer;
 _Static_assert(offsetof(d12__vkdrv_buffer, refs) == 0, "the VA space takes references through the first member");
 
+/* A committed buffer owns `buffer` (offset 0); a placed one holds a reference on its heap's and is the `width`
+ * bytes at `offset` in it (vkdrv_heap.c, docs/heaps.md). */
 typedef struct d12__vkdrv_resource {
     d12__vkdrv_buffer *buffer;
+    UINT64 offset, width;
+    bool placed;
 } d12__vkdrv_resource;
+
+/* A heap: a buffer allocated as a committed one is (vkdrv_heap.c). */
+typedef struct d12__vkdrv_heap {
+    d12__vkdrv_buffer *buffer;
+} d12__vkdrv_heap;
 
 /* ---- The op log: what a list recorded, in the reference driver's form, for the execution-time checks. ---- */
 /* The op types are the drivers' shared op log (drivers/common/drvcommon_ops.h), under this driver's names. */
@@ -356,6 +365,16 @@ void d12__vkdrv_cache_put(d12__vkdrv_buffer *buffer);
 /* Destroy every cached buffer (device destruction). */
 void d12__vkdrv_cache_drain(d12__vkdrv_device *device);
 d12__vkdrv_buffer *d12__vkdrv_resource_buffer(D3D12DDI_HRESOURCE resource);
+/* The resource's bytes in its buffer: offset 0 and its Width for a committed one, its heap offset for a placed one. */
+UINT64 d12__vkdrv_resource_offset(D3D12DDI_HRESOURCE resource);
+UINT64 d12__vkdrv_resource_width(D3D12DDI_HRESOURCE resource);
+/* A buffer of `width` bytes in `heap_type`'s memory with one reference and its own range of the VA space (a
+ * committed buffer's or a heap's); E_OUTOFMEMORY when its memory or range cannot be had. */
+HRESULT d12__vkdrv_buffer_allocate(d12__vkdrv_device *device, D3D12DDI_HEAP_TYPE heap_type, UINT64 width,
+                                   D3D12DDI_HRTRESOURCE rt, d12__vkdrv_buffer **out);
+/* The buffer's range dies now (a later use faults; a device fault there is a use after free); its Vulkan objects
+ * live while a recording names them. */
+void d12__vkdrv_buffer_free_range(d12__vkdrv_device *device, d12__vkdrv_buffer *buffer);
 SIZE_T APIENTRY d12__vkdrv_calc_private_resource_size(D3D12DDI_HDEVICE device,
                                                       const D3D12DDIARG_CREATERESOURCE_0126 *args);
 HRESULT APIENTRY d12__vkdrv_create_resource(D3D12DDI_HDEVICE device, const D3D12DDIARG_CREATERESOURCE_0126 *args,
@@ -364,6 +383,9 @@ VOID APIENTRY d12__vkdrv_destroy_resource(D3D12DDI_HDEVICE device, D3D12DDI_HRES
 HRESULT APIENTRY d12__vkdrv_map_resource(D3D12DDI_HDEVICE device, D3D12DDI_HRESOURCE resource, void **data);
 VOID APIENTRY d12__vkdrv_unmap_resource(D3D12DDI_HDEVICE device, D3D12DDI_HRESOURCE resource);
 UINT64 APIENTRY d12__vkdrv_resource_gpu_va(D3D12DDI_HDEVICE device, D3D12DDI_HRESOURCE resource);
+
+/* ---- vkdrv_heap.c (D3D12DDI_TABLE_TYPE_D12RT_HEAPS) ---- */
+extern const D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT d12__vkdrv_heap_funcs;
 
 /* ---- vkdrv_allocator.c ---- */
 /* A pool's last reference gone: the VkCommandPool (and every command buffer still in it) destroyed. */

@@ -134,6 +134,8 @@ static HRESULT APIENTRY fill_ddi_table(D3D12DDI_HADAPTER adapter, D3D12DDI_TABLE
     case D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D:
         return d12__drv_copy_table(table, size, &d12__vkdrv_command_queue_funcs,
                                    sizeof d12__vkdrv_command_queue_funcs);
+    case D3D12DDI_TABLE_TYPE_D12RT_HEAPS:
+        return d12__drv_copy_table(table, size, &d12__vkdrv_heap_funcs, sizeof d12__vkdrv_heap_funcs);
     case D3D12DDI_TABLE_TYPE_0126_DRIVER_REPORTED_MESSAGES:
         return d12__drv_copy_table(table, size, &d12__vkdrv_drm_funcs, sizeof d12__vkdrv_drm_funcs);
     case D3D12DDI_TABLE_TYPE_D12RT_DRIVER_REPORTED_MESSAGES_1:

@@ -708,18 +708,19 @@ static void record_copy(d12__vkdrv_command_list *list, d12__vkdrv_buffer *dst_bu
 static VOID APIENTRY copy_buffer_region(D3D12DDI_HCOMMANDLIST handle, D3D12DDI_HRESOURCE dst, UINT64 dst_offset,
                                         D3D12DDI_HRESOURCE src, UINT64 src_offset, UINT64 bytes)
 {
-    record_copy(list_of(handle), d12__vkdrv_resource_buffer(dst), dst_offset, d12__vkdrv_resource_buffer(src),
-                src_offset, bytes);
+    record_copy(list_of(handle), d12__vkdrv_resource_buffer(dst), d12__vkdrv_resource_offset(dst) + dst_offset,
+                d12__vkdrv_resource_buffer(src), d12__vkdrv_resource_offset(src) + src_offset, bytes);
 }
 
 static VOID APIENTRY copy_resource(D3D12DDI_HCOMMANDLIST handle, D3D12DDI_HRESOURCE dst, D3D12DDI_HRESOURCE src)
 {
-    record_copy(list_of(handle), d12__vkdrv_resource_buffer(dst), 0, d12__vkdrv_resource_buffer(src), 0,
-                d12__vkdrv_resource_buffer(src)->size);
+    record_copy(list_of(handle), d12__vkdrv_resource_buffer(dst), d12__vkdrv_resource_offset(dst),
+                d12__vkdrv_resource_buffer(src), d12__vkdrv_resource_offset(src), d12__vkdrv_resource_width(src));
 }
 
-/* A transition or UAV barrier on one buffer: a buffer memory barrier on it; one on every resource (NULL): a global
- * memory barrier. From every earlier write to every later access, as D3D12's barrier orders them. */
+/* A transition or UAV barrier on one buffer: a buffer memory barrier on it (a placed buffer's: its heap's whole
+ * VkBuffer); one on every resource (NULL), or an aliasing barrier: a global memory barrier. From every earlier write
+ * to every later access, as D3D12's barrier orders them. */
 static VOID APIENTRY resource_barrier(D3D12DDI_HCOMMANDLIST handle, UINT count,
                                       const D3D12DDIARG_RESOURCE_BARRIER_0126 *barriers)
 {
@@ -740,8 +741,12 @@ static VOID APIENTRY resource_barrier(D3D12DDI_HCOMMANDLIST handle, UINT count,
     uint32_t buffer_count = 0;
     bool all = !buffers;
     for (UINT i = 0; i < count && !all; i++) {
-        d12__vkdrv_buffer *buffer = barriers[i].hResource.pDrvPrivate ? d12__vkdrv_resource_buffer(barriers[i].hResource)
-                                                                      : NULL;
+        /* An aliasing barrier orders the accesses to every resource sharing the memory (docs/heaps.md): a global
+         * memory barrier, whatever it names. */
+        bool aliasing = barriers[i].Type == D3D12DDI_RESOURCE_BARRIER_TYPE_ALIASING;
+        d12__vkdrv_buffer *buffer = barriers[i].hResource.pDrvPrivate && !aliasing
+                                        ? d12__vkdrv_resource_buffer(barriers[i].hResource)
+                                        : NULL;
         if (!buffer || !hold(list, buffer)) {
             all = true;
             break;

@@ -90,6 +90,16 @@ d12__vkdrv_buffer *d12__vkdrv_resource_buffer(D3D12DDI_HRESOURCE resource)
     return ((d12__vkdrv_resource *)resource.pDrvPrivate)->buffer;
 }
 
+UINT64 d12__vkdrv_resource_offset(D3D12DDI_HRESOURCE resource)
+{
+    return ((d12__vkdrv_resource *)resource.pDrvPrivate)->offset;
+}
+
+UINT64 d12__vkdrv_resource_width(D3D12DDI_HRESOURCE resource)
+{
+    return ((d12__vkdrv_resource *)resource.pDrvPrivate)->width;
+}
+
 SIZE_T APIENTRY d12__vkdrv_calc_private_resource_size(D3D12DDI_HDEVICE device,
                                                       const D3D12DDIARG_CREATERESOURCE_0126 *args)
 {
@@ -106,15 +116,15 @@ static void record_zero(VkCommandBuffer cb, void *context)
 
 /* A buffer of `type` and `span` with its Vulkan objects: from the cache (vkdrv_cache.c), else made. Host-visible
  * memory is zeroed at first use (d12__vkdrv_buffer_ready), other memory here, on the GPU. */
-static HRESULT new_buffer(d12__vkdrv_device *device, const D3D12DDIARG_CREATERESOURCE_0126 *args,
+static HRESULT new_buffer(d12__vkdrv_device *device, D3D12DDI_HEAP_TYPE heap_type, UINT64 width,
                           D3D12DDI_HRTRESOURCE rt, d12__vkdrv_buffer **out)
 {
-    if (args->Width >= (1ull << 40))
+    if (width >= (1ull << 40))
         return E_OUTOFMEMORY; /* beyond MaxGPUVirtualAddressBitsPerResource (40) */
-    UINT64 span = (args->Width + D12_VKDRV_VA_ALIGNMENT - 1) & ~(D12_VKDRV_VA_ALIGNMENT - 1);
-    uint32_t type = args->HeapType == D3D12DDI_HEAP_TYPE_UPLOAD     ? device->type_upload
-                    : args->HeapType == D3D12DDI_HEAP_TYPE_READBACK ? device->type_readback
-                                                                    : device->type_device;
+    UINT64 span = (width + D12_VKDRV_VA_ALIGNMENT - 1) & ~(D12_VKDRV_VA_ALIGNMENT - 1);
+    uint32_t type = heap_type == D3D12DDI_HEAP_TYPE_UPLOAD     ? device->type_upload
+                    : heap_type == D3D12DDI_HEAP_TYPE_READBACK ? device->type_readback
+                                                               : device->type_device;
     d12__vkdrv_buffer *buffer = d12__vkdrv_cache_take(device, type, span);
     bool reused = buffer != NULL;
     if (!buffer) {
@@ -126,9 +136,9 @@ static HRESULT new_buffer(d12__vkdrv_device *device, const D3D12DDIARG_CREATERES
         buffer->memory_type = type;
     }
     atomic_init(&buffer->refs, 1);
-    buffer->size = args->Width;
+    buffer->size = width;
     buffer->rt_resource = rt;
-    buffer->heap_type = args->HeapType;
+    buffer->heap_type = heap_type;
     buffer->va = 0;
     bool ok = true;
     if (!reused) {
@@ -181,15 +191,12 @@ static HRESULT new_buffer(d12__vkdrv_device *device, const D3D12DDIARG_CREATERES
     return S_OK;
 }
 
-HRESULT APIENTRY d12__vkdrv_create_resource(D3D12DDI_HDEVICE handle, const D3D12DDIARG_CREATERESOURCE_0126 *args,
-                                            D3D12DDI_HRESOURCE resource, D3D12DDI_HRTRESOURCE rt_resource)
+HRESULT d12__vkdrv_buffer_allocate(d12__vkdrv_device *device, D3D12DDI_HEAP_TYPE heap_type, UINT64 width,
+                                   D3D12DDI_HRTRESOURCE rt, d12__vkdrv_buffer **out)
 {
-    d12__vkdrv_device *device = (d12__vkdrv_device *)handle.pDrvPrivate;
-    if (!args || !resource.pDrvPrivate || !args->Width)
-        return E_INVALIDARG;
     d12__vkdrv_report_mode(device);
     d12__vkdrv_buffer *buffer = NULL;
-    HRESULT hr = new_buffer(device, args, rt_resource, &buffer);
+    HRESULT hr = new_buffer(device, heap_type, width, rt, &buffer);
     d12__vkdrv_validation_drain(device, false);
     if (FAILED(hr))
         return hr;
@@ -198,22 +205,41 @@ HRESULT APIENTRY d12__vkdrv_create_resource(D3D12DDI_HDEVICE handle, const D3D12
         d12__vkdrv_buffer_release(buffer);
         return E_OUTOFMEMORY;
     }
-    ((d12__vkdrv_resource *)resource.pDrvPrivate)->buffer = buffer;
+    *out = buffer;
     return S_OK;
+}
+
+HRESULT APIENTRY d12__vkdrv_create_resource(D3D12DDI_HDEVICE handle, const D3D12DDIARG_CREATERESOURCE_0126 *args,
+                                            D3D12DDI_HRESOURCE resource, D3D12DDI_HRTRESOURCE rt_resource)
+{
+    d12__vkdrv_device *device = (d12__vkdrv_device *)handle.pDrvPrivate;
+    if (!args || !resource.pDrvPrivate || !args->Width)
+        return E_INVALIDARG;
+    d12__vkdrv_buffer *buffer = NULL;
+    HRESULT hr = d12__vkdrv_buffer_allocate(device, args->HeapType, args->Width, rt_resource, &buffer);
+    if (SUCCEEDED(hr))
+        *(d12__vkdrv_resource *)resource.pDrvPrivate = (d12__vkdrv_resource){buffer, 0, args->Width, false};
+    return hr;
 }
 
 /* The address range dies now (a later use faults); the Vulkan objects live while a recording names them. */
 VOID APIENTRY d12__vkdrv_destroy_resource(D3D12DDI_HDEVICE handle, D3D12DDI_HRESOURCE resource)
 {
     d12__vkdrv_device *device = (d12__vkdrv_device *)handle.pDrvPrivate;
-    d12__vkdrv_buffer *buffer = d12__vkdrv_resource_buffer(resource);
+    d12__vkdrv_resource *object = resource.pDrvPrivate;
+    if (!object->placed) /* a placed buffer's range is its heap's: it lives on with the heap */
+        d12__vkdrv_buffer_free_range(device, object->buffer);
+    d12__vkdrv_buffer_release(object->buffer);
+    object->buffer = NULL;
+}
+
+void d12__vkdrv_buffer_free_range(d12__vkdrv_device *device, d12__vkdrv_buffer *buffer)
+{
     /* The range's pages read as unmapped from now on (the map hook); the memory lives while something holds the
      * buffer (a recording, or a timeline running a kernel that may still translate through the old entries). */
     atomic_store(&buffer->released, true); /* before the VA goes: the timelines' rule (vkdrv_queue.c) */
     d12__drv_va_release(&device->va, buffer->va, buffer);
     d12__vkdrv_note_freed(device, buffer); /* a device fault there later is a use after free (vkdrv_lost.c) */
-    d12__vkdrv_buffer_release(buffer);
-    ((d12__vkdrv_resource *)resource.pDrvPrivate)->buffer = NULL;
 }
 
 HRESULT APIENTRY d12__vkdrv_map_resource(D3D12DDI_HDEVICE device, D3D12DDI_HRESOURCE resource, void **data)
@@ -223,7 +249,7 @@ HRESULT APIENTRY d12__vkdrv_map_resource(D3D12DDI_HDEVICE device, D3D12DDI_HRESO
     if (!data || buffer->heap_type == D3D12DDI_HEAP_TYPE_DEFAULT || !buffer->mapped)
         return E_INVALIDARG;
     d12__vkdrv_buffer_ready(buffer); /* zeroed at first use (vkdrv_cache.c) */
-    *data = buffer->mapped;
+    *data = (unsigned char *)buffer->mapped + d12__vkdrv_resource_offset(resource);
     return S_OK;
 }
 
@@ -238,5 +264,5 @@ VOID APIENTRY d12__vkdrv_unmap_resource(D3D12DDI_HDEVICE device, D3D12DDI_HRESOU
 UINT64 APIENTRY d12__vkdrv_resource_gpu_va(D3D12DDI_HDEVICE device, D3D12DDI_HRESOURCE resource)
 {
     (void)device;
-    return d12__vkdrv_resource_buffer(resource)->va;
+    return d12__vkdrv_resource_buffer(resource)->va + d12__vkdrv_resource_offset(resource);
 }

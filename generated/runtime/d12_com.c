@@ -13,6 +13,7 @@
 #include "resource.h"
 #include "rootsig.h"
 #include "descriptor_heap.h"
+#include "heap.h"
 
 /* IIDs of the interfaces d12rt adds (declared in d12rt/d3d12_ext.h); DirectX-Guids defines the others. */
 const IID IID_ID3D12Debug7 = {0x50afe1c2, 0xd540, 0x4917, {0xaa, 0x9d, 0x8b, 0xf0, 0xdb, 0x48, 0x59, 0x0c}};
@@ -495,14 +496,7 @@ static D3D12_RESOURCE_ALLOCATION_INFO STDMETHODCALLTYPE device_device_GetResourc
 
 static D3D12_HEAP_PROPERTIES STDMETHODCALLTYPE device_device_GetCustomHeapProperties(ID3D12Device17 *This, UINT nodeMask, D3D12_HEAP_TYPE heapType)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)nodeMask;
-    (void)heapType;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "GetCustomHeapProperties");
-    D3D12_HEAP_PROPERTIES zero;
-    memset(&zero, 0, sizeof(zero));
-    return zero;
+    return d12_device_GetCustomHeapProperties(device_from_device(This), nodeMask, heapType);
 }
 
 static HRESULT STDMETHODCALLTYPE device_device_CreateCommittedResource(ID3D12Device17 *This, const D3D12_HEAP_PROPERTIES *pHeapProperties, D3D12_HEAP_FLAGS HeapFlags, const D3D12_RESOURCE_DESC *pDesc, D3D12_RESOURCE_STATES InitialResourceState, const D3D12_CLEAR_VALUE *pOptimizedClearValue, const IID *riidResource, void **ppvResource)
@@ -512,32 +506,12 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateCommittedResource(ID3D12Dev
 
 static HRESULT STDMETHODCALLTYPE device_device_CreateHeap(ID3D12Device17 *This, const D3D12_HEAP_DESC *pDesc, const IID *riid, void **ppvHeap)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)pDesc;
-    (void)riid;
-    (void)ppvHeap;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateHeap");
-    if (ppvHeap) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
-        *ppvHeap = NULL;
-    return E_NOTIMPL;
+    return d12_device_CreateHeap(device_from_device(This), pDesc, riid, ppvHeap);
 }
 
 static HRESULT STDMETHODCALLTYPE device_device_CreatePlacedResource(ID3D12Device17 *This, ID3D12Heap *pHeap, UINT64 HeapOffset, const D3D12_RESOURCE_DESC *pDesc, D3D12_RESOURCE_STATES InitialState, const D3D12_CLEAR_VALUE *pOptimizedClearValue, const IID *riid, void **ppvResource)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)pHeap;
-    (void)HeapOffset;
-    (void)pDesc;
-    (void)InitialState;
-    (void)pOptimizedClearValue;
-    (void)riid;
-    (void)ppvResource;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreatePlacedResource");
-    if (ppvResource) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
-        *ppvResource = NULL;
-    return E_NOTIMPL;
+    return d12_device_CreatePlacedResource(device_from_device(This), pHeap, HeapOffset, pDesc, InitialState, pOptimizedClearValue, riid, ppvResource);
 }
 
 static HRESULT STDMETHODCALLTYPE device_device_CreateReservedResource(ID3D12Device17 *This, const D3D12_RESOURCE_DESC *pDesc, D3D12_RESOURCE_STATES InitialState, const D3D12_CLEAR_VALUE *pOptimizedClearValue, const IID *riid, void **ppvResource)
@@ -594,22 +568,12 @@ static HRESULT STDMETHODCALLTYPE device_device_OpenSharedHandleByName(ID3D12Devi
 
 static HRESULT STDMETHODCALLTYPE device_device_MakeResident(ID3D12Device17 *This, UINT NumObjects, ID3D12Pageable * const *ppObjects)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)NumObjects;
-    (void)ppObjects;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "MakeResident");
-    return E_NOTIMPL;
+    return d12_device_MakeResident(device_from_device(This), NumObjects, ppObjects);
 }
 
 static HRESULT STDMETHODCALLTYPE device_device_Evict(ID3D12Device17 *This, UINT NumObjects, ID3D12Pageable * const *ppObjects)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)NumObjects;
-    (void)ppObjects;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "Evict");
-    return E_NOTIMPL;
+    return d12_device_Evict(device_from_device(This), NumObjects, ppObjects);
 }
 
 static HRESULT STDMETHODCALLTYPE device_device_CreateFence(ID3D12Device17 *This, UINT64 InitialValue, D3D12_FENCE_FLAGS Flags, const IID *riid, void **ppFence)
@@ -727,41 +691,17 @@ static HRESULT STDMETHODCALLTYPE device_device_CreatePipelineState(ID3D12Device1
 
 static HRESULT STDMETHODCALLTYPE device_device_OpenExistingHeapFromAddress(ID3D12Device17 *This, const void *pAddress, const IID *riid, void **ppvHeap)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)pAddress;
-    (void)riid;
-    (void)ppvHeap;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device3", "OpenExistingHeapFromAddress");
-    if (ppvHeap) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
-        *ppvHeap = NULL;
-    return E_NOTIMPL;
+    return d12_device_OpenExistingHeapFromAddress(device_from_device(This), pAddress, riid, ppvHeap);
 }
 
 static HRESULT STDMETHODCALLTYPE device_device_OpenExistingHeapFromFileMapping(ID3D12Device17 *This, HANDLE hFileMapping, const IID *riid, void **ppvHeap)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)hFileMapping;
-    (void)riid;
-    (void)ppvHeap;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device3", "OpenExistingHeapFromFileMapping");
-    if (ppvHeap) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
-        *ppvHeap = NULL;
-    return E_NOTIMPL;
+    return d12_device_OpenExistingHeapFromFileMapping(device_from_device(This), hFileMapping, riid, ppvHeap);
 }
 
 static HRESULT STDMETHODCALLTYPE device_device_EnqueueMakeResident(ID3D12Device17 *This, D3D12_RESIDENCY_FLAGS Flags, UINT NumObjects, ID3D12Pageable * const *ppObjects, ID3D12Fence *pFenceToSignal, UINT64 FenceValueToSignal)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)Flags;
-    (void)NumObjects;
-    (void)ppObjects;
-    (void)pFenceToSignal;
-    (void)FenceValueToSignal;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device3", "EnqueueMakeResident");
-    return E_NOTIMPL;
+    return d12_device_EnqueueMakeResident(device_from_device(This), Flags, NumObjects, ppObjects, pFenceToSignal, FenceValueToSignal);
 }
 
 static HRESULT STDMETHODCALLTYPE device_device_CreateCommandList1(ID3D12Device17 *This, UINT nodeMask, D3D12_COMMAND_LIST_TYPE type, D3D12_COMMAND_LIST_FLAGS flags, const IID *riid, void **ppCommandList)
@@ -812,16 +752,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateCommittedResource1(ID3D12De
 
 static HRESULT STDMETHODCALLTYPE device_device_CreateHeap1(ID3D12Device17 *This, const D3D12_HEAP_DESC *pDesc, ID3D12ProtectedResourceSession *pProtectedSession, const IID *riid, void **ppvHeap)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)pDesc;
-    (void)pProtectedSession;
-    (void)riid;
-    (void)ppvHeap;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device4", "CreateHeap1");
-    if (ppvHeap) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
-        *ppvHeap = NULL;
-    return E_NOTIMPL;
+    return d12_device_CreateHeap1(device_from_device(This), pDesc, pProtectedSession, riid, ppvHeap);
 }
 
 static HRESULT STDMETHODCALLTYPE device_device_CreateReservedResource1(ID3D12Device17 *This, const D3D12_RESOURCE_DESC *pDesc, D3D12_RESOURCE_STATES InitialState, const D3D12_CLEAR_VALUE *pOptimizedClearValue, ID3D12ProtectedResourceSession *pProtectedSession, const IID *riid, void **ppvResource)
@@ -1009,19 +940,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateCommittedResource2(ID3D12De
 
 static HRESULT STDMETHODCALLTYPE device_device_CreatePlacedResource1(ID3D12Device17 *This, ID3D12Heap *pHeap, UINT64 HeapOffset, const D3D12_RESOURCE_DESC1 *pDesc, D3D12_RESOURCE_STATES InitialState, const D3D12_CLEAR_VALUE *pOptimizedClearValue, const IID *riid, void **ppvResource)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)pHeap;
-    (void)HeapOffset;
-    (void)pDesc;
-    (void)InitialState;
-    (void)pOptimizedClearValue;
-    (void)riid;
-    (void)ppvResource;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device8", "CreatePlacedResource1");
-    if (ppvResource) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
-        *ppvResource = NULL;
-    return E_NOTIMPL;
+    return d12_device_CreatePlacedResource1(device_from_device(This), pHeap, HeapOffset, pDesc, InitialState, pOptimizedClearValue, riid, ppvResource);
 }
 
 static void STDMETHODCALLTYPE device_device_CreateSamplerFeedbackUnorderedAccessView(ID3D12Device17 *This, ID3D12Resource *pTargetedResource, ID3D12Resource *pFeedbackResource, D3D12_CPU_DESCRIPTOR_HANDLE DestDescriptor)
@@ -1098,21 +1017,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateCommittedResource3(ID3D12De
 
 static HRESULT STDMETHODCALLTYPE device_device_CreatePlacedResource2(ID3D12Device17 *This, ID3D12Heap *pHeap, UINT64 HeapOffset, const D3D12_RESOURCE_DESC1 *pDesc, D3D12_BARRIER_LAYOUT InitialLayout, const D3D12_CLEAR_VALUE *pOptimizedClearValue, UINT32 NumCastableFormats, DXGI_FORMAT *pCastableFormats, const IID *riid, void **ppvResource)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)pHeap;
-    (void)HeapOffset;
-    (void)pDesc;
-    (void)InitialLayout;
-    (void)pOptimizedClearValue;
-    (void)NumCastableFormats;
-    (void)pCastableFormats;
-    (void)riid;
-    (void)ppvResource;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device10", "CreatePlacedResource2");
-    if (ppvResource) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
-        *ppvResource = NULL;
-    return E_NOTIMPL;
+    return d12_device_CreatePlacedResource2(device_from_device(This), pHeap, HeapOffset, pDesc, InitialLayout, pOptimizedClearValue, NumCastableFormats, pCastableFormats, riid, ppvResource);
 }
 
 static HRESULT STDMETHODCALLTYPE device_device_CreateReservedResource2(ID3D12Device17 *This, const D3D12_RESOURCE_DESC *pDesc, D3D12_BARRIER_LAYOUT InitialLayout, const D3D12_CLEAR_VALUE *pOptimizedClearValue, ID3D12ProtectedResourceSession *pProtectedSession, UINT32 NumCastableFormats, DXGI_FORMAT *pCastableFormats, const IID *riid, void **ppvResource)
@@ -3048,5 +2953,120 @@ HRESULT d12__descriptor_heap_QueryInterface(struct d12_descriptor_heap *self, co
     if (found == NULL)
         return E_NOINTERFACE;
     d12_descriptor_heap_AddRef(self);
+    return S_OK;
+}
+
+/* ---- heap.heap: ID3D12Object : ID3D12DeviceChild : ID3D12Pageable : ID3D12Heap : ID3D12Heap1 ---- */
+
+static inline struct d12_heap *heap_from_heap(ID3D12Heap1 *iface)
+{
+    return (struct d12_heap *)((char *)iface - offsetof(struct d12_heap, com.heap));
+}
+
+static HRESULT STDMETHODCALLTYPE heap_heap_QueryInterface(ID3D12Heap1 *This, const IID *riid, void **object)
+{
+    return d12__heap_QueryInterface(heap_from_heap(This), riid, object);
+}
+
+static ULONG STDMETHODCALLTYPE heap_heap_AddRef(ID3D12Heap1 *This)
+{
+    return d12_heap_AddRef(heap_from_heap(This));
+}
+
+static ULONG STDMETHODCALLTYPE heap_heap_Release(ID3D12Heap1 *This)
+{
+    return d12_heap_Release(heap_from_heap(This));
+}
+
+static HRESULT STDMETHODCALLTYPE heap_heap_GetPrivateData(ID3D12Heap1 *This, const GUID *guid, UINT *pDataSize, void *pData)
+{
+    return d12_device_child_GetPrivateData(&heap_from_heap(This)->device_child, guid, pDataSize, pData);
+}
+
+static HRESULT STDMETHODCALLTYPE heap_heap_SetPrivateData(ID3D12Heap1 *This, const GUID *guid, UINT DataSize, const void *pData)
+{
+    return d12_device_child_SetPrivateData(&heap_from_heap(This)->device_child, guid, DataSize, pData);
+}
+
+static HRESULT STDMETHODCALLTYPE heap_heap_SetPrivateDataInterface(ID3D12Heap1 *This, const GUID *guid, const IUnknown *pData)
+{
+    return d12_device_child_SetPrivateDataInterface(&heap_from_heap(This)->device_child, guid, pData);
+}
+
+static HRESULT STDMETHODCALLTYPE heap_heap_SetName(ID3D12Heap1 *This, LPCWSTR Name)
+{
+    return d12_device_child_SetName(&heap_from_heap(This)->device_child, Name);
+}
+
+static HRESULT STDMETHODCALLTYPE heap_heap_GetDevice(ID3D12Heap1 *This, const IID *riid, void **ppvDevice)
+{
+    return d12_device_child_GetDevice(&heap_from_heap(This)->device_child, riid, ppvDevice);
+}
+
+static D3D12_HEAP_DESC STDMETHODCALLTYPE heap_heap_GetDesc(ID3D12Heap1 *This)
+{
+    return d12_heap_GetDesc(heap_from_heap(This));
+}
+
+static HRESULT STDMETHODCALLTYPE heap_heap_GetProtectedResourceSession(ID3D12Heap1 *This, const IID *riid, void **ppProtectedSession)
+{
+    static atomic_flag reported = ATOMIC_FLAG_INIT;
+    (void)riid;
+    (void)ppProtectedSession;
+    if (!atomic_flag_test_and_set(&reported))
+        d12_heap_not_implemented(heap_from_heap(This), "ID3D12Heap1", "GetProtectedResourceSession");
+    if (ppProtectedSession) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
+        *ppProtectedSession = NULL;
+    return E_NOTIMPL;
+}
+
+static const ID3D12Heap1Vtbl heap_heap_vtbl = {
+    .QueryInterface = heap_heap_QueryInterface,
+    .AddRef = heap_heap_AddRef,
+    .Release = heap_heap_Release,
+    .GetPrivateData = heap_heap_GetPrivateData,
+    .SetPrivateData = heap_heap_SetPrivateData,
+    .SetPrivateDataInterface = heap_heap_SetPrivateDataInterface,
+    .SetName = heap_heap_SetName,
+    .GetDevice = heap_heap_GetDevice,
+    .GetDesc = heap_heap_GetDesc,
+    .GetProtectedResourceSession = heap_heap_GetProtectedResourceSession,
+};
+
+void d12__heap_com_init(struct d12__heap_com *com)
+{
+    com->heap.lpVtbl = &heap_heap_vtbl;
+}
+
+struct d12_heap *d12__heap_unwrap(const void *iface)
+{
+    const ID3D12Heap1 *object = iface;
+    if (object == NULL || object->lpVtbl != &heap_heap_vtbl)
+        return NULL;
+    return heap_from_heap((ID3D12Heap1 *)object);
+}
+
+HRESULT d12__heap_QueryInterface(struct d12_heap *self, const IID *riid, void **object)
+{
+    if (object == NULL)
+        return E_POINTER;
+    *object = NULL;
+    /* A NULL riid is a NULL pointer argument like a NULL out pointer: E_POINTER, never a dereference
+     * (docs/device.md "COM objects"). GetDevice answers through here too. */
+    if (riid == NULL)
+        return E_POINTER;
+    void *found = NULL;
+    if (iid_equal(riid, &IID_IUnknown))
+        found = &self->com.heap;
+    else if (iid_equal(riid, &IID_ID3D12Object) ||
+             iid_equal(riid, &IID_ID3D12DeviceChild) ||
+             iid_equal(riid, &IID_ID3D12Pageable) ||
+             iid_equal(riid, &IID_ID3D12Heap) ||
+             iid_equal(riid, &IID_ID3D12Heap1))
+        found = &self->com.heap;
+    *object = found;
+    if (found == NULL)
+        return E_NOINTERFACE;
+    d12_heap_AddRef(self);
     return S_OK;
 }

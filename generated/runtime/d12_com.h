@@ -123,15 +123,26 @@ void d12_device_CreateSampler(struct d12_device *self, const D3D12_SAMPLER_DESC 
 void d12_device_CopyDescriptors(struct d12_device *self, UINT NumDestDescriptorRanges, const D3D12_CPU_DESCRIPTOR_HANDLE *pDestDescriptorRangeStarts, const UINT *pDestDescriptorRangeSizes, UINT NumSrcDescriptorRanges, const D3D12_CPU_DESCRIPTOR_HANDLE *pSrcDescriptorRangeStarts, const UINT *pSrcDescriptorRangeSizes, D3D12_DESCRIPTOR_HEAP_TYPE DescriptorHeapsType);
 void d12_device_CopyDescriptorsSimple(struct d12_device *self, UINT NumDescriptors, D3D12_CPU_DESCRIPTOR_HANDLE DestDescriptorRangeStart, D3D12_CPU_DESCRIPTOR_HANDLE SrcDescriptorRangeStart, D3D12_DESCRIPTOR_HEAP_TYPE DescriptorHeapsType);
 D3D12_RESOURCE_ALLOCATION_INFO d12_device_GetResourceAllocationInfo(struct d12_device *self, UINT visibleMask, UINT numResourceDescs, const D3D12_RESOURCE_DESC *pResourceDescs);
+D3D12_HEAP_PROPERTIES d12_device_GetCustomHeapProperties(struct d12_device *self, UINT nodeMask, D3D12_HEAP_TYPE heapType);
 HRESULT d12_device_CreateCommittedResource(struct d12_device *self, const D3D12_HEAP_PROPERTIES *pHeapProperties, D3D12_HEAP_FLAGS HeapFlags, const D3D12_RESOURCE_DESC *pDesc, D3D12_RESOURCE_STATES InitialResourceState, const D3D12_CLEAR_VALUE *pOptimizedClearValue, const IID *riidResource, void **ppvResource);
+HRESULT d12_device_CreateHeap(struct d12_device *self, const D3D12_HEAP_DESC *pDesc, const IID *riid, void **ppvHeap);
+HRESULT d12_device_CreatePlacedResource(struct d12_device *self, ID3D12Heap *pHeap, UINT64 HeapOffset, const D3D12_RESOURCE_DESC *pDesc, D3D12_RESOURCE_STATES InitialState, const D3D12_CLEAR_VALUE *pOptimizedClearValue, const IID *riid, void **ppvResource);
+HRESULT d12_device_MakeResident(struct d12_device *self, UINT NumObjects, ID3D12Pageable * const *ppObjects);
+HRESULT d12_device_Evict(struct d12_device *self, UINT NumObjects, ID3D12Pageable * const *ppObjects);
 HRESULT d12_device_CreateFence(struct d12_device *self, UINT64 InitialValue, D3D12_FENCE_FLAGS Flags, const IID *riid, void **ppFence);
 HRESULT d12_device_GetDeviceRemovedReason(struct d12_device *self);
 void d12_device_GetCopyableFootprints(struct d12_device *self, const D3D12_RESOURCE_DESC *pResourceDesc, UINT FirstSubresource, UINT NumSubresources, UINT64 BaseOffset, D3D12_PLACED_SUBRESOURCE_FOOTPRINT *pLayouts, UINT *pNumRows, UINT64 *pRowSizeInBytes, UINT64 *pTotalBytes);
 LUID d12_device_GetAdapterLuid(struct d12_device *self);
 HRESULT d12_device_SetEventOnMultipleFenceCompletion(struct d12_device *self, ID3D12Fence * const *ppFences, const UINT64 *pFenceValues, UINT NumFences, D3D12_MULTIPLE_FENCE_WAIT_FLAGS Flags, HANDLE hEvent);
+HRESULT d12_device_OpenExistingHeapFromAddress(struct d12_device *self, const void *pAddress, const IID *riid, void **ppvHeap);
+HRESULT d12_device_OpenExistingHeapFromFileMapping(struct d12_device *self, HANDLE hFileMapping, const IID *riid, void **ppvHeap);
+HRESULT d12_device_EnqueueMakeResident(struct d12_device *self, D3D12_RESIDENCY_FLAGS Flags, UINT NumObjects, ID3D12Pageable * const *ppObjects, ID3D12Fence *pFenceToSignal, UINT64 FenceValueToSignal);
+HRESULT d12_device_CreateHeap1(struct d12_device *self, const D3D12_HEAP_DESC *pDesc, ID3D12ProtectedResourceSession *pProtectedSession, const IID *riid, void **ppvHeap);
 D3D12_RESOURCE_ALLOCATION_INFO d12_device_GetResourceAllocationInfo1(struct d12_device *self, UINT visibleMask, UINT numResourceDescs, const D3D12_RESOURCE_DESC *pResourceDescs, D3D12_RESOURCE_ALLOCATION_INFO1 *pResourceAllocationInfo1);
 void d12_device_RemoveDevice(struct d12_device *self);
+HRESULT d12_device_CreatePlacedResource1(struct d12_device *self, ID3D12Heap *pHeap, UINT64 HeapOffset, const D3D12_RESOURCE_DESC1 *pDesc, D3D12_RESOURCE_STATES InitialState, const D3D12_CLEAR_VALUE *pOptimizedClearValue, const IID *riid, void **ppvResource);
 void d12_device_GetCopyableFootprints1(struct d12_device *self, const D3D12_RESOURCE_DESC1 *pResourceDesc, UINT FirstSubresource, UINT NumSubresources, UINT64 BaseOffset, D3D12_PLACED_SUBRESOURCE_FOOTPRINT *pLayouts, UINT *pNumRows, UINT64 *pRowSizeInBytes, UINT64 *pTotalBytes);
+HRESULT d12_device_CreatePlacedResource2(struct d12_device *self, ID3D12Heap *pHeap, UINT64 HeapOffset, const D3D12_RESOURCE_DESC1 *pDesc, D3D12_BARRIER_LAYOUT InitialLayout, const D3D12_CLEAR_VALUE *pOptimizedClearValue, UINT32 NumCastableFormats, DXGI_FORMAT *pCastableFormats, const IID *riid, void **ppvResource);
 HRESULT d12_device_CheckFeatureSupport1(struct d12_device *self, D3D12_FEATURE Feature, void *pFeatureSupportData, UINT FeatureSupportDataSize, UINT SDKVersion);
 HRESULT d12_device_SetDriverReportedMessageFlags(struct d12_device *self, D3D12_DRIVER_REPORTED_MESSAGE_FLAGS Flags);
 D3D12_DRIVER_REPORTED_MESSAGE_FLAGS d12_device_GetDriverReportedMessageFlags(struct d12_device *self);
@@ -398,5 +409,30 @@ void d12_descriptor_heap_not_implemented(struct d12_descriptor_heap *self, const
 D3D12_DESCRIPTOR_HEAP_DESC d12_descriptor_heap_GetDesc(struct d12_descriptor_heap *self);
 D3D12_CPU_DESCRIPTOR_HANDLE d12_descriptor_heap_GetCPUDescriptorHandleForHeapStart(struct d12_descriptor_heap *self);
 D3D12_GPU_DESCRIPTOR_HANDLE d12_descriptor_heap_GetGPUDescriptorHandleForHeapStart(struct d12_descriptor_heap *self);
+
+/* ---- heap: ID3D12Object, ID3D12DeviceChild, ID3D12Pageable, ID3D12Heap, ID3D12Heap1 ---- */
+struct d12_heap;
+
+struct d12__heap_com {
+    ID3D12Heap1 heap;
+};
+
+/* Points every interface of `com` at its vtable. */
+void d12__heap_com_init(struct d12__heap_com *com);
+
+/* QueryInterface for every interface of the object: E_POINTER for a NULL `object`, E_NOINTERFACE (and
+ * *object = NULL) for an IID it does not expose; otherwise a reference is added. */
+HRESULT d12__heap_QueryInterface(struct d12_heap *self, const IID *riid, void **object);
+
+/* The object behind an interface pointer of its first group's chain, or NULL when `iface` is NULL or not one of
+ * this object's (its vtable is not ours): how a method taking another object's interface checks it. */
+struct d12_heap *d12__heap_unwrap(const void *iface);
+
+/* Hand-written (runtime/heap.h): one reference count for all the object's interfaces, the
+ * not-implemented report (called once per method per process) and the implemented methods. */
+ULONG d12_heap_AddRef(struct d12_heap *self);
+ULONG d12_heap_Release(struct d12_heap *self);
+void d12_heap_not_implemented(struct d12_heap *self, const char *interface_name, const char *method);
+D3D12_HEAP_DESC d12_heap_GetDesc(struct d12_heap *self);
 
 #endif /* D12_COM_H */

@@ -17,6 +17,7 @@ static struct {
     D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT descriptors;
     D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 drm;
     D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1 drm1;
+    D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT heaps;
 } od;
 
 /* ---- D3D12DDI_ADAPTERFUNCS ---- */
@@ -773,3 +774,72 @@ static void wrap_drm1(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1 *table)
 }
 _Static_assert(sizeof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1) == 2 * sizeof(any_fn),
                "every slot of D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1 has a wrapper");
+
+/* ---- D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT ---- */
+
+static SIZE_T APIENTRY w_heaps_pfnCalcPrivateHeapSize(D3D12DDI_HDEVICE hDevice,
+                                                      const D3D12DDIARG_CREATEHEAP_0001* pArgs)
+{
+    ENTER(pfnCalcPrivateHeapSize, "hDevice=%p HeapType=%d ByteSize=%llu", hDevice.pDrvPrivate,
+          (pArgs ? (int)pArgs->HeapType : 0), (pArgs ? (unsigned long long)pArgs->ByteSize : 0));
+    SIZE_T result = od.heaps.pfnCalcPrivateHeapSize(hDevice, pArgs);
+    LEAVE_RESULT("size=%zu", (size_t)result);
+    return result;
+}
+
+static HRESULT APIENTRY w_heaps_pfnCreateHeap(D3D12DDI_HDEVICE hDevice, const D3D12DDIARG_CREATEHEAP_0001* pArgs,
+                                              D3D12DDI_HHEAP hDrvHeap, D3D12DDI_HRTRESOURCE hRTHeap)
+{
+    ENTER(pfnCreateHeap, "hDevice=%p HeapType=%d ByteSize=%llu Alignment=%llu Flags=0x%X hDrvHeap=%p hRTHeap=%p",
+          hDevice.pDrvPrivate, (pArgs ? (int)pArgs->HeapType : 0), (pArgs ? (unsigned long long)pArgs->ByteSize : 0),
+          (pArgs ? (unsigned long long)pArgs->Alignment : 0), (pArgs ? (unsigned)pArgs->Flags : 0),
+          hDrvHeap.pDrvPrivate, hRTHeap.handle);
+    HRESULT result = d12__fault_ddi_fails() ? E_OUTOFMEMORY : od.heaps.pfnCreateHeap(hDevice, pArgs, hDrvHeap, hRTHeap);
+    LEAVE_RESULT("hr=0x%08X", (unsigned)result);
+    return result;
+}
+
+static VOID APIENTRY w_heaps_pfnDestroyHeap(D3D12DDI_HDEVICE hDevice, D3D12DDI_HHEAP hDrvHeap)
+{
+    ENTER(pfnDestroyHeap, "hDevice=%p hDrvHeap=%p", hDevice.pDrvPrivate, hDrvHeap.pDrvPrivate);
+    od.heaps.pfnDestroyHeap(hDevice, hDrvHeap);
+    LEAVE();
+}
+
+static HRESULT APIENTRY w_heaps_pfnCreatePlacedResource(D3D12DDI_HDEVICE hDevice,
+                                                        const D3D12DDIARG_CREATEPLACEDRESOURCE_D12RT* pArgs,
+                                                        D3D12DDI_HRESOURCE hDrvResource,
+                                                        D3D12DDI_HRTRESOURCE hRTResource)
+{
+    ENTER(pfnCreatePlacedResource,
+          "hDevice=%p HeapType=%d Width=%llu hDrvHeap=%p HeapOffset=%llu hDrvResource=%p hRTResource=%p",
+          hDevice.pDrvPrivate, (pArgs ? (int)pArgs->HeapType : 0), (pArgs ? (unsigned long long)pArgs->Width : 0),
+          (pArgs ? pArgs->hDrvHeap.pDrvPrivate : NULL), (pArgs ? (unsigned long long)pArgs->HeapOffset : 0),
+          hDrvResource.pDrvPrivate, hRTResource.handle);
+    HRESULT result = d12__fault_ddi_fails() ? E_OUTOFMEMORY : od.heaps.pfnCreatePlacedResource(
+            hDevice, pArgs, hDrvResource, hRTResource);
+    LEAVE_RESULT("hr=0x%08X", (unsigned)result);
+    return result;
+}
+
+static UINT64 APIENTRY w_heaps_pfnGetHeapGPUVirtualAddress(D3D12DDI_HDEVICE hDevice, D3D12DDI_HHEAP hDrvHeap)
+{
+    ENTER(pfnGetHeapGPUVirtualAddress, "hDevice=%p hDrvHeap=%p", hDevice.pDrvPrivate, hDrvHeap.pDrvPrivate);
+    UINT64 result = od.heaps.pfnGetHeapGPUVirtualAddress(hDevice, hDrvHeap);
+    LEAVE_RESULT("value=0x%llX", (unsigned long long)result);
+    return result;
+}
+
+/* Every slot of D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT wrapped (a NULL slot stays NULL). */
+static void wrap_heaps(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT *table)
+{
+    wrap_slot(&table->pfnCalcPrivateHeapSize, &od.heaps.pfnCalcPrivateHeapSize, (any_fn)w_heaps_pfnCalcPrivateHeapSize);
+    wrap_slot(&table->pfnCreateHeap, &od.heaps.pfnCreateHeap, (any_fn)w_heaps_pfnCreateHeap);
+    wrap_slot(&table->pfnDestroyHeap, &od.heaps.pfnDestroyHeap, (any_fn)w_heaps_pfnDestroyHeap);
+    wrap_slot(&table->pfnCreatePlacedResource, &od.heaps.pfnCreatePlacedResource,
+              (any_fn)w_heaps_pfnCreatePlacedResource);
+    wrap_slot(&table->pfnGetHeapGPUVirtualAddress, &od.heaps.pfnGetHeapGPUVirtualAddress,
+              (any_fn)w_heaps_pfnGetHeapGPUVirtualAddress);
+}
+_Static_assert(sizeof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT) == 5 * sizeof(any_fn),
+               "every slot of D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT has a wrapper");

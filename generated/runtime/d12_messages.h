@@ -47,6 +47,8 @@ extern "C" {
 #define D12_MESSAGE_ID_DRIVER_MESSAGE_FILTER_INVALID ((D3D12_MESSAGE_ID)0x10602)
 #define D12_MESSAGE_ID_DESCRIPTORS_UNSUPPORTED ((D3D12_MESSAGE_ID)0x13d00)
 #define D12_MESSAGE_ID_GETCOPYABLEFOOTPRINTS_INVALIDDESC ((D3D12_MESSAGE_ID)0x10b00)
+#define D12_MESSAGE_ID_CREATEPLACEDRESOURCE_OUTSIDE_HEAP ((D3D12_MESSAGE_ID)0x13301)
+#define D12_MESSAGE_ID_HEAPS_UNSUPPORTED ((D3D12_MESSAGE_ID)0x13300)
 
 typedef enum d12_msg {
     D12_MSG_METHOD_NOT_IMPLEMENTED,
@@ -137,6 +139,23 @@ typedef enum d12_msg {
     D12_MSG_GETCOPYABLEFOOTPRINTS_INVALIDSUBRESOURCERANGE,
     D12_MSG_GETCOPYABLEFOOTPRINTS_INVALIDBASEOFFSET,
     D12_MSG_GETCOPYABLEFOOTPRINTS_INVALIDDESC,
+    D12_MSG_CREATEHEAP_NULLDESC,
+    D12_MSG_CREATEHEAP_INVALIDSIZE,
+    D12_MSG_CREATEHEAP_UNRECOGNIZEDHEAPTYPE,
+    D12_MSG_CREATEHEAP_INVALIDPROPERTIES,
+    D12_MSG_CREATEHEAP_INVALIDALIGNMENT,
+    D12_MSG_CREATEHEAP_UNRECOGNIZEDMISCFLAGS,
+    D12_MSG_CREATEHEAP_INVALIDMISCFLAGS,
+    D12_MSG_CREATERESOURCEANDHEAP_NULLHEAP,
+    D12_MSG_CREATERESOURCEANDHEAP_NULLRESOURCEPROPERTIES,
+    D12_MSG_CREATEPLACEDRESOURCE_UNALIGNED_OFFSET,
+    D12_MSG_CREATEPLACEDRESOURCE_OUTSIDE_HEAP,
+    D12_MSG_HEAPS_UNSUPPORTED,
+    D12_MSG_OPENEXISTINGHEAP_UNSUPPORTED,
+    D12_MSG_MAKERESIDENT_NULLOBJECTARRAY,
+    D12_MSG_EVICT_NULLOBJECTARRAY,
+    D12_MSG_ENQUEUE_MAKE_RESIDENT_INVALID_FLAGS,
+    D12_MSG_GETCUSTOMHEAPPROPERTIES_INVALIDHEAPTYPE,
     D12_MSG_COUNT
 } d12_msg;
 
@@ -596,6 +615,91 @@ static inline void d12__msg_getcopyablefootprints_invalidbaseoffset(d12_info_que
 static inline void d12__msg_getcopyablefootprints_invaliddesc(d12_info_queue *queue, const char *method, const char *why)
 {
     d12__info_queue_report(queue, D12_MSG_GETCOPYABLEFOOTPRINTS_INVALIDDESC, method, why);
+}
+
+static inline void d12__msg_createheap_nulldesc(d12_info_queue *queue, const char *method)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATEHEAP_NULLDESC, method);
+}
+
+static inline void d12__msg_createheap_invalidsize(d12_info_queue *queue, const char *method)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATEHEAP_INVALIDSIZE, method);
+}
+
+static inline void d12__msg_createheap_unrecognizedheaptype(d12_info_queue *queue, const char *method, int type)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATEHEAP_UNRECOGNIZEDHEAPTYPE, method, type);
+}
+
+static inline void d12__msg_createheap_invalidproperties(d12_info_queue *queue, const char *method, const char *problem)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATEHEAP_INVALIDPROPERTIES, method, problem);
+}
+
+static inline void d12__msg_createheap_invalidalignment(d12_info_queue *queue, const char *method, unsigned long long alignment)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATEHEAP_INVALIDALIGNMENT, method, alignment);
+}
+
+static inline void d12__msg_createheap_unrecognizedmiscflags(d12_info_queue *queue, const char *method, unsigned int flags, unsigned int unknown)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATEHEAP_UNRECOGNIZEDMISCFLAGS, method, flags, unknown);
+}
+
+static inline void d12__msg_createheap_invalidmiscflags(d12_info_queue *queue, const char *method, unsigned int flags, const char *problem)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATEHEAP_INVALIDMISCFLAGS, method, flags, problem);
+}
+
+static inline void d12__msg_createresourceandheap_nullheap(d12_info_queue *queue, const char *method)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATERESOURCEANDHEAP_NULLHEAP, method);
+}
+
+static inline void d12__msg_createresourceandheap_nullresourceproperties(d12_info_queue *queue, const char *method)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATERESOURCEANDHEAP_NULLRESOURCEPROPERTIES, method);
+}
+
+static inline void d12__msg_createplacedresource_unaligned_offset(d12_info_queue *queue, const char *method, unsigned long long offset)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATEPLACEDRESOURCE_UNALIGNED_OFFSET, method, offset);
+}
+
+static inline void d12__msg_createplacedresource_outside_heap(d12_info_queue *queue, const char *method, unsigned long long size, unsigned long long offset, unsigned long long heap_size)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATEPLACEDRESOURCE_OUTSIDE_HEAP, method, size, offset, heap_size);
+}
+
+static inline void d12__msg_heaps_unsupported(d12_info_queue *queue, const char *method, const char *driver)
+{
+    d12__info_queue_report(queue, D12_MSG_HEAPS_UNSUPPORTED, method, driver);
+}
+
+static inline void d12__msg_openexistingheap_unsupported(d12_info_queue *queue, const char *method)
+{
+    d12__info_queue_report(queue, D12_MSG_OPENEXISTINGHEAP_UNSUPPORTED, method);
+}
+
+static inline void d12__msg_makeresident_nullobjectarray(d12_info_queue *queue, const char *method, unsigned int count)
+{
+    d12__info_queue_report(queue, D12_MSG_MAKERESIDENT_NULLOBJECTARRAY, method, count);
+}
+
+static inline void d12__msg_evict_nullobjectarray(d12_info_queue *queue, unsigned int count)
+{
+    d12__info_queue_report(queue, D12_MSG_EVICT_NULLOBJECTARRAY, count);
+}
+
+static inline void d12__msg_enqueue_make_resident_invalid_flags(d12_info_queue *queue, unsigned int flags)
+{
+    d12__info_queue_report(queue, D12_MSG_ENQUEUE_MAKE_RESIDENT_INVALID_FLAGS, flags);
+}
+
+static inline void d12__msg_getcustomheapproperties_invalidheaptype(d12_info_queue *queue, int type)
+{
+    d12__info_queue_report(queue, D12_MSG_GETCUSTOMHEAPPROPERTIES_INVALIDHEAPTYPE, type);
 }
 
 #ifdef __cplusplus

@@ -113,6 +113,25 @@ _Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_CORE_0126, pfnDestroyResource) == 
 _Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_CORE_0126, pfnMapResource) == 104, "offsetof(D3D12DDI_DEVICE_FUNCS_CORE_0126, pfnMapResource)");
 _Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_CORE_0126, pfnUnmapResource) == 112, "offsetof(D3D12DDI_DEVICE_FUNCS_CORE_0126, pfnUnmapResource)");
 _Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_CORE_0126, pfnGetResourceGPUVirtualAddress) == 120, "offsetof(D3D12DDI_DEVICE_FUNCS_CORE_0126, pfnGetResourceGPUVirtualAddress)");
+_Static_assert(sizeof(D3D12DDIARG_CREATEHEAP_0001) == 32, "sizeof(D3D12DDIARG_CREATEHEAP_0001)");
+_Static_assert(_Alignof(D3D12DDIARG_CREATEHEAP_0001) == 8, "_Alignof(D3D12DDIARG_CREATEHEAP_0001)");
+_Static_assert(offsetof(D3D12DDIARG_CREATEHEAP_0001, HeapType) == 0, "offsetof(D3D12DDIARG_CREATEHEAP_0001, HeapType)");
+_Static_assert(offsetof(D3D12DDIARG_CREATEHEAP_0001, ByteSize) == 8, "offsetof(D3D12DDIARG_CREATEHEAP_0001, ByteSize)");
+_Static_assert(offsetof(D3D12DDIARG_CREATEHEAP_0001, Alignment) == 16, "offsetof(D3D12DDIARG_CREATEHEAP_0001, Alignment)");
+_Static_assert(offsetof(D3D12DDIARG_CREATEHEAP_0001, Flags) == 24, "offsetof(D3D12DDIARG_CREATEHEAP_0001, Flags)");
+_Static_assert(sizeof(D3D12DDIARG_CREATEPLACEDRESOURCE_D12RT) == 32, "sizeof(D3D12DDIARG_CREATEPLACEDRESOURCE_D12RT)");
+_Static_assert(_Alignof(D3D12DDIARG_CREATEPLACEDRESOURCE_D12RT) == 8, "_Alignof(D3D12DDIARG_CREATEPLACEDRESOURCE_D12RT)");
+_Static_assert(offsetof(D3D12DDIARG_CREATEPLACEDRESOURCE_D12RT, HeapType) == 0, "offsetof(D3D12DDIARG_CREATEPLACEDRESOURCE_D12RT, HeapType)");
+_Static_assert(offsetof(D3D12DDIARG_CREATEPLACEDRESOURCE_D12RT, Width) == 8, "offsetof(D3D12DDIARG_CREATEPLACEDRESOURCE_D12RT, Width)");
+_Static_assert(offsetof(D3D12DDIARG_CREATEPLACEDRESOURCE_D12RT, hDrvHeap) == 16, "offsetof(D3D12DDIARG_CREATEPLACEDRESOURCE_D12RT, hDrvHeap)");
+_Static_assert(offsetof(D3D12DDIARG_CREATEPLACEDRESOURCE_D12RT, HeapOffset) == 24, "offsetof(D3D12DDIARG_CREATEPLACEDRESOURCE_D12RT, HeapOffset)");
+_Static_assert(sizeof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT) == 40, "sizeof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT)");
+_Static_assert(_Alignof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT) == 8, "_Alignof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT)");
+_Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT, pfnCalcPrivateHeapSize) == 0, "offsetof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT, pfnCalcPrivateHeapSize)");
+_Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT, pfnCreateHeap) == 8, "offsetof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT, pfnCreateHeap)");
+_Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT, pfnDestroyHeap) == 16, "offsetof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT, pfnDestroyHeap)");
+_Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT, pfnCreatePlacedResource) == 24, "offsetof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT, pfnCreatePlacedResource)");
+_Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT, pfnGetHeapGPUVirtualAddress) == 32, "offsetof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT, pfnGetHeapGPUVirtualAddress)");
 _Static_assert(sizeof(D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126) == 24, "sizeof(D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126)");
 _Static_assert(_Alignof(D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126) == 8, "_Alignof(D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126)");
 _Static_assert(offsetof(D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126, pfnExecuteCommandLists) == 0, "offsetof(D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126, pfnExecuteCommandLists)");
@@ -254,5 +273,5 @@ _Static_assert(_Alignof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1) == 8, 
 _Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1, pfnGetSupportedDriverReportedMessageFlags) == 0, "offsetof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1, pfnGetSupportedDriverReportedMessageFlags)");
 _Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1, pfnSetDriverReportedMessageFlags) == 8, "offsetof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1, pfnSetDriverReportedMessageFlags)");
 
-/* How many assertions this file holds (37 structs). */
-const unsigned d12_abi_ddi_layout_assert_count = 243;
+/* How many assertions this file holds (40 structs). */
+const unsigned d12_abi_ddi_layout_assert_count = 262;

@@ -241,6 +241,12 @@ void d12__ddi_trace_wrap_descriptors(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT *fu
         wrap_descriptors(funcs);
 }
 
+void d12__ddi_trace_wrap_heaps(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT *funcs)
+{
+    if (d12__ddi_trace_wraps())
+        wrap_heaps(funcs);
+}
+
 void d12__ddi_trace_wrap_drm(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 *funcs)
 {
     if (d12__ddi_trace_wraps())

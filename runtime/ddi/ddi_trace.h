@@ -47,6 +47,7 @@ void d12__ddi_trace_wrap_extended(D3D12DDI_EXTENDED_FEATURES_FUNCS_0020 *funcs);
 void d12__ddi_trace_wrap_gpu(struct d12_driver_gpu_funcs *funcs, bool has_0127);
 /* The optional descriptor table (D3D12DDI_TABLE_TYPE_D12RT_DESCRIPTORS, docs/descriptors.md). */
 void d12__ddi_trace_wrap_descriptors(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT *funcs);
+void d12__ddi_trace_wrap_heaps(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT *funcs);
 void d12__ddi_trace_wrap_drm(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 *funcs);
 /* Feature version 2's table (D3D12DDI_TABLE_TYPE_D12RT_DRIVER_REPORTED_MESSAGES_1). */
 void d12__ddi_trace_wrap_drm1(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1 *funcs);

@@ -81,6 +81,8 @@ typedef struct d12_driver_gpu_funcs {
     /* The optional descriptor table (docs/descriptors.md): valid when has_descriptors. */
     D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT descriptors;
     bool has_descriptors;
+    D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT heaps; /* valid when has_heaps (docs/heaps.md) */
+    bool has_heaps; /* the driver offered D3D12DDI_TABLE_TYPE_D12RT_HEAPS: heaps and placed buffers */
 } d12_driver_gpu_funcs;
 
 /* Whether the negotiated build is 0127 or later: the driver has pfnWriteBufferImmediate and was handed

@@ -72,11 +72,14 @@ HRESULT d12__driver_negotiate(d12_driver_adapter *adapter)
 /* ---- Extended features, queried once at adapter init (the spec; d3d12ddi.h says how this differs) ---- */
 
 /* The optional tables the driver offers, as a mask of 1 << D3D12DDI_TABLE_TYPE (types above 63 are ignored). */
-static HRESULT offered_tables(d12_driver_adapter *adapter, UINT64 *offered, bool *descriptors)
+/* The tables the driver offers: *offered has bit N for a WDK table type N < 64; the d12rt types (0x0D12....) that
+ * the runtime asks for are flags of their own. */
+static HRESULT offered_tables(d12_driver_adapter *adapter, UINT64 *offered, bool *descriptors, bool *heaps)
 {
     UINT32 count = 0;
     *offered = 0;
     *descriptors = false;
+    *heaps = false;
     HRESULT hr = adapter->funcs.pfnGetOptionalDDITables(adapter->handle, &count, NULL);
     if (FAILED(hr = checked_count(adapter, "pfnGetOptionalDDITables", hr, count)))
         return hr;
@@ -92,6 +95,8 @@ static HRESULT offered_tables(d12_driver_adapter *adapter, UINT64 *offered, bool
             *offered |= 1ull << tables[i].tableType;
         if (tables[i].tableType == D3D12DDI_TABLE_TYPE_D12RT_DESCRIPTORS && tables[i].numTables > 0)
             *descriptors = true; /* a d12rt type (0x0D12....): a flag of its own, beside the WDK's mask */
+        if (tables[i].tableType == D3D12DDI_TABLE_TYPE_D12RT_HEAPS && tables[i].numTables > 0)
+            *heaps = true;
     }
     return S_OK;
 }
@@ -199,25 +204,39 @@ static HRESULT fill_gpu_table(d12_driver_adapter *adapter, D3D12DDI_TABLE_TYPE t
     return S_OK;
 }
 
-/* The descriptor table (docs/descriptors.md): optional beside the GPU-work tables; a driver without it keeps
- * working and its devices refuse descriptor heaps. Offered but broken (a failed fill, a NULL slot) is a broken
- * driver, as for the others. */
-static HRESULT init_descriptor_table(d12_driver_adapter *adapter, bool offered)
+/* An optional d12rt table beside the GPU-work tables (descriptors: docs/descriptors.md; heaps: docs/heaps.md): a
+ * driver without it keeps working and its devices refuse what it would create. Offered but broken (a failed fill, a
+ * NULL slot) is a broken driver, as for the others. */
+static HRESULT init_optional_table(d12_driver_adapter *adapter, bool offered, D3D12DDI_TABLE_TYPE type,
+                                   const char *name, void *table, size_t size, bool *has)
 {
-    d12_driver_gpu_funcs *gpu = &adapter->gpu;
     if (!offered)
         return S_OK;
-    HRESULT hr = fill_gpu_table(adapter, D3D12DDI_TABLE_TYPE_D12RT_DESCRIPTORS, "D12RT_DESCRIPTORS",
-                                &gpu->descriptors, sizeof gpu->descriptors);
+    HRESULT hr = fill_gpu_table(adapter, type, name, table, size);
     if (FAILED(hr))
         return hr;
-    d12__ddi_trace_wrap_descriptors(&gpu->descriptors);
-    gpu->has_descriptors = true;
+    *has = true;
+    return S_OK;
+}
+
+static HRESULT init_optional_tables(d12_driver_adapter *adapter, bool descriptors, bool heaps)
+{
+    d12_driver_gpu_funcs *gpu = &adapter->gpu;
+    HRESULT hr;
+    if (FAILED(hr = init_optional_table(adapter, descriptors, D3D12DDI_TABLE_TYPE_D12RT_DESCRIPTORS, "D12RT_DESCRIPTORS",
+                                        &gpu->descriptors, sizeof gpu->descriptors, &gpu->has_descriptors)) ||
+        FAILED(hr = init_optional_table(adapter, heaps, D3D12DDI_TABLE_TYPE_D12RT_HEAPS, "D12RT_HEAPS", &gpu->heaps,
+                                        sizeof gpu->heaps, &gpu->has_heaps)))
+        return hr;
+    if (gpu->has_descriptors)
+        d12__ddi_trace_wrap_descriptors(&gpu->descriptors);
+    if (gpu->has_heaps)
+        d12__ddi_trace_wrap_heaps(&gpu->heaps);
     return S_OK;
 }
 
 /* A driver offering none of the three tables has no GPU work; one offering some but not all is broken. */
-static HRESULT init_gpu_tables(d12_driver_adapter *adapter, UINT64 offered, bool descriptors)
+static HRESULT init_gpu_tables(d12_driver_adapter *adapter, UINT64 offered, bool descriptors, bool heaps)
 {
     int count = offers(offered, D3D12DDI_TABLE_TYPE_DEVICE_CORE) + offers(offered, D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D) +
                 offers(offered, D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D);
@@ -235,7 +254,7 @@ static HRESULT init_gpu_tables(d12_driver_adapter *adapter, UINT64 offered, bool
                                    sizeof gpu->queue)))
         return hr;
     d12__ddi_trace_wrap_gpu(gpu, d12__driver_adapter_has_0127(adapter));
-    if (FAILED(hr = init_descriptor_table(adapter, descriptors)))
+    if (FAILED(hr = init_optional_tables(adapter, descriptors, heaps)))
         return hr;
     adapter->has_gpu = true;
     return S_OK;
@@ -244,12 +263,12 @@ static HRESULT init_gpu_tables(d12_driver_adapter *adapter, UINT64 offered, bool
 HRESULT d12__driver_init_optional_tables(d12_driver_adapter *adapter)
 {
     UINT64 offered;
-    bool descriptors;
+    bool descriptors, heaps;
     d12__driver_query_adapter_identity(adapter);
-    HRESULT hr = offered_tables(adapter, &offered, &descriptors);
+    HRESULT hr = offered_tables(adapter, &offered, &descriptors, &heaps);
     if (FAILED(hr) || FAILED(hr = init_extended_features(adapter, offered)))
         return hr;
-    return init_gpu_tables(adapter, offered, descriptors);
+    return init_gpu_tables(adapter, offered, descriptors, heaps);
 }
 
 /* ---- Extended-feature queries ---- */

@@ -112,4 +112,25 @@ void d12__dred_queue_destroyed(struct d12_command_queue *queue);
 void d12__dred_resource_created(struct d12_resource *resource);
 void d12__dred_resource_released(struct d12_resource *resource);
 
+/* ---- Heaps (issue 33, runtime/dred/heaps.c, docs/heaps.md) ---- */
+struct d12_heap;
+/* A heap's record in the ledger, embedded in its d12_heap: linked in the device's heap list (under the ledger lock)
+ * while `heap` is set. Its placed resources are ordinary records of the live list (their d12_resource names the
+ * heap). `active` is the resource of the heap an aliasing barrier activated last, and that barrier's op index in its
+ * list (the ledger lock guards both; a released resource is no longer active). */
+typedef struct d12_dred_heap {
+    struct d12_dred_heap *prev, *next;
+    struct d12_heap *heap;
+    UINT64 start, size; /* the heap's whole 64 KiB-granular range */
+    uint64_t id;        /* the device's heap number (1, 2, ...): what the ring's records of its resources name */
+    struct d12_resource *active;
+    char *active_name;  /* the active resource's name when it was released (malloc'ed; active is then NULL) */
+    UINT32 active_op;
+} d12_dred_heap;
+void d12__dred_heap_created(struct d12_heap *heap);
+void d12__dred_heap_released(struct d12_heap *heap);
+/* ResourceBarrier recorded an aliasing barrier whose pResourceAfter is `after` (a placed resource), at op `op` of
+ * its list (D12_DRED_OP_INDEX_UNKNOWN without breadcrumbs). */
+void d12__dred_aliasing_barrier(struct d12_resource *after, UINT32 op);
+
 #endif

@@ -56,6 +56,10 @@ typedef struct d12_dred_freed {
     char *name_a;                  /* the debug names as they were at release (malloc'ed, NULL: none) */
     wchar_t *name_w;
     uint64_t seq;                  /* the free sequence number (compared with a list's closed_seq) */
+    uint32_t type;                 /* D3D12_DRED_ALLOCATION_TYPE: RESOURCE, or HEAP (issue 33) */
+    uint64_t heap;                 /* the heap's id (d12_dred_heap) a placed resource was in, or a HEAP's own; 0: none */
+    char *active_name;             /* a HEAP: the resource an aliasing barrier activated last (malloc'ed) or NULL */
+    uint32_t active_op;            /* a HEAP: that barrier's op */
 } d12_dred_freed;
 
 struct d12_dred {
@@ -97,6 +101,8 @@ struct d12_dred {
     /* Ledger (page fault on). */
     pthread_mutex_t ledger_lock;    /* leaf */
     d12_dred_allocation live;       /* sentinel of the live list */
+    d12_dred_heap heaps;            /* sentinel of the live heaps' list (heaps.c) */
+    uint64_t heap_ids;              /* heaps numbered so far (heaps.c) */
     unsigned long live_count;
     d12_dred_freed *freed;          /* D12_DRED_FREED_RING records */
     uint64_t freed_total;           /* frees so far: the ring holds the last min(total, 65 000) */
@@ -113,6 +119,22 @@ void d12__dred_pool_destroy(struct d12_device *device);
 /* ---- Ledger (ledger.c) ---- */
 HRESULT d12__dred_ledger_init(struct d12_dred *dred);
 void d12__dred_ledger_fini(struct d12_dred *dred);
+/* Free a ring record's strings and zero it. */
+void d12__dred_freed_clear(d12_dred_freed *record);
+/* Put a release into the ring of recent frees (ledger lock held); what fell out is returned in *freed, for the
+ * caller to free its names after unlocking. */
+void d12__dred_ledger_push_freed(struct d12_device *device, d12_dred_freed *freed);
+
+/* ---- Heaps (heaps.c) ---- */
+/* A placed resource is being released (ledger lock held; `freed` its ring record, names copied): the active alias
+ * keeps its name. */
+void d12__dred_heap_resource_released(struct d12_resource *resource, const d12_dred_freed *freed);
+/* The next live heap after `after` (NULL: from the first) whose range holds `va`, or NULL. Ledger lock held. */
+const d12_dred_heap *d12__dred_heap_holding(struct d12_dred *dred, const d12_dred_heap *after, UINT64 va);
+struct d12dred_page_fault;
+/* The page fault's heaps: each heap holding the VA as an existing allocation (type HEAP) and the aliasing sentence.
+ * Ledger lock held. */
+void d12__dred_heaps_page_fault(struct d12_dred *dred, struct d12dred_page_fault *pf, UINT64 va);
 
 /* ---- Output (output.c) ---- */
 /* Build the Windows structs (and the report model) from the state at removal. Called once, under freeze_lock. */

@@ -9,6 +9,7 @@
 
 #include "device.h"
 #include "dred_internal.h"
+#include "heap.h"
 #include "resource.h"
 
 #define D12_DRED_ALLOCATION_GRANULARITY 65536ull
@@ -16,14 +17,16 @@
 HRESULT d12__dred_ledger_init(struct d12_dred *dred)
 {
     dred->live.prev = dred->live.next = &dred->live;
+    dred->heaps.prev = dred->heaps.next = &dred->heaps;
     dred->freed = calloc(D12_DRED_FREED_RING, sizeof *dred->freed);
     return dred->freed ? S_OK : E_OUTOFMEMORY;
 }
 
-static void free_record(d12_dred_freed *record)
+void d12__dred_freed_clear(d12_dred_freed *record)
 {
     free(record->name_a);
     free(record->name_w);
+    free(record->active_name);
     memset(record, 0, sizeof *record);
 }
 
@@ -31,7 +34,7 @@ void d12__dred_ledger_fini(struct d12_dred *dred)
 {
     if (dred->freed) {
         for (unsigned i = 0; i < D12_DRED_FREED_RING; i++)
-            free_record(&dred->freed[i]);
+            d12__dred_freed_clear(&dred->freed[i]);
         free(dred->freed);
         dred->freed = NULL;
     }
@@ -61,6 +64,19 @@ void d12__dred_resource_created(struct d12_resource *resource)
     pthread_mutex_unlock(&dred->ledger_lock);
 }
 
+void d12__dred_ledger_push_freed(struct d12_device *device, d12_dred_freed *freed)
+{
+    struct d12_dred *dred = device->dred;
+    if (d12__dred_frozen(device)) /* after a removal the frozen output is what counts: *freed stays the caller's */
+        return;
+    freed->seq = atomic_fetch_add_explicit(&dred->free_seq, 1, memory_order_relaxed) + 1;
+    d12_dred_freed *slot = &dred->freed[dred->freed_total % D12_DRED_FREED_RING];
+    d12_dred_freed old = *slot; /* "of the 65 000 most recently freed": the oldest falls out */
+    *slot = *freed;
+    dred->freed_total++;
+    *freed = old;
+}
+
 void d12__dred_resource_released(struct d12_resource *resource)
 {
     struct d12_dred *dred = resource->device_child.device->dred;
@@ -68,7 +84,9 @@ void d12__dred_resource_released(struct d12_resource *resource)
     if (dred == NULL || record->resource == NULL)
         return; /* page-fault DRED off */
     /* "named as it was": the names are copied now, before the object's private data goes */
-    d12_dred_freed freed = {record->start, record->size, record->width, &resource->com.resource, NULL, NULL, 0};
+    d12_dred_freed freed = {record->start, record->size, record->width, &resource->com.resource, NULL, NULL, 0,
+                            D3D12_DRED_ALLOCATION_TYPE_RESOURCE,
+                            resource->placed_heap ? resource->placed_heap->dred.id : 0, NULL, 0};
     if (d12__object_dying_has_private_data(&resource->device_child.object))
         d12__dred_object_names(&resource->device_child.object, &freed.name_a, &freed.name_w);
     pthread_mutex_lock(&dred->ledger_lock);
@@ -76,15 +94,8 @@ void d12__dred_resource_released(struct d12_resource *resource)
     record->next->prev = record->prev;
     record->resource = NULL;
     dred->live_count--;
-    if (!d12__dred_frozen(resource->device_child.device)) { /* after a removal the frozen output is what counts */
-        freed.seq = atomic_fetch_add_explicit(&dred->free_seq, 1, memory_order_relaxed) + 1;
-        d12_dred_freed *slot = &dred->freed[dred->freed_total % D12_DRED_FREED_RING];
-        d12_dred_freed old = *slot; /* "of the 65 000 most recently freed": the oldest falls out */
-        *slot = freed;
-        dred->freed_total++;
-        freed = old;
-    }
+    d12__dred_heap_resource_released(resource, &freed);
+    d12__dred_ledger_push_freed(resource->device_child.device, &freed);
     pthread_mutex_unlock(&dred->ledger_lock);
-    free(freed.name_a);
-    free(freed.name_w);
+    d12__dred_freed_clear(&freed);
 }

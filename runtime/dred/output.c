@@ -8,6 +8,7 @@
 
 #include "device.h"
 #include "dred_internal.h"
+#include "heap.h"
 #include "list.h"
 #include "queue.h"
 #include "resource.h"
@@ -161,7 +162,8 @@ static D3D12_AUTO_BREADCRUMB_NODE1 *build_breadcrumbs(struct d12_dred *dred, are
 
 /* ---- Page-fault nodes ---- */
 
-static D3D12_DRED_ALLOCATION_NODE1 *allocation_node(arena *a, const void *object, char *name_a, wchar_t *name_w)
+static D3D12_DRED_ALLOCATION_NODE1 *allocation_node(arena *a, const void *object, char *name_a, wchar_t *name_w,
+                                                    D3D12_DRED_ALLOCATION_TYPE type)
 {
     D3D12_DRED_ALLOCATION_NODE1 *node = arena_calloc(a, 1, sizeof *node);
     if (node == NULL) {
@@ -171,7 +173,7 @@ static D3D12_DRED_ALLOCATION_NODE1 *allocation_node(arena *a, const void *object
     }
     node->ObjectNameA = arena_keep(a, name_a);
     node->ObjectNameW = arena_keep(a, name_w);
-    node->AllocationType = D3D12_DRED_ALLOCATION_TYPE_RESOURCE; /* a committed buffer: no separate heap node */
+    node->AllocationType = type; /* a committed buffer: RESOURCE, no separate heap node; a heap: HEAP (heaps.c) */
     node->pObject = object;
     return node;
 }
@@ -196,7 +198,19 @@ static void build_page_fault(struct d12_dred *dred, arena *a, struct d12_dred_ou
         char *na;
         wchar_t *nw;
         d12__dred_object_names(&r->resource->device_child.object, &na, &nw);
-        D3D12_DRED_ALLOCATION_NODE1 *node = allocation_node(a, &r->resource->com.resource, na, nw);
+        D3D12_DRED_ALLOCATION_NODE1 *node =
+            allocation_node(a, &r->resource->com.resource, na, nw, D3D12_DRED_ALLOCATION_TYPE_RESOURCE);
+        if (node) {
+            *existing = node;
+            existing = (D3D12_DRED_ALLOCATION_NODE1 **)&node->pNext;
+        }
+    }
+    /* The heaps holding the VA, after the resources placed in them (docs/heaps.md). */
+    for (const d12_dred_heap *h = d12__dred_heap_holding(dred, NULL, va); h; h = d12__dred_heap_holding(dred, h, va)) {
+        char *na;
+        wchar_t *nw;
+        d12__dred_object_names(&h->heap->device_child.object, &na, &nw);
+        D3D12_DRED_ALLOCATION_NODE1 *node = allocation_node(a, &h->heap->com.heap, na, nw, D3D12_DRED_ALLOCATION_TYPE_HEAP);
         if (node) {
             *existing = node;
             existing = (D3D12_DRED_ALLOCATION_NODE1 **)&node->pNext;
@@ -212,7 +226,7 @@ static void build_page_fault(struct d12_dred *dred, arena *a, struct d12_dred_ou
         wchar_t *nw = NULL;
         if (r->name_w && (nw = malloc((wcslen(r->name_w) + 1) * sizeof *nw)) != NULL)
             wcscpy(nw, r->name_w);
-        D3D12_DRED_ALLOCATION_NODE1 *node = allocation_node(a, r->object, na, nw);
+        D3D12_DRED_ALLOCATION_NODE1 *node = allocation_node(a, r->object, na, nw, (D3D12_DRED_ALLOCATION_TYPE)r->type);
         if (node) {
             *freed = node;
             freed = (D3D12_DRED_ALLOCATION_NODE1 **)&node->pNext;

@@ -556,8 +556,8 @@ static void fill_page_fault(struct d12_device *device, d12dred_report *r)
             release = f->seq;
         char *name = f->name_w ? d12dred_utf8_from_wide(f->name_w) : f->name_a ? strdup(f->name_a) : NULL;
         /* "released after the list was recorded": freed after the faulting list's Close */
-        d12dred_allocation *x = d12dred_page_fault_add_freed(pf, name, D3D12_DRED_ALLOCATION_TYPE_RESOURCE, f->start,
-                                                             f->size, recorded_known && f->seq > recorded);
+        d12dred_allocation *x = d12dred_page_fault_add_freed(pf, name, f->type, f->start, f->size,
+                                                             recorded_known && f->seq > recorded);
         if (x)
             x->width = f->width;
         free(name);
@@ -578,6 +578,7 @@ static void fill_page_fault(struct d12_device *device, d12dred_report *r)
             x->width = above->width;
         free(name);
     }
+    d12__dred_heaps_page_fault(dred, pf, va); /* the heaps holding it, and which alias was active (heaps.c) */
     /* The verdict: in a live allocation (none: the fault is not explained by the ledger); in a freed one only
      * (use-after-free); in the guard gap right after a live one (out of bounds); anywhere else (never mapped). */
     d12dred_verdict verdict = pf->existing_count ? D12DRED_VERDICT_NONE

@@ -677,11 +677,27 @@ static const char *convert_barrier(struct d12_device *device, const D3D12_RESOUR
         if ((before && d12__foreign(device, before->device_child.device, method, "Aliasing.pResourceBefore", why)) ||
             (after && d12__foreign(device, after->device_child.device, method, "Aliasing.pResourceAfter", why)))
             return k_foreign_barrier;
-        out->Type = D3D12DDI_RESOURCE_BARRIER_TYPE_ALIASING; /* committed buffers never alias */
+        /* The driver gets the resource becoming active (d3d12ddi.h): NULL, any resource may become so. */
+        out->Type = D3D12DDI_RESOURCE_BARRIER_TYPE_ALIASING;
+        if (after)
+            out->hResource = after->handle;
         return NULL;
     }
     default:
         return "unknown D3D12_RESOURCE_BARRIER_TYPE";
+    }
+}
+
+/* DRED's ledger learns which placed resource each aliasing barrier activated, and at which op (docs/heaps.md). */
+static void note_aliasing(struct d12_command_list *self, UINT count, const D3D12_RESOURCE_BARRIER *barriers)
+{
+    UINT32 op = self->dred_work && self->dred_work->count ? self->dred_work->count - 1 : D12_DRED_OP_INDEX_UNKNOWN;
+    for (UINT i = 0; i < count; i++) {
+        struct d12_resource *after = barriers[i].Type == D3D12_RESOURCE_BARRIER_TYPE_ALIASING
+                                         ? d12__resource_unwrap(barriers[i].Aliasing.pResourceAfter)
+                                         : NULL;
+        if (after && after->placed_heap)
+            d12__dred_aliasing_barrier(after, op);
     }
 }
 
@@ -710,6 +726,7 @@ void d12_command_list_ResourceBarrier(struct d12_command_list *self, UINT NumBar
             before_work(self, D12_WORK_RESOURCE_BARRIER); /* GPU work like any other: it gets a state index */
             self->ddi->pfnResourceBarrier(self->handle, NumBarriers, barriers);
             d12__dred_breadcrumb(self->dred_work, self->handle, D3D12_AUTO_BREADCRUMB_OP_RESOURCEBARRIER);
+            note_aliasing(self, NumBarriers, pBarriers);
         }
     }
     if (barriers != stack)

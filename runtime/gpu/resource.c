@@ -5,6 +5,8 @@
 #include "d12_messages.h"
 #include "device.h"
 #include "dred/dred.h"
+#include "foreign.h"
+#include "heap.h"
 #include "resource.h"
 
 static D3D12DDI_HDEVICE driver_device(struct d12_resource *resource)
@@ -90,6 +92,8 @@ static void resource_destroy(struct d12_resource *resource)
     if (resource->handle.pDrvPrivate)
         resource->gpu->core.pfnDestroyResource(driver_device(resource), resource->handle);
     free(resource->handle.pDrvPrivate);
+    if (resource->placed_heap) /* after the driver's placed buffer went: the heap may go now (heap.c) */
+        d12__heap_unhold(resource->placed_heap);
     d12__device_child_destroy(&resource->device_child);
     free(resource);
 }
@@ -280,6 +284,7 @@ static void warn_state_ignored(d12_info_queue *info, const D3D12_HEAP_PROPERTIES
     d12__msg_createresource_state_ignored(info, state_text(state, buffer, sizeof buffer));
 }
 
+/* The driver's buffer of `resource`: committed (its own memory and range), or placed in resource->placed_heap. */
 static HRESULT create_driver_resource(struct d12_device *device, struct d12_resource *resource)
 {
     D3D12DDIARG_CREATERESOURCE_0126 args = {(D3D12DDI_HEAP_TYPE)resource->heap.Type, resource->desc.Width};
@@ -291,7 +296,13 @@ static HRESULT create_driver_resource(struct d12_device *device, struct d12_reso
         return hr;
     D3D12DDI_HRESOURCE handle = {memory};
     D3D12DDI_HRTRESOURCE rt_handle = {d12__device_child_rt_handle(&resource->device_child)};
-    hr = resource->gpu->core.pfnCreateResource(driver, &args, handle, rt_handle);
+    if (resource->placed_heap) {
+        D3D12DDIARG_CREATEPLACEDRESOURCE_D12RT placed = {args.HeapType, args.Width, resource->placed_heap->handle,
+                                                         resource->heap_offset};
+        hr = resource->gpu->heaps.pfnCreatePlacedResource(driver, &placed, handle, rt_handle);
+    } else {
+        hr = resource->gpu->core.pfnCreateResource(driver, &args, handle, rt_handle);
+    }
     if (FAILED(hr)) {
         free(memory);
         return hr;
@@ -299,6 +310,40 @@ static HRESULT create_driver_resource(struct d12_device *device, struct d12_reso
     resource->handle = handle;
     resource->gpu_address = resource->gpu->core.pfnGetResourceGPUVirtualAddress(driver, handle);
     return S_OK;
+}
+
+/* A validated buffer's object, its driver buffer, its ledger record, and the interface asked for. `heap`: placed
+ * there at `offset` (the resource holds the heap from now on), else committed with `properties` and `heap_flags`. */
+static HRESULT new_resource(struct d12_device *device, const D3D12_HEAP_PROPERTIES *properties,
+                            D3D12_HEAP_FLAGS heap_flags, struct d12_heap *heap, UINT64 offset,
+                            const D3D12_RESOURCE_DESC *desc, const IID *riid, void **ppv)
+{
+    struct d12_resource *resource = calloc(1, sizeof *resource);
+    if (!resource)
+        return E_OUTOFMEMORY;
+    d12__resource_com_init(&resource->com);
+    atomic_init(&resource->refcount, 1);
+    d12__device_child_init(&resource->device_child, device, &resource->com.resource, "ID3D12Resource");
+    resource->desc = *desc;
+    resource->heap = *properties;
+    resource->heap_flags = heap_flags;
+    resource->gpu = device->gpu;
+    atomic_init(&resource->maps, 0);
+    if (heap) {
+        d12__heap_hold(heap);
+        resource->placed_heap = heap;
+        resource->heap_offset = offset;
+    }
+    HRESULT hr = create_driver_resource(device, resource);
+    if (FAILED(hr)) {
+        resource_destroy(resource);
+        return hr;
+    }
+    d12__device_child_register(&resource->device_child, resource, D3D12DDI_HT_0012_RESOURCE);
+    d12__dred_resource_created(resource);
+    hr = d12__resource_QueryInterface(resource, riid, ppv);
+    d12_resource_Release(resource);
+    return hr;
 }
 
 HRESULT d12_device_CreateCommittedResource(struct d12_device *self, const D3D12_HEAP_PROPERTIES *pHeapProperties,
@@ -328,24 +373,151 @@ HRESULT d12_device_CreateCommittedResource(struct d12_device *self, const D3D12_
         return E_INVALIDARG;
     if (ppvResource == NULL)
         return S_FALSE;
-    struct d12_resource *resource = calloc(1, sizeof *resource);
-    if (!resource)
-        return E_OUTOFMEMORY;
-    d12__resource_com_init(&resource->com);
-    atomic_init(&resource->refcount, 1);
-    d12__device_child_init(&resource->device_child, self, &resource->com.resource, "ID3D12Resource");
-    resource->desc = *pDesc;
-    resource->heap = *pHeapProperties;
-    resource->heap_flags = HeapFlags;
-    resource->gpu = self->gpu;
-    atomic_init(&resource->maps, 0);
-    if (FAILED(hr = create_driver_resource(self, resource))) {
-        resource_destroy(resource);
-        return hr;
+    return new_resource(self, pHeapProperties, HeapFlags, NULL, 0, pDesc, riidResource, ppvResource);
+}
+
+/* ---- ID3D12Device::CreatePlacedResource (1, 2): buffers in heaps (docs/heaps.md) ---- */
+
+#define D12_BUFFER_ALIGNMENT D3D12_DEFAULT_RESOURCE_PLACEMENT_ALIGNMENT /* a buffer's placement alignment */
+
+/* The heap argument: a live d12rt heap of this device with a heap table behind it, or NULL (reported). */
+static struct d12_heap *placement_heap(struct d12_device *device, const char *method, ID3D12Heap *pHeap)
+{
+    if (!device->gpu->has_heaps) {
+        d12__msg_heaps_unsupported(device->info_queue, method,
+                                   d12__driver_adapter_name(d12__driver_device_adapter(device->driver)));
+        return NULL;
     }
-    d12__device_child_register(&resource->device_child, resource, D3D12DDI_HT_0012_RESOURCE);
-    d12__dred_resource_created(resource);
-    hr = d12__resource_QueryInterface(resource, riidResource, ppvResource);
-    d12_resource_Release(resource);
-    return hr;
+    struct d12_heap *heap = pHeap ? d12__heap_unwrap(pHeap) : NULL;
+    if (!heap) {
+        d12__msg_createresourceandheap_nullheap(device->info_queue, method);
+        return NULL;
+    }
+    if (d12__foreign(device, heap->device_child.device, method, "pHeap", "returning E_INVALIDARG"))
+        return NULL;
+    return heap;
+}
+
+/* D3D12: "HeapOffset must be a multiple of the resource's alignment, and HeapOffset plus the resource size must be
+ * smaller than or equal to the heap size" (CreatePlacedResource's documentation); a buffer's alignment is 64 KiB
+ * and its size is GetResourceAllocationInfo's, its Width rounded up to 64 KiB. */
+static bool placement_fits(d12_info_queue *info, const char *method, const struct d12_heap *heap, UINT64 offset,
+                           UINT64 width)
+{
+    if (offset % D12_BUFFER_ALIGNMENT) {
+        d12__msg_createplacedresource_unaligned_offset(info, method, offset);
+        return false;
+    }
+    UINT64 size = width > UINT64_MAX - (D12_BUFFER_ALIGNMENT - 1)
+                      ? UINT64_MAX
+                      : (width + D12_BUFFER_ALIGNMENT - 1) & ~(UINT64)(D12_BUFFER_ALIGNMENT - 1);
+    if (offset > heap->desc.SizeInBytes || size > heap->desc.SizeInBytes - offset) {
+        d12__msg_createplacedresource_outside_heap(info, method, size, offset, heap->desc.SizeInBytes);
+        return false;
+    }
+    return true;
+}
+
+static HRESULT create_placed(struct d12_device *self, const char *method, ID3D12Heap *pHeap, UINT64 HeapOffset,
+                             const D3D12_RESOURCE_DESC *pDesc, D3D12_RESOURCE_STATES state,
+                             const D3D12_CLEAR_VALUE *pOptimizedClearValue, const IID *riid, void **ppvResource)
+{
+    if (ppvResource)
+        *ppvResource = NULL;
+    HRESULT hr = d12__device_check_gpu_create(self, method);
+    if (FAILED(hr))
+        return hr;
+    struct d12_heap *heap = placement_heap(self, method, pHeap);
+    if (!heap)
+        return self->gpu->has_heaps ? E_INVALIDARG : E_NOTIMPL;
+    if (!pDesc) {
+        d12__msg_createresourceandheap_nullresourceproperties(self->info_queue, method);
+        return E_INVALIDARG;
+    }
+    const char *problem = check_buffer(&heap->desc.Properties, heap->desc.Flags, pDesc, state);
+    if (!problem && pOptimizedClearValue)
+        problem = "pOptimizedClearValue must be NULL for a buffer";
+    if (problem) {
+        d12__msg_create_invalid_argument(self->info_queue, method, problem);
+        return E_INVALIDARG;
+    }
+    if (!buffer_bits_valid(self->info_queue, heap->desc.Flags, pDesc, state) ||
+        !placement_fits(self->info_queue, method, heap, HeapOffset, pDesc->Width))
+        return E_INVALIDARG;
+    warn_state_ignored(self->info_queue, &heap->desc.Properties, state);
+    if (riid == NULL)
+        return E_INVALIDARG;
+    if (ppvResource == NULL)
+        return S_FALSE;
+    return new_resource(self, &heap->desc.Properties, heap->desc.Flags, heap, HeapOffset, pDesc, riid, ppvResource);
+}
+
+HRESULT d12_device_CreatePlacedResource(struct d12_device *self, ID3D12Heap *pHeap, UINT64 HeapOffset,
+                                        const D3D12_RESOURCE_DESC *pDesc, D3D12_RESOURCE_STATES InitialState,
+                                        const D3D12_CLEAR_VALUE *pOptimizedClearValue, const IID *riid,
+                                        void **ppvResource)
+{
+    return create_placed(self, "ID3D12Device::CreatePlacedResource", pHeap, HeapOffset, pDesc, InitialState,
+                         pOptimizedClearValue, riid, ppvResource);
+}
+
+/* D3D12_RESOURCE_DESC1 is D3D12_RESOURCE_DESC then SamplerFeedbackMipRegion, which a buffer leaves zero. NULL: what
+ * is wrong (*out unset). */
+static const char *desc_from_desc1(const D3D12_RESOURCE_DESC1 *desc1, D3D12_RESOURCE_DESC *out)
+{
+    if (desc1->SamplerFeedbackMipRegion.Width || desc1->SamplerFeedbackMipRegion.Height ||
+        desc1->SamplerFeedbackMipRegion.Depth)
+        return "a buffer has no SamplerFeedbackMipRegion (it must be all zero)";
+    *out = (D3D12_RESOURCE_DESC){desc1->Dimension, desc1->Alignment, desc1->Width, desc1->Height,
+                                 desc1->DepthOrArraySize, desc1->MipLevels, desc1->Format, desc1->SampleDesc,
+                                 desc1->Layout, desc1->Flags};
+    return NULL;
+}
+
+HRESULT d12_device_CreatePlacedResource1(struct d12_device *self, ID3D12Heap *pHeap, UINT64 HeapOffset,
+                                         const D3D12_RESOURCE_DESC1 *pDesc, D3D12_RESOURCE_STATES InitialState,
+                                         const D3D12_CLEAR_VALUE *pOptimizedClearValue, const IID *riid,
+                                         void **ppvResource)
+{
+    const char *method = "ID3D12Device8::CreatePlacedResource1";
+    D3D12_RESOURCE_DESC desc;
+    const char *problem = pDesc ? desc_from_desc1(pDesc, &desc) : NULL;
+    if (problem) {
+        if (ppvResource)
+            *ppvResource = NULL;
+        d12__msg_create_invalid_argument(self->info_queue, method, problem);
+        return E_INVALIDARG;
+    }
+    return create_placed(self, method, pHeap, HeapOffset, pDesc ? &desc : NULL, InitialState, pOptimizedClearValue,
+                         riid, ppvResource);
+}
+
+/* Enhanced barriers: a buffer has no layout (InitialLayout UNDEFINED) and no castable formats; it starts in the
+ * state its heap type implies (D3D12's rule for buffers), which the legacy checks then accept. */
+HRESULT d12_device_CreatePlacedResource2(struct d12_device *self, ID3D12Heap *pHeap, UINT64 HeapOffset,
+                                         const D3D12_RESOURCE_DESC1 *pDesc, D3D12_BARRIER_LAYOUT InitialLayout,
+                                         const D3D12_CLEAR_VALUE *pOptimizedClearValue, UINT32 NumCastableFormats,
+                                         DXGI_FORMAT *pCastableFormats, const IID *riid, void **ppvResource)
+{
+    const char *method = "ID3D12Device10::CreatePlacedResource2";
+    (void)pCastableFormats;
+    D3D12_RESOURCE_DESC desc;
+    const char *problem = InitialLayout != D3D12_BARRIER_LAYOUT_UNDEFINED
+                              ? "a buffer's InitialLayout must be D3D12_BARRIER_LAYOUT_UNDEFINED"
+                          : NumCastableFormats ? "a buffer has no castable formats (NumCastableFormats must be 0)"
+                          : pDesc              ? desc_from_desc1(pDesc, &desc)
+                                               : NULL;
+    if (problem) {
+        if (ppvResource)
+            *ppvResource = NULL;
+        d12__msg_create_invalid_argument(self->info_queue, method, problem);
+        return E_INVALIDARG;
+    }
+    struct d12_heap *heap = pHeap ? d12__heap_unwrap(pHeap) : NULL;
+    D3D12_HEAP_TYPE type = heap ? heap->desc.Properties.Type : D3D12_HEAP_TYPE_DEFAULT;
+    D3D12_RESOURCE_STATES state = type == D3D12_HEAP_TYPE_UPLOAD     ? D3D12_RESOURCE_STATE_GENERIC_READ
+                                  : type == D3D12_HEAP_TYPE_READBACK ? D3D12_RESOURCE_STATE_COPY_DEST
+                                                                     : D3D12_RESOURCE_STATE_COMMON;
+    return create_placed(self, method, pHeap, HeapOffset, pDesc ? &desc : NULL, state, pOptimizedClearValue, riid,
+                         ppvResource);
 }

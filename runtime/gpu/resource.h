@@ -1,5 +1,6 @@
-/* ID3D12Resource: committed buffers in DEFAULT, UPLOAD and READBACK heaps (textures are out of d12rt's scope). The
- * memory and the GPU virtual address are the driver's (pfnCreateResource). */
+/* ID3D12Resource: committed buffers in DEFAULT, UPLOAD and READBACK heaps, and buffers placed in heaps (heap.h,
+ * docs/heaps.md); textures are out of d12rt's scope. The memory and the GPU virtual address are the driver's
+ * (pfnCreateResource, pfnCreatePlacedResource). */
 #ifndef D12_RESOURCE_H
 #define D12_RESOURCE_H
 
@@ -22,6 +23,8 @@ struct d12_resource {
     D3D12DDI_HRESOURCE handle;
     D3D12_GPU_VIRTUAL_ADDRESS gpu_address;
     atomic_uint maps; /* Map calls not yet matched by Unmap */
+    struct d12_heap *placed_heap; /* fixed: the heap a placed resource holds (docs/heaps.md); NULL: committed */
+    UINT64 heap_offset;           /* fixed: where in it */
     d12_dred_allocation dred_allocation; /* the page-fault ledger's record (runtime/dred/ledger.c); linked while
                                             its `resource` is set */
 };

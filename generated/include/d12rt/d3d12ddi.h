@@ -176,6 +176,11 @@ typedef enum D3D12DDI_TABLE_TYPE {
      * driver that does not list it keeps working, and CreateDescriptorHeap on its devices answers E_NOTIMPL
      * with a message naming it */
     D3D12DDI_TABLE_TYPE_D12RT_DESCRIPTORS = 0x0D12003D,
+    /* D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT (heaps and placed buffers, docs/heaps.md), filled once per adapter
+     * when pfnGetOptionalDDITables lists it beside the three GPU-work tables; a driver that does not list it
+     * keeps working, and CreateHeap and CreatePlacedResource on its devices answer E_NOTIMPL with a message
+     * naming it */
+    D3D12DDI_TABLE_TYPE_D12RT_HEAPS = 0x0D120033,
 } D3D12DDI_TABLE_TYPE;
 
 /* Extended features (values as in the WDK). d12rt implements none of the WDK's; the driver-reported-messages
@@ -320,7 +325,10 @@ typedef struct D3D12DDI_INDEX_BUFFER_VIEW {
 /* One barrier (pfnResourceBarrier). */
 typedef struct D3D12DDIARG_RESOURCE_BARRIER_0126 {
     D3D12DDI_RESOURCE_BARRIER_TYPE Type; /* the barrier's type */
-    D3D12DDI_HRESOURCE hResource; /* the resource (NULL: every resource, for UAV and aliasing barriers) */
+    /* the resource (NULL: every resource, for UAV and aliasing barriers). ALIASING: the resource becoming
+     * active (the API's pResourceAfter); the barrier orders every earlier access to any resource sharing its
+     * memory before every later one, so a driver may treat it as a barrier on all memory */
+    D3D12DDI_HRESOURCE hResource;
     D3D12_RESOURCE_STATES StateBefore; /* TRANSITION: the state before */
     D3D12_RESOURCE_STATES StateAfter; /* TRANSITION: the state after */
 } D3D12DDIARG_RESOURCE_BARRIER_0126;
@@ -1279,6 +1287,82 @@ typedef struct D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1 {
     PFND3D12DDI_GET_SUPPORTED_DRIVER_REPORTED_MESSAGE_FLAGS_1 pfnGetSupportedDriverReportedMessageFlags;
     PFND3D12DDI_SET_DRIVER_REPORTED_MESSAGE_FLAGS_1 pfnSetDriverReportedMessageFlags; /* wanted categories */
 } D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1;
+
+/* The driver's heap (D3D12DDI_TABLE_TYPE_D12RT_HEAPS), constructed in runtime-allocated memory. Its runtime
+ * handle is a D3D12DDI_HRTRESOURCE as in the WDK's pfnCreateHeap (D3D12DDI_HT_HEAP in identity queries). */
+typedef struct D3D12DDI_HHEAP {
+    void* pDrvPrivate;
+} D3D12DDI_HHEAP;
+
+/* Arguments of pfnCalcPrivateHeapSize and pfnCreateHeap (the runtime validated them, docs/heaps.md). d12rt
+ * differs from the WDK: the WDK's has the memory pool, CPU page property and node masks; d12rt has no custom
+ * heaps, so the heap type says where the memory lives. */
+typedef struct D3D12DDIARG_CREATEHEAP_0001 {
+    D3D12DDI_HEAP_TYPE HeapType; /* DEFAULT, UPLOAD or READBACK */
+    UINT64 ByteSize; /* the heap's size in bytes (at least 1; the runtime rounds it up to 64 KiB) */
+    UINT64 Alignment; /* 65536 or 4194304 (D3D12's 0 arrives as 65536) */
+    /* the application's D3D12_HEAP_FLAGS bits (information: the runtime refused what it cannot honour) */
+    UINT Flags;
+} D3D12DDIARG_CREATEHEAP_0001;
+
+/* Arguments of pfnCreatePlacedResource (pfnCalcPrivateResourceSize gets the HeapType and Width in a
+ * D3D12DDIARG_CREATERESOURCE_0126). d12rt differs from the WDK: the WDK places a resource through
+ * pfnCreateHeapAndResource with a NULL heap description and hDrvHeap. */
+typedef struct D3D12DDIARG_CREATEPLACEDRESOURCE_D12RT {
+    D3D12DDI_HEAP_TYPE HeapType; /* the heap's type */
+    UINT64 Width; /* the buffer's size in bytes (at least 1) */
+    D3D12DDI_HHEAP hDrvHeap; /* the heap it is placed in (live for the buffer's whole life) */
+    UINT64 HeapOffset; /* a multiple of 65536; HeapOffset + Width is within the heap's ByteSize */
+} D3D12DDIARG_CREATEPLACEDRESOURCE_D12RT;
+
+/* Bytes of private memory the driver's heap object needs. */
+typedef SIZE_T(APIENTRY* PFND3D12DDI_CALCPRIVATEHEAPSIZE_0030)(
+    D3D12DDI_HDEVICE hDevice,
+    const D3D12DDIARG_CREATEHEAP_0001* pArgs);
+
+/* Construct a heap in hDrvHeap.pDrvPrivate: ByteSize bytes of zero-filled memory with one GPU virtual address
+ * range of its own, allocated as a committed buffer's is (the same alignment, the same unmapped guard gap
+ * after it, never reused while the heap lives). E_OUTOFMEMORY when its memory cannot be had. The runtime
+ * destroys it only after every resource placed in it was destroyed. Threads: any application thread,
+ * concurrently. */
+typedef HRESULT(APIENTRY* PFND3D12DDI_CREATEHEAP_0001)(
+    D3D12DDI_HDEVICE hDevice,
+    const D3D12DDIARG_CREATEHEAP_0001* pArgs,
+    D3D12DDI_HHEAP hDrvHeap,
+    D3D12DDI_HRTRESOURCE hRTHeap);
+
+/* Destruct a heap in place (no resource is placed in it any more); its address range maps to nothing from now
+ * on. */
+typedef VOID(APIENTRY* PFND3D12DDI_DESTROYHEAP)(D3D12DDI_HDEVICE hDevice, D3D12DDI_HHEAP hDrvHeap);
+
+/* The GPU virtual address of the heap's first byte (fixed for its life, never 0, 64 KiB aligned): a resource
+ * placed at HeapOffset has this address plus HeapOffset. DRED's ledger names the heap's range with it. d12rt
+ * differs from the WDK: the WDK has no such slot (its runtime learns a heap's range from the kernel's
+ * allocation). */
+typedef UINT64(APIENTRY* PFND3D12DDI_GETHEAPGPUVIRTUALADDRESS_D12RT)(
+    D3D12DDI_HDEVICE hDevice,
+    D3D12DDI_HHEAP hDrvHeap);
+
+/* Construct a buffer placed in a heap in hDrvResource.pDrvPrivate (pfnCalcPrivateResourceSize bytes). It
+ * allocates neither memory nor an address range: its GPU virtual address is the heap's plus HeapOffset and
+ * its bytes are the heap's, shared with every other resource placed over them (aliases, by design; Map
+ * answers the heap's memory at HeapOffset). pfnDestroyResource destructs it; that releases no address range. */
+typedef HRESULT(APIENTRY* PFND3D12DDI_CREATEPLACEDRESOURCE_D12RT)(
+    D3D12DDI_HDEVICE hDevice,
+    const D3D12DDIARG_CREATEPLACEDRESOURCE_D12RT* pArgs,
+    D3D12DDI_HRESOURCE hDrvResource,
+    D3D12DDI_HRTRESOURCE hRTResource);
+
+/* The heap table (D3D12DDI_TABLE_TYPE_D12RT_HEAPS); every slot must be non-NULL. Aliasing barriers need no
+ * slot of their own: pfnResourceBarrier gets them (D3D12DDI_RESOURCE_BARRIER_TYPE_ALIASING). d12rt differs
+ * from the WDK: the WDK's heap slots live in its device core table (pfnCreateHeapAndResource and friends). */
+typedef struct D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT {
+    PFND3D12DDI_CALCPRIVATEHEAPSIZE_0030 pfnCalcPrivateHeapSize; /* heap size */
+    PFND3D12DDI_CREATEHEAP_0001 pfnCreateHeap; /* construct a heap */
+    PFND3D12DDI_DESTROYHEAP pfnDestroyHeap; /* destruct a heap */
+    PFND3D12DDI_CREATEPLACEDRESOURCE_D12RT pfnCreatePlacedResource; /* construct a placed buffer */
+    PFND3D12DDI_GETHEAPGPUVIRTUALADDRESS_D12RT pfnGetHeapGPUVirtualAddress; /* the heap's GPU VA */
+} D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT;
 
 /* The one symbol a driver exports (C linkage). It allocates its adapter object, fills every slot of
  * *pArgs->pAdapterFuncs, sets pArgs->hAdapter and returns S_OK; a failure HRESULT means no adapter. */

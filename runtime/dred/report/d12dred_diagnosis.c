@@ -147,6 +147,11 @@ int d12dred_page_fault_set_detail(d12dred_page_fault *page_fault, const char *de
     return page_fault ? d12__dred_set_string(&page_fault->detail, detail) : -1;
 }
 
+int d12dred_page_fault_set_aliasing(d12dred_page_fault *page_fault, const char *aliasing)
+{
+    return page_fault ? d12__dred_set_string(&page_fault->aliasing, aliasing) : -1;
+}
+
 int d12dred_report_set_removed_by(d12dred_report *report, const char *removed_by)
 {
     return report ? d12__dred_set_string(&report->removed_by, removed_by) : -1;

@@ -193,7 +193,8 @@ int d12__dred_map_queue_ext(mapper *m, const jvalue *value, d12dred_queue *queue
 
 int d12__dred_map_page_fault_ext(mapper *m, const jvalue *value, d12dred_page_fault *page_fault)
 {
-    if (opt_string(m, value, "detail", &page_fault->detail))
+    if (opt_string(m, value, "detail", &page_fault->detail) ||
+        opt_string(m, value, "aliasing", &page_fault->aliasing)) /* additive (issue 33) */
         return -1;
     const jvalue *overrun = get(value, "overrun");
     if (!overrun || overrun->type == J_NULL)

@@ -507,6 +507,8 @@ static void write_page_fault(writer *w, const d12dred_page_fault *page_fault)
         uint_value(w, "overrun", page_fault->overrun);
     else
         null_value(w, "overrun");
+    if (page_fault->aliasing) /* additive (issue 33): absent when no heap holds the VA */
+        string_value(w, "aliasing", page_fault->aliasing);
     end_object(w);
 }
 

@@ -592,6 +592,11 @@ static void render_page_fault(buf *b, const d12dred_page_fault *pf)
         put_text(b, pf->detail);
         d12__dred_buf_puts(b, "\n");
     }
+    if (pf->aliasing) {
+        d12__dred_buf_puts(b, "  aliasing      ");
+        put_text(b, pf->aliasing);
+        d12__dred_buf_puts(b, "\n");
+    }
     d12__dred_buf_puts(b, "  existing     ");
     if (!pf->existing_count)
         d12__dred_buf_puts(b, " none");

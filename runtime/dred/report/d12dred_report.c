@@ -268,6 +268,7 @@ static void free_page_fault(d12dred_page_fault *page_fault)
     free_allocation(page_fault->below);
     free_allocation(page_fault->above);
     free(page_fault->detail);
+    free(page_fault->aliasing);
     free(page_fault);
 }
 

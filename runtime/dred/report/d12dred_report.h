@@ -255,6 +255,10 @@ typedef struct d12dred_page_fault {
     char *detail;                    /* `detail`: what the verdict means to fix (issue 19 item 4), or NULL */
     bool has_overrun;                /* `overrun` (issue 32): bytes the faulting access runs past the buffer's */
     uint64_t overrun;                /* Width (an out-of-bounds verdict with the access known), else null */
+    /* `aliasing` (issue 33, docs/heaps.md): the resources placed over the faulting range and the one an aliasing
+     * barrier activated last, "'A' and 'B' alias this range; 'B' was the active one, since the aliasing barrier at
+     * op #12", or NULL (no heap holds the VA). */
+    char *aliasing;
 } d12dred_page_fault;
 
 /* A member of a read report that this d12dred does not know (a later d12rt's additive member, docs/dred-report.md):
@@ -378,6 +382,7 @@ int d12dred_va_site_set(d12dred_va_site *site, bool has_offset, uint64_t offset,
 int d12dred_op_state_set_copy(d12dred_op_state *state, uint64_t bytes, uint64_t src_va, uint64_t src_offset,
                               const char *src, uint64_t dst_va, uint64_t dst_offset, const char *dst);
 int d12dred_page_fault_set_detail(d12dred_page_fault *page_fault, const char *detail);
+int d12dred_page_fault_set_aliasing(d12dred_page_fault *page_fault, const char *aliasing);
 int d12dred_report_set_removed_by(d12dred_report *report, const char *removed_by);
 int d12dred_report_set_kind(d12dred_report *report, const char *kind);
 int d12dred_report_add_note(d12dred_report *report, const char *note);
