@@ -368,15 +368,16 @@ static void tables(void)
     open_gpu(&g, true, true);
     UINT32 count = 0;
     CHECK_EQ_INT(g.af.pfnGetOptionalDDITables(g.adapter, &count, NULL), S_OK);
-    CHECK_EQ_INT(count, 4);
-    D3D12DDI_TABLE_REQUEST requests[4];
+    CHECK_EQ_INT(count, 6); /* + descriptors (docs/descriptors.md) and heaps (docs/heaps.md) */
+    D3D12DDI_TABLE_REQUEST requests[6];
     CHECK_EQ_INT(g.af.pfnGetOptionalDDITables(g.adapter, &count, requests), S_OK);
     unsigned seen = 0;
     for (unsigned i = 0; i < count; i++) {
         CHECK_EQ_INT(requests[i].numTables, 1);
         seen |= 1u << (requests[i].tableType & 15);
     }
-    CHECK_EQ_INT(seen, (1u << 0) | (1u << 1) | (1u << 2) | (1u << 8));
+    CHECK_EQ_INT(seen, (1u << 0) | (1u << 1) | (1u << 2) | (1u << 8) | (1u << (D3D12DDI_TABLE_TYPE_D12RT_DESCRIPTORS & 15)) |
+                           (1u << (D3D12DDI_TABLE_TYPE_D12RT_HEAPS & 15)));
     D3D12DDI_HRTTABLE none = {NULL};
     unsigned char big[512];
     static const struct {

@@ -62,6 +62,15 @@ static IUnknown *object_of_kind(walk_objects *objects, const char *kind)
         object = (IUnknown *)objects->resource;
     else if (strcmp(kind, "blob") == 0 || strcmp(kind, "rootsig_deserializer") == 0)
         return root_signature_object(kind); /* its own reference */
+    else if (strcmp(kind, "descriptor_heap") == 0) {
+        D3D12_DESCRIPTOR_HEAP_DESC desc = {D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV, 4, D3D12_DESCRIPTOR_HEAP_FLAG_NONE, 0};
+        ID3D12Device_CreateDescriptorHeap(objects->device, &desc, &IID_ID3D12DescriptorHeap, (void **)&object);
+        return object; /* its own reference */
+    } else if (strcmp(kind, "heap") == 0) {
+        D3D12_HEAP_DESC desc = {65536, {.Type = D3D12_HEAP_TYPE_DEFAULT}, 0, D3D12_HEAP_FLAG_ALLOW_ONLY_BUFFERS};
+        ID3D12Device_CreateHeap(objects->device, &desc, &IID_ID3D12Heap, (void **)&object);
+        return object; /* its own reference */
+    }
     else
         return NULL;
     if (object && strcmp(kind, "debug") != 0 && strcmp(kind, "dred_settings") != 0)

@@ -277,8 +277,11 @@ static void test_not_implemented(void)
                                                     (void **)&signature), E_NOTIMPL);
     /* Said once, not on every call; a value-returning slot answers zero. */
     CHECK_EQ_INT(count_messages(queue, "ID3D12Device::CreateRootSignature is not implemented"), 1);
-    CHECK_EQ_INT(ID3D12Device17_GetDescriptorHandleIncrementSize(device, D3D12_DESCRIPTOR_HEAP_TYPE_RTV), 0);
-    CHECK_EQ_INT(count_messages(queue, "ID3D12Device::GetDescriptorHandleIncrementSize is not implemented"), 1);
+    CHECK_EQ_INT(ID3D12Device17_CheckDriverMatchingIdentifier(device, D3D12_SERIALIZED_DATA_RAYTRACING_ACCELERATION_STRUCTURE,
+                                                              NULL), 0);
+    CHECK_EQ_INT(ID3D12Device17_CheckDriverMatchingIdentifier(device, D3D12_SERIALIZED_DATA_RAYTRACING_ACCELERATION_STRUCTURE,
+                                                              NULL), 0);
+    CHECK_EQ_INT(count_messages(queue, "ID3D12Device5::CheckDriverMatchingIdentifier is not implemented"), 1);
     CHECK_EQ_INT(ID3D12Device17_GetNodeCount(device), 1);
     ID3D12InfoQueue1_Release(queue);
     release_last(device);
