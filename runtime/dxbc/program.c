@@ -55,6 +55,7 @@ static int fail(cursor *c, const char *format, ...)
 
 static int next(cursor *c, uint32_t *value)
 {
+    *value = 0; /* set on failure too: gcc -O3 (-Wmaybe-uninitialized) cannot see that callers stop there */
     if (c->pos >= c->end)
         return fail(c, "the instruction ends inside an operand or argument");
     *value = d12_dxbc_u32(c->bytes, 4 * (size_t)c->pos++);
