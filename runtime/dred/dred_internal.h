@@ -155,6 +155,15 @@ void d12__dred_output_write_dump(struct d12_device *device, struct d12_dred_outp
 /* The frozen breadcrumb nodes' head (NULL: none). */
 const D3D12_AUTO_BREADCRUMB_NODE1 *d12__dred_output_breadcrumbs(const struct d12_dred_output *output);
 
+/* ---- The report's nodes (report_nodes.c) ---- */
+struct d12dred_report;
+/* One node per breadcrumb node, its ops, the attributed op and the state it saw. */
+void d12__dred_report_fill_nodes(struct d12_device *device, struct d12dred_report *r,
+                                 const D3D12_AUTO_BREADCRUMB_NODE1 *head);
+/* A correlated driver message ("0x<list> ... [Draw #k]") onto the op it names. */
+void d12__dred_report_attach_message(struct d12dred_report *r, const D3D12_AUTO_BREADCRUMB_NODE1 *head,
+                                     const D3D12_MESSAGE *m);
+
 /* ---- Where a VA of an op's state lies, what a verdict means to fix (report_sites.c) ---- */
 struct d12dred_va_site;
 struct d12dred_report;
