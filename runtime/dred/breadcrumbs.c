@@ -158,6 +158,9 @@ void d12__dred_list_destroy(struct d12_device *device, d12_dred_list *dred)
     clear_contexts(dred);
     free(dred->contexts);
     free(dred->changes);
+    d12__dred_bundles_clear(dred);
+    free(dred->bundle_runs);
+    free(dred->bundle_works);
     free(dred->ring);
     free(dred->args);
     free(dred);
@@ -176,6 +179,7 @@ void d12__dred_list_begin(struct d12_command_list *list)
     pthread_mutex_unlock(&device_dred->freeze_lock);
     dred->count = 0;
     dred->change_count = 0;
+    d12__dred_bundles_clear(dred);
     dred->state_overflow = false;
     clear_contexts(dred);
     if (dred->write_immediate) {
@@ -218,7 +222,11 @@ char *d12__dred_work_arguments_text(const d12_dred_list *dred, UINT index, UINT 
     if (dred == NULL || !dred->contexts_on || !in_ring(dred, index) ||
         (UINT)dred->ring[index & D12_DRED_RING_MASK] != op)
         return NULL;
-    const d12_dred_work_args *a = &dred->args[index & D12_DRED_RING_MASK];
+    return d12__dred_args_text(op, &dred->args[index & D12_DRED_RING_MASK]);
+}
+
+char *d12__dred_args_text(UINT op, const d12_dred_work_args *a)
+{
     /* The parameter names of the ID3D12GraphicsCommandList methods (d3d12.h). */
     static const char *const names[][5] = {
         [D3D12_AUTO_BREADCRUMB_OP_DRAWINSTANCED] = {"VertexCountPerInstance", "InstanceCount", "StartVertexLocation",
@@ -278,7 +286,8 @@ void d12__dred_state(d12_dred_list *dred, d12_dred_state_kind kind, unsigned whi
         dred->change_capacity = capacity;
     }
     dred->changes[dred->change_count++] =
-        (d12_dred_state_change){dred->count, (uint8_t)kind, (uint8_t)which, (uint16_t)slot, address, size, stride};
+        (d12_dred_state_change){dred->count, (uint8_t)kind, (uint8_t)which, (uint16_t)slot, address, size, stride,
+                                dred->bundle_step};
 }
 
 /* A context for the op about to be recorded (SetMarker, BeginEvent), when contexts are on. */

@@ -55,6 +55,8 @@ typedef struct d12_dred_state_change {
     UINT64 address; /* BufferLocation */
     UINT size;      /* SizeInBytes (views) */
     UINT stride;    /* StrideInBytes (vertex) or DXGI_FORMAT (index) */
+    UINT step;      /* 0; in a bundle's replay (issue 32 item 1), 1 + the bundle's draws and dispatches before it: a
+                       bundle draw at position p saw the changes of its EXECUTEBUNDLE op with step <= p + 1 */
 } d12_dred_state_change;
 
 /* A work op's arguments as the application passed them, for the report's op state ("IndexCountPerInstance=36, ...").
@@ -65,6 +67,22 @@ typedef union d12_dred_work_args {
     UINT32 u32[5]; /* draws and dispatches, in parameter order (BaseVertexLocation as its INT bits) */
     UINT64 u64[3]; /* CopyBufferRegion: DstOffset, SrcOffset, NumBytes */
 } d12_dred_work_args;
+
+/* A bundle executed into the list (issue 32 item 1). Windows DRED counts the EXECUTEBUNDLE only ("*pLastBreadcrumbValue
+ * stays at the EXECUTEBUNDLE op"), so the bundle's draws are no ops of the list; the report still names the draw
+ * the driver named, with the state that draw saw, from these records (docs/dred.md, "Bundles"). */
+typedef struct d12_dred_bundle_run {
+    UINT op;         /* the EXECUTEBUNDLE's index */
+    UINT64 identity; /* the bundle's ID3D12GraphicsCommandList pointer (what its driver messages start with) */
+    char *name;      /* its debug name at ExecuteBundle (malloc'ed), or NULL */
+} d12_dred_bundle_run;
+typedef struct d12_dred_bundle_work {
+    UINT op;        /* the EXECUTEBUNDLE's index */
+    UINT position;  /* among the bundle's draws and dispatches, from 0 */
+    UINT ordinal;   /* among the bundle's ops of its kind, from 0: the driver's "[Draw #n]" */
+    UINT kind;      /* D3D12_AUTO_BREADCRUMB_OP */
+    d12_dred_work_args args;
+} d12_dred_bundle_work;
 
 /* A 4-byte slot of the device's readback counter pool (the GPU writes the completed-op count into it). */
 typedef struct d12_dred_counter {
@@ -96,6 +114,11 @@ typedef struct d12_dred_list {
     d12_dred_state_change *changes;
     UINT change_count, change_capacity;
     bool state_overflow;   /* a state change could not be logged (out of memory): the report says so */
+    UINT bundle_step;      /* 0, or in a bundle's replay 1 + its draws and dispatches replayed so far */
+    d12_dred_bundle_run *bundle_runs;
+    UINT bundle_run_count, bundle_run_capacity;
+    d12_dred_bundle_work *bundle_works;
+    UINT bundle_work_count, bundle_work_capacity;
     _Atomic uint64_t closed_seq; /* the ledger's free sequence when the list was closed (use-after-free verdict) */
     /* Recordings begun (create, each Reset): bumped under the device's DRED freeze lock, so a freeze either runs
      * before a Reset touches the recording or sees that the list was reset since it was submitted (and then reads
@@ -180,6 +203,19 @@ static inline void d12__dred_note_state(d12_dred_list *dred, d12_dred_state_kind
     if (__builtin_expect(dred != NULL, 0) && dred->track_state)
         d12__dred_state(dred, kind, which, slot, address, size, stride);
 }
+
+/* ExecuteBundle's replay into the list (`dred` its dred_work: NULL when breadcrumbs are off or markers-only): begin
+ * before the bundle's first call, one work per draw or dispatch after its driver call, end after the last. Out of
+ * memory: the report names no draw for that bundle (docs/dred.md). */
+void d12__dred_bundle_begin(d12_dred_list *dred, UINT64 identity, const char *name);
+void d12__dred_bundle_work(d12_dred_list *dred, UINT kind, UINT ordinal, const UINT32 args[5]);
+void d12__dred_bundle_end(d12_dred_list *dred);
+/* Forget the recording's bundles (a new recording; the list's destruction frees the arrays). */
+void d12__dred_bundles_clear(d12_dred_list *dred);
+/* The bundle executed at op `op`, or NULL; its works are [*first, *first + *count). */
+const d12_dred_bundle_run *d12__dred_bundle_at(const d12_dred_list *dred, UINT op, UINT *first, UINT *count);
+/* A work op's arguments as the report's text ("VertexCountPerInstance=3, ..."), NULL for an op without any. */
+char *d12__dred_args_text(UINT op, const d12_dred_work_args *args);
 
 /* CopyBufferRegion's two sides (the report's `copy`), logged like a state change that applies to this op only. */
 static inline void d12__dred_note_copy(d12_dred_list *dred, UINT64 dst_va, UINT64 dst_offset, UINT64 src_va,

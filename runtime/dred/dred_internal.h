@@ -157,12 +157,16 @@ const D3D12_AUTO_BREADCRUMB_NODE1 *d12__dred_output_breadcrumbs(const struct d12
 
 /* ---- The report's nodes (report_nodes.c) ---- */
 struct d12dred_report;
-/* One node per breadcrumb node, its ops, the attributed op and the state it saw. */
+/* An attributed EXECUTEBUNDLE op's bundle draws, kept from the freeze to stage 2 (issue 32 item 1). */
+struct d12_dred_bundle_pick;
+/* One node per breadcrumb node, its ops, the attributed op and the state it saw; *picks gets the bundles'. */
 void d12__dred_report_fill_nodes(struct d12_device *device, struct d12dred_report *r,
-                                 const D3D12_AUTO_BREADCRUMB_NODE1 *head);
-/* A correlated driver message ("0x<list> ... [Draw #k]") onto the op it names. */
+                                 const D3D12_AUTO_BREADCRUMB_NODE1 *head, struct d12_dred_bundle_pick **picks);
+/* A correlated driver message ("0x<list> ... [Draw #k]", or a bundle's "0x<bundle>:'B' [Draw #k]") onto the op it
+ * names. */
 void d12__dred_report_attach_message(struct d12dred_report *r, const D3D12_AUTO_BREADCRUMB_NODE1 *head,
-                                     const D3D12_MESSAGE *m);
+                                     struct d12_dred_bundle_pick *picks, const D3D12_MESSAGE *m);
+void d12__dred_bundle_picks_free(struct d12_dred_bundle_pick *picks);
 
 /* ---- Where a VA of an op's state lies, what a verdict means to fix (report_sites.c) ---- */
 struct d12dred_va_site;

@@ -29,6 +29,7 @@ struct d12_dred_report_state {
     char *dump_path;            /* the removal's file, named at its first write */
     struct d12_dred_dump_order *dump_order; /* its writes, in order (dump.c) */
     bool dump_written, dump_failed, dump_timed_out;
+    struct d12_dred_bundle_pick *bundle_picks; /* report_nodes.c: the attributed bundles' draws, for stage 2 */
 };
 
 static const char *hresult_name(HRESULT hr)
@@ -415,7 +416,7 @@ struct d12_dred_report_state *d12__dred_report_freeze(struct d12_device *device,
                                     d12_info_queue_GetNumMessagesDiscardedByMessageCountLimit(device->info_queue);
     fill_header(device, state->report);
     number_pending_submissions(device);
-    d12__dred_report_fill_nodes(device, state->report, breadcrumbs);
+    d12__dred_report_fill_nodes(device, state->report, breadcrumbs, &state->bundle_picks);
     fill_queues(device, state->report, breadcrumbs);
     fill_page_fault(device, state->report);
     return state;
@@ -440,7 +441,7 @@ static void attach_flush_messages(struct d12_device *device, struct d12_dred_rep
             m->ID == D3D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGE) {
             d12dred_report_add_flush_message(state->report, (uint32_t)m->ID, (uint32_t)m->Category,
                                              (uint32_t)m->Severity, m->pDescription);
-            d12__dred_report_attach_message(state->report, head, m);
+            d12__dred_report_attach_message(state->report, head, state->bundle_picks, m);
         }
         free(m);
     }
@@ -550,6 +551,7 @@ void d12__dred_report_free(struct d12_dred_report_state *state)
     if (state == NULL)
         return;
     d12dred_report_free(state->report);
+    d12__dred_bundle_picks_free(state->bundle_picks);
     free(state->dump_dir);
     free(state->dump_path);
     d12__dred_dump_order_release(state->dump_order);

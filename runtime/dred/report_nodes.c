@@ -30,12 +30,13 @@ static const d12_dred_context *find_context(const d12_dred_list *l, UINT index)
 /* The op's arguments (draws, dispatches, CopyBufferRegion), and the views and root descriptors current at op
  * `index` (the state log replayed up to it), each VA resolved against the ledger (report_sites.c): the name right
  * after the address, where in the buffer it lies, and what the access does past its end. */
-static void fill_op_state(struct d12_dred *dred, const d12_dred_list *l, UINT index, d12dred_op *op)
+static void fill_op_state(struct d12_dred *dred, const d12_dred_list *l, UINT index, const d12_dred_bundle_work *bw,
+                          d12dred_op *op)
 {
     d12dred_op_state *state = d12dred_op_get_state(op);
     if (state == NULL)
         return;
-    char *arguments = d12__dred_work_arguments_text(l, index, op->op);
+    char *arguments = bw ? d12__dred_args_text(bw->kind, &bw->args) : d12__dred_work_arguments_text(l, index, op->op);
     if (arguments)
         d12dred_op_state_set_arguments(state, arguments);
     free(arguments);
@@ -43,6 +44,8 @@ static void fill_op_state(struct d12_dred *dred, const d12_dred_list *l, UINT in
     const d12_dred_state_change *vb[32] = {0}, *ib = NULL, *root[6][64] = {{0}}, *copy[2] = {NULL, NULL};
     for (UINT i = 0; i < l->change_count && l->changes[i].op <= index; i++) {
         const d12_dred_state_change *c = &l->changes[i];
+        if (bw && c->op == index && c->step > bw->position + 1)
+            break; /* set in the bundle after this draw: not what it saw (the log is in record order) */
         if (c->kind == D12_DRED_STATE_VERTEX_BUFFER && c->slot < 32)
             vb[c->slot] = c;
         else if (c->kind == D12_DRED_STATE_INDEX_BUFFER)
@@ -118,8 +121,85 @@ static void fill_op_state(struct d12_dred *dred, const d12_dred_list *l, UINT in
     }
 }
 
+/* ---- Bundles (issue 32 item 1) ---- */
+
+/* An attributed EXECUTEBUNDLE op and its bundle's draws, each with the state it saw, built at the freeze (the list may
+ * be re-recorded after it): the op shows one, and a driver message of the removal flush that names another (stage 2,
+ * d12__dred_report_attach_message) puts that one in its place. */
+typedef struct bundle_draw {
+    UINT kind, ordinal, position;
+    d12dred_op_state *state; /* while it is not the op's */
+} bundle_draw;
+struct d12_dred_bundle_pick {
+    struct d12_dred_bundle_pick *next;
+    size_t node;
+    UINT index;     /* the EXECUTEBUNDLE op */
+    UINT64 identity;
+    char *name;
+    bundle_draw *draws;
+    UINT count, shown;
+};
+
+/* Show draw `k` under the op: its state becomes the op's, the one shown before goes back to its draw. */
+static void show_bundle_draw(struct d12_dred_bundle_pick *pick, d12dred_op *op, UINT k, bool named)
+{
+    if (k != pick->shown) {
+        d12dred_op_state *previous = op->state;
+        op->state = pick->draws[k].state;
+        pick->draws[k].state = NULL;
+        if (pick->shown < pick->count)
+            pick->draws[pick->shown].state = previous;
+        else
+            d12dred_op_state_free(previous); /* the first draw shown: the op had no state yet */
+        pick->shown = k;
+    }
+    d12dred_op_set_bundle_draw(op, pick->name, pick->draws[k].position, pick->draws[k].kind, named);
+}
+
+/* The bundle executed at op `index`: every draw's state, and the one the report shows -- the driver named the op
+ * (`exact`: the bundle's last command before the counter write after it, i.e. its last draw; d3d12ddi.h's OpIndex
+ * rule), else the first (suspect: the EXECUTEBUNDLE is the first outstanding op, so all its draws were). A bundle
+ * without draws, or one whose record ran out of memory, shows the op's state as any op. */
+static void fill_bundle(struct d12_dred *dred, const d12_dred_list *l, UINT index, bool exact, d12dred_op *op,
+                        size_t node, struct d12_dred_bundle_pick **picks)
+{
+    UINT first, count;
+    const d12_dred_bundle_run *run = d12__dred_bundle_at(l, index, &first, &count);
+    struct d12_dred_bundle_pick *pick = run && count ? calloc(1, sizeof *pick) : NULL;
+    bundle_draw *draws = pick ? calloc(count, sizeof *draws) : NULL;
+    if (draws == NULL) {
+        free(pick);
+        fill_op_state(dred, l, index, NULL, op);
+        return;
+    }
+    *pick = (struct d12_dred_bundle_pick){*picks, node, index, run->identity, run->name ? strdup(run->name) : NULL,
+                                          draws, count, count};
+    *picks = pick;
+    for (UINT k = 0; k < count; k++) {
+        const d12_dred_bundle_work *w = &l->bundle_works[first + k];
+        d12dred_op draw = {.index = index, .op = w->kind};
+        fill_op_state(dred, l, index, w, &draw);
+        draws[k] = (bundle_draw){w->kind, w->ordinal, w->position, draw.state};
+    }
+    show_bundle_draw(pick, op, exact ? count - 1 : 0, exact);
+}
+
+void d12__dred_bundle_picks_free(struct d12_dred_bundle_pick *picks)
+{
+    while (picks) {
+        struct d12_dred_bundle_pick *next = picks->next;
+        for (UINT k = 0; k < picks->count; k++)
+            d12dred_op_state_free(picks->draws[k].state);
+        free(picks->draws);
+        free(picks->name);
+        free(picks);
+        picks = next;
+    }
+}
+
 static void fill_node(struct d12_dred *dred, d12dred_report *r, const D3D12_AUTO_BREADCRUMB_NODE1 *n,
-                      uint64_t submission, UINT32 attributed, d12dred_attribution attribution)
+                      uint64_t submission, UINT32 attributed, d12dred_attribution attribution,
+                      struct d12_dred_bundle_pick **picks)
 {
     struct d12_command_list *list = (struct d12_command_list *)((char *)n->pCommandList -
                                                                offsetof(struct d12_command_list, com.list));
@@ -151,7 +231,10 @@ static void fill_node(struct d12_dred *dred, d12dred_report *r, const D3D12_AUTO
             depth++;
         if (op && i == attributed && attribution != D12DRED_ATTRIBUTION_NONE) {
             d12dred_op_set_attribution(op, attribution);
-            fill_op_state(dred, l, i, op);
+            if (op_value == D3D12_AUTO_BREADCRUMB_OP_EXECUTEBUNDLE)
+                fill_bundle(dred, l, i, attribution == D12DRED_ATTRIBUTION_EXACT, op, r->node_count - 1, picks);
+            else
+                fill_op_state(dred, l, i, NULL, op);
         }
     }
     /* Issue 19 item 1: the node's status from what the GPU reported, not from the counts alone. */
@@ -183,7 +266,8 @@ static uint64_t submission_of(struct d12_dred *dred, const D3D12_AUTO_BREADCRUMB
     return serial;
 }
 
-void d12__dred_report_fill_nodes(struct d12_device *device, d12dred_report *r, const D3D12_AUTO_BREADCRUMB_NODE1 *head)
+void d12__dred_report_fill_nodes(struct d12_device *device, d12dred_report *r, const D3D12_AUTO_BREADCRUMB_NODE1 *head,
+                                 struct d12_dred_bundle_pick **picks)
 {
     struct d12_dred *dred = device->dred;
     const d12_fault_info *fault = &dred->fault;
@@ -204,7 +288,7 @@ void d12__dred_report_fill_nodes(struct d12_device *device, d12dred_report *r, c
                                 : (n == suspect && gpu_fault && !(fault->list && fault->op_index != D12_DRED_OP_INDEX_UNKNOWN))
                                     ? D12DRED_ATTRIBUTION_SUSPECT : D12DRED_ATTRIBUTION_NONE;
         UINT32 index = exact ? fault->op_index : *n->pLastBreadcrumbValue;
-        fill_node(dred, r, n, submission_of(dred, n), index, a);
+        fill_node(dred, r, n, submission_of(dred, n), index, a, picks);
     }
 }
 
@@ -231,13 +315,44 @@ static bool parse_correlation(const char *text, UINT *op, uint32_t *ordinal)
     return false;
 }
 
+/* A message about a draw of an attributed bundle ("0x<bundle>:'Name' [Draw #n] ..."): the driver's finding about the
+ * draw that faulted (CORRUPTION, the severity of the finding a driver reports before its fault callback) puts that
+ * draw under the op, exactly; a message about the draw shown joins the op's messages. True when it was the bundle's. */
+static bool attach_bundle_message(d12dred_report *r, struct d12_dred_bundle_pick *picks, const D3D12_MESSAGE *m,
+                                  UINT kind, uint32_t ordinal)
+{
+    for (struct d12_dred_bundle_pick *pick = picks; pick; pick = pick->next) {
+        char identity[32];
+        int length = snprintf(identity, sizeof identity, "0x%016llX:", (unsigned long long)pick->identity);
+        if (strncasecmp(m->pDescription, identity, (size_t)length) != 0 || pick->node >= r->node_count)
+            continue;
+        d12dred_op *op = d12dred_node_find_op(r->nodes[pick->node], pick->index);
+        for (UINT k = 0; op && k < pick->count; k++) {
+            if (pick->draws[k].kind != kind || pick->draws[k].ordinal != ordinal)
+                continue;
+            if (m->Severity == D3D12_MESSAGE_SEVERITY_CORRUPTION && !(op->bundle_draw && op->bundle_draw->named &&
+                                                                      k == pick->shown)) {
+                show_bundle_draw(pick, op, k, true);
+                d12dred_op_set_attribution(op, D12DRED_ATTRIBUTION_EXACT);
+            }
+            if (k == pick->shown)
+                d12dred_op_add_message(op, (uint32_t)m->ID, (uint32_t)m->Category, (uint32_t)m->Severity,
+                                       m->pDescription);
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Attach a correlated message to the op it names: the node whose list's identity ("0x<pointer>") starts the
- * message, the ordinal-th op of that kind in its recording. */
-void d12__dred_report_attach_message(d12dred_report *r, const D3D12_AUTO_BREADCRUMB_NODE1 *head, const D3D12_MESSAGE *m)
+ * message, the ordinal-th op of that kind in its recording; or a bundle's draw (attach_bundle_message). */
+void d12__dred_report_attach_message(d12dred_report *r, const D3D12_AUTO_BREADCRUMB_NODE1 *head,
+                                     struct d12_dred_bundle_pick *picks, const D3D12_MESSAGE *m)
 {
     UINT op_value;
     uint32_t ordinal;
-    if (!parse_correlation(m->pDescription, &op_value, &ordinal))
+    if (!parse_correlation(m->pDescription, &op_value, &ordinal) ||
+        attach_bundle_message(r, picks, m, op_value, ordinal))
         return;
     size_t i = 0;
     for (const D3D12_AUTO_BREADCRUMB_NODE1 *n = head; n && i < r->node_count; n = n->pNext, i++) {

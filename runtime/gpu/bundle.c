@@ -241,6 +241,7 @@ static void replay(struct d12_command_list *caller, const d12_bundle_log *log)
 {
     const D3D12DDI_COMMAND_LIST_FUNCS_3D_0126 *ddi = caller->ddi;
     D3D12DDI_HCOMMANDLIST handle = caller->handle;
+    UINT ordinals[3] = {0, 0, 0}; /* per kind, as the bundle's recorder counts them ("[Draw #n]") */
     for (size_t i = 0; i < log->count; i++) {
         const bundle_command *c = &log->commands[i];
         switch ((bundle_op)c->op) {
@@ -270,19 +271,37 @@ static void replay(struct d12_command_list *caller, const d12_bundle_log *log)
                 ddi->pfnDrawIndexedInstanced(handle, c->u.work.a, c->u.work.b, c->u.work.c, c->u.work.d, c->u.work.e);
             else
                 ddi->pfnDispatch(handle, c->u.work.a, c->u.work.b, c->u.work.c);
+            {
+                static const UINT kinds[] = {[OP_DRAW - OP_DRAW] = D3D12_AUTO_BREADCRUMB_OP_DRAWINSTANCED,
+                                             [OP_DRAW_INDEXED - OP_DRAW] = D3D12_AUTO_BREADCRUMB_OP_DRAWINDEXEDINSTANCED,
+                                             [OP_DISPATCH - OP_DRAW] = D3D12_AUTO_BREADCRUMB_OP_DISPATCH};
+                const UINT32 args[5] = {c->u.work.a, c->u.work.b, c->u.work.c, (UINT32)c->u.work.d, c->u.work.e};
+                const UINT32 dispatch[5] = {c->u.work.a, c->u.work.b, c->u.work.c, 0, 0};
+                const UINT32 draw[5] = {c->u.work.a, c->u.work.b, c->u.work.c, c->u.work.e, 0};
+                unsigned k = c->op - OP_DRAW;
+                d12__dred_bundle_work(caller->dred_work, kinds[k], ordinals[k]++,
+                                      c->op == OP_DRAW_INDEXED ? args : c->op == OP_DRAW ? draw : dispatch);
+            }
             break;
         }
     }
 }
 
 /* DRED: EXECUTEBUNDLE in the calling list (the bundle's own ops are not breadcrumbs, as on Windows), with the
- * bundle's identity as the op's breadcrumb context when contexts are on, so the report names the bundle. */
-static void breadcrumb(struct d12_command_list *caller, struct d12_command_list *bundle)
+ * bundle's identity as the op's breadcrumb context when contexts are on, so the report names the bundle; the
+ * replay between begin and end records the bundle's draws beside the op (issue 32 item 1: the report names the draw
+ * the driver named, with the state it saw). */
+static void replay_with_breadcrumb(struct d12_command_list *caller, struct d12_command_list *bundle)
 {
-    if (!caller->dred_work)
+    if (!caller->dred_work) {
+        replay(caller, log_of(bundle->handle));
         return;
+    }
     bool out_of_memory = false;
     char *name = d12__object_name_dup(&bundle->device_child.object, &out_of_memory);
+    d12__dred_bundle_begin(caller->dred_work, (UINT64)(uintptr_t)&bundle->com.list, name);
+    replay(caller, log_of(bundle->handle));
+    d12__dred_bundle_end(caller->dred_work);
     char *identity = out_of_memory ? NULL : d12__format_identity(&bundle->com.list, "ID3D12GraphicsCommandList", name);
     free(name);
     if (identity) /* metadata 1: an ANSI string, Size with its terminator */
@@ -334,12 +353,11 @@ void d12_command_list_ExecuteBundle(struct d12_command_list *self, ID3D12Graphic
     struct d12_command_list *bundle = callee(self, pCommandList);
     if (!bundle)
         return;
-    replay(self, log_of(bundle->handle));
     /* The caller's submissions keep the bundle's indices resolvable (out of memory: they resolve while the bundle's
      * recording lives, i.e. until the bundle is reset or destroyed). */
     if (self->set_state_index)
         d12__recording_adopt(d12__recorder_recording(&self->recorder), d12__recorder_recording(&bundle->recorder));
-    breadcrumb(self, bundle);
+    replay_with_breadcrumb(self, bundle);
 }
 
 /* ---- The calls a bundle may not record, which d12rt does not implement for other lists either ---- */

@@ -63,7 +63,7 @@ static const char k_style[] =
     ".op{padding:1px 4px;border-radius:3px}.opl{white-space:pre-wrap}.op.done{color:#2e7d32}"
     ".op.fault{background:#ffd7d7;outline:2px solid #b00020;color:#000}"
     ".op.suspect{background:#ffe9c7;outline:2px solid #e65100;color:#000}"
-    ".op .state,.op .msg{margin-left:28px;color:#333}.msg.s0,.msg.s1{color:#b00020}.msg.s2{color:#8a5a00}"
+    ".op .state,.op .msg,.op .bundle{margin-left:28px;color:#333}.msg.s0,.msg.s1{color:#b00020}.msg.s2{color:#8a5a00}"
     ".vamap{display:flex;flex-wrap:wrap;align-items:stretch;gap:4px;margin:6px 0}"
     ".cell{border:2px solid #888;border-radius:4px;padding:4px 8px;max-width:340px;background:#fff;"
     "font:12px/1.4 ui-monospace,monospace;word-break:break-all}"
@@ -174,6 +174,18 @@ static void put_op_line(buf *b, const d12dred_report *r, const d12dred_node *n, 
     esc_fragment(b, &f);
 }
 
+/* The bundle's draw under an EXECUTEBUNDLE op, in show's words (issue 32 item 1). */
+static void put_bundle_draw(buf *b, const d12dred_op *op)
+{
+    if (!op->bundle_draw)
+        return;
+    buf f = {0};
+    d12__dred_put_bundle_draw(&f, op->bundle_draw);
+    put(b, "<div class=\"bundle\">");
+    esc_fragment(b, &f);
+    put(b, "</div>");
+}
+
 static void put_message(buf *b, const d12dred_message *m)
 {
     buf f = {0};
@@ -208,6 +220,7 @@ static void summary_fault_op(buf *b, const d12dred_report *r)
     put_node_title(b, node, site.node);
     putf(b, "; %" PRIu32 " of %" PRIu32 " ops completed (%s)</p>\n", site.node->completed_count,
          site.node->breadcrumb_count, d12__dred_node_status_text(site.node));
+    put_bundle_draw(b, site.op);
     if (site.op->state && site.op->state->arguments) {
         put(b, "<p><code>");
         esc_text(b, site.op->state->arguments);
@@ -437,6 +450,7 @@ static void put_op(buf *b, tree *t, size_t i, unsigned extra_indent)
     put(b, "><span class=\"opl\">");
     put_op_line(b, t->r, t->n, op, t->mark_first);
     put(b, "</span>");
+    put_bundle_draw(b, op);
     if (op->state) {
         buf f = {0};
         d12__dred_render_state(&f, 0, op->state);

@@ -43,6 +43,10 @@ int d12__dred_emit(d12__dred_buf *b, FILE *out);
 void d12__dred_put_op_line(d12__dred_buf *b, const d12dred_report *r, const d12dred_node *n, const d12dred_op *op,
                            int first_outstanding_mark);
 void d12__dred_render_state(d12__dred_buf *b, unsigned indent, const d12dred_op_state *s);
+/* `[bundle 'Foliage bundle', #1] DRAWINSTANCED(12)` and, for a draw no driver named, why it is the one shown
+ * (d12dred_bundles.c); no newline. */
+void d12__dred_put_bundle_draw(d12__dred_buf *b, const d12dred_bundle_draw *draw);
+void d12__dred_free_bundle_draw(d12dred_bundle_draw *draw);
 /* `node 0: list 'L' on queue 'Q', submission #2` */
 void d12__dred_put_node_title(d12__dred_buf *b, size_t index, const d12dred_node *n);
 void d12__dred_put_message(d12__dred_buf *b, const d12dred_message *message);

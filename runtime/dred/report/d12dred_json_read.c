@@ -127,7 +127,7 @@ int key_u32(mapper *m, const jvalue *object, const char *key, uint32_t *out)
     return 0;
 }
 
-static int key_bool(mapper *m, const jvalue *object, const char *key, bool *out)
+int key_bool(mapper *m, const jvalue *object, const char *key, bool *out)
 {
     const jvalue *value = get(object, key);
     if (value->type != J_TRUE && value->type != J_FALSE) {

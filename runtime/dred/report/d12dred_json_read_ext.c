@@ -81,8 +81,32 @@ int d12__dred_map_state_ext(mapper *m, const jvalue *value, d12dred_op_state *st
     return rc;
 }
 
+/* `bundle_draw` (issue 32 item 1): optional, an object or null. */
+static int map_bundle_draw(mapper *m, const jvalue *value, d12dred_op *op)
+{
+    static const char *const keys[] = {"bundle", "position", "op", "name", "named", NULL};
+    const jvalue *draw = get(value, "bundle_draw");
+    if (!draw || draw->type == J_NULL)
+        return 0;
+    size_t mark = push_key(m, "bundle_draw");
+    char *bundle = NULL, *name = NULL; /* the name is re-derived from `op` when written, as an op's */
+    uint32_t position, draw_op;
+    bool named;
+    int rc = need_object(m, draw, keys) || key_string(m, draw, "bundle", &bundle) ||
+             key_u32(m, draw, "position", &position) || key_u32(m, draw, "op", &draw_op) ||
+             key_string(m, draw, "name", &name) || key_bool(m, draw, "named", &named) ? -1 : 0;
+    free(name);
+    if (rc == 0 && d12dred_op_set_bundle_draw(op, bundle, position, draw_op, named) != 0)
+        rc = map_fail(m, "out of memory");
+    free(bundle);
+    pop(m, mark);
+    return rc;
+}
+
 int d12__dred_map_op_ext(mapper *m, const jvalue *value, d12dred_op *op)
 {
+    if (map_bundle_draw(m, value, op))
+        return -1;
     const jvalue *stack = get(value, "event_stack");
     if (!stack || stack->type == J_NULL)
         return 0;

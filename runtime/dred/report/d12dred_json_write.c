@@ -344,6 +344,15 @@ static void write_op(writer *w, const d12dred_op *op)
     } else {
         null_value(w, "event_stack");
     }
+    if (op->bundle_draw) { /* additive (issue 32 item 1): absent when the op has none */
+        begin_inline_object(w, "bundle_draw");
+        string_value(w, "bundle", op->bundle_draw->bundle);
+        uint_value(w, "position", op->bundle_draw->position);
+        uint_value(w, "op", op->bundle_draw->op);
+        string_value(w, "name", d12_dred_op_name(op->bundle_draw->op));
+        bool_value(w, "named", op->bundle_draw->named);
+        end_object(w);
+    }
     end_object(w);
 }
 

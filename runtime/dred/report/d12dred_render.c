@@ -420,6 +420,11 @@ static void render_op(buf *b, const d12dred_report *r, const d12dred_node *n, co
     put_indent(b, indent);
     d12__dred_put_op_line(b, r, n, op, first_outstanding_mark);
     d12__dred_buf_puts(b, "\n");
+    if (op->bundle_draw) { /* the draw inside the bundle, whose state follows (issue 32 item 1) */
+        put_indent(b, indent + 5);
+        d12__dred_put_bundle_draw(b, op->bundle_draw);
+        d12__dred_buf_puts(b, "\n");
+    }
     if (op->state)
         d12__dred_render_state(b, indent + 5, op->state);
     for (size_t i = 0; i < op->message_count; i++)

@@ -42,7 +42,7 @@ static void free_messages(d12dred_message *messages, size_t count)
     free(messages);
 }
 
-static void free_state(d12dred_op_state *state)
+void d12dred_op_state_free(d12dred_op_state *state)
 {
     if (!state)
         return;
@@ -71,7 +71,8 @@ static void free_node(d12dred_node *node)
     for (size_t i = 0; i < node->op_count; i++) {
         free(node->ops[i].context);
         free(node->ops[i].event_stack);
-        free_state(node->ops[i].state);
+        d12__dred_free_bundle_draw(node->ops[i].bundle_draw);
+        d12dred_op_state_free(node->ops[i].state);
         free_messages(node->ops[i].messages, node->ops[i].message_count);
     }
     free(node->ops);

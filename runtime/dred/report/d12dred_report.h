@@ -139,6 +139,16 @@ typedef struct d12dred_op_state {
     d12dred_copy_side copy_src, copy_dst;
 } d12dred_op_state;
 
+/* `bundle_draw` (issue 32 item 1): for an attributed EXECUTEBUNDLE op, the bundle's draw or dispatch the fault is
+ * put on -- the one the driver named (its fault, or its message "0x...:'Bundle' [Draw #n] ..."), else the bundle's
+ * first (its EXECUTEBUNDLE being the first outstanding op, all its draws were). The op's `state` is that draw's. */
+typedef struct d12dred_bundle_draw {
+    char *bundle;       /* the bundle's name, or NULL */
+    uint32_t position;  /* among the bundle's draws and dispatches, from 0 */
+    uint32_t op;        /* the draw's D3D12_AUTO_BREADCRUMB_OP */
+    bool named;         /* the driver named this draw; false: the bundle's first, suspect */
+} d12dred_bundle_draw;
+
 typedef struct d12dred_op {
     uint32_t index;     /* absolute index in the recording (the number space of the completed count) */
     uint32_t op;        /* D3D12_AUTO_BREADCRUMB_OP value; an unknown one prints as its number */
@@ -153,6 +163,7 @@ typedef struct d12dred_op {
     bool has_event_stack;
     uint32_t *event_stack;
     size_t event_stack_count;
+    d12dred_bundle_draw *bundle_draw; /* NULL: absent (JSON: no member) */
 } d12dred_op;
 
 /* One command list whose submission was outstanding at removal (a D3D12_AUTO_BREADCRUMB_NODE1). */
@@ -413,6 +424,13 @@ int d12dred_report_find_backwards(d12dred_report *report);
 bool d12dred_report_is_stall(const d12dred_report *report);
 /* The one-line verdict of a hang or stall: the deadlock, else the first backwards fence, else NULL (not owned). */
 const char *d12dred_report_wait_verdict(const d12dred_report *report);
+
+/* ---- Issue 32 item 1: bundles (d12dred_bundles.c) --------------------------------------------------------- */
+
+/* Sets (replaces) the op's bundle draw; 0, or -1 when out of memory. */
+int d12dred_op_set_bundle_draw(d12dred_op *op, const char *bundle, uint32_t position, uint32_t draw_op, bool named);
+/* Frees a state (d12dred_op_get_state's) no op owns any more. */
+void d12dred_op_state_free(d12dred_op_state *state);
 
 /* ---- Helpers ----------------------------------------------------------------------------------------------- */
 
