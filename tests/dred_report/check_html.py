@@ -234,6 +234,11 @@ def show_facts(d12dred, report):
         return None
     op_lines = [line.strip() for line in lines if re.match(r"^ +#\d+ .*<- (FAULT|HANG) \(exact\)", line)]
     op_lines += [line.strip() for line in lines if re.match(r"^ +#\d+ .*<- first outstanding \(suspect\)", line)]
+    # the bundle's draw under an attributed EXECUTEBUNDLE (issue 32 item 1): the line after the op's
+    bundle = None
+    for i, line in enumerate(lines[:-1]):
+        if op_lines and line.strip() == op_lines[0] and lines[i + 1].strip().startswith("[bundle "):
+            bundle = lines[i + 1].strip()
     va = field("VA")
     # a stall report is of a device that was not removed: no reason or device state (issue 32 item 4)
     stall = (field("kind") or "").startswith("stall")
@@ -241,7 +246,7 @@ def show_facts(d12dred, report):
     verdicts = [line[16:] for line in lines if line.startswith("  verdict       ")]
     return {"reason": None if stall else field("reason"), "device state": None if stall else field("device state"),
             "verdict": verdicts[0] if verdicts else None, "verdicts": verdicts, "VA": va,
-            "op": op_lines[0] if op_lines else None}
+            "op": op_lines[0] if op_lines else None, "bundle": bundle}
 
 
 def squash(text):
@@ -303,6 +308,12 @@ def check_page(d12dred, chromium, report, hostile_markup, screenshot, extras=Fal
             check("fault" in target["cls"] or "suspect" in target["cls"], "the tree's faulting op is highlighted",
                   target["cls"])
             check(squash(facts["op"]) in squash(target["text"]), "the tree's op line is show's")
+            if facts["bundle"]:
+                check(squash(facts["bundle"]) in squash(target["text"]), "the tree's op names the bundle's draw as show",
+                      f"{facts['bundle']!r} in {target['text'][:300]!r}")
+        if facts["bundle"]:
+            check(squash(facts["bundle"]) in squash(probe["faultOp"]), "the first screen names the bundle's draw",
+                  f"{facts['bundle']!r} in {(probe['faultOp'] or '')[:300]!r}")
     else:
         check(probe["faultOpLine"] is None, "no faulting op where show has none")
     # in the first screen, unscrolled

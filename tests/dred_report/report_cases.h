@@ -12,7 +12,7 @@
 enum { STATE_UNKNOWN = 0, STATE_HUNG = 3, STATE_PAGEFAULT = 7 };
 enum { TYPE_RESOURCE = 34, TYPE_HEAP = 25 };
 enum { OP_SETMARKER = 0, OP_BEGINEVENT = 1, OP_ENDEVENT = 2, OP_DRAWINSTANCED = 3, OP_DRAWINDEXEDINSTANCED = 4,
-       OP_DISPATCH = 6, OP_COPYBUFFERREGION = 7, OP_RESOURCEBARRIER = 15, OP_BARRIER = 45 };
+       OP_DISPATCH = 6, OP_COPYBUFFERREGION = 7, OP_RESOURCEBARRIER = 15, OP_EXECUTEBUNDLE = 16, OP_BARRIER = 45 };
 enum { SEV_CORRUPTION = 0, SEV_ERROR = 1, SEV_WARNING = 2, CAT_EXECUTION = 9, MSG_DRIVER = 1506 };
 
 static inline void case_header(d12dred_report *r, int32_t reason, const char *reason_name, uint32_t state, int dred_on)
@@ -345,6 +345,41 @@ static inline d12dred_report *case_stall_fences(void)
     return r;
 }
 
+/* Issue 32 item 1: a draw inside 'Foliage bundle' reads 'Foliage VB', released before the submission; the driver's
+ * finding names the bundle's draw #1, so the EXECUTEBUNDLE is exact and shows that draw with the state it saw. */
+static inline d12dred_report *case_bundle_fault(void)
+{
+    d12dred_report *r = d12dred_report_new();
+    case_header(r, HR_DEVICE_HUNG, "DXGI_ERROR_DEVICE_HUNG", STATE_PAGEFAULT, 1);
+    d12dred_queue *q = d12dred_report_add_queue(r, "Direct queue", 0);
+    d12dred_queue_set_faulted(q, true);
+    d12dred_node *n = d12dred_report_add_node(r, "Scene list", "Direct queue", 4, 5, 3);
+    d12dred_submission *s = d12dred_queue_add_submission(q, 4, D12DRED_SUBMISSION_IN_PROGRESS);
+    d12dred_submission_add_list(s, "Scene list", d12dred_report_node_index(r, n));
+    d12dred_node_add_op(n, 0, OP_BEGINEVENT, 0, "Vegetation");
+    d12dred_node_add_op(n, 1, OP_DRAWINSTANCED, 1, NULL);
+    d12dred_node_add_op(n, 2, OP_EXECUTEBUNDLE, 1, "0x00005581A0C4E010:'Rock bundle'");
+    d12dred_op *fault = d12dred_node_add_op(n, 3, OP_EXECUTEBUNDLE, 1, "0x00005581A0C4F200:'Foliage bundle'");
+    d12dred_op_set_attribution(fault, D12DRED_ATTRIBUTION_EXACT);
+    d12dred_op_set_bundle_draw(fault, "Foliage bundle", 1, OP_DRAWINSTANCED, true);
+    d12dred_op_state *st = d12dred_op_get_state(fault);
+    d12dred_op_state_set_arguments(st, "VertexCountPerInstance=96, InstanceCount=400, StartVertexLocation=0, "
+                                       "StartInstanceLocation=0");
+    d12dred_op_state_add_vertex_buffer(st, 0, 0x100060000ull, 1152, 12, "Foliage VB");
+    d12dred_va_site_set(&st->vertex_buffers[0].site, true, 0, "released after the list was recorded");
+    const char *text = "0x00005581A0C4F200:'Foliage bundle' [Draw #1] Page fault: The vertex buffer view in slot 0 "
+                       "reads GPU virtual address 0x0000000100060000, which is in no live buffer: "
+                       "0x00005581A0D01000:'Foliage VB' + 0x0 (released).";
+    d12dred_op_add_message(fault, MSG_DRIVER, CAT_EXECUTION, SEV_CORRUPTION, text);
+    d12dred_node_add_op(n, 4, OP_ENDEVENT, 0, NULL);
+    d12dred_page_fault *pf = d12dred_report_set_page_fault(r, 0x100060000ull, 0);
+    d12dred_page_fault_set_verdict(pf, D12DRED_VERDICT_USE_AFTER_FREE);
+    d12dred_page_fault_add_freed(pf, "Foliage VB", TYPE_RESOURCE, 0x100060000ull, 0x10000, true)->width = 1152;
+    d12dred_page_fault_set_below(pf, "Rock VB", TYPE_RESOURCE, 0x100040000ull, 0x10000, 0x10000, false)->width = 864;
+    d12dred_report_add_flush_message(r, MSG_DRIVER, CAT_EXECUTION, SEV_CORRUPTION, text);
+    return r;
+}
+
 typedef struct report_case {
     const char *name;
     d12dred_report *(*build)(void);
@@ -356,6 +391,7 @@ static const report_case report_cases[] = {
     {"unknown_values", case_unknown_values},     {"dred_off", case_dred_off},
     {"long_node", case_long_node},               {"hang_exact", case_hang_exact},
     {"deadlock", case_deadlock},                 {"stall_fences", case_stall_fences},
+    {"bundle_fault", case_bundle_fault},
 };
 
 static inline const report_case *find_report_case(const char *name)

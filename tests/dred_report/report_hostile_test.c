@@ -132,6 +132,15 @@ static const edit_case EDITS[] = {
     {"unknown_key", "\"driver\": null,", "\"driver\": null, \"extra\": 1,", 0, NULL},
     {"additive_event_stack_type", "\"messages\": []}]}]", "\"messages\": [], \"event_stack\": \"x\"}]}]", 0,
      "$.nodes[0].ops[0].event_stack: expected an array or null, got a string"},
+    {"additive_bundle_draw_named", "\"messages\": []}]}]",
+     "\"messages\": [], \"bundle_draw\": {\"bundle\": \"B\", \"position\": 0, \"op\": 3, \"name\": null, "
+     "\"named\": 1}}]}]", 0, "$.nodes[0].ops[0].bundle_draw.named: expected true or false, got a number"},
+    {"additive_bundle_draw_missing", "\"messages\": []}]}]",
+     "\"messages\": [], \"bundle_draw\": {\"bundle\": \"B\", \"op\": 3, \"name\": null, \"named\": true}}]}]",
+     0, "$.nodes[0].ops[0].bundle_draw: missing key \"position\""},
+    {"additive_bundle_draw_position", "\"messages\": []}]}]",
+     "\"messages\": [], \"bundle_draw\": {\"bundle\": null, \"position\": -1, \"op\": 3, \"name\": null, "
+     "\"named\": false}}]}]", 0, "$.nodes[0].ops[0].bundle_draw.position: expected a non-negative integer, got -1"},
     {"additive_event_stack_after_op", "\"messages\": []}]}]", "\"messages\": [], \"event_stack\": [0]}]}]", 0,
      "$.nodes[0].ops[0].event_stack[0]: an enclosing BEGINEVENT must come before the op (0 >= 0)"},
     {"additive_kind_unknown", "\"flush_messages\": []}", "\"flush_messages\": [], \"kind\": \"crash\"}", 0,
