@@ -232,11 +232,36 @@ static void diff(void)
     d12dred_report_free(a);
 }
 
+/* diff on a fault inside a bundle (issue 32 item 1): another draw of the bundle, or the same draw no driver named, is
+ * another faulting op; the same draw is the same bug. */
+static void diff_bundle(void)
+{
+    d12dred_report *a = case_bundle_fault(), *b = case_bundle_fault();
+    CHECK_EQ_INT(d12dred_report_diff(a, b, NULL), 0);
+    d12dred_op *fault = d12dred_node_find_op(b->nodes[0], 3);
+    CHECK_EQ_INT(d12dred_op_set_bundle_draw(fault, "Foliage bundle", 0, 3, true), 0);
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    CHECK_EQ_INT(d12dred_report_diff(a, b, out), 1);
+    fclose(out);
+    CHECK(text && strstr(text, "different: 'Scene list' on 'Direct queue' #3 EXECUTEBUNDLE(16) (exact) [bundle "
+                                "'Foliage bundle', #1] DRAWINSTANCED(3) | ") != NULL);
+    free(text);
+    CHECK_EQ_INT(d12dred_op_set_bundle_draw(fault, "Foliage bundle", 1, 3, false), 0);
+    CHECK_EQ_INT(d12dred_report_diff(a, b, NULL), 1);
+    CHECK_EQ_INT(d12dred_op_set_bundle_draw(fault, "Foliage bundle", 1, 3, true), 0);
+    CHECK_EQ_INT(d12dred_report_diff(a, b, NULL), 0);
+    d12dred_report_free(a);
+    d12dred_report_free(b);
+}
+
 int main(int argc, char **argv)
 {
     static const struct { const char *name; void (*run)(void); } cases[] = {
         {"utf8", utf8}, {"wide", wide}, {"ownership", ownership}, {"ops", ops}, {"null_arguments", null_arguments},
         {"write_file", write_file}, {"timestamp", timestamp}, {"names", names}, {"diff", diff}, {"refusals", refusals},
+        {"diff_bundle", diff_bundle},
     };
     for (size_t i = 0; argc == 2 && i < sizeof cases / sizeof cases[0]; i++) {
         if (strcmp(argv[1], cases[i].name) == 0) {

@@ -65,6 +65,10 @@ static void describe_fault(buf *b, const d12dred_report *r)
     d12__dred_buf_printf(b, " #%" PRIu32 " ", f.op->index);
     d12__dred_put_op_name(b, f.op->op);
     d12__dred_buf_printf(b, " (%s)", d12dred_attribution_name(f.op->attribution));
+    if (f.op->bundle_draw) { /* which draw of the bundle (issue 32 item 1): another draw is another bug */
+        d12__dred_buf_puts(b, " ");
+        d12__dred_put_bundle_draw(b, f.op->bundle_draw);
+    }
 }
 
 /* The attributed op's state, as what stays the same between two runs of one bug: arguments, and per view / root
