@@ -216,16 +216,37 @@ static bool debug_heap_fill(UINT64 v, bool wide)
     return false;
 }
 
-char *d12__dred_work_arguments_text(const d12_dred_list *dred, UINT index, UINT op)
+char *d12__dred_work_arguments_text(const d12_dred_list *dred, UINT index, UINT op, const d12_dred_capacity *capacity)
 {
     /* Noted only with breadcrumb contexts on (the list's dred_args; docs/dred.md "The op's arguments"). */
     if (dred == NULL || !dred->contexts_on || !in_ring(dred, index) ||
         (UINT)dred->ring[index & D12_DRED_RING_MASK] != op)
         return NULL;
-    return d12__dred_args_text(op, &dred->args[index & D12_DRED_RING_MASK]);
+    return d12__dred_args_text(op, &dred->args[index & D12_DRED_RING_MASK], capacity);
 }
 
-char *d12__dred_args_text(UINT op, const d12_dred_work_args *a)
+/* A draw's count past what the bound views hold, from its start (issue 32 item 6: "absurd counts (above what the
+ * bound resources could hold)"): the words after the value, or NULL. d12rt has no input layout, so every bound vertex
+ * buffer is taken as per-vertex data: hence the question mark, as the other flags have. */
+static const char *count_above(UINT op, unsigned i, const UINT32 *a, const d12_dred_capacity *capacity, char *words,
+                               size_t size)
+{
+    if (capacity == NULL || i != 0)
+        return NULL;
+    UINT64 end = (UINT64)a[0] + a[2]; /* count + StartVertexLocation / StartIndexLocation */
+    if (op == D3D12_AUTO_BREADCRUMB_OP_DRAWINSTANCED && capacity->vertices != UINT64_MAX && end > capacity->vertices)
+        snprintf(words, size, "above what the buffers hold? (vertex buffer slot %u holds %llu vertices; "
+                 "StartVertexLocation %u)", capacity->vertex_slot, (unsigned long long)capacity->vertices, a[2]);
+    else if (op == D3D12_AUTO_BREADCRUMB_OP_DRAWINDEXEDINSTANCED && capacity->indices != UINT64_MAX &&
+             end > capacity->indices)
+        snprintf(words, size, "above what the buffers hold? (the index buffer holds %llu indices; StartIndexLocation "
+                 "%u)", (unsigned long long)capacity->indices, a[2]);
+    else
+        return NULL;
+    return words;
+}
+
+char *d12__dred_args_text(UINT op, const d12_dred_work_args *a, const d12_dred_capacity *capacity)
 {
     /* The parameter names of the ID3D12GraphicsCommandList methods (d3d12.h). */
     static const char *const names[][5] = {
@@ -244,6 +265,7 @@ char *d12__dred_args_text(UINT op, const d12_dred_work_args *a)
     FILE *out = open_memstream(&text, &size);
     if (out == NULL)
         return NULL;
+    char above[160];
     for (unsigned i = 0; i < 5 && names[op][i]; i++) {
         bool wide = op == D3D12_AUTO_BREADCRUMB_OP_COPYBUFFERREGION;
         UINT64 v = wide ? a->u64[i] : a->u32[i];
@@ -260,6 +282,8 @@ char *d12__dred_args_text(UINT op, const d12_dred_work_args *a)
             /* a small negative number passed as a count (0xFFFFFFFF: -1): a subtraction that went below zero */
             fprintf(out, "0x%08llX (%llu) wrapped? (%d as a signed count)", (unsigned long long)v, (unsigned long long)v,
                     (int)(INT)(UINT)v);
+        else if (!wide && count_above(op, i, a->u32, capacity, above, sizeof above))
+            fprintf(out, "0x%08llX (%llu) %s", (unsigned long long)v, (unsigned long long)v, above);
         else if (is_signed)
             fprintf(out, "%d", (int)(INT)a->u32[3]); /* BaseVertexLocation is signed */
         else

@@ -187,9 +187,17 @@ static inline void d12__dred_note_args64(d12_dred_list *dred, UINT64 a0, UINT64 
     }
 }
 
+/* What the views bound at a draw hold, so that a count above it is flagged (issue 32 item 6): UINT64_MAX unknown. */
+typedef struct d12_dred_capacity {
+    UINT64 vertices;      /* the fewest whole vertices a bound vertex buffer view holds (SizeInBytes / stride) */
+    unsigned vertex_slot; /* that view's slot */
+    UINT64 indices;       /* the whole indices the index buffer view holds */
+} d12_dred_capacity;
+
 /* The arguments of op `index` when it is a work op the list has arguments for (its slot written this recording),
- * as the report's text; NULL otherwise. malloc'ed. */
-char *d12__dred_work_arguments_text(const d12_dred_list *dred, UINT index, UINT op);
+ * as the report's text; NULL otherwise. malloc'ed. `capacity` (or NULL): the bound views, for a draw's count. */
+char *d12__dred_work_arguments_text(const d12_dred_list *dred, UINT index, UINT op,
+                                    const d12_dred_capacity *capacity);
 
 /* A breadcrumb context for the op about to be recorded (SetMarker, BeginEvent), when contexts are on. */
 void d12__dred_add_context(d12_dred_list *dred, UINT metadata, const void *data, UINT size);
@@ -215,7 +223,7 @@ void d12__dred_bundles_clear(d12_dred_list *dred);
 /* The bundle executed at op `op`, or NULL; its works are [*first, *first + *count). */
 const d12_dred_bundle_run *d12__dred_bundle_at(const d12_dred_list *dred, UINT op, UINT *first, UINT *count);
 /* A work op's arguments as the report's text ("VertexCountPerInstance=3, ..."), NULL for an op without any. */
-char *d12__dred_args_text(UINT op, const d12_dred_work_args *args);
+char *d12__dred_args_text(UINT op, const d12_dred_work_args *args, const d12_dred_capacity *capacity);
 
 /* CopyBufferRegion's two sides (the report's `copy`), logged like a state change that applies to this op only. */
 static inline void d12__dred_note_copy(d12_dred_list *dred, UINT64 dst_va, UINT64 dst_offset, UINT64 src_va,

@@ -27,6 +27,28 @@ static const d12_dred_context *find_context(const d12_dred_list *l, UINT index)
     return lo < l->context_count && l->contexts[lo].index == index ? &l->contexts[lo] : NULL;
 }
 
+/* The op's arguments as text, a draw's count checked against what the views bound at it hold (an index is 2 bytes
+ * for DXGI_FORMAT_R16_UINT (57), else 4). */
+static void set_arguments(const d12_dred_list *l, UINT index, const d12_dred_bundle_work *bw, UINT op,
+                          const d12_dred_state_change *const vb[32], const d12_dred_state_change *ib,
+                          d12dred_op_state *state)
+{
+    d12_dred_capacity capacity = {UINT64_MAX, 0, UINT64_MAX};
+    for (unsigned s = 0; s < 32; s++) {
+        if (vb[s] && vb[s]->address && vb[s]->stride && vb[s]->size / vb[s]->stride < capacity.vertices) {
+            capacity.vertices = vb[s]->size / vb[s]->stride;
+            capacity.vertex_slot = s;
+        }
+    }
+    if (ib && ib->address)
+        capacity.indices = ib->size / (ib->stride == 57 ? 2u : 4u);
+    char *arguments = bw ? d12__dred_args_text(bw->kind, &bw->args, &capacity)
+                         : d12__dred_work_arguments_text(l, index, op, &capacity);
+    if (arguments)
+        d12dred_op_state_set_arguments(state, arguments);
+    free(arguments);
+}
+
 /* The op's arguments (draws, dispatches, CopyBufferRegion), and the views and root descriptors current at op
  * `index` (the state log replayed up to it), each VA resolved against the ledger (report_sites.c): the name right
  * after the address, where in the buffer it lies, and what the access does past its end. */
@@ -36,10 +58,6 @@ static void fill_op_state(struct d12_dred *dred, const d12_dred_list *l, UINT in
     d12dred_op_state *state = d12dred_op_get_state(op);
     if (state == NULL)
         return;
-    char *arguments = bw ? d12__dred_args_text(bw->kind, &bw->args) : d12__dred_work_arguments_text(l, index, op->op);
-    if (arguments)
-        d12dred_op_state_set_arguments(state, arguments);
-    free(arguments);
     uint64_t recorded = atomic_load_explicit(&l->closed_seq, memory_order_relaxed);
     const d12_dred_state_change *vb[32] = {0}, *ib = NULL, *root[6][64] = {{0}}, *copy[2] = {NULL, NULL};
     for (UINT i = 0; i < l->change_count && l->changes[i].op <= index; i++) {
@@ -55,6 +73,7 @@ static void fill_op_state(struct d12_dred *dred, const d12_dred_list *l, UINT in
         else if (c->kind == D12_DRED_STATE_COPY && c->op == index && c->which < 2)
             copy[c->which] = c; /* this op's own sides only */
     }
+    set_arguments(l, index, bw, op->op, vb, ib, state);
     char *name;
     for (unsigned s = 0; s < 32; s++) {
         if (vb[s] && vb[s]->address) {

@@ -396,6 +396,61 @@ static void use_after_free(bool in_flight)
 static void test_use_after_free_stale(void) { use_after_free(false); }
 static void test_use_after_free_in_flight(void) { use_after_free(true); }
 
+/* Issue 32 item 6: a draw's count above what the bound views hold is flagged, in hex and decimal, with what they
+ * hold; a count they hold is not. The buffer is released before the submission so that the draw faults and is the
+ * attributed op. `indexed`: DrawIndexedInstanced over a 72-byte R16_UINT index buffer (36 indices). */
+static void count_case(bool indexed, UINT count, const char *expected)
+{
+    ID3D12Device *device = setup();
+    gpu_context ctx;
+    if (!device || !make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &ctx))
+        return;
+    ID3D12Resource *vb = named_buffer(device, 432, L"Tree VB"), *ib = named_buffer(device, 72, L"Tree IB");
+    if (!vb || !ib)
+        return;
+    D3D12_VERTEX_BUFFER_VIEW view = {ID3D12Resource_GetGPUVirtualAddress(vb), 432, 12}; /* 36 vertices */
+    ID3D12GraphicsCommandList_IASetVertexBuffers(ctx.list, 0, 1, &view);
+    if (indexed) {
+        D3D12_INDEX_BUFFER_VIEW iv = {ID3D12Resource_GetGPUVirtualAddress(ib), 72, DXGI_FORMAT_R16_UINT};
+        ID3D12GraphicsCommandList_IASetIndexBuffer(ctx.list, &iv);
+        ID3D12GraphicsCommandList_DrawIndexedInstanced(ctx.list, count, 1, 0, 0, 0);
+    } else {
+        ID3D12GraphicsCommandList_DrawInstanced(ctx.list, count, 1, 0, 0);
+    }
+    CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
+    RELEASE_LAST(vb); /* the draw faults on it */
+    execute(ctx.queue, ctx.list);
+    wait_removed(device);
+    release_context(&ctx);
+    RELEASE_LAST(ib);
+    RELEASE_LAST(device);
+    d12dred_report *r = removal_report();
+    const d12dred_op *op = r && r->node_count == 1 && r->nodes[0]->op_count == 1 ? &r->nodes[0]->ops[0] : NULL;
+    if (CHECK(op != NULL) && CHECK(op->state != NULL) && CHECK(op->state->arguments != NULL))
+        CHECK_EQ_STR(op->state->arguments, expected);
+    d12dred_report_free(r);
+    cleanup();
+}
+
+static void test_count_above_vertices(void)
+{
+    count_case(false, 5000, "VertexCountPerInstance=0x00001388 (5000) above what the buffers hold? (vertex buffer slot 0 "
+                            "holds 36 vertices; StartVertexLocation 0), InstanceCount=1, StartVertexLocation=0, "
+                            "StartInstanceLocation=0");
+}
+
+static void test_count_within_vertices(void)
+{
+    count_case(false, 36, "VertexCountPerInstance=36, InstanceCount=1, StartVertexLocation=0, StartInstanceLocation=0");
+}
+
+static void test_count_above_indices(void)
+{
+    count_case(true, 37, "IndexCountPerInstance=0x00000025 (37) above what the buffers hold? (the index buffer holds 36 "
+                         "indices; StartIndexLocation 0), InstanceCount=1, StartIndexLocation=0, BaseVertexLocation=0, "
+                         "StartInstanceLocation=0");
+}
+
 /* An index-buffer view [+0xC000, +0x12000) of a 0x10000-byte buffer: 8 KiB past its end, said in bytes; a root UAV is
  * a write; a root CBV right past a buffer is named. */
 static void test_out_of_bounds_range(void)
@@ -483,6 +538,9 @@ static const struct {
     {"use_after_free_stale", test_use_after_free_stale},
     {"use_after_free_in_flight", test_use_after_free_in_flight},
     {"out_of_bounds_range", test_out_of_bounds_range},
+    {"count_above_vertices", test_count_above_vertices},
+    {"count_within_vertices", test_count_within_vertices},
+    {"count_above_indices", test_count_above_indices},
 };
 
 int main(int argc, char **argv)
