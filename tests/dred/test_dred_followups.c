@@ -178,7 +178,10 @@ static void hung_draw_arguments(D3D12_DRED_ENABLEMENT contexts, const char *argu
 
 static void test_arguments_draw(void)
 {
-    hung_draw_arguments(D3D12_DRED_ENABLEMENT_FORCED_ON, "VertexCountPerInstance=3, InstanceCount=4000000000, "
+    /* from vertex 7, 3 vertices run past the 8 the bound view holds: flagged (issue 32 item 6) */
+    hung_draw_arguments(D3D12_DRED_ENABLEMENT_FORCED_ON, "VertexCountPerInstance=0x00000003 (3) above what the buffers "
+                                                         "hold? (vertex buffer slot 0 holds 8 vertices; "
+                                                         "StartVertexLocation 7), InstanceCount=4000000000, "
                                                          "StartVertexLocation=7, StartInstanceLocation=9");
 }
 
@@ -246,7 +249,9 @@ static void test_arguments_draw_indexed(void)
     ID3D12Resource *buffer = bind_geometry(device, ctx.list);
     ID3D12GraphicsCommandList_DrawIndexedInstanced(ctx.list, 36, 4000000000u, 6, -5, 2);
     expect_arguments(device, &ctx, dir, D3D12_AUTO_BREADCRUMB_OP_DRAWINDEXEDINSTANCED,
-                     "IndexCountPerInstance=36, InstanceCount=4000000000, StartIndexLocation=6, "
+                     /* from index 6, 36 indices run past the 36 the bound view holds: flagged (issue 32 item 6) */
+                     "IndexCountPerInstance=0x00000024 (36) above what the buffers hold? (the index buffer holds 36 "
+                     "indices; StartIndexLocation 6), InstanceCount=4000000000, StartIndexLocation=6, "
                      "BaseVertexLocation=-5, StartInstanceLocation=2", &buffer, 1);
 }
 
