@@ -90,8 +90,8 @@ static int map_bundle_draw(mapper *m, const jvalue *value, d12dred_op *op)
         return 0;
     size_t mark = push_key(m, "bundle_draw");
     char *bundle = NULL, *name = NULL; /* the name is re-derived from `op` when written, as an op's */
-    uint32_t position, draw_op;
-    bool named;
+    uint32_t position = 0, draw_op = 0;
+    bool named = false;
     int rc = need_object(m, draw, keys) || key_string(m, draw, "bundle", &bundle) ||
              key_u32(m, draw, "position", &position) || key_u32(m, draw, "op", &draw_op) ||
              key_string(m, draw, "name", &name) || key_bool(m, draw, "named", &named) ? -1 : 0;
