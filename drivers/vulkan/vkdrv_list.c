@@ -674,7 +674,7 @@ static d12__vkdrv_buffer *within(d12__vkdrv_buffer *buffer, UINT64 offset, UINT6
 /* Only a copy wholly inside its two buffers is recorded into Vulkan. The op log keeps it either way, so the
  * timeline reports one that is not as the reference driver does. */
 static void record_copy(d12__vkdrv_command_list *list, d12__vkdrv_buffer *dst_buffer, UINT64 dst_offset,
-                        d12__vkdrv_buffer *src_buffer, UINT64 src_offset, UINT64 size)
+                        d12__vkdrv_buffer *src_buffer, UINT64 src_offset, UINT64 size, UINT64 dst_end, UINT64 src_end)
 {
     d12__vkdrv_op *op = append(list, D12_VKDRV_OP_COPY);
     if (!op)
@@ -683,6 +683,8 @@ static void record_copy(d12__vkdrv_command_list *list, d12__vkdrv_buffer *dst_bu
     op->u.copy.dst = dst_va;
     op->u.copy.src = src_va;
     op->u.copy.size = size;
+    op->u.copy.dst_end = dst_end;
+    op->u.copy.src_end = src_end;
     d12__vkdrv_buffer *dst = within(dst_buffer, dst_offset, size), *src = within(src_buffer, src_offset, size);
     if (dst && src && hold(list, dst) && hold(list, src) && (!size || open_current(list))) {
         op->recorded = true;
@@ -705,17 +707,26 @@ static void record_copy(d12__vkdrv_command_list *list, d12__vkdrv_buffer *dst_bu
     }
 }
 
+/* The first byte past a resource (its VA + Width): what a copy naming it must stay before. */
+static UINT64 resource_end(D3D12DDI_HRESOURCE resource)
+{
+    return d12__vkdrv_resource_buffer(resource)->va + d12__vkdrv_resource_offset(resource) +
+           d12__vkdrv_resource_width(resource);
+}
+
 static VOID APIENTRY copy_buffer_region(D3D12DDI_HCOMMANDLIST handle, D3D12DDI_HRESOURCE dst, UINT64 dst_offset,
                                         D3D12DDI_HRESOURCE src, UINT64 src_offset, UINT64 bytes)
 {
     record_copy(list_of(handle), d12__vkdrv_resource_buffer(dst), d12__vkdrv_resource_offset(dst) + dst_offset,
-                d12__vkdrv_resource_buffer(src), d12__vkdrv_resource_offset(src) + src_offset, bytes);
+                d12__vkdrv_resource_buffer(src), d12__vkdrv_resource_offset(src) + src_offset, bytes,
+                resource_end(dst), resource_end(src));
 }
 
 static VOID APIENTRY copy_resource(D3D12DDI_HCOMMANDLIST handle, D3D12DDI_HRESOURCE dst, D3D12DDI_HRESOURCE src)
 {
     record_copy(list_of(handle), d12__vkdrv_resource_buffer(dst), d12__vkdrv_resource_offset(dst),
-                d12__vkdrv_resource_buffer(src), d12__vkdrv_resource_offset(src), d12__vkdrv_resource_width(src));
+                d12__vkdrv_resource_buffer(src), d12__vkdrv_resource_offset(src), d12__vkdrv_resource_width(src),
+                resource_end(dst), resource_end(src));
 }
 
 /* A transition or UAV barrier on one buffer: a buffer memory barrier on it (a placed buffer's: its heap's whole
