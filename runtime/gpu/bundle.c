@@ -233,6 +233,19 @@ static PFND3D12DDI_SET_ROOT_BUFFER_VIEW root_setter(const D3D12DDI_COMMAND_LIST_
     }
 }
 
+/* DRED's record of a replayed draw or dispatch (issue 32 item 1): its op, its ordinal among the bundle's calls of its
+ * kind (`*ordinal`, counted up) and its arguments in the method's parameter order, as d12__dred_note_args32 keeps
+ * a list's own (Dispatch's unused d and e are 0). */
+static void note_work(d12_dred_list *dred, const bundle_command *c, UINT *ordinal)
+{
+    static const UINT ops[] = {[OP_DRAW - OP_DRAW] = D3D12_AUTO_BREADCRUMB_OP_DRAWINSTANCED,
+                               [OP_DRAW_INDEXED - OP_DRAW] = D3D12_AUTO_BREADCRUMB_OP_DRAWINDEXEDINSTANCED,
+                               [OP_DISPATCH - OP_DRAW] = D3D12_AUTO_BREADCRUMB_OP_DISPATCH};
+    const UINT32 indexed[5] = {c->u.work.a, c->u.work.b, c->u.work.c, (UINT32)c->u.work.d, c->u.work.e};
+    const UINT32 other[5] = {c->u.work.a, c->u.work.b, c->u.work.c, c->u.work.e, 0};
+    d12__dred_bundle_work(dred, ops[c->op - OP_DRAW], (*ordinal)++, c->op == OP_DRAW_INDEXED ? indexed : other);
+}
+
 /* The bundle's calls, in order, into the caller's driver list: its bindings are the caller's from here on ("All of
  * the state that is set in a bundle will affect the state of the parent command list"), and the caller's bindings
  * are the bundle's ("Bundles inherit all state from the parent command list ... except the pipeline state object
@@ -271,17 +284,8 @@ static void replay(struct d12_command_list *caller, const d12_bundle_log *log)
                 ddi->pfnDrawIndexedInstanced(handle, c->u.work.a, c->u.work.b, c->u.work.c, c->u.work.d, c->u.work.e);
             else
                 ddi->pfnDispatch(handle, c->u.work.a, c->u.work.b, c->u.work.c);
-            {
-                static const UINT kinds[] = {[OP_DRAW - OP_DRAW] = D3D12_AUTO_BREADCRUMB_OP_DRAWINSTANCED,
-                                             [OP_DRAW_INDEXED - OP_DRAW] = D3D12_AUTO_BREADCRUMB_OP_DRAWINDEXEDINSTANCED,
-                                             [OP_DISPATCH - OP_DRAW] = D3D12_AUTO_BREADCRUMB_OP_DISPATCH};
-                const UINT32 args[5] = {c->u.work.a, c->u.work.b, c->u.work.c, (UINT32)c->u.work.d, c->u.work.e};
-                const UINT32 dispatch[5] = {c->u.work.a, c->u.work.b, c->u.work.c, 0, 0};
-                const UINT32 draw[5] = {c->u.work.a, c->u.work.b, c->u.work.c, c->u.work.e, 0};
-                unsigned k = c->op - OP_DRAW;
-                d12__dred_bundle_work(caller->dred_work, kinds[k], ordinals[k]++,
-                                      c->op == OP_DRAW_INDEXED ? args : c->op == OP_DRAW ? draw : dispatch);
-            }
+            if (caller->dred_work)
+                note_work(caller->dred_work, c, &ordinals[c->op - OP_DRAW]);
             break;
         }
     }

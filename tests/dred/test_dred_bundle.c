@@ -149,6 +149,27 @@ static void test_named_first_draw(void)
     cleanup();
 }
 
+/* The driver's finding names the bundle's middle draw ("[Draw #1]"): exact, position 1, the view set just before it
+ * (not the one before draw #0, not the one the bundle leaves bound). */
+static void test_named_middle_draw(void)
+{
+    scene s;
+    if (!make_scene(&s, true))
+        return;
+    ID3D12GraphicsCommandList_IASetVertexBuffers(s.bundle, 0, 1, &s.rock_view);
+    ID3D12GraphicsCommandList_DrawInstanced(s.bundle, 36, 1, 0, 0);
+    ID3D12GraphicsCommandList_IASetVertexBuffers(s.bundle, 0, 1, &s.foliage_view);
+    ID3D12GraphicsCommandList_DrawInstanced(s.bundle, 12, 1, 0, 0);
+    ID3D12GraphicsCommandList_IASetVertexBuffers(s.bundle, 0, 1, &s.rock_view);
+    ID3D12GraphicsCommandList_DrawInstanced(s.bundle, 36, 1, 0, 0);
+    d12dred_report *r = run_scene(&s);
+    const d12dred_op *op = check_bundle_op(r, D12DRED_ATTRIBUTION_EXACT, 1, true, "Foliage VB", 12);
+    if (op && CHECK_EQ_INT_RET(op->message_count, 1))
+        CHECK(contains(op->messages[0].text, ":'Foliage bundle' [Draw #1] "));
+    d12dred_report_free(r);
+    cleanup();
+}
+
 /* No driver messages; the faulting draw is the bundle's last command, which the driver names by the fault's OpIndex
  * (the EXECUTEBUNDLE's): exact, the last draw, the view set in the bundle just before it. */
 static void test_op_index_last_draw(void)
@@ -195,6 +216,7 @@ static const struct {
     void (*run)(void);
 } cases[] = {
     {"named_first_draw", test_named_first_draw},
+    {"named_middle_draw", test_named_middle_draw},
     {"op_index_last_draw", test_op_index_last_draw},
     {"suspect_inherited", test_suspect_inherited},
 };
