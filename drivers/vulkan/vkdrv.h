@@ -5,7 +5,8 @@
  * the DDI call, a queue is a timeline thread that owns a timeline semaphore, and findings use the reference driver's VendorMessageIds.
  *
  * Files: vkdrv_adapter.c (instance, physical device, caps, tables), vkdrv_device.c (VkDevice, messages),
- * vkdrv_memory.c (buffers, VA space), vkdrv_list.c (allocators = command pools, lists), vkdrv_check.c (the
+ * vkdrv_memory.c (buffers, VA space), vkdrv_allocator.c (allocators = command pools), vkdrv_list.c and
+ * the files vkdrv_list.h names (lists), vkdrv_check.c (the
  * execution-time checks shared with the reference driver's rules), vkdrv_queue.c (timelines),
  * vkdrv_validation.c (the VK_EXT_debug_utils messenger), vkdrv_messages.c (version 2 of driver-reported messages:
  * the validation mode's source, categories, GPU VA naming).
@@ -65,7 +66,7 @@
  * address, 0: unmapped), 2^20 entries (64 GiB of VA; an address above reads as unmapped). */
 #define D12_VKDRV_PAGE_TABLE_ENTRIES (1u << 20)
 /* A draw's or dispatch's invocations run in chunks of about this many nanoseconds, one submission each; a list's
- * ops are cut into command buffers of about this much estimated work (vkdrv_list.c, "charge"). */
+ * ops are cut into command buffers of about this much estimated work (vkdrv_record.c, "charge"). */
 #define D12_VKDRV_CHUNK_NS 5000000ull
 /* The record-time estimate: per op, plus bytes x copy_ps / 1000 or invocations x kernel_ps / 1000, the rates measured
  * on earlier lists (defaults until then). */
@@ -402,7 +403,7 @@ HRESULT APIENTRY d12__vkdrv_create_allocator(D3D12DDI_HDEVICE device,
 VOID APIENTRY d12__vkdrv_destroy_allocator(D3D12DDI_HDEVICE device, D3D12DDI_HCOMMANDALLOCATOR allocator);
 VOID APIENTRY d12__vkdrv_reset_allocator(D3D12DDI_HCOMMANDALLOCATOR allocator);
 
-/* ---- vkdrv_list.c ---- */
+/* ---- vkdrv_list.c, vkdrv_record.c, vkdrv_barrier.c (the rest of the list files: vkdrv_list.h) ---- */
 SIZE_T APIENTRY d12__vkdrv_calc_private_list_size(D3D12DDI_HDEVICE device,
                                                   const D3D12DDIARG_CREATECOMMANDLIST_0126 *args);
 HRESULT APIENTRY d12__vkdrv_create_list(D3D12DDI_HDEVICE device, const D3D12DDIARG_CREATECOMMANDLIST_0126 *args,
