@@ -44,7 +44,8 @@
 #include "drvcommon_rules.h"
 #include "drvcommon_va.h"
 #include "refdrv.h" /* the VendorMessageIds, the profile (refdrv_profile.h) */
-#include "vkdrv_fault.h" /* the pure decisions of device loss and write-immediate */
+#include "vkdrv_fault.h"  /* the pure decisions of device loss and write-immediate */
+#include "vkdrv_ranges.h" /* the copy destinations of a list */
 
 #define D12_VKDRV_VA_BASE D12_DRV_VA_BASE /* drivers/common/drvcommon_va.h */
 #define D12_VKDRV_VA_ALIGNMENT D12_DRV_VA_ALIGNMENT
@@ -290,10 +291,6 @@ typedef struct d12__vkdrv_recording {
     size_t arena_count, arena_capacity;
 } d12__vkdrv_recording;
 
-typedef struct d12__vkdrv_range {
-    UINT64 start, end;
-} d12__vkdrv_range;
-
 typedef struct d12__vkdrv_command_allocator {
     d12__vkdrv_pool *pool;
 } d12__vkdrv_command_allocator;
@@ -308,8 +305,7 @@ typedef struct d12__vkdrv_command_list {
     d12__drv_root_state graphics, compute; /* drivers/common/drvcommon_record.h */
     /* Copy destinations since the application's last barrier: a copy whose destination overlaps one of them is
      * serialized after it (D3D12 orders such copies; vkd3d-proton does the same). */
-    d12__vkdrv_range *copy_dsts; /* sorted by start, disjoint: an overlap is a binary search */
-    size_t copy_dst_count, copy_dst_capacity;
+    d12__vkdrv_ranges copy_dsts; /* disjoint, O(log N) in any order (vkdrv_ranges.h) */
     d12__drv_bindings bound; /* the bindings as recorded so far: an inline kernel's arguments */
     UINT64 estimate_ns;      /* the current command buffer's estimated GPU work */
     bool segment_kernels;    /* the current command buffer holds inline kernels (its end makes their words visible) */

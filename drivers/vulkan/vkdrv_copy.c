@@ -9,51 +9,65 @@
 
 #include "vkdrv_list.h"
 
-/* D3D12 orders copies whose destinations overlap: such a copy waits for the earlier ones (a barrier on its
- * destination only), which then leave the set; the application's global barriers clear it (a barrier on some
- * buffers orders nothing else: a copy to another buffer on either side of it still needs ours). The ranges are
- * disjoint and sorted by start (and so by end): the overlapping ones are found by two binary searches (issue 28 item
- * 6: a scan of every earlier destination made 200 000 disjoint copies quadratic); an insertion moves the ranges above
- * it (none for copies in address order). */
-static size_t first_range(const d12__vkdrv_command_list *list, UINT64 bound, bool by_end)
+/* D3D12 orders copies whose destinations overlap (the runtime has no TRANSFER-to-TRANSFER barrier to offer, and
+ * vkd3d-proton serializes them the same way, "D3D12 requires serialization on overlapping copies (WAW hazard)"):
+ * such a copy waits for the earlier ones (a barrier from copy stage to copy stage over its destination and theirs:
+ * Vulkan needs a memory dependency for write-after-write, also for a later copy overlapping only their part outside
+ * this one's), which then leave the set; the application's global barriers clear it (a barrier on some buffers
+ * orders nothing else: a copy to another buffer on either side of it still needs ours). The set is a treap (vkdrv_ranges.c): O(log N) a copy in any
+ * order (issue 28 item 6: a sorted array made falling addresses quadratic). Where the set cannot grow, a global
+ * copy-to-copy memory barrier orders this copy after every earlier one and the set starts again from this copy (its
+ * nodes are kept, so that insertion needs no memory). */
+static void order_overlapping_copy(d12__vkdrv_command_list *list, d12__vkdrv_buffer *dst, UINT64 start, UINT64 size,
+                                   bool repeat)
 {
-    size_t low = 0, high = list->copy_dst_count; /* the first range whose end (start) is past (at or past) bound */
-    while (low < high) {
-        size_t middle = low + (high - low) / 2;
-        if (by_end ? list->copy_dsts[middle].end <= bound : list->copy_dsts[middle].start < bound)
-            low = middle + 1;
-        else
-            high = middle;
+    UINT64 low, high;
+    switch (d12__vkdrv_ranges_insert(&list->copy_dsts, start, start + size, &low, &high)) {
+    case D12_VKDRV_RANGES_DISJOINT:
+        return;
+    case D12_VKDRV_RANGES_OVERLAP: /* over the earlier ones' whole span: a later copy may overlap what lay outside */
+        /* within the destination's VkBuffer: a range there is this buffer's, but a VA handed out again (65 000
+         * releases later) may name a buffer the list released */
+        low = low < start ? (low > dst->va ? low : dst->va) : start;
+        high = high > start + size ? (high < dst->va + dst->size ? high : dst->va + dst->size) : start + size;
+        if (!repeat)
+            d12__vkdrv_buffer_barrier(d12__vkdrv_current(list), dst->vk, low - dst->va, high - low,
+                                      VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                                      VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+        return;
+    case D12_VKDRV_RANGES_NO_MEMORY:
+        break;
     }
-    return low;
+    VkMemoryBarrier2 all = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
+                            .srcStageMask = VK_PIPELINE_STAGE_2_COPY_BIT,
+                            .srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                            .dstStageMask = VK_PIPELINE_STAGE_2_COPY_BIT,
+                            .dstAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT};
+    VkDependencyInfo dependency = {
+        .sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &all};
+    vkCmdPipelineBarrier2(d12__vkdrv_current(list), &dependency);
+    d12__vkdrv_copies_ordered(list);
+    d12__vkdrv_ranges_insert(&list->copy_dsts, start, start + size, &low, &high);
 }
 
-static void serialize_overlapping_copy(d12__vkdrv_command_list *list, d12__vkdrv_buffer *dst, UINT64 start,
-                                       UINT64 size)
+/* A copy of the same bytes as the op just before it (same source and destination ranges, nothing recorded between,
+ * source and destination apart) writes what that one wrote, read from a source nothing wrote in between: in
+ * whatever order or interleaving the two run, the destination ends the same, so the ordering above needs no barrier
+ * between them (its range still replaces the previous one's in the set). Under `sync` validation the barrier stays:
+ * the layer would report the two as WRITE_AFTER_WRITE, and that mode must show only the application's hazards. */
+static bool repeats_previous_copy(const d12__vkdrv_command_list *list, UINT64 dst_va, UINT64 src_va, UINT64 size)
 {
-    UINT64 end = start + size;
-    /* the overlapping ranges: [first, last) */
-    size_t first = first_range(list, start, true), last = first_range(list, end, false);
-    if (first < last) {
-        d12__vkdrv_buffer_barrier(d12__vkdrv_current(list), dst->vk, start - dst->va, size,
-                                  VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                                  VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
-        memmove(&list->copy_dsts[first], &list->copy_dsts[last],
-                (list->copy_dst_count - last) * sizeof *list->copy_dsts);
-        list->copy_dst_count -= last - first;
-    }
-    if (!d12__vkdrv_grow((void **)&list->copy_dsts, &list->copy_dst_capacity, list->copy_dst_count,
-                         sizeof *list->copy_dsts))
-        return;
-    memmove(&list->copy_dsts[first + 1], &list->copy_dsts[first],
-            (list->copy_dst_count - first) * sizeof *list->copy_dsts);
-    list->copy_dsts[first] = (d12__vkdrv_range){start, end};
-    list->copy_dst_count++;
+    const d12__vkdrv_recording *r = list->recording;
+    if (r->op_count < 2 || list->device->adapter->validation == D12_VKDRV_VALIDATION_SYNC)
+        return false;
+    const d12__vkdrv_op *op = &r->ops[r->op_count - 2]; /* the current copy is the last op */
+    d12__vkdrv_copy_span previous = {op->u.copy.dst, op->u.copy.src, op->u.copy.size}, copy = {dst_va, src_va, size};
+    return d12__vkdrv_copy_repeats(op->type == D12_VKDRV_OP_COPY && op->recorded ? &previous : NULL, &copy);
 }
 
 void d12__vkdrv_copies_ordered(d12__vkdrv_command_list *list)
 {
-    list->copy_dst_count = 0;
+    d12__vkdrv_ranges_clear(&list->copy_dsts);
 }
 
 void d12__vkdrv_cmd_copy(VkCommandBuffer cb, const d12__vkdrv_buffer *dst, UINT64 dst_va, const d12__vkdrv_buffer *src,
@@ -99,7 +113,7 @@ static void record_copy(d12__vkdrv_command_list *list, d12__vkdrv_buffer *dst_bu
         (!size || d12__vkdrv_open_current(list))) {
         op->recorded = true;
         if (size) {
-            serialize_overlapping_copy(list, dst, dst_va, size);
+            order_overlapping_copy(list, dst, dst_va, size, repeats_previous_copy(list, dst_va, src_va, size));
             d12__vkdrv_vk_begin(list);
             d12__vkdrv_cmd_copy(d12__vkdrv_current(list), dst, dst_va, src, src_va, size);
             d12__vkdrv_vk_end(list);

@@ -89,7 +89,7 @@ HRESULT APIENTRY d12__vkdrv_create_list(D3D12DDI_HDEVICE device, const D3D12DDIA
     HRESULT hr = start_recording(list, ((d12__vkdrv_command_allocator *)args->hDrvCommandAllocator.pDrvPrivate)->pool);
     if (FAILED(hr)) {
         d12__vkdrv_recording_release(list->recording);
-        free(list->copy_dsts);
+        d12__vkdrv_ranges_free(&list->copy_dsts);
         list->recording = NULL;
     }
     return hr;
@@ -103,8 +103,7 @@ VOID APIENTRY d12__vkdrv_destroy_list(D3D12DDI_HDEVICE device, D3D12DDI_HCOMMAND
         vkEndCommandBuffer(d12__vkdrv_current(list));
     d12__vkdrv_recording_release(list->recording);
     list->recording = NULL;
-    free(list->copy_dsts);
-    list->copy_dsts = NULL;
+    d12__vkdrv_ranges_free(&list->copy_dsts);
 }
 
 static VOID APIENTRY close_list(D3D12DDI_HCOMMANDLIST handle)
