@@ -14,10 +14,10 @@
  * such a copy waits for the earlier ones (a barrier from copy stage to copy stage over its destination and theirs:
  * Vulkan needs a memory dependency for write-after-write, also for a later copy overlapping only their part outside
  * this one's), which then leave the set; the application's global barriers clear it (a barrier on some buffers
- * orders nothing else: a copy to another buffer on either side of it still needs ours). The set is a treap (vkdrv_ranges.c): O(log N) a copy in any
- * order (issue 28 item 6: a sorted array made falling addresses quadratic). Where the set cannot grow, a global
- * copy-to-copy memory barrier orders this copy after every earlier one and the set starts again from this copy (its
- * nodes are kept, so that insertion needs no memory). */
+ * orders nothing else: a copy to another buffer on either side of it still needs ours). The set is a treap
+ * (vkdrv_ranges.c): O(log N) a copy in any order (issue 28 item 6: a sorted array made falling addresses quadratic).
+ * Where the set cannot grow, a global copy-to-copy memory barrier orders this copy after every earlier one and the
+ * set starts again from this copy (its nodes are kept, so that insertion needs no memory). */
 static void order_overlapping_copy(d12__vkdrv_command_list *list, d12__vkdrv_buffer *dst, UINT64 start, UINT64 size,
                                    bool repeat)
 {
