@@ -4,7 +4,6 @@
  * two copies whose destinations overlap (vkdrv_copy.c). */
 #define _POSIX_C_SOURCE 200809L
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

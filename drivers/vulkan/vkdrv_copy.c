@@ -3,10 +3,6 @@
  * them. */
 #define _POSIX_C_SOURCE 200809L
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "vkdrv_list.h"
 
 /* D3D12 orders copies whose destinations overlap (the runtime has no TRANSFER-to-TRANSFER barrier to offer, and

@@ -4,8 +4,6 @@
  * and runs, in chunks, between it and the next (vkdrv_kernel.c). */
 #define _POSIX_C_SOURCE 200809L
 
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "vkdrv_list.h"

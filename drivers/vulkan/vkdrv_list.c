@@ -3,7 +3,6 @@
  * record the ops: vkdrv_list.h). */
 #define _POSIX_C_SOURCE 200809L
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
