@@ -297,8 +297,7 @@ static bool start(vk_worker *w)
                                        "2^20 kernel invocations, each reading through the page table",
                                        "Reset, 2 000 DrawInstanced of 3 vertices, Close",
                                        "the same recording, executed and waited for",
-                                       "Reset, 200 000 disjoint 16-byte copies into one buffer at rising offsets, "
-                                       "Close",
+                                       "Reset, 200 000 disjoint 16-byte copies into one buffer, rising, Close",
                                        "the same at falling offsets"};
     for (int i = 0; i < ROW_COUNT; i++)
         snprintf(w->what[i], sizeof w->what[i], "%s; validation %s%s; %.255s", what[i], w->mode,
