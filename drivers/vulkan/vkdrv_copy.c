@@ -95,7 +95,7 @@ static d12__vkdrv_buffer *within(d12__vkdrv_buffer *buffer, UINT64 offset, UINT6
 /* Only a copy wholly inside its two buffers is recorded into Vulkan. The op log keeps it either way, so the
  * timeline reports one that is not as the reference driver does. */
 static void record_copy(d12__vkdrv_command_list *list, d12__vkdrv_buffer *dst_buffer, UINT64 dst_offset,
-                        d12__vkdrv_buffer *src_buffer, UINT64 src_offset, UINT64 size)
+                        d12__vkdrv_buffer *src_buffer, UINT64 src_offset, UINT64 size, UINT64 dst_end, UINT64 src_end)
 {
     d12__vkdrv_op *op = d12__vkdrv_append(list, D12_VKDRV_OP_COPY);
     if (!op)
@@ -104,6 +104,8 @@ static void record_copy(d12__vkdrv_command_list *list, d12__vkdrv_buffer *dst_bu
     op->u.copy.dst = dst_va;
     op->u.copy.src = src_va;
     op->u.copy.size = size;
+    op->u.copy.dst_end = dst_end;
+    op->u.copy.src_end = src_end;
     d12__vkdrv_buffer *dst = within(dst_buffer, dst_offset, size), *src = within(src_buffer, src_offset, size);
     if (dst && src && d12__vkdrv_hold(list, dst) && d12__vkdrv_hold(list, src) &&
         (!size || d12__vkdrv_open_current(list))) {
@@ -118,16 +120,24 @@ static void record_copy(d12__vkdrv_command_list *list, d12__vkdrv_buffer *dst_bu
     }
 }
 
+/* The first byte past a resource (its VA + Width): what a copy naming it must stay before. */
+static UINT64 resource_end(D3D12DDI_HRESOURCE resource)
+{
+    return d12__vkdrv_resource_buffer(resource)->va + d12__vkdrv_resource_offset(resource) +
+           d12__vkdrv_resource_width(resource);
+}
+
 VOID APIENTRY d12__vkdrv_copy_buffer_region(D3D12DDI_HCOMMANDLIST handle, D3D12DDI_HRESOURCE dst, UINT64 dst_offset,
-                                        D3D12DDI_HRESOURCE src, UINT64 src_offset, UINT64 bytes)
+                                            D3D12DDI_HRESOURCE src, UINT64 src_offset, UINT64 bytes)
 {
     record_copy(d12__vkdrv_list_of(handle), d12__vkdrv_resource_buffer(dst),
                 d12__vkdrv_resource_offset(dst) + dst_offset, d12__vkdrv_resource_buffer(src),
-                d12__vkdrv_resource_offset(src) + src_offset, bytes);
+                d12__vkdrv_resource_offset(src) + src_offset, bytes, resource_end(dst), resource_end(src));
 }
 
 VOID APIENTRY d12__vkdrv_copy_resource(D3D12DDI_HCOMMANDLIST handle, D3D12DDI_HRESOURCE dst, D3D12DDI_HRESOURCE src)
 {
     record_copy(d12__vkdrv_list_of(handle), d12__vkdrv_resource_buffer(dst), d12__vkdrv_resource_offset(dst),
-                d12__vkdrv_resource_buffer(src), d12__vkdrv_resource_offset(src), d12__vkdrv_resource_width(src));
+                d12__vkdrv_resource_buffer(src), d12__vkdrv_resource_offset(src), d12__vkdrv_resource_width(src),
+                resource_end(dst), resource_end(src));
 }
