@@ -133,6 +133,10 @@ typedef enum d12_msg {
     D12_MSG_COPY_DESCRIPTORS_INVALID_RANGES,
     D12_MSG_COPY_DESCRIPTORS_WRITE_ONLY_DESCRIPTOR,
     D12_MSG_SET_DESCRIPTOR_HEAP_INVALID,
+    D12_MSG_CREATE_ROOT_SIGNATURE_BLOB_NOT_FOUND,
+    D12_MSG_CREATE_ROOT_SIGNATURE_DESERIALIZE_FAILED,
+    D12_MSG_CREATE_ROOT_SIGNATURE_INVALID_CONFIGURATION,
+    D12_MSG_CREATE_ROOT_SIGNATURE_NOT_SUPPORTED_ON_DEVICE,
     D12_MSG_CREATERESOURCE_HEAP_FLAG,
     D12_MSG_CREATERESOURCE_ACCELERATION_STRUCTURE,
     D12_MSG_GETRESOURCEALLOCATIONINFO_INVALIDRDESCS,
@@ -585,6 +589,26 @@ static inline void d12__msg_copy_descriptors_write_only_descriptor(d12_info_queu
 static inline void d12__msg_set_descriptor_heap_invalid(d12_info_queue *queue, const char *problem)
 {
     d12__info_queue_report(queue, D12_MSG_SET_DESCRIPTOR_HEAP_INVALID, problem);
+}
+
+static inline void d12__msg_create_root_signature_blob_not_found(d12_info_queue *queue)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATE_ROOT_SIGNATURE_BLOB_NOT_FOUND);
+}
+
+static inline void d12__msg_create_root_signature_deserialize_failed(d12_info_queue *queue, const char *problem)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATE_ROOT_SIGNATURE_DESERIALIZE_FAILED, problem);
+}
+
+static inline void d12__msg_create_root_signature_invalid_configuration(d12_info_queue *queue, const char *problem)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATE_ROOT_SIGNATURE_INVALID_CONFIGURATION, problem);
+}
+
+static inline void d12__msg_create_root_signature_not_supported_on_device(d12_info_queue *queue, const char *problem)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATE_ROOT_SIGNATURE_NOT_SUPPORTED_ON_DEVICE, problem);
 }
 
 static inline void d12__msg_createresource_heap_flag(d12_info_queue *queue, const char *flag, const char *heap, const char *why)
