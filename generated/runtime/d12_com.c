@@ -2079,78 +2079,42 @@ static void STDMETHODCALLTYPE command_list_list_SetDescriptorHeaps(ID3D12Graphic
 
 static void STDMETHODCALLTYPE command_list_list_SetComputeRootSignature(ID3D12GraphicsCommandList *This, ID3D12RootSignature *pRootSignature)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)pRootSignature;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "SetComputeRootSignature");
+    d12_command_list_SetComputeRootSignature(command_list_from_list(This), pRootSignature);
 }
 
 static void STDMETHODCALLTYPE command_list_list_SetGraphicsRootSignature(ID3D12GraphicsCommandList *This, ID3D12RootSignature *pRootSignature)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)pRootSignature;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "SetGraphicsRootSignature");
+    d12_command_list_SetGraphicsRootSignature(command_list_from_list(This), pRootSignature);
 }
 
 static void STDMETHODCALLTYPE command_list_list_SetComputeRootDescriptorTable(ID3D12GraphicsCommandList *This, UINT RootParameterIndex, D3D12_GPU_DESCRIPTOR_HANDLE BaseDescriptor)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)RootParameterIndex;
-    (void)BaseDescriptor;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "SetComputeRootDescriptorTable");
+    d12_command_list_SetComputeRootDescriptorTable(command_list_from_list(This), RootParameterIndex, BaseDescriptor);
 }
 
 static void STDMETHODCALLTYPE command_list_list_SetGraphicsRootDescriptorTable(ID3D12GraphicsCommandList *This, UINT RootParameterIndex, D3D12_GPU_DESCRIPTOR_HANDLE BaseDescriptor)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)RootParameterIndex;
-    (void)BaseDescriptor;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "SetGraphicsRootDescriptorTable");
+    d12_command_list_SetGraphicsRootDescriptorTable(command_list_from_list(This), RootParameterIndex, BaseDescriptor);
 }
 
 static void STDMETHODCALLTYPE command_list_list_SetComputeRoot32BitConstant(ID3D12GraphicsCommandList *This, UINT RootParameterIndex, UINT SrcData, UINT DestOffsetIn32BitValues)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)RootParameterIndex;
-    (void)SrcData;
-    (void)DestOffsetIn32BitValues;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "SetComputeRoot32BitConstant");
+    d12_command_list_SetComputeRoot32BitConstant(command_list_from_list(This), RootParameterIndex, SrcData, DestOffsetIn32BitValues);
 }
 
 static void STDMETHODCALLTYPE command_list_list_SetGraphicsRoot32BitConstant(ID3D12GraphicsCommandList *This, UINT RootParameterIndex, UINT SrcData, UINT DestOffsetIn32BitValues)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)RootParameterIndex;
-    (void)SrcData;
-    (void)DestOffsetIn32BitValues;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "SetGraphicsRoot32BitConstant");
+    d12_command_list_SetGraphicsRoot32BitConstant(command_list_from_list(This), RootParameterIndex, SrcData, DestOffsetIn32BitValues);
 }
 
 static void STDMETHODCALLTYPE command_list_list_SetComputeRoot32BitConstants(ID3D12GraphicsCommandList *This, UINT RootParameterIndex, UINT Num32BitValuesToSet, const void *pSrcData, UINT DestOffsetIn32BitValues)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)RootParameterIndex;
-    (void)Num32BitValuesToSet;
-    (void)pSrcData;
-    (void)DestOffsetIn32BitValues;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "SetComputeRoot32BitConstants");
+    d12_command_list_SetComputeRoot32BitConstants(command_list_from_list(This), RootParameterIndex, Num32BitValuesToSet, pSrcData, DestOffsetIn32BitValues);
 }
 
 static void STDMETHODCALLTYPE command_list_list_SetGraphicsRoot32BitConstants(ID3D12GraphicsCommandList *This, UINT RootParameterIndex, UINT Num32BitValuesToSet, const void *pSrcData, UINT DestOffsetIn32BitValues)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)RootParameterIndex;
-    (void)Num32BitValuesToSet;
-    (void)pSrcData;
-    (void)DestOffsetIn32BitValues;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "SetGraphicsRoot32BitConstants");
+    d12_command_list_SetGraphicsRoot32BitConstants(command_list_from_list(This), RootParameterIndex, Num32BitValuesToSet, pSrcData, DestOffsetIn32BitValues);
 }
 
 static void STDMETHODCALLTYPE command_list_list_SetComputeRootConstantBufferView(ID3D12GraphicsCommandList *This, UINT RootParameterIndex, D3D12_GPU_VIRTUAL_ADDRESS BufferLocation)

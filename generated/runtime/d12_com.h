@@ -250,6 +250,14 @@ void d12_command_list_RSSetScissorRects(struct d12_command_list *self, UINT NumR
 void d12_command_list_ResourceBarrier(struct d12_command_list *self, UINT NumBarriers, const D3D12_RESOURCE_BARRIER *pBarriers);
 void d12_command_list_ExecuteBundle(struct d12_command_list *self, ID3D12GraphicsCommandList *pCommandList);
 void d12_command_list_SetDescriptorHeaps(struct d12_command_list *self, UINT NumDescriptorHeaps, ID3D12DescriptorHeap * const *ppDescriptorHeaps);
+void d12_command_list_SetComputeRootSignature(struct d12_command_list *self, ID3D12RootSignature *pRootSignature);
+void d12_command_list_SetGraphicsRootSignature(struct d12_command_list *self, ID3D12RootSignature *pRootSignature);
+void d12_command_list_SetComputeRootDescriptorTable(struct d12_command_list *self, UINT RootParameterIndex, D3D12_GPU_DESCRIPTOR_HANDLE BaseDescriptor);
+void d12_command_list_SetGraphicsRootDescriptorTable(struct d12_command_list *self, UINT RootParameterIndex, D3D12_GPU_DESCRIPTOR_HANDLE BaseDescriptor);
+void d12_command_list_SetComputeRoot32BitConstant(struct d12_command_list *self, UINT RootParameterIndex, UINT SrcData, UINT DestOffsetIn32BitValues);
+void d12_command_list_SetGraphicsRoot32BitConstant(struct d12_command_list *self, UINT RootParameterIndex, UINT SrcData, UINT DestOffsetIn32BitValues);
+void d12_command_list_SetComputeRoot32BitConstants(struct d12_command_list *self, UINT RootParameterIndex, UINT Num32BitValuesToSet, const void *pSrcData, UINT DestOffsetIn32BitValues);
+void d12_command_list_SetGraphicsRoot32BitConstants(struct d12_command_list *self, UINT RootParameterIndex, UINT Num32BitValuesToSet, const void *pSrcData, UINT DestOffsetIn32BitValues);
 void d12_command_list_SetComputeRootConstantBufferView(struct d12_command_list *self, UINT RootParameterIndex, D3D12_GPU_VIRTUAL_ADDRESS BufferLocation);
 void d12_command_list_SetGraphicsRootConstantBufferView(struct d12_command_list *self, UINT RootParameterIndex, D3D12_GPU_VIRTUAL_ADDRESS BufferLocation);
 void d12_command_list_SetComputeRootShaderResourceView(struct d12_command_list *self, UINT RootParameterIndex, D3D12_GPU_VIRTUAL_ADDRESS BufferLocation);
