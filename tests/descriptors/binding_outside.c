@@ -7,7 +7,7 @@
  *   binding_outside CASE   valid | table | constants | root_views | root_signature
  *
  * Ends with "N passed, N failed"; exit 0 only when nothing failed. */
-#include "outside.h"
+#include "../outside/outside.h"
 
 static ID3D12CommandAllocator *g_allocator;
 static ID3D12GraphicsCommandList *g_list;
@@ -62,13 +62,8 @@ static ID3D12DescriptorHeap *visible_heap(D3D12_DESCRIPTOR_HEAP_TYPE type, UINT 
 /* The GPU handle of descriptor `index` of a shader-visible heap. */
 static D3D12_GPU_DESCRIPTOR_HANDLE gpu_at(ID3D12DescriptorHeap *heap, D3D12_DESCRIPTOR_HEAP_TYPE type, UINT index)
 {
-    D3D12_GPU_DESCRIPTOR_HANDLE start;
-#ifdef PEER_VKD3D /* the Microsoft x64 convention of a struct-returning method (outside.h's comment) */
-    typedef D3D12_GPU_DESCRIPTOR_HANDLE *(STDMETHODCALLTYPE * fn)(ID3D12DescriptorHeap *, D3D12_GPU_DESCRIPTOR_HANDLE *);
-    ((fn)(void *)heap->lpVtbl->GetGPUDescriptorHandleForHeapStart)(heap, &start);
-#else
-    start = heap->lpVtbl->GetGPUDescriptorHandleForHeapStart(heap);
-#endif
+    D3D12_GPU_DESCRIPTOR_HANDLE start =
+        STRUCT_CALL(D3D12_GPU_DESCRIPTOR_HANDLE, heap, GetGPUDescriptorHandleForHeapStart);
     start.ptr += (UINT64)index * ID3D12Device_GetDescriptorHandleIncrementSize(g_device, type);
     return start;
 }
@@ -255,5 +250,5 @@ int main(int argc, char **argv)
         {"valid", test_valid}, {"table", test_table}, {"constants", test_constants},
         {"root_views", test_root_views}, {"root_signature", test_root_signature},
     };
-    return outside_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
+    return outside_main(cases, sizeof cases / sizeof cases[0], argc, argv);
 }

@@ -4,11 +4,11 @@
  * and against vkd3d 1.2 on lavapipe (tests/descriptors/CMakeLists.txt). Blobs come from the serializers; blobs the
  * serializers refuse to write (invalid descriptions) come from d12rt's RTS0 writer (runtime/dxbc).
  *
- *   rootsig_outside CASE   every_type | sizes | unbounded | from_shader | garbage | invalid | out_pointers |
- *                          object | no_table
+ *   rootsig_device_outside CASE   every_type | sizes | unbounded | from_shader | garbage | invalid | out_pointers |
+ *                                 object | no_table
  *
  * Ends with "N passed, N failed"; exit 0 only when nothing failed. */
-#include "outside.h"
+#include "../outside/outside.h"
 
 #include "d12_shaders.h"
 #include "dxbc.h"
@@ -52,8 +52,8 @@ static void *raw_blob(const D3D12_VERSIONED_ROOT_SIGNATURE_DESC *desc, size_t *s
 
 static void expect_created(HRESULT hr, ID3D12RootSignature *signature, int line)
 {
-    if (check_hr(hr, S_OK, line, "CreateRootSignature") && check(signature != NULL, line, "a root signature"))
-        check(ID3D12RootSignature_Release(signature) == 0, line, "the last reference");
+    if (outside_check_hr(hr, S_OK, line, "CreateRootSignature") && outside_check(signature != NULL, line, "a root signature"))
+        outside_check(ID3D12RootSignature_Release(signature) == 0, line, "the last reference");
 }
 /* The call first, then the pointer it wrote (a function's arguments are evaluated in no set order). */
 #define EXPECT_CREATED(call, signature)                                                                            \
@@ -380,5 +380,5 @@ int main(int argc, char **argv)
         {"from_shader", test_from_shader}, {"garbage", test_garbage}, {"invalid", test_invalid},
         {"out_pointers", test_out_pointers}, {"object", test_object}, {"no_table", test_no_table},
     };
-    return outside_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
+    return outside_main(cases, sizeof cases / sizeof cases[0], argc, argv);
 }
