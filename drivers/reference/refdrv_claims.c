@@ -10,7 +10,8 @@
 
 const char *const d12__refdrv_implemented_claims[] = {
     /* The floors D3D12 has no "not supported" value for: tier 1 of binding and heaps is what every D3D12 device
-     * reports; descriptor heaps and root signatures are the next issue's, and nothing above tier 1 is claimed.
+     * reports, and nothing above tier 1 is claimed (binding tier 1's per-stage limits: docs/claims.md says which
+     * Vulkan devices fall short of them).
      * Heap tier 1 is what CreateHeap implements: one category per heap (docs/heaps.md; tier 2's
      * ALLOW_ALL_BUFFERS_AND_TEXTURES would promise textures, which cannot be placed). */
     "D3D12_FEATURE_D3D12_OPTIONS.ResourceBindingTier = D3D12_RESOURCE_BINDING_TIER_1",
@@ -18,7 +19,9 @@ const char *const d12__refdrv_implemented_claims[] = {
     "D3D12_FEATURE_D3D12_OPTIONS21.ExecuteIndirectTier = D3D12_EXECUTE_INDIRECT_TIER_1_0",
     /* Shader model 5.1 is D3D12's floor: no DXIL is compiled, so nothing of shader model 6 is claimed. */
     "D3D12_FEATURE_SHADER_MODEL.HighestShaderModel = D3D_SHADER_MODEL_5_1",
-    "D3D12_FEATURE_ROOT_SIGNATURE.HighestVersion = D3D_ROOT_SIGNATURE_VERSION_1_0",
+    /* CreateRootSignature takes versions 1.0 and 1.1 on both drivers (docs/root-signatures.md); DirectX-Headers
+     * 1.606 has no 1.2. */
+    "D3D12_FEATURE_ROOT_SIGNATURE.HighestVersion = D3D_ROOT_SIGNATURE_VERSION_1_1",
     /* The seed's sample program (driver-reported-messages.txt) creates its device at 12_0; nothing above 12_0
      * until its required features exist (docs/claims.md: what 11_0 and 12_0 require that d12rt lacks). */
     "D3D12_FEATURE_FEATURE_LEVELS.MaxSupportedFeatureLevel = D3D_FEATURE_LEVEL_12_0",

@@ -1,9 +1,11 @@
 /* The reference driver's descriptors (docs/descriptors.md): heaps from drivers/common/drvcommon_descriptors.c, and
  * its records as plain data — what a view names (type, address range, format, stride, raw, counter) and a sampler's
  * description — for its execution-time checks to read when descriptor tables are bound. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "drvcommon_descriptors.h"
+#include "dxbc.h"
 #include "refdrv.h"
 
 /* One CBV/SRV/UAV descriptor. kind 0: never written (zero memory). */
@@ -78,6 +80,38 @@ static VOID APIENTRY copy_descriptors(D3D12DDI_HDEVICE device, UINT count, SIZE_
     d12__drv_descriptor_copy(&k_driver, count, dest, src, type);
 }
 
+/* A root signature is its description, as data (a copy at version 1.1, one allocation: runtime/dxbc's
+ * d12_rootsig_convert), for the execution-time checks to read when lists bind it. */
+typedef struct refdrv_root_signature {
+    D3D12_VERSIONED_ROOT_SIGNATURE_DESC *desc;
+} refdrv_root_signature;
+
+static SIZE_T APIENTRY calc_root_signature_size(D3D12DDI_HDEVICE device,
+                                                const D3D12DDIARG_CREATE_ROOT_SIGNATURE_D12RT *args)
+{
+    (void)device;
+    (void)args;
+    return sizeof(refdrv_root_signature);
+}
+
+static HRESULT APIENTRY create_root_signature(D3D12DDI_HDEVICE device,
+                                              const D3D12DDIARG_CREATE_ROOT_SIGNATURE_D12RT *args,
+                                              D3D12DDI_HROOTSIGNATURE handle)
+{
+    (void)device;
+    refdrv_root_signature *signature = handle.pDrvPrivate;
+    signature->desc = d12_rootsig_convert(args->pRootSignature, D3D_ROOT_SIGNATURE_VERSION_1_1);
+    return signature->desc ? S_OK : E_OUTOFMEMORY;
+}
+
+static VOID APIENTRY destroy_root_signature(D3D12DDI_HDEVICE device, D3D12DDI_HROOTSIGNATURE handle)
+{
+    (void)device;
+    refdrv_root_signature *signature = handle.pDrvPrivate;
+    free(signature->desc);
+    signature->desc = NULL;
+}
+
 const D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT d12__refdrv_descriptor_funcs = {
     descriptor_size,
     calc_heap_size,
@@ -89,4 +123,7 @@ const D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT d12__refdrv_descriptor_funcs = {
     create_view,
     create_sampler,
     copy_descriptors,
+    calc_root_signature_size,
+    create_root_signature,
+    destroy_root_signature,
 };

@@ -189,6 +189,9 @@ typedef struct d12__vkdrv_device {
     struct d12__vkdrv_buffer *cache[D12_VKDRV_CACHE_ENTRIES];
     size_t cache_count;
     UINT64 cache_bytes;
+    /* VK_KHR_push_descriptor (enabled where offered): root views are push descriptors (vkdrv_rootsig.c). */
+    bool push_descriptors;
+    uint32_t max_push_descriptors;
 } d12__vkdrv_device;
 
 /* A buffer: the Vulkan buffer covers the whole 64 KiB-granular allocation (the span), so an access past Width but
@@ -325,6 +328,46 @@ extern const D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 d12__vkdrv_drm_
 extern const D3D12DDI_DEVICE_FUNCS_CORE_0126 d12__vkdrv_device_core_funcs;
 /* Descriptor heaps, views and samplers (vkdrv_descriptors.c, docs/descriptors.md). */
 extern const D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT d12__vkdrv_descriptor_funcs;
+
+/* ---- Root signatures (vkdrv_rootsig.c; docs/root-signatures.md "The Vulkan driver's layout") ---- */
+#define D12_VKDRV_MAX_SETS 32u /* descriptor sets of one pipeline layout, at most (maxBoundDescriptorSets caps it) */
+
+typedef enum d12__vkdrv_root_kind {
+    D12_VKDRV_ROOT_TABLE,          /* bindings from `binding` on in `set`, one per range and descriptor kind */
+    D12_VKDRV_ROOT_PUSH_CONSTANTS, /* push constants at byte `offset` */
+    D12_VKDRV_ROOT_UBO_CONSTANTS,  /* the root set's uniform buffer (binding `binding` of set 0) at byte `offset` */
+    D12_VKDRV_ROOT_VIEW,           /* one buffer descriptor: binding `binding` of set 0 */
+} d12__vkdrv_root_kind;
+
+/* Where one root parameter lives in the Vulkan layout. */
+typedef struct d12__vkdrv_root_parameter {
+    d12__vkdrv_root_kind kind;
+    uint32_t set, binding, offset;
+} d12__vkdrv_root_parameter;
+
+/* A root signature: its description (1.1, a copy) and its layout. Immutable after creation. */
+typedef struct d12__vkdrv_root_signature {
+    D3D12_VERSIONED_ROOT_SIGNATURE_DESC *desc;
+    d12__vkdrv_root_parameter *parameters; /* one per root parameter (in the same private memory) */
+    uint32_t table_count, table_sets;      /* tables; sets they may take (maxBoundDescriptorSets - 2) */
+    uint32_t sampler_set, set_count;       /* the static samplers' set (when any); sets in all */
+    uint32_t push_constant_bytes, ubo_constant_bytes, ubo_binding;
+    bool root_set_pushed; /* set 0 is a push-descriptor set */
+    bool per_pipeline;    /* beyond the per-stage limits: no Vulkan objects here, pipelines build their own */
+    VkDescriptorSetLayout set_layouts[D12_VKDRV_MAX_SETS];
+    VkPipelineLayout layout;
+    VkSampler *static_samplers; /* one per static sampler (in the same private memory) */
+    uint32_t static_sampler_count;
+} d12__vkdrv_root_signature;
+
+SIZE_T APIENTRY d12__vkdrv_calc_root_signature_size(D3D12DDI_HDEVICE device,
+                                                    const D3D12DDIARG_CREATE_ROOT_SIGNATURE_D12RT *args);
+HRESULT APIENTRY d12__vkdrv_create_root_signature(D3D12DDI_HDEVICE device,
+                                                  const D3D12DDIARG_CREATE_ROOT_SIGNATURE_D12RT *args,
+                                                  D3D12DDI_HROOTSIGNATURE signature);
+VOID APIENTRY d12__vkdrv_destroy_root_signature(D3D12DDI_HDEVICE device, D3D12DDI_HROOTSIGNATURE signature);
+/* Whether the physical device offers VK_KHR_push_descriptor (vkdrv_device.c enables it then), and its limit. */
+bool d12__vkdrv_push_descriptor_query(VkPhysicalDevice physical, uint32_t *max_push_descriptors);
 extern const D3D12DDI_COMMAND_LIST_FUNCS_3D_0127 d12__vkdrv_command_list_funcs;
 extern const D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126 d12__vkdrv_command_queue_funcs;
 void d12__vkdrv_report_mode(d12__vkdrv_device *device);

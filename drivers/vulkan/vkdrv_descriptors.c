@@ -165,4 +165,7 @@ const D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT d12__vkdrv_descriptor_funcs = {
     create_view,
     create_sampler,
     copy_descriptors,
+    d12__vkdrv_calc_root_signature_size,
+    d12__vkdrv_create_root_signature,
+    d12__vkdrv_destroy_root_signature,
 };

@@ -66,12 +66,19 @@ static HRESULT create_vk_device(d12__vkdrv_device *device)
      * offered. */
     d12__vkdrv_diag_request diag;
     d12__vkdrv_diag_query(adapter, &diag, &v13.pNext);
+    /* Root views as push descriptors (vkdrv_rootsig.c) where the device offers them. */
+    const char *names[sizeof diag.names / sizeof *diag.names + 1];
+    memcpy(names, diag.names, diag.count * sizeof *names);
+    uint32_t name_count = diag.count;
+    device->push_descriptors = d12__vkdrv_push_descriptor_query(adapter->physical, &device->max_push_descriptors);
+    if (device->push_descriptors)
+        names[name_count++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
     VkDeviceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
                                .pNext = &features,
                                .queueCreateInfoCount = 1,
                                .pQueueCreateInfos = &queue,
-                               .enabledExtensionCount = diag.count,
-                               .ppEnabledExtensionNames = diag.names};
+                               .enabledExtensionCount = name_count,
+                               .ppEnabledExtensionNames = names};
     VkResult result = vkCreateDevice(adapter->physical, &info, NULL, &device->vk);
     if (result != VK_SUCCESS) {
         fprintf(stderr, "d12rt Vulkan driver: vkCreateDevice failed (%d)\n", (int)result);

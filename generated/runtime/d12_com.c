@@ -13,6 +13,7 @@
 #include "resource.h"
 #include "rootsig.h"
 #include "descriptor_heap.h"
+#include "root_signature.h"
 #include "heap.h"
 
 /* IIDs of the interfaces d12rt adds (declared in d12rt/d3d12_ext.h); DirectX-Guids defines the others. */
@@ -426,17 +427,7 @@ static UINT STDMETHODCALLTYPE device_device_GetDescriptorHandleIncrementSize(ID3
 
 static HRESULT STDMETHODCALLTYPE device_device_CreateRootSignature(ID3D12Device17 *This, UINT nodeMask, const void *pBlobWithRootSignature, SIZE_T blobLengthInBytes, const IID *riid, void **ppvRootSignature)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)nodeMask;
-    (void)pBlobWithRootSignature;
-    (void)blobLengthInBytes;
-    (void)riid;
-    (void)ppvRootSignature;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateRootSignature");
-    if (ppvRootSignature) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
-        *ppvRootSignature = NULL;
-    return E_NOTIMPL;
+    return d12_device_CreateRootSignature(device_from_device(This), nodeMask, pBlobWithRootSignature, blobLengthInBytes, riid, ppvRootSignature);
 }
 
 static void STDMETHODCALLTYPE device_device_CreateConstantBufferView(ID3D12Device17 *This, const D3D12_CONSTANT_BUFFER_VIEW_DESC *pDesc, D3D12_CPU_DESCRIPTOR_HANDLE DestDescriptor)
@@ -2088,78 +2079,42 @@ static void STDMETHODCALLTYPE command_list_list_SetDescriptorHeaps(ID3D12Graphic
 
 static void STDMETHODCALLTYPE command_list_list_SetComputeRootSignature(ID3D12GraphicsCommandList *This, ID3D12RootSignature *pRootSignature)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)pRootSignature;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "SetComputeRootSignature");
+    d12_command_list_SetComputeRootSignature(command_list_from_list(This), pRootSignature);
 }
 
 static void STDMETHODCALLTYPE command_list_list_SetGraphicsRootSignature(ID3D12GraphicsCommandList *This, ID3D12RootSignature *pRootSignature)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)pRootSignature;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "SetGraphicsRootSignature");
+    d12_command_list_SetGraphicsRootSignature(command_list_from_list(This), pRootSignature);
 }
 
 static void STDMETHODCALLTYPE command_list_list_SetComputeRootDescriptorTable(ID3D12GraphicsCommandList *This, UINT RootParameterIndex, D3D12_GPU_DESCRIPTOR_HANDLE BaseDescriptor)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)RootParameterIndex;
-    (void)BaseDescriptor;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "SetComputeRootDescriptorTable");
+    d12_command_list_SetComputeRootDescriptorTable(command_list_from_list(This), RootParameterIndex, BaseDescriptor);
 }
 
 static void STDMETHODCALLTYPE command_list_list_SetGraphicsRootDescriptorTable(ID3D12GraphicsCommandList *This, UINT RootParameterIndex, D3D12_GPU_DESCRIPTOR_HANDLE BaseDescriptor)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)RootParameterIndex;
-    (void)BaseDescriptor;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "SetGraphicsRootDescriptorTable");
+    d12_command_list_SetGraphicsRootDescriptorTable(command_list_from_list(This), RootParameterIndex, BaseDescriptor);
 }
 
 static void STDMETHODCALLTYPE command_list_list_SetComputeRoot32BitConstant(ID3D12GraphicsCommandList *This, UINT RootParameterIndex, UINT SrcData, UINT DestOffsetIn32BitValues)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)RootParameterIndex;
-    (void)SrcData;
-    (void)DestOffsetIn32BitValues;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "SetComputeRoot32BitConstant");
+    d12_command_list_SetComputeRoot32BitConstant(command_list_from_list(This), RootParameterIndex, SrcData, DestOffsetIn32BitValues);
 }
 
 static void STDMETHODCALLTYPE command_list_list_SetGraphicsRoot32BitConstant(ID3D12GraphicsCommandList *This, UINT RootParameterIndex, UINT SrcData, UINT DestOffsetIn32BitValues)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)RootParameterIndex;
-    (void)SrcData;
-    (void)DestOffsetIn32BitValues;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "SetGraphicsRoot32BitConstant");
+    d12_command_list_SetGraphicsRoot32BitConstant(command_list_from_list(This), RootParameterIndex, SrcData, DestOffsetIn32BitValues);
 }
 
 static void STDMETHODCALLTYPE command_list_list_SetComputeRoot32BitConstants(ID3D12GraphicsCommandList *This, UINT RootParameterIndex, UINT Num32BitValuesToSet, const void *pSrcData, UINT DestOffsetIn32BitValues)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)RootParameterIndex;
-    (void)Num32BitValuesToSet;
-    (void)pSrcData;
-    (void)DestOffsetIn32BitValues;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "SetComputeRoot32BitConstants");
+    d12_command_list_SetComputeRoot32BitConstants(command_list_from_list(This), RootParameterIndex, Num32BitValuesToSet, pSrcData, DestOffsetIn32BitValues);
 }
 
 static void STDMETHODCALLTYPE command_list_list_SetGraphicsRoot32BitConstants(ID3D12GraphicsCommandList *This, UINT RootParameterIndex, UINT Num32BitValuesToSet, const void *pSrcData, UINT DestOffsetIn32BitValues)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)RootParameterIndex;
-    (void)Num32BitValuesToSet;
-    (void)pSrcData;
-    (void)DestOffsetIn32BitValues;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "SetGraphicsRoot32BitConstants");
+    d12_command_list_SetGraphicsRoot32BitConstants(command_list_from_list(This), RootParameterIndex, Num32BitValuesToSet, pSrcData, DestOffsetIn32BitValues);
 }
 
 static void STDMETHODCALLTYPE command_list_list_SetComputeRootConstantBufferView(ID3D12GraphicsCommandList *This, UINT RootParameterIndex, D3D12_GPU_VIRTUAL_ADDRESS BufferLocation)
@@ -2953,6 +2908,100 @@ HRESULT d12__descriptor_heap_QueryInterface(struct d12_descriptor_heap *self, co
     if (found == NULL)
         return E_NOINTERFACE;
     d12_descriptor_heap_AddRef(self);
+    return S_OK;
+}
+
+/* ---- root_signature.root_signature: ID3D12Object : ID3D12DeviceChild : ID3D12RootSignature ---- */
+
+static inline struct d12_root_signature *root_signature_from_root_signature(ID3D12RootSignature *iface)
+{
+    return (struct d12_root_signature *)((char *)iface - offsetof(struct d12_root_signature, com.root_signature));
+}
+
+static HRESULT STDMETHODCALLTYPE root_signature_root_signature_QueryInterface(ID3D12RootSignature *This, const IID *riid, void **object)
+{
+    return d12__root_signature_QueryInterface(root_signature_from_root_signature(This), riid, object);
+}
+
+static ULONG STDMETHODCALLTYPE root_signature_root_signature_AddRef(ID3D12RootSignature *This)
+{
+    return d12_root_signature_AddRef(root_signature_from_root_signature(This));
+}
+
+static ULONG STDMETHODCALLTYPE root_signature_root_signature_Release(ID3D12RootSignature *This)
+{
+    return d12_root_signature_Release(root_signature_from_root_signature(This));
+}
+
+static HRESULT STDMETHODCALLTYPE root_signature_root_signature_GetPrivateData(ID3D12RootSignature *This, const GUID *guid, UINT *pDataSize, void *pData)
+{
+    return d12_device_child_GetPrivateData(&root_signature_from_root_signature(This)->device_child, guid, pDataSize, pData);
+}
+
+static HRESULT STDMETHODCALLTYPE root_signature_root_signature_SetPrivateData(ID3D12RootSignature *This, const GUID *guid, UINT DataSize, const void *pData)
+{
+    return d12_device_child_SetPrivateData(&root_signature_from_root_signature(This)->device_child, guid, DataSize, pData);
+}
+
+static HRESULT STDMETHODCALLTYPE root_signature_root_signature_SetPrivateDataInterface(ID3D12RootSignature *This, const GUID *guid, const IUnknown *pData)
+{
+    return d12_device_child_SetPrivateDataInterface(&root_signature_from_root_signature(This)->device_child, guid, pData);
+}
+
+static HRESULT STDMETHODCALLTYPE root_signature_root_signature_SetName(ID3D12RootSignature *This, LPCWSTR Name)
+{
+    return d12_device_child_SetName(&root_signature_from_root_signature(This)->device_child, Name);
+}
+
+static HRESULT STDMETHODCALLTYPE root_signature_root_signature_GetDevice(ID3D12RootSignature *This, const IID *riid, void **ppvDevice)
+{
+    return d12_device_child_GetDevice(&root_signature_from_root_signature(This)->device_child, riid, ppvDevice);
+}
+
+static const ID3D12RootSignatureVtbl root_signature_root_signature_vtbl = {
+    .QueryInterface = root_signature_root_signature_QueryInterface,
+    .AddRef = root_signature_root_signature_AddRef,
+    .Release = root_signature_root_signature_Release,
+    .GetPrivateData = root_signature_root_signature_GetPrivateData,
+    .SetPrivateData = root_signature_root_signature_SetPrivateData,
+    .SetPrivateDataInterface = root_signature_root_signature_SetPrivateDataInterface,
+    .SetName = root_signature_root_signature_SetName,
+    .GetDevice = root_signature_root_signature_GetDevice,
+};
+
+void d12__root_signature_com_init(struct d12__root_signature_com *com)
+{
+    com->root_signature.lpVtbl = &root_signature_root_signature_vtbl;
+}
+
+struct d12_root_signature *d12__root_signature_unwrap(const void *iface)
+{
+    const ID3D12RootSignature *object = iface;
+    if (object == NULL || object->lpVtbl != &root_signature_root_signature_vtbl)
+        return NULL;
+    return root_signature_from_root_signature((ID3D12RootSignature *)object);
+}
+
+HRESULT d12__root_signature_QueryInterface(struct d12_root_signature *self, const IID *riid, void **object)
+{
+    if (object == NULL)
+        return E_POINTER;
+    *object = NULL;
+    /* A NULL riid is a NULL pointer argument like a NULL out pointer: E_POINTER, never a dereference
+     * (docs/device.md "COM objects"). GetDevice answers through here too. */
+    if (riid == NULL)
+        return E_POINTER;
+    void *found = NULL;
+    if (iid_equal(riid, &IID_IUnknown))
+        found = &self->com.root_signature;
+    else if (iid_equal(riid, &IID_ID3D12Object) ||
+             iid_equal(riid, &IID_ID3D12DeviceChild) ||
+             iid_equal(riid, &IID_ID3D12RootSignature))
+        found = &self->com.root_signature;
+    *object = found;
+    if (found == NULL)
+        return E_NOINTERFACE;
+    d12_root_signature_AddRef(self);
     return S_OK;
 }
 

@@ -116,6 +116,7 @@ HRESULT d12_device_CreateCommandList(struct d12_device *self, UINT nodeMask, D3D
 HRESULT d12_device_CheckFeatureSupport(struct d12_device *self, D3D12_FEATURE Feature, void *pFeatureSupportData, UINT FeatureSupportDataSize);
 HRESULT d12_device_CreateDescriptorHeap(struct d12_device *self, const D3D12_DESCRIPTOR_HEAP_DESC *pDescriptorHeapDesc, const IID *riid, void **ppvHeap);
 UINT d12_device_GetDescriptorHandleIncrementSize(struct d12_device *self, D3D12_DESCRIPTOR_HEAP_TYPE DescriptorHeapType);
+HRESULT d12_device_CreateRootSignature(struct d12_device *self, UINT nodeMask, const void *pBlobWithRootSignature, SIZE_T blobLengthInBytes, const IID *riid, void **ppvRootSignature);
 void d12_device_CreateConstantBufferView(struct d12_device *self, const D3D12_CONSTANT_BUFFER_VIEW_DESC *pDesc, D3D12_CPU_DESCRIPTOR_HANDLE DestDescriptor);
 void d12_device_CreateShaderResourceView(struct d12_device *self, ID3D12Resource *pResource, const D3D12_SHADER_RESOURCE_VIEW_DESC *pDesc, D3D12_CPU_DESCRIPTOR_HANDLE DestDescriptor);
 void d12_device_CreateUnorderedAccessView(struct d12_device *self, ID3D12Resource *pResource, ID3D12Resource *pCounterResource, const D3D12_UNORDERED_ACCESS_VIEW_DESC *pDesc, D3D12_CPU_DESCRIPTOR_HANDLE DestDescriptor);
@@ -249,6 +250,14 @@ void d12_command_list_RSSetScissorRects(struct d12_command_list *self, UINT NumR
 void d12_command_list_ResourceBarrier(struct d12_command_list *self, UINT NumBarriers, const D3D12_RESOURCE_BARRIER *pBarriers);
 void d12_command_list_ExecuteBundle(struct d12_command_list *self, ID3D12GraphicsCommandList *pCommandList);
 void d12_command_list_SetDescriptorHeaps(struct d12_command_list *self, UINT NumDescriptorHeaps, ID3D12DescriptorHeap * const *ppDescriptorHeaps);
+void d12_command_list_SetComputeRootSignature(struct d12_command_list *self, ID3D12RootSignature *pRootSignature);
+void d12_command_list_SetGraphicsRootSignature(struct d12_command_list *self, ID3D12RootSignature *pRootSignature);
+void d12_command_list_SetComputeRootDescriptorTable(struct d12_command_list *self, UINT RootParameterIndex, D3D12_GPU_DESCRIPTOR_HANDLE BaseDescriptor);
+void d12_command_list_SetGraphicsRootDescriptorTable(struct d12_command_list *self, UINT RootParameterIndex, D3D12_GPU_DESCRIPTOR_HANDLE BaseDescriptor);
+void d12_command_list_SetComputeRoot32BitConstant(struct d12_command_list *self, UINT RootParameterIndex, UINT SrcData, UINT DestOffsetIn32BitValues);
+void d12_command_list_SetGraphicsRoot32BitConstant(struct d12_command_list *self, UINT RootParameterIndex, UINT SrcData, UINT DestOffsetIn32BitValues);
+void d12_command_list_SetComputeRoot32BitConstants(struct d12_command_list *self, UINT RootParameterIndex, UINT Num32BitValuesToSet, const void *pSrcData, UINT DestOffsetIn32BitValues);
+void d12_command_list_SetGraphicsRoot32BitConstants(struct d12_command_list *self, UINT RootParameterIndex, UINT Num32BitValuesToSet, const void *pSrcData, UINT DestOffsetIn32BitValues);
 void d12_command_list_SetComputeRootConstantBufferView(struct d12_command_list *self, UINT RootParameterIndex, D3D12_GPU_VIRTUAL_ADDRESS BufferLocation);
 void d12_command_list_SetGraphicsRootConstantBufferView(struct d12_command_list *self, UINT RootParameterIndex, D3D12_GPU_VIRTUAL_ADDRESS BufferLocation);
 void d12_command_list_SetComputeRootShaderResourceView(struct d12_command_list *self, UINT RootParameterIndex, D3D12_GPU_VIRTUAL_ADDRESS BufferLocation);
@@ -409,6 +418,30 @@ void d12_descriptor_heap_not_implemented(struct d12_descriptor_heap *self, const
 D3D12_DESCRIPTOR_HEAP_DESC d12_descriptor_heap_GetDesc(struct d12_descriptor_heap *self);
 D3D12_CPU_DESCRIPTOR_HANDLE d12_descriptor_heap_GetCPUDescriptorHandleForHeapStart(struct d12_descriptor_heap *self);
 D3D12_GPU_DESCRIPTOR_HANDLE d12_descriptor_heap_GetGPUDescriptorHandleForHeapStart(struct d12_descriptor_heap *self);
+
+/* ---- root_signature: ID3D12Object, ID3D12DeviceChild, ID3D12RootSignature ---- */
+struct d12_root_signature;
+
+struct d12__root_signature_com {
+    ID3D12RootSignature root_signature;
+};
+
+/* Points every interface of `com` at its vtable. */
+void d12__root_signature_com_init(struct d12__root_signature_com *com);
+
+/* QueryInterface for every interface of the object: E_POINTER for a NULL `object`, E_NOINTERFACE (and
+ * *object = NULL) for an IID it does not expose; otherwise a reference is added. */
+HRESULT d12__root_signature_QueryInterface(struct d12_root_signature *self, const IID *riid, void **object);
+
+/* The object behind an interface pointer of its first group's chain, or NULL when `iface` is NULL or not one of
+ * this object's (its vtable is not ours): how a method taking another object's interface checks it. */
+struct d12_root_signature *d12__root_signature_unwrap(const void *iface);
+
+/* Hand-written (runtime/root_signature.h): one reference count for all the object's interfaces, the
+ * not-implemented report (called once per method per process) and the implemented methods. */
+ULONG d12_root_signature_AddRef(struct d12_root_signature *self);
+ULONG d12_root_signature_Release(struct d12_root_signature *self);
+void d12_root_signature_not_implemented(struct d12_root_signature *self, const char *interface_name, const char *method);
 
 /* ---- heap: ID3D12Object, ID3D12DeviceChild, ID3D12Pageable, ID3D12Heap, ID3D12Heap1 ---- */
 struct d12_heap;

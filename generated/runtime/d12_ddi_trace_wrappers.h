@@ -694,6 +694,39 @@ static VOID APIENTRY w_descriptors_pfnCopyDescriptors(D3D12DDI_HDEVICE hDevice, 
     LEAVE();
 }
 
+static SIZE_T APIENTRY w_descriptors_pfnCalcPrivateRootSignatureSize(
+        D3D12DDI_HDEVICE hDevice, const D3D12DDIARG_CREATE_ROOT_SIGNATURE_D12RT* pArgs)
+{
+    ENTER(pfnCalcPrivateRootSignatureSize, "hDevice=%p NumParameters=%u", hDevice.pDrvPrivate,
+          pArgs->pRootSignature->Desc_1_1.NumParameters);
+    SIZE_T result = od.descriptors.pfnCalcPrivateRootSignatureSize(hDevice, pArgs);
+    LEAVE_RESULT("size=%zu", (size_t)result);
+    return result;
+}
+
+static HRESULT APIENTRY w_descriptors_pfnCreateRootSignature(D3D12DDI_HDEVICE hDevice,
+                                                             const D3D12DDIARG_CREATE_ROOT_SIGNATURE_D12RT* pArgs,
+                                                             D3D12DDI_HROOTSIGNATURE hDrvRootSignature)
+{
+    ENTER(pfnCreateRootSignature, "hDevice=%p NumParameters=%u NumStaticSamplers=%u Flags=0x%x hDrvRootSignature=%p",
+          hDevice.pDrvPrivate, pArgs->pRootSignature->Desc_1_1.NumParameters,
+          pArgs->pRootSignature->Desc_1_1.NumStaticSamplers, (unsigned)pArgs->pRootSignature->Desc_1_1.Flags,
+          hDrvRootSignature.pDrvPrivate);
+    HRESULT result = d12__fault_ddi_fails() ? E_OUTOFMEMORY : od.descriptors.pfnCreateRootSignature(
+            hDevice, pArgs, hDrvRootSignature);
+    LEAVE_RESULT("hr=0x%08X", (unsigned)result);
+    return result;
+}
+
+static VOID APIENTRY w_descriptors_pfnDestroyRootSignature(D3D12DDI_HDEVICE hDevice,
+                                                           D3D12DDI_HROOTSIGNATURE hDrvRootSignature)
+{
+    ENTER(pfnDestroyRootSignature, "hDevice=%p hDrvRootSignature=%p", hDevice.pDrvPrivate,
+          hDrvRootSignature.pDrvPrivate);
+    od.descriptors.pfnDestroyRootSignature(hDevice, hDrvRootSignature);
+    LEAVE();
+}
+
 /* Every slot of D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT wrapped (a NULL slot stays NULL). */
 static void wrap_descriptors(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT *table)
 {
@@ -715,8 +748,14 @@ static void wrap_descriptors(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT *table)
               (any_fn)w_descriptors_pfnCreateBufferView);
     wrap_slot(&table->pfnCreateSampler, &od.descriptors.pfnCreateSampler, (any_fn)w_descriptors_pfnCreateSampler);
     wrap_slot(&table->pfnCopyDescriptors, &od.descriptors.pfnCopyDescriptors, (any_fn)w_descriptors_pfnCopyDescriptors);
+    wrap_slot(&table->pfnCalcPrivateRootSignatureSize, &od.descriptors.pfnCalcPrivateRootSignatureSize,
+              (any_fn)w_descriptors_pfnCalcPrivateRootSignatureSize);
+    wrap_slot(&table->pfnCreateRootSignature, &od.descriptors.pfnCreateRootSignature,
+              (any_fn)w_descriptors_pfnCreateRootSignature);
+    wrap_slot(&table->pfnDestroyRootSignature, &od.descriptors.pfnDestroyRootSignature,
+              (any_fn)w_descriptors_pfnDestroyRootSignature);
 }
-_Static_assert(sizeof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT) == 10 * sizeof(any_fn),
+_Static_assert(sizeof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT) == 13 * sizeof(any_fn),
                "every slot of D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT has a wrapper");
 
 /* ---- D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 ---- */

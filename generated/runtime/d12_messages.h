@@ -46,6 +46,7 @@ extern "C" {
 #define D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGES_FEATURE_DATA_INVALID ((D3D12_MESSAGE_ID)0x10601)
 #define D12_MESSAGE_ID_DRIVER_MESSAGE_FILTER_INVALID ((D3D12_MESSAGE_ID)0x10602)
 #define D12_MESSAGE_ID_DESCRIPTORS_UNSUPPORTED ((D3D12_MESSAGE_ID)0x13d00)
+#define D12_MESSAGE_ID_SET_ROOT_SIGNATURE_INVALID ((D3D12_MESSAGE_ID)0x13d01)
 #define D12_MESSAGE_ID_GETCOPYABLEFOOTPRINTS_INVALIDDESC ((D3D12_MESSAGE_ID)0x10b00)
 #define D12_MESSAGE_ID_CREATEPLACEDRESOURCE_OUTSIDE_HEAP ((D3D12_MESSAGE_ID)0x13301)
 #define D12_MESSAGE_ID_HEAPS_UNSUPPORTED ((D3D12_MESSAGE_ID)0x13300)
@@ -133,6 +134,16 @@ typedef enum d12_msg {
     D12_MSG_COPY_DESCRIPTORS_INVALID_RANGES,
     D12_MSG_COPY_DESCRIPTORS_WRITE_ONLY_DESCRIPTOR,
     D12_MSG_SET_DESCRIPTOR_HEAP_INVALID,
+    D12_MSG_CREATE_ROOT_SIGNATURE_BLOB_NOT_FOUND,
+    D12_MSG_CREATE_ROOT_SIGNATURE_DESERIALIZE_FAILED,
+    D12_MSG_CREATE_ROOT_SIGNATURE_INVALID_CONFIGURATION,
+    D12_MSG_CREATE_ROOT_SIGNATURE_NOT_SUPPORTED_ON_DEVICE,
+    D12_MSG_SET_ROOT_SIGNATURE_INVALID,
+    D12_MSG_SET_DESCRIPTOR_TABLE_INVALID,
+    D12_MSG_SET_ROOT_CONSTANT_INVALID,
+    D12_MSG_SET_ROOT_CONSTANT_BUFFER_VIEW_INVALID,
+    D12_MSG_SET_ROOT_SHADER_RESOURCE_VIEW_INVALID,
+    D12_MSG_SET_ROOT_UNORDERED_ACCESS_VIEW_INVALID,
     D12_MSG_CREATERESOURCE_HEAP_FLAG,
     D12_MSG_CREATERESOURCE_ACCELERATION_STRUCTURE,
     D12_MSG_GETRESOURCEALLOCATIONINFO_INVALIDRDESCS,
@@ -585,6 +596,56 @@ static inline void d12__msg_copy_descriptors_write_only_descriptor(d12_info_queu
 static inline void d12__msg_set_descriptor_heap_invalid(d12_info_queue *queue, const char *problem)
 {
     d12__info_queue_report(queue, D12_MSG_SET_DESCRIPTOR_HEAP_INVALID, problem);
+}
+
+static inline void d12__msg_create_root_signature_blob_not_found(d12_info_queue *queue)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATE_ROOT_SIGNATURE_BLOB_NOT_FOUND);
+}
+
+static inline void d12__msg_create_root_signature_deserialize_failed(d12_info_queue *queue, const char *problem)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATE_ROOT_SIGNATURE_DESERIALIZE_FAILED, problem);
+}
+
+static inline void d12__msg_create_root_signature_invalid_configuration(d12_info_queue *queue, const char *problem)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATE_ROOT_SIGNATURE_INVALID_CONFIGURATION, problem);
+}
+
+static inline void d12__msg_create_root_signature_not_supported_on_device(d12_info_queue *queue, const char *problem)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATE_ROOT_SIGNATURE_NOT_SUPPORTED_ON_DEVICE, problem);
+}
+
+static inline void d12__msg_set_root_signature_invalid(d12_info_queue *queue, const char *method, const char *problem)
+{
+    d12__info_queue_report(queue, D12_MSG_SET_ROOT_SIGNATURE_INVALID, method, problem);
+}
+
+static inline void d12__msg_set_descriptor_table_invalid(d12_info_queue *queue, const char *method, unsigned int index, const char *problem)
+{
+    d12__info_queue_report(queue, D12_MSG_SET_DESCRIPTOR_TABLE_INVALID, method, index, problem);
+}
+
+static inline void d12__msg_set_root_constant_invalid(d12_info_queue *queue, const char *method, unsigned int index, const char *problem)
+{
+    d12__info_queue_report(queue, D12_MSG_SET_ROOT_CONSTANT_INVALID, method, index, problem);
+}
+
+static inline void d12__msg_set_root_constant_buffer_view_invalid(d12_info_queue *queue, const char *method, unsigned int index, const char *problem)
+{
+    d12__info_queue_report(queue, D12_MSG_SET_ROOT_CONSTANT_BUFFER_VIEW_INVALID, method, index, problem);
+}
+
+static inline void d12__msg_set_root_shader_resource_view_invalid(d12_info_queue *queue, const char *method, unsigned int index, const char *problem)
+{
+    d12__info_queue_report(queue, D12_MSG_SET_ROOT_SHADER_RESOURCE_VIEW_INVALID, method, index, problem);
+}
+
+static inline void d12__msg_set_root_unordered_access_view_invalid(d12_info_queue *queue, const char *method, unsigned int index, const char *problem)
+{
+    d12__info_queue_report(queue, D12_MSG_SET_ROOT_UNORDERED_ACCESS_VIEW_INVALID, method, index, problem);
 }
 
 static inline void d12__msg_createresource_heap_flag(d12_info_queue *queue, const char *flag, const char *heap, const char *why)

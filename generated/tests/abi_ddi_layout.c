@@ -222,7 +222,11 @@ _Static_assert(offsetof(D3D12DDIARG_CREATE_BUFFER_VIEW_D12RT, SizeInBytes) == 16
 _Static_assert(offsetof(D3D12DDIARG_CREATE_BUFFER_VIEW_D12RT, StructureByteStride) == 24, "offsetof(D3D12DDIARG_CREATE_BUFFER_VIEW_D12RT, StructureByteStride)");
 _Static_assert(offsetof(D3D12DDIARG_CREATE_BUFFER_VIEW_D12RT, Flags) == 28, "offsetof(D3D12DDIARG_CREATE_BUFFER_VIEW_D12RT, Flags)");
 _Static_assert(offsetof(D3D12DDIARG_CREATE_BUFFER_VIEW_D12RT, CounterGpuVirtualAddress) == 32, "offsetof(D3D12DDIARG_CREATE_BUFFER_VIEW_D12RT, CounterGpuVirtualAddress)");
-_Static_assert(sizeof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT) == 80, "sizeof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT)");
+_Static_assert(sizeof(D3D12DDIARG_CREATE_ROOT_SIGNATURE_D12RT) == 16, "sizeof(D3D12DDIARG_CREATE_ROOT_SIGNATURE_D12RT)");
+_Static_assert(_Alignof(D3D12DDIARG_CREATE_ROOT_SIGNATURE_D12RT) == 8, "_Alignof(D3D12DDIARG_CREATE_ROOT_SIGNATURE_D12RT)");
+_Static_assert(offsetof(D3D12DDIARG_CREATE_ROOT_SIGNATURE_D12RT, pRootSignature) == 0, "offsetof(D3D12DDIARG_CREATE_ROOT_SIGNATURE_D12RT, pRootSignature)");
+_Static_assert(offsetof(D3D12DDIARG_CREATE_ROOT_SIGNATURE_D12RT, NodeMask) == 8, "offsetof(D3D12DDIARG_CREATE_ROOT_SIGNATURE_D12RT, NodeMask)");
+_Static_assert(sizeof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT) == 104, "sizeof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT)");
 _Static_assert(_Alignof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT) == 8, "_Alignof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT)");
 _Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT, pfnGetDescriptorSizeInBytes) == 0, "offsetof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT, pfnGetDescriptorSizeInBytes)");
 _Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT, pfnCalcPrivateDescriptorHeapSize) == 8, "offsetof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT, pfnCalcPrivateDescriptorHeapSize)");
@@ -234,6 +238,9 @@ _Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT, pfnCheckBufferV
 _Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT, pfnCreateBufferView) == 56, "offsetof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT, pfnCreateBufferView)");
 _Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT, pfnCreateSampler) == 64, "offsetof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT, pfnCreateSampler)");
 _Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT, pfnCopyDescriptors) == 72, "offsetof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT, pfnCopyDescriptors)");
+_Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT, pfnCalcPrivateRootSignatureSize) == 80, "offsetof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT, pfnCalcPrivateRootSignatureSize)");
+_Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT, pfnCreateRootSignature) == 88, "offsetof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT, pfnCreateRootSignature)");
+_Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT, pfnDestroyRootSignature) == 96, "offsetof(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT, pfnDestroyRootSignature)");
 _Static_assert(sizeof(D3D12DDI_ADAPTERFUNCS) == 64, "sizeof(D3D12DDI_ADAPTERFUNCS)");
 _Static_assert(_Alignof(D3D12DDI_ADAPTERFUNCS) == 8, "_Alignof(D3D12DDI_ADAPTERFUNCS)");
 _Static_assert(offsetof(D3D12DDI_ADAPTERFUNCS, pfnCalcPrivateDeviceSize) == 0, "offsetof(D3D12DDI_ADAPTERFUNCS, pfnCalcPrivateDeviceSize)");
@@ -273,5 +280,5 @@ _Static_assert(_Alignof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1) == 8, 
 _Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1, pfnGetSupportedDriverReportedMessageFlags) == 0, "offsetof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1, pfnGetSupportedDriverReportedMessageFlags)");
 _Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1, pfnSetDriverReportedMessageFlags) == 8, "offsetof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1, pfnSetDriverReportedMessageFlags)");
 
-/* How many assertions this file holds (40 structs). */
-const unsigned d12_abi_ddi_layout_assert_count = 262;
+/* How many assertions this file holds (41 structs). */
+const unsigned d12_abi_ddi_layout_assert_count = 269;

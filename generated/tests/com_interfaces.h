@@ -114,6 +114,12 @@ static const d12_com_interface_entry d12_com_descriptor_heap_interfaces[] = {
     {"ID3D12DescriptorHeap", &IID_ID3D12DescriptorHeap, 1, 0},
 };
 
+static const d12_com_interface_entry d12_com_root_signature_interfaces[] = {
+    {"ID3D12Object", &IID_ID3D12Object, 1, 0},
+    {"ID3D12DeviceChild", &IID_ID3D12DeviceChild, 1, 0},
+    {"ID3D12RootSignature", &IID_ID3D12RootSignature, 1, 0},
+};
+
 static const d12_com_interface_entry d12_com_heap_interfaces[] = {
     {"ID3D12Object", &IID_ID3D12Object, 1, 0},
     {"ID3D12DeviceChild", &IID_ID3D12DeviceChild, 1, 0},
@@ -145,6 +151,8 @@ static const d12_com_object_entry d12_com_objects[] = {
      sizeof(d12_com_rootsig_deserializer_interfaces) / sizeof(d12_com_rootsig_deserializer_interfaces[0])},
     {"descriptor_heap", d12_com_descriptor_heap_interfaces,
      sizeof(d12_com_descriptor_heap_interfaces) / sizeof(d12_com_descriptor_heap_interfaces[0])},
+    {"root_signature", d12_com_root_signature_interfaces,
+     sizeof(d12_com_root_signature_interfaces) / sizeof(d12_com_root_signature_interfaces[0])},
     {"heap", d12_com_heap_interfaces,
      sizeof(d12_com_heap_interfaces) / sizeof(d12_com_heap_interfaces[0])},
 };

@@ -10,21 +10,11 @@
 #include "dred/dred.h"
 #include "foreign.h"
 #include "list.h"
+#include "list_internal.h"
 #include "lockrank.h"
 #include "queue.h"
 #include "resource.h"
 
-/* D3D12_IA_VERTEX_INPUT_RESOURCE_SLOT_COUNT */
-#define D12_VERTEX_SLOTS 32u
-#define D12_BARRIER_STACK 16u
-
-/* The API's buffer views and the DDI's have one layout, so they pass through unconverted. */
-_Static_assert(sizeof(D3D12_VERTEX_BUFFER_VIEW) == sizeof(D3D12DDI_VERTEX_BUFFER_VIEW), "vertex buffer view layout");
-_Static_assert(offsetof(D3D12_VERTEX_BUFFER_VIEW, StrideInBytes) == offsetof(D3D12DDI_VERTEX_BUFFER_VIEW, StrideInBytes),
-               "vertex buffer view layout");
-_Static_assert(sizeof(D3D12_INDEX_BUFFER_VIEW) == sizeof(D3D12DDI_INDEX_BUFFER_VIEW), "index buffer view layout");
-_Static_assert(offsetof(D3D12_INDEX_BUFFER_VIEW, Format) == offsetof(D3D12DDI_INDEX_BUFFER_VIEW, Format),
-               "index buffer view layout");
 
 D3D12DDI_COMMAND_QUEUE_FLAGS d12__command_list_type_flags(D3D12_COMMAND_LIST_TYPE type)
 {
@@ -308,6 +298,9 @@ static void list_destroy(struct d12_command_list *list)
 {
     d12__device_child_unregister(&list->device_child);
     end_recording(list, false);
+    d12__list_binding_reset(list); /* the root signatures' references */
+    free(list->bindings);
+    list->bindings = NULL;
     forget_recorded_with(list);
     if (list->type == D3D12_COMMAND_LIST_TYPE_BUNDLE)
         d12__bundle_destroy(list);
@@ -359,8 +352,7 @@ char *d12__command_list_prefix(void *owner, int kind, uint32_t ordinal)
 
 /* ======== Recording: state and checks ======== */
 
-/* A recording call on a closed list: the debug layer says so and the call is dropped. */
-static bool recording(struct d12_command_list *list, const char *method)
+bool d12__list_recording(struct d12_command_list *list, const char *method)
 {
     if (__builtin_expect(atomic_load_explicit(&list->open, memory_order_relaxed), 1))
         return true;
@@ -368,21 +360,12 @@ static bool recording(struct d12_command_list *list, const char *method)
     return false;
 }
 
-/* A recording error: the first one is what Close returns ("E_INVALIDARG if an invalid argument was passed to the
- * command list API during recording"). */
-static void record_error(struct d12_command_list *list, HRESULT hr)
+void d12__list_record_error(struct d12_command_list *list, HRESULT hr)
 {
     HRESULT none = S_OK;
     atomic_compare_exchange_strong(&list->error, &none, hr);
 }
 
-/* Correlation: "The runtime calls pfnSetCommandListStateIndex on the driver before each draw, dispatch, or other
- * GPU-work generating command list API call". */
-static inline void before_work(struct d12_command_list *list, d12_work_kind kind)
-{
-    if (list->set_state_index)
-        list->set_state_index(list->handle, d12__recorder_issue(&list->recorder, kind));
-}
 
 /* Start a recording into `allocator`: claim it, tell the correlation. */
 static HRESULT begin_recording(struct d12_command_list *list, struct d12_command_allocator *allocator,
@@ -401,6 +384,7 @@ static HRESULT begin_recording(struct d12_command_list *list, struct d12_command
     }
     allocator_hold(allocator);
     list->allocator = allocator;
+    d12__list_binding_reset(list); /* "Reset ... the command list is in the default state" */
     atomic_store(&list->error, S_OK);
     atomic_store(&list->open, true);
     if (list->set_state_index)
@@ -462,9 +446,9 @@ HRESULT d12_command_list_Reset(struct d12_command_list *self, ID3D12CommandAlloc
 void d12_command_list_DrawInstanced(struct d12_command_list *self, UINT VertexCountPerInstance, UINT InstanceCount,
                                     UINT StartVertexLocation, UINT StartInstanceLocation)
 {
-    if (!recording(self, "DrawInstanced"))
+    if (!d12__list_recording(self, "DrawInstanced"))
         return;
-    before_work(self, D12_WORK_DRAW);
+    d12__list_before_work(self, D12_WORK_DRAW);
     d12__dred_note_args32(self->dred_args, VertexCountPerInstance, InstanceCount, StartVertexLocation,
                           StartInstanceLocation, 0);
     self->ddi->pfnDrawInstanced(self->handle, VertexCountPerInstance, InstanceCount, StartVertexLocation,
@@ -476,9 +460,9 @@ void d12_command_list_DrawIndexedInstanced(struct d12_command_list *self, UINT I
                                            UINT InstanceCount, UINT StartIndexLocation, INT BaseVertexLocation,
                                            UINT StartInstanceLocation)
 {
-    if (!recording(self, "DrawIndexedInstanced"))
+    if (!d12__list_recording(self, "DrawIndexedInstanced"))
         return;
-    before_work(self, D12_WORK_DRAW_INDEXED);
+    d12__list_before_work(self, D12_WORK_DRAW_INDEXED);
     d12__dred_note_args32(self->dred_args, IndexCountPerInstance, InstanceCount, StartIndexLocation,
                           (UINT32)BaseVertexLocation, StartInstanceLocation);
     self->ddi->pfnDrawIndexedInstanced(self->handle, IndexCountPerInstance, InstanceCount, StartIndexLocation,
@@ -504,11 +488,11 @@ static bool oversized_dispatch(struct d12_command_list *self, UINT x, UINT y, UI
 void d12_command_list_Dispatch(struct d12_command_list *self, UINT ThreadGroupCountX, UINT ThreadGroupCountY,
                                UINT ThreadGroupCountZ)
 {
-    if (!recording(self, "Dispatch"))
+    if (!d12__list_recording(self, "Dispatch"))
         return;
     if (oversized_dispatch(self, ThreadGroupCountX, ThreadGroupCountY, ThreadGroupCountZ))
         return;
-    before_work(self, D12_WORK_DISPATCH);
+    d12__list_before_work(self, D12_WORK_DISPATCH);
     d12__dred_note_args32(self->dred_args, ThreadGroupCountX, ThreadGroupCountY, ThreadGroupCountZ, 0, 0);
     self->ddi->pfnDispatch(self->handle, ThreadGroupCountX, ThreadGroupCountY, ThreadGroupCountZ);
     d12__dred_breadcrumb(self->dred_work, self->handle, D3D12_AUTO_BREADCRUMB_OP_DISPATCH);
@@ -521,10 +505,10 @@ static struct d12_resource *copy_operand(struct d12_command_list *list, const ch
     struct d12_resource *resource = d12__resource_unwrap(api);
     if (!resource) {
         d12__msg_copybufferregion_null_resource(list->device_child.device->info_queue, method, parameter);
-        record_error(list, E_INVALIDARG);
+        d12__list_record_error(list, E_INVALIDARG);
     } else if (d12__foreign(list->device_child.device, resource->device_child.device, method, parameter,
                             "the call is dropped and Close returns E_INVALIDARG")) {
-        record_error(list, E_INVALIDARG);
+        d12__list_record_error(list, E_INVALIDARG);
         return NULL;
     }
     return resource;
@@ -540,7 +524,7 @@ void d12_command_list_CopyBufferRegion(struct d12_command_list *self, ID3D12Reso
                                        ID3D12Resource *pSrcBuffer, UINT64 SrcOffset, UINT64 NumBytes)
 {
     const char *method = "CopyBufferRegion";
-    if (!recording(self, method) || d12__bundle_refuses(self, method))
+    if (!d12__list_recording(self, method) || d12__bundle_refuses(self, method))
         return;
     struct d12_resource *dst = copy_operand(self, method, "pDstBuffer", pDstBuffer);
     struct d12_resource *src = dst ? copy_operand(self, method, "pSrcBuffer", pSrcBuffer) : NULL;
@@ -554,7 +538,7 @@ void d12_command_list_CopyBufferRegion(struct d12_command_list *self, ID3D12Reso
         d12__msg_copybufferregion_dstrangeoutofbounds(info, DstOffset, NumBytes, dst->desc.Width);
     if (!in_bounds(SrcOffset, NumBytes, src->desc.Width))
         d12__msg_copybufferregion_srcrangeoutofbounds(info, SrcOffset, NumBytes, src->desc.Width);
-    before_work(self, D12_WORK_COPY_BUFFER_REGION);
+    d12__list_before_work(self, D12_WORK_COPY_BUFFER_REGION);
     d12__dred_note_args64(self->dred_args, DstOffset, SrcOffset, NumBytes);
     d12__dred_note_copy(self->dred, dst->gpu_address, DstOffset, src->gpu_address, SrcOffset, NumBytes);
     self->ddi->pfnCopyBufferRegion(self->handle, dst->handle, DstOffset, src->handle, SrcOffset, NumBytes);
@@ -565,7 +549,7 @@ void d12_command_list_CopyResource(struct d12_command_list *self, ID3D12Resource
                                    ID3D12Resource *pSrcResource)
 {
     const char *method = "CopyResource";
-    if (!recording(self, method) || d12__bundle_refuses(self, method))
+    if (!d12__list_recording(self, method) || d12__bundle_refuses(self, method))
         return;
     struct d12_resource *dst = copy_operand(self, method, "pDstResource", pDstResource);
     struct d12_resource *src = dst ? copy_operand(self, method, "pSrcResource", pSrcResource) : NULL;
@@ -576,161 +560,12 @@ void d12_command_list_CopyResource(struct d12_command_list *self, ID3D12Resource
                           : NULL;
     if (problem) {
         d12__msg_copyresource_invalidresource(self->device_child.device->info_queue, problem);
-        record_error(self, E_INVALIDARG);
+        d12__list_record_error(self, E_INVALIDARG);
         return;
     }
-    before_work(self, D12_WORK_COPY_RESOURCE);
+    d12__list_before_work(self, D12_WORK_COPY_RESOURCE);
     self->ddi->pfnCopyResource(self->handle, dst->handle, src->handle);
     d12__dred_breadcrumb(self->dred_work, self->handle, D3D12_AUTO_BREADCRUMB_OP_COPYRESOURCE);
-}
-
-/* ======== Recording: state ======== */
-
-void d12_command_list_IASetVertexBuffers(struct d12_command_list *self, UINT StartSlot, UINT NumViews,
-                                         const D3D12_VERTEX_BUFFER_VIEW *pViews)
-{
-    if (!recording(self, "IASetVertexBuffers"))
-        return;
-    if (StartSlot >= D12_VERTEX_SLOTS || NumViews > D12_VERTEX_SLOTS - StartSlot) {
-        d12__msg_set_vertex_buffers_invalid(self->device_child.device->info_queue, StartSlot, NumViews,
-                                            D12_VERTEX_SLOTS);
-        record_error(self, E_INVALIDARG);
-        return;
-    }
-    self->ddi->pfnIaSetVertexBuffers(self->handle, StartSlot, NumViews, (const D3D12DDI_VERTEX_BUFFER_VIEW *)pViews);
-    for (UINT i = 0; self->dred && i < NumViews; i++) /* DRED: the views the faulting op used (the report) */
-        d12__dred_note_state(self->dred, D12_DRED_STATE_VERTEX_BUFFER, 0, StartSlot + i, pViews ? pViews[i].BufferLocation : 0,
-                             pViews ? pViews[i].SizeInBytes : 0, pViews ? pViews[i].StrideInBytes : 0);
-}
-
-void d12_command_list_IASetIndexBuffer(struct d12_command_list *self, const D3D12_INDEX_BUFFER_VIEW *pView)
-{
-    if (!recording(self, "IASetIndexBuffer"))
-        return;
-    if (pView && pView->Format != DXGI_FORMAT_R16_UINT && pView->Format != DXGI_FORMAT_R32_UINT) {
-        d12__msg_set_index_buffer_invalid(self->device_child.device->info_queue, (int)pView->Format);
-        record_error(self, E_INVALIDARG);
-        return;
-    }
-    self->ddi->pfnIaSetIndexBuffer(self->handle, (const D3D12DDI_INDEX_BUFFER_VIEW *)pView);
-    d12__dred_note_state(self->dred, D12_DRED_STATE_INDEX_BUFFER, 0, 0, pView ? pView->BufferLocation : 0,
-                         pView ? pView->SizeInBytes : 0, pView ? (UINT)pView->Format : 0);
-}
-
-/* Root descriptors: no root signature exists in d12rt, so nothing here checks RootParameterIndex against one; the
- * driver validates what the descriptor points at when the work runs. */
-#define ROOT_VIEW(api_name, ddi_slot, dred_kind)                                                                   \
-    void d12_command_list_##api_name(struct d12_command_list *self, UINT RootParameterIndex,                       \
-                                     D3D12_GPU_VIRTUAL_ADDRESS BufferLocation)                                     \
-    {                                                                                                              \
-        if (!recording(self, #api_name))                                                                           \
-            return;                                                                                                \
-        self->ddi->ddi_slot(self->handle, RootParameterIndex, BufferLocation);                                     \
-        d12__dred_note_state(self->dred, D12_DRED_STATE_ROOT_DESCRIPTOR, dred_kind, RootParameterIndex,            \
-                             BufferLocation, 0, 0);                                                                \
-    }
-ROOT_VIEW(SetGraphicsRootConstantBufferView, pfnSetGraphicsRootConstantBufferView, D12_DRED_ROOT_GRAPHICS_CBV)
-ROOT_VIEW(SetGraphicsRootShaderResourceView, pfnSetGraphicsRootShaderResourceView, D12_DRED_ROOT_GRAPHICS_SRV)
-ROOT_VIEW(SetGraphicsRootUnorderedAccessView, pfnSetGraphicsRootUnorderedAccessView, D12_DRED_ROOT_GRAPHICS_UAV)
-ROOT_VIEW(SetComputeRootConstantBufferView, pfnSetComputeRootConstantBufferView, D12_DRED_ROOT_COMPUTE_CBV)
-ROOT_VIEW(SetComputeRootShaderResourceView, pfnSetComputeRootShaderResourceView, D12_DRED_ROOT_COMPUTE_SRV)
-ROOT_VIEW(SetComputeRootUnorderedAccessView, pfnSetComputeRootUnorderedAccessView, D12_DRED_ROOT_COMPUTE_UAV)
-#undef ROOT_VIEW
-
-/* What convert_barrier answers for a resource of another device (already reported, by d12__foreign). */
-static const char k_foreign_barrier[] = "its resource was created by another device";
-
-/* One API barrier as the DDI's; NULL: what is wrong with it. */
-static const char *convert_barrier(struct d12_device *device, const D3D12_RESOURCE_BARRIER *barrier,
-                                   D3D12DDIARG_RESOURCE_BARRIER_0126 *out)
-{
-    memset(out, 0, sizeof *out);
-    switch (barrier->Type) {
-    case D3D12_RESOURCE_BARRIER_TYPE_TRANSITION: {
-        struct d12_resource *resource = d12__resource_unwrap(barrier->Transition.pResource);
-        if (!resource)
-            return "Transition.pResource is NULL or not a d12rt resource";
-        if (d12__foreign(device, resource->device_child.device, "ID3D12GraphicsCommandList::ResourceBarrier",
-                         "Transition.pResource", "the call is dropped and Close returns E_INVALIDARG"))
-            return k_foreign_barrier;
-        *out = (D3D12DDIARG_RESOURCE_BARRIER_0126){D3D12DDI_RESOURCE_BARRIER_TYPE_TRANSITION, resource->handle,
-                                                   barrier->Transition.StateBefore, barrier->Transition.StateAfter};
-        return NULL;
-    }
-    case D3D12_RESOURCE_BARRIER_TYPE_UAV: {
-        struct d12_resource *resource = d12__resource_unwrap(barrier->UAV.pResource);
-        if (barrier->UAV.pResource && !resource)
-            return "UAV.pResource is not a d12rt resource";
-        if (resource && d12__foreign(device, resource->device_child.device, "ID3D12GraphicsCommandList::ResourceBarrier",
-                                     "UAV.pResource", "the call is dropped and Close returns E_INVALIDARG"))
-            return k_foreign_barrier;
-        out->Type = D3D12DDI_RESOURCE_BARRIER_TYPE_UAV;
-        if (resource)
-            out->hResource = resource->handle;
-        return NULL;
-    }
-    case D3D12_RESOURCE_BARRIER_TYPE_ALIASING: {
-        struct d12_resource *before = d12__resource_unwrap(barrier->Aliasing.pResourceBefore);
-        struct d12_resource *after = d12__resource_unwrap(barrier->Aliasing.pResourceAfter);
-        const char *method = "ID3D12GraphicsCommandList::ResourceBarrier", *why = "the call is dropped and Close "
-                             "returns E_INVALIDARG";
-        if ((before && d12__foreign(device, before->device_child.device, method, "Aliasing.pResourceBefore", why)) ||
-            (after && d12__foreign(device, after->device_child.device, method, "Aliasing.pResourceAfter", why)))
-            return k_foreign_barrier;
-        /* The driver gets the resource becoming active (d3d12ddi.h): NULL, any resource may become so. */
-        out->Type = D3D12DDI_RESOURCE_BARRIER_TYPE_ALIASING;
-        if (after)
-            out->hResource = after->handle;
-        return NULL;
-    }
-    default:
-        return "unknown D3D12_RESOURCE_BARRIER_TYPE";
-    }
-}
-
-/* DRED's ledger learns which placed resource each aliasing barrier activated, and at which op (docs/heaps.md). */
-static void note_aliasing(struct d12_command_list *self, UINT count, const D3D12_RESOURCE_BARRIER *barriers)
-{
-    UINT32 op = self->dred_work && self->dred_work->count ? self->dred_work->count - 1 : D12_DRED_OP_INDEX_UNKNOWN;
-    for (UINT i = 0; i < count; i++) {
-        struct d12_resource *after = barriers[i].Type == D3D12_RESOURCE_BARRIER_TYPE_ALIASING
-                                         ? d12__resource_unwrap(barriers[i].Aliasing.pResourceAfter)
-                                         : NULL;
-        if (after && after->placed_heap)
-            d12__dred_aliasing_barrier(after, op);
-    }
-}
-
-void d12_command_list_ResourceBarrier(struct d12_command_list *self, UINT NumBarriers,
-                                      const D3D12_RESOURCE_BARRIER *pBarriers)
-{
-    if (!recording(self, "ResourceBarrier") || d12__bundle_refuses(self, "ResourceBarrier") || NumBarriers == 0)
-        return;
-    D3D12DDIARG_RESOURCE_BARRIER_0126 stack[D12_BARRIER_STACK];
-    D3D12DDIARG_RESOURCE_BARRIER_0126 *barriers =
-        NumBarriers <= D12_BARRIER_STACK ? stack : malloc(NumBarriers * sizeof *barriers);
-    if (!barriers || !pBarriers) {
-        if (!pBarriers)
-            d12__msg_resource_barrier_invalid(self->device_child.device->info_queue, 0, "pBarriers is NULL");
-        record_error(self, barriers ? E_INVALIDARG : E_OUTOFMEMORY);
-    } else {
-        UINT i = 0;
-        const char *problem = NULL;
-        for (; i < NumBarriers && !problem; i++)
-            problem = convert_barrier(self->device_child.device, &pBarriers[i], &barriers[i]);
-        if (problem) {
-            if (problem != k_foreign_barrier)
-                d12__msg_resource_barrier_invalid(self->device_child.device->info_queue, i - 1, problem);
-            record_error(self, E_INVALIDARG);
-        } else {
-            before_work(self, D12_WORK_RESOURCE_BARRIER); /* GPU work like any other: it gets a state index */
-            self->ddi->pfnResourceBarrier(self->handle, NumBarriers, barriers);
-            d12__dred_breadcrumb(self->dred_work, self->handle, D3D12_AUTO_BREADCRUMB_OP_RESOURCEBARRIER);
-            note_aliasing(self, NumBarriers, pBarriers);
-        }
-    }
-    if (barriers != stack)
-        free(barriers);
 }
 
 /* ======== Recording: markers (DRED breadcrumbs; no GPU work, so no state index) ======== */
@@ -738,7 +573,7 @@ void d12_command_list_ResourceBarrier(struct d12_command_list *self, UINT NumBar
 static void marker(struct d12_command_list *self, const char *method, D3D12_AUTO_BREADCRUMB_OP op, UINT Metadata,
                    const void *pData, UINT Size)
 {
-    if (!recording(self, method) || !self->dred)
+    if (!d12__list_recording(self, method) || !self->dred)
         return;
     if (op != D3D12_AUTO_BREADCRUMB_OP_ENDEVENT) /* "at most one entry per op, none for EndEvent" */
         d12__dred_add_context(self->dred, Metadata, pData, Size);
@@ -866,6 +701,6 @@ bool d12__command_list_driver_error(struct d12_device *device, D3D12DDI_HRTCOMMA
         d12__device_remove(device, DXGI_ERROR_DRIVER_INTERNAL_ERROR, "the driver reported a command list error "
                            "that is not a recording error");
     else if (atomic_load(&list->open))
-        record_error(list, hr);
+        d12__list_record_error(list, hr);
     return true;
 }

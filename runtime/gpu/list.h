@@ -16,6 +16,33 @@
 #include "driver.h"
 
 struct d12_command_list;
+struct d12_root_signature;
+struct d12_descriptor_heap;
+
+/* One root argument as the list set it (list_binding.c): for a pipeline state or the driver to read. */
+typedef enum d12_root_argument_kind {
+    D12_ROOT_ARGUMENT_UNSET,
+    D12_ROOT_ARGUMENT_TABLE,     /* value: the GPU descriptor handle of the table's first descriptor */
+    D12_ROOT_ARGUMENT_CONSTANTS, /* constants[] of the parameter's Num32BitValues (those never set are 0) */
+    D12_ROOT_ARGUMENT_VIEW,      /* value: the root view's GPU virtual address */
+} d12_root_argument_kind;
+
+typedef struct d12_root_argument {
+    d12_root_argument_kind kind;
+    UINT64 value;
+} d12_root_argument;
+
+/* A list's binding state, per pipeline kind ([0] graphics, [1] compute): what SetGraphics/ComputeRootSignature,
+ * SetDescriptorHeaps and the root argument setters recorded (list_binding.c). The recording thread's; reset when a
+ * recording begins and at the list's end. Setting another root signature unsets every argument (D3D12: "all
+ * previously set root arguments become undefined"). */
+typedef struct d12_list_bindings {
+    struct d12_root_signature *root_signature[2]; /* a reference while bound; NULL: none */
+    d12_root_argument arguments[2][64];           /* by root parameter index (at most 64 parameters) */
+    UINT32 constants[2][64];                      /* the root constants, by DWORD of the root arguments */
+    struct d12_descriptor_heap *heaps[2];         /* CBV_SRV_UAV, SAMPLER (no reference: D3D12 leaves their life to
+                                                     the application while the list may execute) */
+} d12_list_bindings;
 
 struct d12_command_allocator {
     struct d12__command_allocator_com com;
@@ -61,6 +88,7 @@ struct d12_command_list {
     struct d12_dred_list *dred_work;           /* fixed: `dred` for GPU-work ops, NULL when off or markers-only
                                                   ("UseMarkersOnlyAutoBreadcrumbs keeps only SetMarker/BeginEvent/
                                                   EndEvent"): a work op's breadcrumb is then one branch, no check */
+    d12_list_bindings *bindings;               /* allocated at the first binding call; NULL: nothing bound yet */
     struct d12_dred_list *dred_args;           /* fixed: `dred_work` when breadcrumb contexts are on, else NULL: a
                                                   work op's arguments are noted only then (docs/dred.md, "Op
                                                   arguments"), so auto-breadcrumbs alone pay one branch for them */

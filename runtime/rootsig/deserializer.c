@@ -18,7 +18,7 @@ int d12__rootsig_parse_blob(const void *data, size_t size, D3D12_VERSIONED_ROOT_
     const d12_dxbc_chunk *chunk = d12_dxbc_find(&dxbc, D12_DXBC_TAG_RTS0);
     if (!chunk) {
         snprintf(error, error_size, "DXBC: no RTS0 (root signature) chunk");
-        return -1;
+        return D12_ROOTSIG_NO_RTS0;
     }
     return d12_rts0_parse(chunk->data, chunk->size, out, error, error_size);
 }

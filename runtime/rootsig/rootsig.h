@@ -52,6 +52,10 @@ typedef struct d12_rootsig_problem {
 HRESULT d12__rootsig_validate(const D3D12_VERSIONED_ROOT_SIGNATURE_DESC *desc, int device_checks,
                               d12_rootsig_problem *problem);
 
+/* The DWORDs a parameter of a 1.1 description takes in the root arguments (D3D12's root cost): a table 1, a root
+ * view 2, constants Num32BitValues (capped at 65, so a sum never wraps). */
+UINT d12__rootsig_parameter_dwords(const D3D12_ROOT_PARAMETER1 *param);
+
 /* The exports' work (serialize.c, deserializer.c). */
 HRESULT d12__rootsig_serialize(const D3D12_VERSIONED_ROOT_SIGNATURE_DESC *desc, ID3D10Blob **blob,
                                ID3D10Blob **error_blob);
@@ -60,7 +64,9 @@ HRESULT d12__rootsig_serialize_1_0(const D3D12_ROOT_SIGNATURE_DESC *desc, D3D_RO
 HRESULT d12__rootsig_deserializer_create(const void *data, SIZE_T size, const IID *riid, void **object);
 
 /* The parsed description of a serialized root signature or of a shader's RTS0 chunk: 0 and *out (free()), or
- * -1 with a line in `error`. */
+ * a line in `error` and -1 (not a valid container, or a broken RTS0) or D12_ROOTSIG_NO_RTS0 (a valid container
+ * without an RTS0 chunk: CreateRootSignature's BLOB_NOT_FOUND). */
+#define D12_ROOTSIG_NO_RTS0 (-2)
 int d12__rootsig_parse_blob(const void *data, size_t size, D3D12_VERSIONED_ROOT_SIGNATURE_DESC **out, char *error,
                             size_t error_size);
 

@@ -192,17 +192,28 @@ static HRESULT check_table(const D3D12_ROOT_PARAMETER1 *param, UINT index, int v
 
 /* ---- Parameters ---- */
 
+UINT d12__rootsig_parameter_dwords(const D3D12_ROOT_PARAMETER1 *param)
+{
+    switch (param->ParameterType) {
+    case D3D12_ROOT_PARAMETER_TYPE_DESCRIPTOR_TABLE:
+        return 1;
+    case D3D12_ROOT_PARAMETER_TYPE_32BIT_CONSTANTS: /* capped: a huge count must not wrap the sum */
+        return param->Constants.Num32BitValues > MAX_DWORDS ? MAX_DWORDS + 1 : param->Constants.Num32BitValues;
+    default:
+        return 2; /* a GPU virtual address */
+    }
+}
+
 static HRESULT check_parameter(const D3D12_ROOT_PARAMETER1 *param, UINT index, int v11, UINT *dwords,
                                binding *out, size_t *count, d12_rootsig_problem *p)
 {
     static const UINT cls[] = {0, D3D12_DESCRIPTOR_RANGE_TYPE_CBV, D3D12_DESCRIPTOR_RANGE_TYPE_CBV,
                                D3D12_DESCRIPTOR_RANGE_TYPE_SRV, D3D12_DESCRIPTOR_RANGE_TYPE_UAV};
+    *dwords += d12__rootsig_parameter_dwords(param);
     switch (param->ParameterType) {
     case D3D12_ROOT_PARAMETER_TYPE_DESCRIPTOR_TABLE:
-        *dwords += 1;
         return check_table(param, index, v11, out, count, p);
     case D3D12_ROOT_PARAMETER_TYPE_32BIT_CONSTANTS:
-        *dwords += param->Constants.Num32BitValues > MAX_DWORDS ? MAX_DWORDS + 1 : param->Constants.Num32BitValues;
         if (param->Constants.RegisterSpace >= RESERVED_SPACE)
             return INVALID(p, "Root parameter [%u]: register space 0x%X is reserved (0xFFFFFFF0 and above).",
                            index, param->Constants.RegisterSpace);
@@ -211,7 +222,6 @@ static HRESULT check_parameter(const D3D12_ROOT_PARAMETER1 *param, UINT index, i
                                     param->ShaderVisibility, index};
         return S_OK;
     default:
-        *dwords += 2; /* a GPU virtual address */
         if (param->Descriptor.RegisterSpace >= RESERVED_SPACE)
             return INVALID(p, "Root parameter [%u]: register space 0x%X is reserved (0xFFFFFFF0 and above).",
                            index, param->Descriptor.RegisterSpace);

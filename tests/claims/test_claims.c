@@ -3,7 +3,8 @@
  * `test_claims CASE` runs one case:
  *   sweep             every BOOL, tier and flags field of every feature is 0 but the claims listed here (each with
  *                     the case that exercises what it promises)
- *   shader_model      5.1 for any newer request; root_signature: 1.0; feature_level: 12_0 and devices to match
+ *   shader_model      5.1 for any newer request; root_signature: 1.1 (1.0 when 1.0 is asked), and a 1.1 root
+ *                     signature is created; feature_level: 12_0 and devices to match
  *   formats           no texture, render-target, depth-stencil or multisample support while textures cannot be
  *                     created; UNKNOWN is a buffer format and R16/R32_UINT index formats, both usable
  *   queue_priority    PriorityForTypeIsSupported is exactly what CreateCommandQueue accepts
@@ -176,7 +177,33 @@ static void test_root_signature(void)
     D3D12_FEATURE_DATA_ROOT_SIGNATURE version = {D3D_ROOT_SIGNATURE_VERSION_1_1};
     CHECK_EQ_INT(ID3D12Device_CheckFeatureSupport(device, D3D12_FEATURE_ROOT_SIGNATURE, &version, sizeof version),
                  S_OK);
+    CHECK_EQ_INT(version.HighestVersion, D3D_ROOT_SIGNATURE_VERSION_1_1);
+    version.HighestVersion = D3D_ROOT_SIGNATURE_VERSION_1_0; /* an application that knows 1.0 only */
+    CHECK_EQ_INT(ID3D12Device_CheckFeatureSupport(device, D3D12_FEATURE_ROOT_SIGNATURE, &version, sizeof version),
+                 S_OK);
     CHECK_EQ_INT(version.HighestVersion, D3D_ROOT_SIGNATURE_VERSION_1_0);
+    /* What the claim promises: a 1.1 root signature (1.1 flags on a range and a root view) is created. */
+    D3D12_DESCRIPTOR_RANGE1 range = {D3D12_DESCRIPTOR_RANGE_TYPE_UAV, 2, 0, 0, D3D12_DESCRIPTOR_RANGE_FLAG_DATA_VOLATILE,
+                                     0};
+    D3D12_ROOT_PARAMETER1 params[2] = {
+        {D3D12_ROOT_PARAMETER_TYPE_DESCRIPTOR_TABLE, .DescriptorTable = {1, &range}, D3D12_SHADER_VISIBILITY_ALL},
+        {D3D12_ROOT_PARAMETER_TYPE_CBV, .Descriptor = {0, 0, D3D12_ROOT_DESCRIPTOR_FLAG_DATA_STATIC},
+         D3D12_SHADER_VISIBILITY_ALL},
+    };
+    D3D12_VERSIONED_ROOT_SIGNATURE_DESC desc = {D3D_ROOT_SIGNATURE_VERSION_1_1,
+                                                .Desc_1_1 = {2, params, 0, NULL, D3D12_ROOT_SIGNATURE_FLAG_NONE}};
+    ID3DBlob *blob = NULL;
+    CHECK_EQ_INT(D3D12SerializeVersionedRootSignature(&desc, &blob, NULL), S_OK);
+    ID3D12RootSignature *signature = NULL;
+    if (blob) {
+        CHECK_EQ_INT(ID3D12Device_CreateRootSignature(device, 0, ID3D10Blob_GetBufferPointer(blob),
+                                                      ID3D10Blob_GetBufferSize(blob), &IID_ID3D12RootSignature,
+                                                      (void **)&signature),
+                     S_OK);
+        ID3D10Blob_Release(blob);
+    }
+    if (signature)
+        CHECK_EQ_INT(ID3D12RootSignature_Release(signature), 0);
     ID3D12Device_Release(device);
 }
 

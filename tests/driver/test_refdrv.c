@@ -341,11 +341,11 @@ static void check_implemented(d12_caps_flavor flavor)
                 nonzero += field_value(entry->feature->value, entry->bytes, entry->layout->size, field->name) != 0;
         }
     }
-    /* binding tier, heap tier, ExecuteIndirect 1.0, SM 5.1, RS 1.0, 12_0, ExpandedComputeResourceStates, 5 UMA BOOLs */
+    /* binding tier, heap tier, ExecuteIndirect 1.0, SM 5.1, RS 1.1, 12_0, ExpandedComputeResourceStates, 5 UMA BOOLs */
     CHECK_EQ_INT(nonzero, 12);
     CHECK_EQ_INT(profile_value(&profile, OPTIONS5, "RaytracingTier"), 0);
     CHECK_EQ_INT(profile_value(&profile, D3D12_FEATURE_SHADER_MODEL, "HighestShaderModel"), 0x51);
-    CHECK_EQ_INT(profile_value(&profile, D3D12_FEATURE_ROOT_SIGNATURE, "HighestVersion"), D3D_ROOT_SIGNATURE_VERSION_1_0);
+    CHECK_EQ_INT(profile_value(&profile, D3D12_FEATURE_ROOT_SIGNATURE, "HighestVersion"), D3D_ROOT_SIGNATURE_VERSION_1_1);
     CHECK_EQ_INT(profile_value(&profile, D3D12_FEATURE_FEATURE_LEVELS, "MaxSupportedFeatureLevel"), D3D_FEATURE_LEVEL_12_0);
     CHECK_EQ_INT(profile_value(&profile, D3D12_FEATURE_D3D12_OPTIONS, "ResourceBindingTier"), D3D12_RESOURCE_BINDING_TIER_1);
     CHECK_EQ_INT(profile_value(&profile, D3D12_FEATURE_D3D12_OPTIONS, "MaxGPUVirtualAddressBitsPerResource"), 40);

@@ -24,8 +24,9 @@ typedef struct walk_objects {
     ID3D12Resource *resource;
 } walk_objects;
 
-/* Root signature objects (runtime/rootsig/): an empty root signature's blob, or its deserializer. */
-static IUnknown *root_signature_object(const char *kind)
+/* Root signature objects (runtime/rootsig/, runtime/gpu/root_signature.c): an empty root signature's blob, its
+ * deserializer, or the device's root signature made from it. */
+static IUnknown *root_signature_object(ID3D12Device *device, const char *kind)
 {
     D3D12_ROOT_SIGNATURE_DESC desc = {0};
     ID3DBlob *blob = NULL;
@@ -34,6 +35,13 @@ static IUnknown *root_signature_object(const char *kind)
         return NULL;
     if (strcmp(kind, "blob") == 0)
         return (IUnknown *)blob;
+    if (strcmp(kind, "root_signature") == 0) {
+        IUnknown *signature = NULL;
+        ID3D12Device_CreateRootSignature(device, 0, ID3D10Blob_GetBufferPointer(blob), ID3D10Blob_GetBufferSize(blob),
+                                         &IID_ID3D12RootSignature, (void **)&signature);
+        ID3D10Blob_Release(blob);
+        return signature;
+    }
     D3D12CreateVersionedRootSignatureDeserializer(ID3D10Blob_GetBufferPointer(blob), ID3D10Blob_GetBufferSize(blob),
                                                   &IID_ID3D12VersionedRootSignatureDeserializer,
                                                   (void **)&deserializer);
@@ -60,8 +68,9 @@ static IUnknown *object_of_kind(walk_objects *objects, const char *kind)
         object = (IUnknown *)objects->ctx.fence;
     else if (strcmp(kind, "resource") == 0)
         object = (IUnknown *)objects->resource;
-    else if (strcmp(kind, "blob") == 0 || strcmp(kind, "rootsig_deserializer") == 0)
-        return root_signature_object(kind); /* its own reference */
+    else if (strcmp(kind, "blob") == 0 || strcmp(kind, "rootsig_deserializer") == 0 ||
+             strcmp(kind, "root_signature") == 0)
+        return root_signature_object(objects->device, kind); /* its own reference */
     else if (strcmp(kind, "descriptor_heap") == 0) {
         D3D12_DESCRIPTOR_HEAP_DESC desc = {D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV, 4, D3D12_DESCRIPTOR_HEAP_FLAG_NONE, 0};
         ID3D12Device_CreateDescriptorHeap(objects->device, &desc, &IID_ID3D12DescriptorHeap, (void **)&object);
@@ -170,6 +179,17 @@ static void test_null_riid_create(void)
     out = (void *)1;
     CHECK_HR(ID3D12Device_CreateCommandList(device, 0, D3D12_COMMAND_LIST_TYPE_DIRECT, allocator, NULL, NULL, &out),
              E_INVALIDARG);
+    CHECK(out == NULL);
+    D3D12_ROOT_SIGNATURE_DESC empty = {0};
+    ID3DBlob *blob = NULL;
+    CHECK_HR(D3D12SerializeRootSignature(&empty, D3D_ROOT_SIGNATURE_VERSION_1_0, &blob, NULL), S_OK);
+    out = (void *)1;
+    if (blob) {
+        CHECK_HR(ID3D12Device_CreateRootSignature(device, 0, ID3D10Blob_GetBufferPointer(blob),
+                                                  ID3D10Blob_GetBufferSize(blob), NULL, &out),
+                 E_INVALIDARG);
+        ID3D10Blob_Release(blob);
+    }
     CHECK(out == NULL);
     RELEASE_LAST(allocator);
     RELEASE_LAST(device);

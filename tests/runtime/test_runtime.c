@@ -269,14 +269,14 @@ static void test_not_implemented(void)
     if (device == NULL)
         return;
     ID3D12InfoQueue1 *queue = info_queue_of(device);
-    ID3D12RootSignature *signature = NULL;
-    static const char blob[4] = {0};
-    CHECK_EQ_INT(ID3D12Device17_CreateRootSignature(device, 0, blob, sizeof blob, &IID_ID3D12RootSignature,
-                                                    (void **)&signature), E_NOTIMPL);
-    CHECK_EQ_INT(ID3D12Device17_CreateRootSignature(device, 0, blob, sizeof blob, &IID_ID3D12RootSignature,
-                                                    (void **)&signature), E_NOTIMPL);
+    ID3D12QueryHeap *query_heap = NULL;
+    D3D12_QUERY_HEAP_DESC query_desc = {D3D12_QUERY_HEAP_TYPE_TIMESTAMP, 4, 0};
+    CHECK_EQ_INT(ID3D12Device17_CreateQueryHeap(device, &query_desc, &IID_ID3D12QueryHeap, (void **)&query_heap),
+                 E_NOTIMPL);
+    CHECK_EQ_INT(ID3D12Device17_CreateQueryHeap(device, &query_desc, &IID_ID3D12QueryHeap, (void **)&query_heap),
+                 E_NOTIMPL);
     /* Said once, not on every call; a value-returning slot answers zero. */
-    CHECK_EQ_INT(count_messages(queue, "ID3D12Device::CreateRootSignature is not implemented"), 1);
+    CHECK_EQ_INT(count_messages(queue, "ID3D12Device::CreateQueryHeap is not implemented"), 1);
     CHECK_EQ_INT(ID3D12Device17_CheckDriverMatchingIdentifier(device, D3D12_SERIALIZED_DATA_RAYTRACING_ACCELERATION_STRUCTURE,
                                                               NULL), 0);
     CHECK_EQ_INT(ID3D12Device17_CheckDriverMatchingIdentifier(device, D3D12_SERIALIZED_DATA_RAYTRACING_ACCELERATION_STRUCTURE,

@@ -171,10 +171,10 @@ typedef enum D3D12DDI_TABLE_TYPE {
     /* D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1 (feature version 2), filled right after table 47 on a
      * device where version 2 was enabled; never asked of a version-1 driver */
     D3D12DDI_TABLE_TYPE_D12RT_DRIVER_REPORTED_MESSAGES_1 = 0x0D120047,
-    /* D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT (descriptor heaps, views and samplers, docs/descriptors.md),
-     * filled once per adapter when pfnGetOptionalDDITables lists it beside the three GPU-work tables; a
-     * driver that does not list it keeps working, and CreateDescriptorHeap on its devices answers E_NOTIMPL
-     * with a message naming it */
+    /* D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT (descriptor heaps, views, samplers and root signatures,
+     * docs/descriptors.md, docs/root-signatures.md), filled once per adapter when pfnGetOptionalDDITables
+     * lists it beside the three GPU-work tables; a driver that does not list it keeps working, and
+     * CreateDescriptorHeap and CreateRootSignature on its devices answer E_NOTIMPL with a message naming it */
     D3D12DDI_TABLE_TYPE_D12RT_DESCRIPTORS = 0x0D12003D,
     /* D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT (heaps and placed buffers, docs/heaps.md), filled once per adapter
      * when pfnGetOptionalDDITables lists it beside the three GPU-work tables; a driver that does not list it
@@ -1052,6 +1052,41 @@ typedef VOID(APIENTRY* PFND3D12DDI_COPYDESCRIPTORS_D12RT)(
     SIZE_T SrcStart,
     D3D12DDI_DESCRIPTOR_HEAP_TYPE Type);
 
+/* The driver's root signature, constructed in runtime-allocated memory (pfnCalcPrivateRootSignatureSize
+ * bytes). */
+typedef struct D3D12DDI_HROOTSIGNATURE {
+    void* pDrvPrivate;
+} D3D12DDI_HROOTSIGNATURE;
+
+/* Arguments of pfnCalcPrivateRootSignatureSize and pfnCreateRootSignature. pRootSignature is the parsed,
+ * validated description at version 1.1 (a 1.0 blob converted as Windows converts it), valid for the call
+ * only: the driver copies what it keeps. d12rt differs from the WDK: the WDK's
+ * D3D12DDIARG_CREATE_ROOT_SIGNATURE_0013 carries the WDK's own D3D12DDI_ROOT_SIGNATURE_* structs; d12rt
+ * passes the API's D3D12_VERSIONED_ROOT_SIGNATURE_DESC (the same layout) at version 1.1. */
+typedef struct D3D12DDIARG_CREATE_ROOT_SIGNATURE_D12RT {
+    const D3D12_VERSIONED_ROOT_SIGNATURE_DESC* pRootSignature; /* Version is D3D_ROOT_SIGNATURE_VERSION_1_1 */
+    UINT NodeMask; /* 1 (one node) */
+} D3D12DDIARG_CREATE_ROOT_SIGNATURE_D12RT;
+
+/* Bytes of private memory the driver's root signature object needs (it may depend on the description). */
+typedef SIZE_T(APIENTRY* PFND3D12DDI_CALCPRIVATEROOTSIGNATURESIZE_D12RT)(
+    D3D12DDI_HDEVICE hDevice,
+    const D3D12DDIARG_CREATE_ROOT_SIGNATURE_D12RT* pArgs);
+
+/* Construct a root signature in hDrvRootSignature.pDrvPrivate. A valid root signature (every one the runtime
+ * passes: at most 64 DWORDs) is never refused for its shape: what a GPU cannot bind is refused at pipeline
+ * creation. E_OUTOFMEMORY when memory or the GPU API's objects cannot be had. Threads: any application
+ * thread, concurrently. */
+typedef HRESULT(APIENTRY* PFND3D12DDI_CREATEROOTSIGNATURE_D12RT)(
+    D3D12DDI_HDEVICE hDevice,
+    const D3D12DDIARG_CREATE_ROOT_SIGNATURE_D12RT* pArgs,
+    D3D12DDI_HROOTSIGNATURE hDrvRootSignature);
+
+/* Destruct a root signature in place (no list or pipeline that uses it is alive or executing any more). */
+typedef VOID(APIENTRY* PFND3D12DDI_DESTROYROOTSIGNATURE_D12RT)(
+    D3D12DDI_HDEVICE hDevice,
+    D3D12DDI_HROOTSIGNATURE hDrvRootSignature);
+
 /* The descriptor table (D3D12DDI_TABLE_TYPE_D12RT_DESCRIPTORS); every slot must be non-NULL. d12rt differs
  * from the WDK: the WDK's descriptor slots live in its device core table. */
 typedef struct D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT {
@@ -1065,6 +1100,10 @@ typedef struct D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT {
     PFND3D12DDI_CREATEBUFFERVIEW_D12RT pfnCreateBufferView; /* write a CBV, SRV or UAV */
     PFND3D12DDI_CREATESAMPLER_D12RT pfnCreateSampler; /* write a sampler */
     PFND3D12DDI_COPYDESCRIPTORS_D12RT pfnCopyDescriptors; /* copy a run of descriptors */
+    /* root signature object size */
+    PFND3D12DDI_CALCPRIVATEROOTSIGNATURESIZE_D12RT pfnCalcPrivateRootSignatureSize;
+    PFND3D12DDI_CREATEROOTSIGNATURE_D12RT pfnCreateRootSignature; /* construct a root signature */
+    PFND3D12DDI_DESTROYROOTSIGNATURE_D12RT pfnDestroyRootSignature; /* destruct a root signature */
 } D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT;
 
 /* Bytes of private memory the driver's device needs. 0, or more than the runtime accepts (64 MiB), fails

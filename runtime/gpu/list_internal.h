@@ -1,0 +1,31 @@
+/* What the command list's files share:
+ * list.c owns the recording state, list_binding.c the binding setters, list_barriers.c ResourceBarrier. Private to
+ * runtime/gpu/. */
+#ifndef D12_LIST_INTERNAL_H
+#define D12_LIST_INTERNAL_H
+
+#include "list.h"
+
+/* D3D12_IA_VERTEX_INPUT_RESOURCE_SLOT_COUNT */
+#define D12_VERTEX_SLOTS 32u
+#define D12_BARRIER_STACK 16u
+
+/* Whether the list records: a recording call on a closed list is reported (COMMAND_LIST_CLOSED) and dropped. */
+bool d12__list_recording(struct d12_command_list *list, const char *method);
+
+/* A recording error: the first one is what Close returns ("E_INVALIDARG if an invalid argument was passed to the
+ * command list API during recording"). */
+void d12__list_record_error(struct d12_command_list *list, HRESULT hr);
+
+/* Correlation: "The runtime calls pfnSetCommandListStateIndex on the driver before each draw, dispatch, or other
+ * GPU-work generating command list API call". */
+static inline void d12__list_before_work(struct d12_command_list *list, d12_work_kind kind)
+{
+    if (list->set_state_index)
+        list->set_state_index(list->handle, d12__recorder_issue(&list->recorder, kind));
+}
+
+/* The binding state back to "nothing bound" (a new recording, the list's end): references on root signatures go. */
+void d12__list_binding_reset(struct d12_command_list *list);
+
+#endif
