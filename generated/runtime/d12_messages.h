@@ -44,6 +44,7 @@ extern "C" {
 #define D12_MESSAGE_ID_OBJECT_OF_ANOTHER_DEVICE ((D3D12_MESSAGE_ID)0x10700)
 #define D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGE_FLAGS_UNSUPPORTED ((D3D12_MESSAGE_ID)0x10600)
 #define D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGES_FEATURE_DATA_INVALID ((D3D12_MESSAGE_ID)0x10601)
+#define D12_MESSAGE_ID_D12RT_SHADER_EXECUTION_FEATURE_DATA_INVALID ((D3D12_MESSAGE_ID)0x13100)
 #define D12_MESSAGE_ID_DRIVER_MESSAGE_FILTER_INVALID ((D3D12_MESSAGE_ID)0x10602)
 #define D12_MESSAGE_ID_DESCRIPTORS_UNSUPPORTED ((D3D12_MESSAGE_ID)0x13d00)
 #define D12_MESSAGE_ID_GETCOPYABLEFOOTPRINTS_INVALIDDESC ((D3D12_MESSAGE_ID)0x10b00)
@@ -112,6 +113,7 @@ typedef enum d12_msg {
     D12_MSG_EXECUTECOMMANDLISTS_BUNDLENOTSUPPORTED,
     D12_MSG_DRIVER_REPORTED_MESSAGE_FLAGS_UNSUPPORTED,
     D12_MSG_DRIVER_REPORTED_MESSAGES_FEATURE_DATA_INVALID,
+    D12_MSG_D12RT_SHADER_EXECUTION_FEATURE_DATA_INVALID,
     D12_MSG_DRIVER_MESSAGE_FILTER_INVALID,
     D12_MSG_DESCRIPTORS_UNSUPPORTED,
     D12_MSG_CREATE_DESCRIPTOR_HEAP_INVALID_DESC,
@@ -480,6 +482,11 @@ static inline void d12__msg_driver_reported_message_flags_unsupported(d12_info_q
 static inline void d12__msg_driver_reported_messages_feature_data_invalid(d12_info_queue *queue, const char *method, unsigned int size, unsigned int expected)
 {
     d12__info_queue_report(queue, D12_MSG_DRIVER_REPORTED_MESSAGES_FEATURE_DATA_INVALID, method, size, expected);
+}
+
+static inline void d12__msg_d12rt_shader_execution_feature_data_invalid(d12_info_queue *queue, const char *method, unsigned int size, unsigned int expected)
+{
+    d12__info_queue_report(queue, D12_MSG_D12RT_SHADER_EXECUTION_FEATURE_DATA_INVALID, method, size, expected);
 }
 
 static inline void d12__msg_driver_message_filter_invalid(d12_info_queue *queue, const char *count_name, unsigned int count, const char *list_name)
