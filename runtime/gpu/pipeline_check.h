@@ -34,12 +34,13 @@ HRESULT d12__pipeline_read_shader(const D3D12_SHADER_BYTECODE *bytecode, d12_pip
                                   d12_pipeline_problem *problem);
 void d12__pipeline_shader_free(d12_pipeline_shader *shader);
 
-/* Every register `program` declares is bound by `desc` (version 1.0 or 1.1) as the compute stage sees it:
+/* Every register `program` declares is bound by `desc` (version 1.1: the root signature object's, or an RTS0
+ * converted) as the compute stage sees it (d12_rootsig_locate):
  * root CBV/SRV/UAV, root constants (a constant buffer no larger than its 32-bit values), a descriptor table range
  * of the register's type (every register of a ranged SM 5.1 declaration, an unbounded one by an unbounded range),
  * a static sampler; parameters of a visibility other than ALL are not the compute stage's. A root SRV/UAV holds
  * only raw or structured buffers. S_OK, or E_INVALIDARG with `problem` (CS_ROOT_SIGNATURE_MISMATCH). */
-HRESULT d12__pipeline_check_registers(const d12_dxbc_program *program, const D3D12_VERSIONED_ROOT_SIGNATURE_DESC *desc,
+HRESULT d12__pipeline_check_registers(const d12_dxbc_program *program, const D3D12_ROOT_SIGNATURE_DESC1 *desc,
                                       d12_pipeline_problem *problem);
 
 #endif

@@ -38,7 +38,7 @@ static void check_chosen(const d12_dxbc_program *program, const uint8_t *choice)
          (D3D12_SHADER_VISIBILITY)(choice[13] >> 6)},
         {D3D12_ROOT_PARAMETER_TYPE_32BIT_CONSTANTS, .Constants = {choice[15] & 3, 0, choice[15] >> 2},
          D3D12_SHADER_VISIBILITY_ALL}};
-    D3D12_VERSIONED_ROOT_SIGNATURE_DESC desc = {D3D_ROOT_SIGNATURE_VERSION_1_1, .Desc_1_1 = {3, params, 0, NULL, 0}};
+    D3D12_ROOT_SIGNATURE_DESC1 desc = {3, params, 0, NULL, 0};
     d12_pipeline_problem problem;
     check_problem(d12__pipeline_check_registers(program, &desc, &problem), &problem,
                   D3D12_MESSAGE_ID_CREATECOMPUTEPIPELINESTATE_CS_ROOT_SIGNATURE_MISMATCH);
@@ -66,8 +66,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         D3D12_VERSIONED_ROOT_SIGNATURE_DESC *own = NULL;
         char error[160];
         if (shader.rts0 && d12_rts0_parse(shader.rts0, shader.rts0_size, &own, error, sizeof error) == 0) {
-            check_problem(d12__pipeline_check_registers(&shader.program, own, &problem), &problem,
+            D3D12_VERSIONED_ROOT_SIGNATURE_DESC *converted = d12_rootsig_convert(own, D3D_ROOT_SIGNATURE_VERSION_1_1);
+            FUZZ_CHECK(NAME, converted != NULL);
+            check_problem(d12__pipeline_check_registers(&shader.program, &converted->Desc_1_1, &problem), &problem,
                           D3D12_MESSAGE_ID_CREATECOMPUTEPIPELINESTATE_CS_ROOT_SIGNATURE_MISMATCH);
+            free(converted);
             free(own);
         }
         if (size >= 16)

@@ -4,7 +4,7 @@
  *
  *   test_pipeline_check CASE   bytecode_ok | bytecode_null | bytecode_broken | bytecode_dxil | bytecode_no_program |
  *                              root_views | visibility | typed_root_view | root_constants | table_range |
- *                              unbounded | sampler | version_1_0
+ *                              unbounded | sampler | version_1_0 | locate_offsets
  *
  * Ends with "N passed, N failed". */
 #define _POSIX_C_SOURCE 200809L
@@ -135,7 +135,7 @@ static d12_dxbc_program program_of(const char *name)
 static HRESULT check(const d12_dxbc_program *program, const D3D12_ROOT_PARAMETER1 *params, UINT count,
                      d12_pipeline_problem *problem)
 {
-    D3D12_VERSIONED_ROOT_SIGNATURE_DESC desc = {D3D_ROOT_SIGNATURE_VERSION_1_1, .Desc_1_1 = {count, params, 0, NULL, 0}};
+    D3D12_ROOT_SIGNATURE_DESC1 desc = {count, params, 0, NULL, 0};
     return d12__pipeline_check_registers(program, &desc, problem);
 }
 
@@ -239,7 +239,7 @@ static void test_table_range(const void *arg)
     D3D12_VERSIONED_ROOT_SIGNATURE_DESC *own = NULL;
     char error[128];
     if (CHECK(s.rts0 && d12_rts0_parse(s.rts0, s.rts0_size, &own, error, sizeof error) == 0))
-        CHECK_EQ_INT(d12__pipeline_check_registers(&s.program, own, &problem), S_OK);
+        CHECK_EQ_INT(d12__pipeline_check_registers(&s.program, &own->Desc_1_1, &problem), S_OK);
     free(own);
     d12__pipeline_shader_free(&s);
     d12_dxbc_program_free(&program);
@@ -267,27 +267,66 @@ static void test_sampler(const void *arg)
     d12_dxbc_program program = {.type = 5, .major = 5, .binding_count = 1, .bindings = &declared};
     D3D12_STATIC_SAMPLER_DESC sampler = {.ShaderRegister = 2, .RegisterSpace = 0,
                                          .ShaderVisibility = D3D12_SHADER_VISIBILITY_ALL};
-    D3D12_VERSIONED_ROOT_SIGNATURE_DESC desc = {D3D_ROOT_SIGNATURE_VERSION_1_1,
-                                                .Desc_1_1 = {0, NULL, 1, &sampler, 0}};
+    D3D12_ROOT_SIGNATURE_DESC1 desc = {0, NULL, 1, &sampler, 0};
     d12_pipeline_problem problem;
     CHECK_EQ_INT(d12__pipeline_check_registers(&program, &desc, &problem), S_OK);
     sampler.ShaderRegister = 1;
     expect_problem(d12__pipeline_check_registers(&program, &desc, &problem), &problem, MISMATCH, "s2 (space 0)");
+    sampler.ShaderRegister = 2;
+    sampler.ShaderVisibility = D3D12_SHADER_VISIBILITY_PIXEL;
+    expect_problem(d12__pipeline_check_registers(&program, &desc, &problem), &problem, MISMATCH, "s2 (space 0)");
 }
 
+/* A 1.0 description, converted as the runtime converts it (APPEND offsets: u1 is the table's second descriptor). */
 static void test_version_1_0(const void *arg)
 {
     (void)arg;
     d12_dxbc_program program = program_of("counters_atomics"); /* structured u0, raw u1 */
-    D3D12_DESCRIPTOR_RANGE range = {D3D12_DESCRIPTOR_RANGE_TYPE_UAV, 2, 0, 0, 0};
+    D3D12_DESCRIPTOR_RANGE range = {D3D12_DESCRIPTOR_RANGE_TYPE_UAV, 2, 0, 0, D3D12_DESCRIPTOR_RANGE_OFFSET_APPEND};
     D3D12_ROOT_PARAMETER table = {D3D12_ROOT_PARAMETER_TYPE_DESCRIPTOR_TABLE, .DescriptorTable = {1, &range},
                                   D3D12_SHADER_VISIBILITY_ALL};
     D3D12_VERSIONED_ROOT_SIGNATURE_DESC desc = {D3D_ROOT_SIGNATURE_VERSION_1_0, .Desc_1_0 = {1, &table, 0, NULL, 0}};
     d12_pipeline_problem problem;
-    CHECK_EQ_INT(d12__pipeline_check_registers(&program, &desc, &problem), S_OK);
+    D3D12_VERSIONED_ROOT_SIGNATURE_DESC *converted = d12_rootsig_convert(&desc, D3D_ROOT_SIGNATURE_VERSION_1_1);
+    CHECK_EQ_INT(d12__pipeline_check_registers(&program, &converted->Desc_1_1, &problem), S_OK);
+    d12_rootsig_location where;
+    CHECK_EQ_INT(d12_rootsig_locate(&converted->Desc_1_1, D12_DXBC_UAV, 0, 1, &where), 0);
+    CHECK_EQ_INT(where.parameter, 0);
+    CHECK_EQ_INT(where.table_offset, 1);
+    free(converted);
     range.NumDescriptors = 1;
-    expect_problem(d12__pipeline_check_registers(&program, &desc, &problem), &problem, MISMATCH, "u1 (space 0)");
+    converted = d12_rootsig_convert(&desc, D3D_ROOT_SIGNATURE_VERSION_1_1);
+    expect_problem(d12__pipeline_check_registers(&program, &converted->Desc_1_1, &problem), &problem, MISMATCH,
+                   "u1 (space 0)");
+    free(converted);
     d12_dxbc_program_free(&program);
+}
+
+/* d12_rootsig_locate's table offsets: explicit offsets, APPEND after them, the first matching parameter. */
+static void test_locate_offsets(const void *arg)
+{
+    (void)arg;
+    D3D12_DESCRIPTOR_RANGE1 ranges[] = {
+        {D3D12_DESCRIPTOR_RANGE_TYPE_SRV, 4, 0, 0, D3D12_DESCRIPTOR_RANGE_FLAG_NONE, 10},
+        {D3D12_DESCRIPTOR_RANGE_TYPE_UAV, 2, 3, 0, D3D12_DESCRIPTOR_RANGE_FLAG_NONE,
+         D3D12_DESCRIPTOR_RANGE_OFFSET_APPEND}};
+    D3D12_ROOT_PARAMETER1 params[] = {
+        {D3D12_ROOT_PARAMETER_TYPE_UAV, .Descriptor = {7, 0, 0}, D3D12_SHADER_VISIBILITY_ALL},
+        {D3D12_ROOT_PARAMETER_TYPE_DESCRIPTOR_TABLE, .DescriptorTable = {2, ranges}, D3D12_SHADER_VISIBILITY_ALL}};
+    D3D12_ROOT_SIGNATURE_DESC1 desc = {2, params, 0, NULL, 0};
+    d12_rootsig_location where;
+    CHECK_EQ_INT(d12_rootsig_locate(&desc, D12_DXBC_SRV, 0, 2, &where), 0);
+    CHECK_EQ_INT(where.parameter, 1);
+    CHECK_EQ_INT(where.range, 0);
+    CHECK_EQ_INT(where.table_offset, 12);
+    CHECK_EQ_INT(d12_rootsig_locate(&desc, D12_DXBC_UAV, 0, 4, &where), 0);
+    CHECK_EQ_INT(where.range, 1);
+    CHECK_EQ_INT(where.table_offset, 15); /* APPEND: after 10..13, then u3 -> 14, u4 -> 15 */
+    CHECK_EQ_INT(d12_rootsig_locate(&desc, D12_DXBC_UAV, 0, 7, &where), 0);
+    CHECK_EQ_INT(where.parameter, 0);
+    CHECK_EQ_INT(where.type, D3D12_ROOT_PARAMETER_TYPE_UAV);
+    CHECK_EQ_INT(d12_rootsig_locate(&desc, D12_DXBC_UAV, 0, 5, &where), -1);
+    CHECK_EQ_INT(d12_rootsig_locate(&desc, D12_DXBC_CBV, 0, 7, &where), -1);
 }
 
 static const d12test_case k_cases[] = {
@@ -304,6 +343,7 @@ static const d12test_case k_cases[] = {
     {"unbounded", test_unbounded, NULL},
     {"sampler", test_sampler, NULL},
     {"version_1_0", test_version_1_0, NULL},
+    {"locate_offsets", test_locate_offsets, NULL},
 };
 
 int main(int argc, char **argv)
