@@ -13,6 +13,10 @@
  *     no_library            D12RT_VULKAN_TEST_VKD3D_SHADER names no library: no shader support, said once
  *     debug_unset           VKD3D_SHADER_DEBUG unset: `none` before the first compile
  *     debug_kept            VKD3D_SHADER_DEBUG=warn: kept
+ *     pipeline.NAME         vkdrv_pipeline.c: the shader over its own RTS0 (or a table of its registers) made a
+ *                           VkPipeline, every register found in its root parameter (spaces_sm51 refused)
+ *     pipeline_root_constants  root constants as push constants at the layout's offset; none: refused
+ *     pipeline_runs         raw_fill dispatched on lavapipe through the driver's pipeline: the words it computes
  *
  * Ends with "N passed, N failed". */
 #define _POSIX_C_SOURCE 200809L
@@ -23,11 +27,14 @@
 
 #include "case_main.h"
 #include "d12_shaders.h"
+#include "vkdrv_pipeline.h"
 #include "vkdrv_shader.h"
 #include "vulkan/stderr_capture.h"
 
 static VkInstance g_instance;
+static VkPhysicalDevice g_physical;
 static VkDevice g_device;
+static VkQueue g_queue;
 
 static int open_vulkan(void)
 {
@@ -39,6 +46,7 @@ static int open_vulkan(void)
     uint32_t count = 1;
     VkPhysicalDevice physical;
     VkResult r = vkEnumeratePhysicalDevices(g_instance, &count, &physical);
+    g_physical = physical;
     if ((r != VK_SUCCESS && r != VK_INCOMPLETE) || count == 0)
         return 1;
     float priority = 1.0f;
@@ -50,7 +58,10 @@ static int open_vulkan(void)
     features.shaderStorageImageWriteWithoutFormat = offered.shaderStorageImageWriteWithoutFormat;
     VkDeviceCreateInfo device = {VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, NULL, 0, 1, &queue, 0, NULL, 0, NULL,
                                  &features};
-    return vkCreateDevice(physical, &device, NULL, &g_device) == VK_SUCCESS ? 0 : 1;
+    if (vkCreateDevice(physical, &device, NULL, &g_device) != VK_SUCCESS)
+        return 1;
+    vkGetDeviceQueue(g_device, 0, 0, &g_queue);
+    return 0;
 }
 
 static void close_vulkan(void)
@@ -267,6 +278,240 @@ static void test_debug_kept(const void *arg)
     CHECK(value != NULL && strcmp(value, "warn") == 0);
 }
 
+/* ---- Pipelines (vkdrv_pipeline.c) ---- */
+
+/* The root signature a case uses: the shader's own RTS0, or one table of every register it declares. */
+typedef struct case_root {
+    D3D12_VERSIONED_ROOT_SIGNATURE_DESC *own;
+    D3D12_DESCRIPTOR_RANGE1 ranges[16];
+    D3D12_ROOT_PARAMETER1 params[4];
+    D3D12_ROOT_SIGNATURE_DESC1 desc;
+    uint32_t push_offsets[4];
+    d12__vkdrv_pipeline_root root;
+} case_root;
+
+static void root_from_rts0(case_root *c, const d12_shader_blob *blob)
+{
+    d12_dxbc dxbc;
+    char error[128];
+    d12_dxbc_parse(blob->code, blob->size, &dxbc, error, sizeof error);
+    const d12_dxbc_chunk *chunk = d12_dxbc_find(&dxbc, D12_DXBC_TAG_RTS0);
+    D3D12_VERSIONED_ROOT_SIGNATURE_DESC *parsed = NULL;
+    if (!CHECK(chunk && d12_rts0_parse(chunk->data, chunk->size, &parsed, error, sizeof error) == 0))
+        return;
+    c->own = d12_rootsig_convert(parsed, D3D_ROOT_SIGNATURE_VERSION_1_1);
+    free(parsed);
+    c->desc = c->own->Desc_1_1;
+}
+
+static void root_table_of(case_root *c, const d12_dxbc_program *program)
+{
+    static const D3D12_DESCRIPTOR_RANGE_TYPE k_types[] = {D3D12_DESCRIPTOR_RANGE_TYPE_CBV,
+                                                          D3D12_DESCRIPTOR_RANGE_TYPE_SRV,
+                                                          D3D12_DESCRIPTOR_RANGE_TYPE_UAV,
+                                                          D3D12_DESCRIPTOR_RANGE_TYPE_SAMPLER};
+    for (uint32_t i = 0; i < program->binding_count && i < 16; i++) {
+        const d12_dxbc_binding *b = &program->bindings[i];
+        c->ranges[i] = (D3D12_DESCRIPTOR_RANGE1){k_types[b->kind], 1, b->lower, b->space,
+                                                 D3D12_DESCRIPTOR_RANGE_FLAG_NONE, D3D12_DESCRIPTOR_RANGE_OFFSET_APPEND};
+    }
+    c->params[0] = (D3D12_ROOT_PARAMETER1){D3D12_ROOT_PARAMETER_TYPE_DESCRIPTOR_TABLE,
+                                           .DescriptorTable = {program->binding_count, c->ranges},
+                                           D3D12_SHADER_VISIBILITY_ALL};
+    c->desc = (D3D12_ROOT_SIGNATURE_DESC1){1, c->params, 0, NULL, 0};
+}
+
+/* Push-constant offsets as the root signature's layout gives them: root constants in parameter order. */
+static void finish_root(case_root *c)
+{
+    uint32_t bytes = 0;
+    for (UINT i = 0; i < c->desc.NumParameters && i < 4; i++) {
+        const D3D12_ROOT_PARAMETER1 *p = &c->desc.pParameters[i];
+        c->push_offsets[i] = p->ParameterType == D3D12_ROOT_PARAMETER_TYPE_32BIT_CONSTANTS ? bytes : UINT32_MAX;
+        if (p->ParameterType == D3D12_ROOT_PARAMETER_TYPE_32BIT_CONSTANTS)
+            bytes += p->Constants.Num32BitValues * 4;
+    }
+    c->root = (d12__vkdrv_pipeline_root){&c->desc, c->push_offsets, bytes};
+}
+
+static void test_pipeline(const void *arg)
+{
+    const d12_shader_blob *blob = blob_named(arg);
+    d12_dxbc_program program;
+    if (!CHECK(blob != NULL) || !CHECK(parse(blob->code, blob->size, &program)))
+        return;
+    static case_root c;
+    memset(&c, 0, sizeof c);
+    if (blob->has_root_signature)
+        root_from_rts0(&c, blob);
+    else
+        root_table_of(&c, &program);
+    finish_root(&c);
+    d12__vkdrv_pipeline pipeline;
+    char why[512] = "";
+    VkResult r = d12__vkdrv_pipeline_create(g_device, blob->code, blob->size, &program, &c.root, &pipeline, why,
+                                            sizeof why);
+    if (strcmp(blob->name, "spaces_sm51") == 0) {
+        CHECK(r != VK_SUCCESS);
+        CHECK(strstr(why, "u4 (space 0) is declared as a range of several registers") != NULL);
+        CHECK(pipeline.pipeline == VK_NULL_HANDLE && pipeline.registers == NULL);
+    } else {
+        if (!CHECK(r == VK_SUCCESS))
+            fprintf(stderr, "%s: %s\n", blob->name, why);
+        CHECK(pipeline.pipeline != VK_NULL_HANDLE);
+        CHECK_EQ_INT(pipeline.register_count, program.binding_count);
+        for (uint32_t i = 0; i < pipeline.register_count; i++) /* every register found in its root parameter */
+            CHECK(pipeline.registers[i].where.parameter < c.desc.NumParameters);
+        CHECK_EQ_INT(pipeline.thread_group[0], program.thread_group[0]);
+    }
+    d12__vkdrv_pipeline_destroy(g_device, &pipeline);
+    free(c.own);
+    d12_dxbc_program_free(&program);
+}
+
+/* raw_fill's b0 as root constants: push constants at the layout's offset, its u0 a root UAV; and the register
+ * table says so. */
+static void test_pipeline_root_constants(const void *arg)
+{
+    (void)arg;
+    const d12_shader_blob *blob = blob_named("raw_fill");
+    d12_dxbc_program program;
+    if (!CHECK(parse(blob->code, blob->size, &program)))
+        return;
+    static case_root c;
+    memset(&c, 0, sizeof c);
+    c.params[0] = (D3D12_ROOT_PARAMETER1){D3D12_ROOT_PARAMETER_TYPE_UAV, .Descriptor = {0, 0, 0},
+                                          D3D12_SHADER_VISIBILITY_ALL};
+    c.params[1] = (D3D12_ROOT_PARAMETER1){D3D12_ROOT_PARAMETER_TYPE_32BIT_CONSTANTS, .Constants = {0, 0, 4},
+                                          D3D12_SHADER_VISIBILITY_ALL};
+    c.desc = (D3D12_ROOT_SIGNATURE_DESC1){2, c.params, 0, NULL, 0};
+    finish_root(&c);
+    d12__vkdrv_pipeline pipeline;
+    char why[512] = "";
+    CHECK_EQ_INT(d12__vkdrv_pipeline_create(g_device, blob->code, blob->size, &program, &c.root, &pipeline, why,
+                                            sizeof why), VK_SUCCESS);
+    CHECK_EQ_INT(pipeline.push_constant_bytes, 16);
+    if (CHECK(pipeline.register_count == 2)) {
+        CHECK(pipeline.registers[0].push_constants);      /* cb0 */
+        CHECK_EQ_INT(pipeline.registers[0].push_offset, 0);
+        CHECK_EQ_INT(pipeline.registers[0].where.parameter, 1);
+        CHECK(!pipeline.registers[1].push_constants);     /* u0 */
+        CHECK_EQ_INT(pipeline.registers[1].where.parameter, 0);
+        CHECK_EQ_INT(pipeline.registers[1].type, VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER);
+    }
+    d12__vkdrv_pipeline_destroy(g_device, &pipeline);
+    /* the negative twin: constants past the push-constant range have no place yet */
+    c.push_offsets[1] = UINT32_MAX;
+    CHECK(d12__vkdrv_pipeline_create(g_device, blob->code, blob->size, &program, &c.root, &pipeline, why,
+                                     sizeof why) != VK_SUCCESS);
+    CHECK_EQ_STR(why, "b0 (space 0) has no place in the root signature");
+    d12_dxbc_program_free(&program);
+}
+
+/* The application's shader really runs: raw_fill (word i = i * cb0.x + cb0.y) through the driver's pipeline on
+ * lavapipe, its u0 a storage texel buffer of R32_UINT, its cb0 push constants; the words read back. */
+static uint32_t memory_type(uint32_t bits)
+{
+    VkPhysicalDeviceMemoryProperties memory;
+    vkGetPhysicalDeviceMemoryProperties(g_physical, &memory);
+    const VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    for (uint32_t i = 0; i < memory.memoryTypeCount; i++)
+        if ((bits & (1u << i)) && (memory.memoryTypes[i].propertyFlags & want) == want)
+            return i;
+    return 0;
+}
+
+static void run_raw_fill(d12__vkdrv_pipeline *pipeline, VkBufferView view, const uint32_t constants[4])
+{
+    VkDescriptorPoolSize size = {VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER, 1};
+    VkDescriptorPoolCreateInfo pool_info = {VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO, NULL, 0, 1, 1, &size};
+    VkDescriptorPool pool;
+    CHECK_EQ_INT(vkCreateDescriptorPool(g_device, &pool_info, NULL, &pool), VK_SUCCESS);
+    VkDescriptorSetAllocateInfo alloc = {VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO, NULL, pool, 1,
+                                         &pipeline->set_layout};
+    VkDescriptorSet set;
+    CHECK_EQ_INT(vkAllocateDescriptorSets(g_device, &alloc, &set), VK_SUCCESS);
+    VkWriteDescriptorSet write = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, NULL, set, pipeline->registers[1].binding,
+                                  0, 1, VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER, NULL, NULL, &view};
+    vkUpdateDescriptorSets(g_device, 1, &write, 0, NULL);
+    VkCommandPoolCreateInfo cmd_pool_info = {VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, NULL, 0, 0};
+    VkCommandPool cmd_pool;
+    CHECK_EQ_INT(vkCreateCommandPool(g_device, &cmd_pool_info, NULL, &cmd_pool), VK_SUCCESS);
+    VkCommandBufferAllocateInfo cmd_alloc = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, NULL, cmd_pool,
+                                             VK_COMMAND_BUFFER_LEVEL_PRIMARY, 1};
+    VkCommandBuffer cmd;
+    CHECK_EQ_INT(vkAllocateCommandBuffers(g_device, &cmd_alloc, &cmd), VK_SUCCESS);
+    VkCommandBufferBeginInfo begin = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, NULL, 0, NULL};
+    vkBeginCommandBuffer(cmd, &begin);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline->pipeline);
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline->layout, 0, 1, &set, 0, NULL);
+    vkCmdPushConstants(cmd, pipeline->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 16, constants);
+    vkCmdDispatch(cmd, 2, 1, 1); /* 2 groups of 64 */
+    vkEndCommandBuffer(cmd);
+    VkSubmitInfo submit = {VK_STRUCTURE_TYPE_SUBMIT_INFO, NULL, 0, NULL, NULL, 1, &cmd, 0, NULL};
+    CHECK_EQ_INT(vkQueueSubmit(g_queue, 1, &submit, VK_NULL_HANDLE), VK_SUCCESS);
+    CHECK_EQ_INT(vkQueueWaitIdle(g_queue), VK_SUCCESS);
+    vkDestroyCommandPool(g_device, cmd_pool, NULL);
+    vkDestroyDescriptorPool(g_device, pool, NULL);
+}
+
+static void test_pipeline_runs(const void *arg)
+{
+    (void)arg;
+    const d12_shader_blob *blob = blob_named("raw_fill");
+    d12_dxbc_program program;
+    if (!CHECK(parse(blob->code, blob->size, &program)))
+        return;
+    static case_root c;
+    memset(&c, 0, sizeof c);
+    c.params[0] = (D3D12_ROOT_PARAMETER1){D3D12_ROOT_PARAMETER_TYPE_32BIT_CONSTANTS, .Constants = {0, 0, 4},
+                                          D3D12_SHADER_VISIBILITY_ALL};
+    c.params[1] = (D3D12_ROOT_PARAMETER1){D3D12_ROOT_PARAMETER_TYPE_UAV, .Descriptor = {0, 0, 0},
+                                          D3D12_SHADER_VISIBILITY_ALL};
+    c.desc = (D3D12_ROOT_SIGNATURE_DESC1){2, c.params, 0, NULL, 0};
+    finish_root(&c);
+    d12__vkdrv_pipeline pipeline;
+    char why[512] = "";
+    if (!CHECK(d12__vkdrv_pipeline_create(g_device, blob->code, blob->size, &program, &c.root, &pipeline, why,
+                                          sizeof why) == VK_SUCCESS)) {
+        fprintf(stderr, "%s\n", why);
+        return;
+    }
+    enum { WORDS = 160 }; /* 128 written, 32 left alone */
+    VkBufferCreateInfo buffer_info = {VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, NULL, 0, WORDS * 4,
+                                      VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT, VK_SHARING_MODE_EXCLUSIVE, 0, NULL};
+    VkBuffer buffer;
+    CHECK_EQ_INT(vkCreateBuffer(g_device, &buffer_info, NULL, &buffer), VK_SUCCESS);
+    VkMemoryRequirements needs;
+    vkGetBufferMemoryRequirements(g_device, buffer, &needs);
+    VkMemoryAllocateInfo alloc = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, NULL, needs.size,
+                                  memory_type(needs.memoryTypeBits)};
+    VkDeviceMemory memory;
+    CHECK_EQ_INT(vkAllocateMemory(g_device, &alloc, NULL, &memory), VK_SUCCESS);
+    vkBindBufferMemory(g_device, buffer, memory, 0);
+    uint32_t *words;
+    vkMapMemory(g_device, memory, 0, VK_WHOLE_SIZE, 0, (void **)&words);
+    for (uint32_t i = 0; i < WORDS; i++)
+        words[i] = 0xDEADBEEFu;
+    VkBufferViewCreateInfo view_info = {VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO, NULL, 0, buffer,
+                                        VK_FORMAT_R32_UINT, 0, WORDS * 4};
+    VkBufferView view;
+    CHECK_EQ_INT(vkCreateBufferView(g_device, &view_info, NULL, &view), VK_SUCCESS);
+    const uint32_t constants[4] = {3, 1000, 0, 0};
+    run_raw_fill(&pipeline, view, constants);
+    unsigned wrong = 0;
+    for (uint32_t i = 0; i < WORDS; i++)
+        wrong += words[i] != (i < 128 ? i * 3 + 1000 : 0xDEADBEEFu);
+    CHECK_EQ_INT(wrong, 0);
+    CHECK_EQ_INT(words[127], 127 * 3 + 1000);
+    vkDestroyBufferView(g_device, view, NULL);
+    vkUnmapMemory(g_device, memory);
+    vkDestroyBuffer(g_device, buffer, NULL);
+    vkFreeMemory(g_device, memory, NULL);
+    d12__vkdrv_pipeline_destroy(g_device, &pipeline);
+    d12_dxbc_program_free(&program);
+}
+
 static const d12test_case k_cases[] = {
     {"compile.counters_atomics", test_compile, "counters_atomics"},
     {"compile.raw_fill", test_compile, "raw_fill"},
@@ -281,6 +526,14 @@ static const d12test_case k_cases[] = {
     {"no_library", test_no_library, NULL},
     {"debug_unset", test_debug_unset, NULL},
     {"debug_kept", test_debug_kept, NULL},
+    {"pipeline.counters_atomics", test_pipeline, "counters_atomics"},
+    {"pipeline.raw_fill", test_pipeline, "raw_fill"},
+    {"pipeline.spaces_sm51", test_pipeline, "spaces_sm51"},
+    {"pipeline.structured_math", test_pipeline, "structured_math"},
+    {"pipeline.tgsm_sync", test_pipeline, "tgsm_sync"},
+    {"pipeline.typed_bits", test_pipeline, "typed_bits"},
+    {"pipeline_root_constants", test_pipeline_root_constants, NULL},
+    {"pipeline_runs", test_pipeline_runs, NULL},
 };
 
 static int setup(void)
