@@ -393,15 +393,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateGraphicsPipelineState(ID3D1
 
 static HRESULT STDMETHODCALLTYPE device_device_CreateComputePipelineState(ID3D12Device17 *This, const D3D12_COMPUTE_PIPELINE_STATE_DESC *pDesc, const IID *riid, void **ppPipelineState)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)pDesc;
-    (void)riid;
-    (void)ppPipelineState;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateComputePipelineState");
-    if (ppPipelineState) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
-        *ppPipelineState = NULL;
-    return E_NOTIMPL;
+    return d12_device_CreateComputePipelineState(device_from_device(This), pDesc, riid, ppPipelineState);
 }
 
 static HRESULT STDMETHODCALLTYPE device_device_CreateCommandList(ID3D12Device17 *This, UINT nodeMask, D3D12_COMMAND_LIST_TYPE type, ID3D12CommandAllocator *pCommandAllocator, ID3D12PipelineState *pInitialState, const IID *riid, void **ppCommandList)

@@ -112,6 +112,7 @@ HRESULT d12_device_SetName(struct d12_device *self, LPCWSTR Name);
 UINT d12_device_GetNodeCount(struct d12_device *self);
 HRESULT d12_device_CreateCommandQueue(struct d12_device *self, const D3D12_COMMAND_QUEUE_DESC *pDesc, const IID *riid, void **ppCommandQueue);
 HRESULT d12_device_CreateCommandAllocator(struct d12_device *self, D3D12_COMMAND_LIST_TYPE type, const IID *riid, void **ppCommandAllocator);
+HRESULT d12_device_CreateComputePipelineState(struct d12_device *self, const D3D12_COMPUTE_PIPELINE_STATE_DESC *pDesc, const IID *riid, void **ppPipelineState);
 HRESULT d12_device_CreateCommandList(struct d12_device *self, UINT nodeMask, D3D12_COMMAND_LIST_TYPE type, ID3D12CommandAllocator *pCommandAllocator, ID3D12PipelineState *pInitialState, const IID *riid, void **ppCommandList);
 HRESULT d12_device_CheckFeatureSupport(struct d12_device *self, D3D12_FEATURE Feature, void *pFeatureSupportData, UINT FeatureSupportDataSize);
 HRESULT d12_device_CreateDescriptorHeap(struct d12_device *self, const D3D12_DESCRIPTOR_HEAP_DESC *pDescriptorHeapDesc, const IID *riid, void **ppvHeap);

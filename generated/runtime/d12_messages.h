@@ -114,6 +114,9 @@ typedef enum d12_msg {
     D12_MSG_DRIVER_REPORTED_MESSAGE_FLAGS_UNSUPPORTED,
     D12_MSG_DRIVER_REPORTED_MESSAGES_FEATURE_DATA_INVALID,
     D12_MSG_D12RT_SHADER_EXECUTION_FEATURE_DATA_INVALID,
+    D12_MSG_CREATECOMPUTEPIPELINESTATE_INVALID_SHADER,
+    D12_MSG_CREATECOMPUTEPIPELINESTATE_CS_ROOT_SIGNATURE_MISMATCH,
+    D12_MSG_CREATECOMPUTEPIPELINESTATE_MISSING_ROOT_SIGNATURE,
     D12_MSG_DRIVER_MESSAGE_FILTER_INVALID,
     D12_MSG_DESCRIPTORS_UNSUPPORTED,
     D12_MSG_CREATE_DESCRIPTOR_HEAP_INVALID_DESC,
@@ -487,6 +490,21 @@ static inline void d12__msg_driver_reported_messages_feature_data_invalid(d12_in
 static inline void d12__msg_d12rt_shader_execution_feature_data_invalid(d12_info_queue *queue, const char *method, unsigned int size, unsigned int expected)
 {
     d12__info_queue_report(queue, D12_MSG_D12RT_SHADER_EXECUTION_FEATURE_DATA_INVALID, method, size, expected);
+}
+
+static inline void d12__msg_createcomputepipelinestate_invalid_shader(d12_info_queue *queue, const char *method, const char *why)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATECOMPUTEPIPELINESTATE_INVALID_SHADER, method, why);
+}
+
+static inline void d12__msg_createcomputepipelinestate_cs_root_signature_mismatch(d12_info_queue *queue, const char *method, const char *why)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATECOMPUTEPIPELINESTATE_CS_ROOT_SIGNATURE_MISMATCH, method, why);
+}
+
+static inline void d12__msg_createcomputepipelinestate_missing_root_signature(d12_info_queue *queue, const char *method, const char *detail)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATECOMPUTEPIPELINESTATE_MISSING_ROOT_SIGNATURE, method, detail);
 }
 
 static inline void d12__msg_driver_message_filter_invalid(d12_info_queue *queue, const char *count_name, unsigned int count, const char *list_name)

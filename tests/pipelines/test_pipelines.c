@@ -6,6 +6,10 @@
  *                           the Vulkan driver without vkd3d-shader, which says so once on stderr)
  *     executes_true         ... is TRUE (the Vulkan driver with vkd3d-shader), and CheckFeatureSupport1 agrees
  *     executes_bad_size     a NULL pointer or a size other than the struct's: E_INVALIDARG and the message
+ *     create_refusals       CreateComputePipelineState refuses NULL, broken and DXIL bytecode, a vertex-less
+ *                           non-shader, no root signature at all, and an RTS0 that does not bind a register: each
+ *                           E_INVALIDARG with its CREATECOMPUTEPIPELINESTATE_* message
+ *     create_checks_pass    raw_fill with its own RTS0 passes every check: no CREATECOMPUTEPIPELINESTATE_* message
  *
  * Ends with "N passed, N failed". */
 #define COBJMACROS
@@ -18,6 +22,8 @@
 #include "d12rt/d3d12_ext.h"
 
 #include "case_main.h"
+#include "d12_shaders.h"
+#include "dxbc.h"
 #include "vulkan/stderr_capture.h"
 
 static ID3D12Device *g_device;
@@ -122,10 +128,131 @@ static void test_executes_bad_size(const void *arg)
     CHECK_EQ_INT(hr, S_OK);
 }
 
+/* ---- CreateComputePipelineState's checks ---- */
+
+static const d12_shader_blob *blob_named(const char *name)
+{
+    for (size_t i = 0; i < D12_SHADER_COUNT; i++)
+        if (strcmp(d12_shaders[i].name, name) == 0)
+            return &d12_shaders[i];
+    return NULL;
+}
+
+/* How many stored messages have `id`. */
+static unsigned stored_with_id(D3D12_MESSAGE_ID id)
+{
+    unsigned found = 0;
+    UINT64 count = g_info ? ID3D12InfoQueue_GetNumStoredMessages(g_info) : 0;
+    for (UINT64 i = 0; i < count; i++) {
+        SIZE_T size = 0;
+        ID3D12InfoQueue_GetMessage(g_info, i, NULL, &size);
+        D3D12_MESSAGE *m = malloc(size);
+        if (m && SUCCEEDED(ID3D12InfoQueue_GetMessage(g_info, i, m, &size)) && m->ID == id)
+            found++;
+        free(m);
+    }
+    return found;
+}
+
+static HRESULT create(const void *code, size_t size)
+{
+    D3D12_COMPUTE_PIPELINE_STATE_DESC desc = {NULL, {code, size}, 0, {NULL, 0}, D3D12_PIPELINE_STATE_FLAG_NONE};
+    ID3D12PipelineState *state = (ID3D12PipelineState *)(uintptr_t)1;
+    HRESULT hr = ID3D12Device_CreateComputePipelineState(g_device, &desc, &IID_ID3D12PipelineState, (void **)&state);
+    CHECK(state == NULL || SUCCEEDED(hr));
+    if (SUCCEEDED(hr) && state)
+        ID3D12PipelineState_Release(state);
+    return hr;
+}
+
+/* A container of `count` chunks taken from shaders (`from`[i] names the shader, `tags`[i] its chunk). */
+static void *combine(const char *const *from, const uint32_t *tags, uint32_t count, size_t *size)
+{
+    d12_dxbc_chunk chunks[4];
+    for (uint32_t i = 0; i < count; i++) {
+        const d12_shader_blob *blob = blob_named(from[i]);
+        d12_dxbc dxbc;
+        char error[128];
+        d12_dxbc_parse(blob->code, blob->size, &dxbc, error, sizeof error);
+        chunks[i] = *d12_dxbc_find(&dxbc, tags[i]);
+    }
+    return d12_dxbc_write(chunks, count, size);
+}
+
+static void test_create_refusals(const void *arg)
+{
+    (void)arg;
+    const D3D12_MESSAGE_ID invalid = D3D12_MESSAGE_ID_CREATECOMPUTEPIPELINESTATE_INVALID_SHADER;
+    void *none = NULL;
+    ID3D12PipelineState *state = NULL;
+    CHECK_EQ_INT(ID3D12Device_CreateComputePipelineState(g_device, NULL, &IID_ID3D12PipelineState, &none),
+                 E_INVALIDARG);
+    CHECK_EQ_INT(stored_with_id(invalid), 1);
+    CHECK_EQ_INT(create(NULL, 0), E_INVALIDARG);
+    CHECK_EQ_INT(stored_with_id(invalid), 2);
+    const d12_shader_blob *raw_fill = blob_named("raw_fill");
+    unsigned char broken[1024];
+    memcpy(broken, raw_fill->code, raw_fill->size);
+    broken[raw_fill->size - 8] ^= 1;
+    CHECK_EQ_INT(create(broken, raw_fill->size), E_INVALIDARG);
+    CHECK_EQ_INT(stored_containing("no valid DXBC container (DXBC: checksum mismatch"), 1);
+    /* DXIL: a container (checksum right) whose program chunk is DXIL */
+    static const uint8_t dxil_data[8] = {0x60, 0, 5, 0, 2, 0, 0, 0};
+    d12_dxbc_chunk dxil_chunk = {D12_DXBC_TAG('D', 'X', 'I', 'L'), sizeof dxil_data, dxil_data};
+    size_t size;
+    void *dxil = d12_dxbc_write(&dxil_chunk, 1, &size);
+    CHECK_EQ_INT(create(dxil, size), E_INVALIDARG);
+    CHECK_EQ_INT(stored_containing("the compute shader is DXIL (shader model 6)"), 1);
+    free(dxil);
+    CHECK_EQ_INT(stored_with_id(invalid), 4);
+    /* typed_bits embeds no root signature, and pRootSignature is NULL */
+    const d12_shader_blob *typed = blob_named("typed_bits");
+    CHECK_EQ_INT(create(typed->code, typed->size), E_INVALIDARG);
+    CHECK_EQ_INT(stored_with_id(D3D12_MESSAGE_ID_CREATECOMPUTEPIPELINESTATE_MISSING_ROOT_SIGNATURE), 1);
+    /* typed_bits' program with raw_fill's RTS0 (root CBV b0, root UAV u0): its typed t0 is bound nowhere */
+    const char *const from[] = {"typed_bits", "typed_bits", "typed_bits", "raw_fill"};
+    const uint32_t tags[] = {D12_DXBC_TAG_ISGN, D12_DXBC_TAG_OSGN, D12_DXBC_TAG_SHEX, D12_DXBC_TAG_RTS0};
+    void *mixed = combine(from, tags, 4, &size);
+    CHECK_EQ_INT(create(mixed, size), E_INVALIDARG);
+    CHECK_EQ_INT(stored_with_id(D3D12_MESSAGE_ID_CREATECOMPUTEPIPELINESTATE_CS_ROOT_SIGNATURE_MISMATCH), 1);
+    CHECK_EQ_INT(stored_containing("Root Signature doesn't match Compute Shader: the shader uses t0 (space 0)"), 1);
+    free(mixed);
+    /* raw_fill's program with an RTS0 chunk of garbage: no usable root signature either */
+    void *broken_rts0 = combine(from, tags, 3, &size);
+    d12_dxbc dxbc;
+    char error[128];
+    d12_dxbc_chunk chunks[4];
+    if (CHECK(d12_dxbc_parse(broken_rts0, size, &dxbc, error, sizeof error) == 0)) {
+        static const uint8_t garbage[12] = {9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9};
+        memcpy(chunks, dxbc.chunks, 3 * sizeof chunks[0]);
+        chunks[3] = (d12_dxbc_chunk){D12_DXBC_TAG_RTS0, sizeof garbage, garbage};
+        void *with_garbage = d12_dxbc_write(chunks, 4, &size);
+        CHECK_EQ_INT(create(with_garbage, size), E_INVALIDARG);
+        CHECK_EQ_INT(stored_with_id(D3D12_MESSAGE_ID_CREATECOMPUTEPIPELINESTATE_MISSING_ROOT_SIGNATURE), 2);
+        CHECK_EQ_INT(stored_containing("embeds no usable root signature (its RTS0 chunk is broken: "), 1);
+        free(with_garbage);
+    }
+    free(broken_rts0);
+    (void)state;
+}
+
+static void test_create_checks_pass(const void *arg)
+{
+    (void)arg;
+    const d12_shader_blob *raw_fill = blob_named("raw_fill");
+    HRESULT hr = create(raw_fill->code, raw_fill->size);
+    CHECK(hr != E_INVALIDARG);
+    CHECK_EQ_INT(stored_with_id(D3D12_MESSAGE_ID_CREATECOMPUTEPIPELINESTATE_INVALID_SHADER), 0);
+    CHECK_EQ_INT(stored_with_id(D3D12_MESSAGE_ID_CREATECOMPUTEPIPELINESTATE_CS_ROOT_SIGNATURE_MISMATCH), 0);
+    CHECK_EQ_INT(stored_with_id(D3D12_MESSAGE_ID_CREATECOMPUTEPIPELINESTATE_MISSING_ROOT_SIGNATURE), 0);
+}
+
 static const d12test_case k_cases[] = {
     {"executes_false", test_executes_false, NULL},
     {"executes_true", test_executes_true, NULL},
     {"executes_bad_size", test_executes_bad_size, NULL},
+    {"create_refusals", test_create_refusals, NULL},
+    {"create_checks_pass", test_create_checks_pass, NULL},
 };
 
 int main(int argc, char **argv)
