@@ -7,13 +7,7 @@
  *                          heap_outlives_release
  *
  * Ends with "N passed, N failed"; exit 0 only when nothing failed. */
-#define COBJMACROS
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include <wsl/winadapter.h>
-#include <directx/d3d12.h>
+#include "../outside/outside.h"
 
 #ifdef PEER_VKD3D
 /* vkd3d-utils' event functions (System V, unlike its D3D12 entry points; bench/peer/peer.c). */
@@ -26,41 +20,9 @@ void vkd3d_destroy_event(HANDLE event);
  *   resource" -> E_INVALIDARG);
  * - a heap is destroyed at its last Release even while resources are placed in it (later vkd3d: "A heap must not be
  *   destroyed until all contained resources are destroyed"). */
-#define D3D12_RULE(check) ((void)0)
-#else
-#define D3D12_RULE(check) check
 #endif
 
-static unsigned passed, failed;
-
-#define CHECK(cond) check((cond), __LINE__, #cond)
-#define CHECK_HR(actual, expected) check_hr((actual), (expected), __LINE__, #actual)
-
-static int check(int ok, int line, const char *what)
-{
-    if (ok) {
-        passed++;
-    } else {
-        failed++;
-        fprintf(stderr, "FAIL line %d: %s\n", line, what);
-    }
-    return ok;
-}
-
-static int check_hr(HRESULT actual, HRESULT expected, int line, const char *what)
-{
-    if (actual == expected) {
-        passed++;
-        return 1;
-    }
-    failed++;
-    fprintf(stderr, "FAIL line %d: %s is 0x%08X, expected 0x%08X\n", line, what, (unsigned)actual, (unsigned)expected);
-    return 0;
-}
-
 #define KIB64 65536ull
-
-static ID3D12Device *g_device;
 
 static D3D12_HEAP_DESC heap_desc(D3D12_HEAP_TYPE type, UINT64 size, D3D12_HEAP_FLAGS flags)
 {
@@ -377,10 +339,7 @@ static void test_heap_outlives_release(void)
 #endif
 }
 
-static const struct {
-    const char *name;
-    void (*run)(void);
-} cases[] = {
+static const outside_case cases[] = {
     {"heap_create", test_heap_create},
     {"placed_alias_map", test_placed_alias_map},
     {"placed_alias_copy", test_placed_alias_copy},
@@ -391,16 +350,5 @@ static const struct {
 
 int main(int argc, char **argv)
 {
-    for (size_t i = 0; argc == 2 && i < sizeof cases / sizeof cases[0]; i++) {
-        if (strcmp(argv[1], cases[i].name) != 0)
-            continue;
-        if (!CHECK_HR(D3D12CreateDevice(NULL, D3D_FEATURE_LEVEL_11_0, &IID_ID3D12Device, (void **)&g_device), S_OK))
-            break;
-        cases[i].run();
-        CHECK(ID3D12Device_Release(g_device) == 0);
-        printf("%u passed, %u failed\n", passed, failed);
-        return failed ? 1 : 0;
-    }
-    fprintf(stderr, "usage: heaps_outside CASE\n");
-    return 2;
+    return outside_main(cases, sizeof cases / sizeof cases[0], argc, argv);
 }
