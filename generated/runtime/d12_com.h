@@ -135,6 +135,7 @@ HRESULT d12_device_GetDeviceRemovedReason(struct d12_device *self);
 void d12_device_GetCopyableFootprints(struct d12_device *self, const D3D12_RESOURCE_DESC *pResourceDesc, UINT FirstSubresource, UINT NumSubresources, UINT64 BaseOffset, D3D12_PLACED_SUBRESOURCE_FOOTPRINT *pLayouts, UINT *pNumRows, UINT64 *pRowSizeInBytes, UINT64 *pTotalBytes);
 LUID d12_device_GetAdapterLuid(struct d12_device *self);
 HRESULT d12_device_SetEventOnMultipleFenceCompletion(struct d12_device *self, ID3D12Fence * const *ppFences, const UINT64 *pFenceValues, UINT NumFences, D3D12_MULTIPLE_FENCE_WAIT_FLAGS Flags, HANDLE hEvent);
+HRESULT d12_device_CreatePipelineState(struct d12_device *self, const D3D12_PIPELINE_STATE_STREAM_DESC *pDesc, const IID *riid, void **ppPipelineState);
 HRESULT d12_device_OpenExistingHeapFromAddress(struct d12_device *self, const void *pAddress, const IID *riid, void **ppvHeap);
 HRESULT d12_device_OpenExistingHeapFromFileMapping(struct d12_device *self, HANDLE hFileMapping, const IID *riid, void **ppvHeap);
 HRESULT d12_device_EnqueueMakeResident(struct d12_device *self, D3D12_RESIDENCY_FLAGS Flags, UINT NumObjects, ID3D12Pageable * const *ppObjects, ID3D12Fence *pFenceToSignal, UINT64 FenceValueToSignal);

@@ -117,6 +117,11 @@ typedef enum d12_msg {
     D12_MSG_CREATECOMPUTEPIPELINESTATE_INVALID_SHADER,
     D12_MSG_CREATECOMPUTEPIPELINESTATE_CS_ROOT_SIGNATURE_MISMATCH,
     D12_MSG_CREATECOMPUTEPIPELINESTATE_MISSING_ROOT_SIGNATURE,
+    D12_MSG_CREATEPIPELINESTATE_ZERO_SIZE_STREAM,
+    D12_MSG_CREATEPIPELINESTATE_INVALID_STREAM,
+    D12_MSG_CREATEPIPELINESTATE_UNKNOWN_SUBOBJECT,
+    D12_MSG_CREATEPIPELINESTATE_DUPLICATE_SUBOBJECT,
+    D12_MSG_CREATEPIPELINESTATE_CANNOT_DEDUCE_TYPE,
     D12_MSG_DRIVER_MESSAGE_FILTER_INVALID,
     D12_MSG_DESCRIPTORS_UNSUPPORTED,
     D12_MSG_CREATE_DESCRIPTOR_HEAP_INVALID_DESC,
@@ -505,6 +510,31 @@ static inline void d12__msg_createcomputepipelinestate_cs_root_signature_mismatc
 static inline void d12__msg_createcomputepipelinestate_missing_root_signature(d12_info_queue *queue, const char *method, const char *detail)
 {
     d12__info_queue_report(queue, D12_MSG_CREATECOMPUTEPIPELINESTATE_MISSING_ROOT_SIGNATURE, method, detail);
+}
+
+static inline void d12__msg_createpipelinestate_zero_size_stream(d12_info_queue *queue, const char *method)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATEPIPELINESTATE_ZERO_SIZE_STREAM, method);
+}
+
+static inline void d12__msg_createpipelinestate_invalid_stream(d12_info_queue *queue, const char *method, unsigned long long offset, const char *what)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATEPIPELINESTATE_INVALID_STREAM, method, offset, what);
+}
+
+static inline void d12__msg_createpipelinestate_unknown_subobject(d12_info_queue *queue, const char *method, unsigned int type, unsigned long long offset)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATEPIPELINESTATE_UNKNOWN_SUBOBJECT, method, type, offset);
+}
+
+static inline void d12__msg_createpipelinestate_duplicate_subobject(d12_info_queue *queue, const char *method, const char *type)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATEPIPELINESTATE_DUPLICATE_SUBOBJECT, method, type);
+}
+
+static inline void d12__msg_createpipelinestate_cannot_deduce_type(d12_info_queue *queue, const char *method)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATEPIPELINESTATE_CANNOT_DEDUCE_TYPE, method);
 }
 
 static inline void d12__msg_driver_message_filter_invalid(d12_info_queue *queue, const char *count_name, unsigned int count, const char *list_name)

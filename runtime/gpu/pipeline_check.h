@@ -43,4 +43,10 @@ void d12__pipeline_shader_free(d12_pipeline_shader *shader);
 HRESULT d12__pipeline_check_registers(const d12_dxbc_program *program, const D3D12_ROOT_SIGNATURE_DESC1 *desc,
                                       d12_pipeline_problem *problem);
 
+/* CreateComputePipelineState's work after its own argument checks (pipeline.c), shared by the stream form
+ * (pipeline_stream.c): `method` names the caller in messages; *out was set NULL by the caller. */
+struct d12_device;
+HRESULT d12__pipeline_create_compute(struct d12_device *device, const char *method,
+                                     const D3D12_COMPUTE_PIPELINE_STATE_DESC *desc, const IID *riid, void **out);
+
 #endif

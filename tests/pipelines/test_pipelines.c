@@ -10,10 +10,14 @@
  *                           non-shader, no root signature at all, and an RTS0 that does not bind a register: each
  *                           E_INVALIDARG with its CREATECOMPUTEPIPELINESTATE_* message
  *     create_checks_pass    raw_fill with its own RTS0 passes every check: no CREATECOMPUTEPIPELINESTATE_* message
+ *     stream_refusals       the stream form: zero size, a subobject cut short, an unknown and a duplicate subobject,
+ *                           no shader, a broken CS (CreateComputePipelineState's check under the stream's name)
+ *     stream_compute        a compute stream (root signature NULL, raw_fill, node mask) passes every check
  *
  * Ends with "N passed, N failed". */
 #define COBJMACROS
 #define _POSIX_C_SOURCE 200809L
+#include <stdalign.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -247,12 +251,94 @@ static void test_create_checks_pass(const void *arg)
     CHECK_EQ_INT(stored_with_id(D3D12_MESSAGE_ID_CREATECOMPUTEPIPELINESTATE_MISSING_ROOT_SIGNATURE), 0);
 }
 
+/* ---- The stream form (ID3D12Device2::CreatePipelineState) ---- */
+
+/* Subobjects as d3dx12 lays them out: each alignas(void *), its type then its struct. */
+typedef struct { alignas(void *) D3D12_PIPELINE_STATE_SUBOBJECT_TYPE type; D3D12_SHADER_BYTECODE cs; } stream_cs;
+typedef struct { alignas(void *) D3D12_PIPELINE_STATE_SUBOBJECT_TYPE type; UINT mask; } stream_node_mask;
+typedef struct { alignas(void *) D3D12_PIPELINE_STATE_SUBOBJECT_TYPE type; ID3D12RootSignature *rs; } stream_rs;
+
+static HRESULT create_stream(const void *stream, SIZE_T size)
+{
+    ID3D12Device2 *device2 = NULL;
+    HRESULT hr = ID3D12Device_QueryInterface(g_device, &IID_ID3D12Device2, (void **)&device2);
+    if (!CHECK(SUCCEEDED(hr)))
+        return hr;
+    D3D12_PIPELINE_STATE_STREAM_DESC desc = {size, (void *)stream};
+    ID3D12PipelineState *state = (ID3D12PipelineState *)(uintptr_t)1;
+    hr = ID3D12Device2_CreatePipelineState(device2, &desc, &IID_ID3D12PipelineState, (void **)&state);
+    CHECK(state == NULL || SUCCEEDED(hr));
+    if (SUCCEEDED(hr) && state)
+        ID3D12PipelineState_Release(state);
+    ID3D12Device2_Release(device2);
+    return hr;
+}
+
+static void test_stream_refusals(const void *arg)
+{
+    (void)arg;
+    const d12_shader_blob *raw_fill = blob_named("raw_fill");
+    struct {
+        stream_cs cs;
+        stream_node_mask mask;
+    } good = {{D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_CS, {raw_fill->code, raw_fill->size}},
+              {D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_NODE_MASK, 0}};
+    CHECK_EQ_INT(create_stream(&good, 0), E_INVALIDARG);
+    CHECK_EQ_INT(stored_with_id(D3D12_MESSAGE_ID_CREATEPIPELINESTATE_ZERO_SIZE_STREAM), 1);
+    CHECK_EQ_INT(create_stream(&good, 12), E_INVALIDARG); /* the CS's bytecode struct cut short */
+    CHECK_EQ_INT(stored_with_id(D3D12_MESSAGE_ID_CREATEPIPELINESTATE_INVALID_STREAM), 1);
+    CHECK_EQ_INT(stored_containing("the subobject at byte 0 (CS) runs past SizeInBytes"), 1);
+    stream_node_mask unknown = {(D3D12_PIPELINE_STATE_SUBOBJECT_TYPE)23, 0};
+    CHECK_EQ_INT(create_stream(&unknown, sizeof unknown), E_INVALIDARG);
+    CHECK_EQ_INT(stored_with_id(D3D12_MESSAGE_ID_CREATEPIPELINESTATE_UNKNOWN_SUBOBJECT), 1);
+    struct {
+        stream_cs a, b;
+    } twice = {good.cs, good.cs};
+    CHECK_EQ_INT(create_stream(&twice, sizeof twice), E_INVALIDARG);
+    CHECK_EQ_INT(stored_containing("the stream has more than one CS subobject"), 1);
+    CHECK_EQ_INT(create_stream(&good.mask, sizeof good.mask), E_INVALIDARG); /* no shader at all */
+    CHECK_EQ_INT(stored_with_id(D3D12_MESSAGE_ID_CREATEPIPELINESTATE_CANNOT_DEDUCE_TYPE), 1);
+    /* a compute stream takes CreateComputePipelineState's checks, under the stream's name */
+    unsigned char broken[1024];
+    memcpy(broken, raw_fill->code, raw_fill->size);
+    broken[raw_fill->size - 8] ^= 1;
+    good.cs.cs.pShaderBytecode = broken;
+    CHECK_EQ_INT(create_stream(&good, sizeof good), E_INVALIDARG);
+    CHECK_EQ_INT(stored_containing("ID3D12Device2::CreatePipelineState: the compute shader's bytecode is no valid "
+                                   "DXBC container"), 1);
+}
+
+static void test_stream_compute(const void *arg)
+{
+    (void)arg;
+    const d12_shader_blob *raw_fill = blob_named("raw_fill");
+    struct {
+        stream_rs rs;
+        stream_cs cs;
+        stream_node_mask mask;
+    } stream = {{D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_ROOT_SIGNATURE, NULL},
+                {D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_CS, {raw_fill->code, raw_fill->size}},
+                {D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_NODE_MASK, 0}};
+    CHECK(create_stream(&stream, sizeof stream) != E_INVALIDARG);
+    static const D3D12_MESSAGE_ID k_ids[] = {
+        D3D12_MESSAGE_ID_CREATEPIPELINESTATE_ZERO_SIZE_STREAM, D3D12_MESSAGE_ID_CREATEPIPELINESTATE_INVALID_STREAM,
+        D3D12_MESSAGE_ID_CREATEPIPELINESTATE_UNKNOWN_SUBOBJECT, D3D12_MESSAGE_ID_CREATEPIPELINESTATE_DUPLICATE_SUBOBJECT,
+        D3D12_MESSAGE_ID_CREATEPIPELINESTATE_CANNOT_DEDUCE_TYPE,
+        D3D12_MESSAGE_ID_CREATECOMPUTEPIPELINESTATE_INVALID_SHADER,
+        D3D12_MESSAGE_ID_CREATECOMPUTEPIPELINESTATE_MISSING_ROOT_SIGNATURE,
+        D3D12_MESSAGE_ID_CREATECOMPUTEPIPELINESTATE_CS_ROOT_SIGNATURE_MISMATCH};
+    for (size_t i = 0; i < sizeof k_ids / sizeof k_ids[0]; i++)
+        CHECK_EQ_INT(stored_with_id(k_ids[i]), 0);
+}
+
 static const d12test_case k_cases[] = {
     {"executes_false", test_executes_false, NULL},
     {"executes_true", test_executes_true, NULL},
     {"executes_bad_size", test_executes_bad_size, NULL},
     {"create_refusals", test_create_refusals, NULL},
     {"create_checks_pass", test_create_checks_pass, NULL},
+    {"stream_refusals", test_stream_refusals, NULL},
+    {"stream_compute", test_stream_compute, NULL},
 };
 
 int main(int argc, char **argv)
