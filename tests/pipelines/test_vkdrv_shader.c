@@ -17,6 +17,8 @@
  *                           VkPipeline, every register found in its root parameter (spaces_sm51 refused)
  *     pipeline_root_constants  root constants as push constants at the layout's offset; none: refused
  *     pipeline_runs         raw_fill dispatched on lavapipe through the driver's pipeline: the words it computes
+ *     pipeline_runs_tgsm    tgsm_sync: TGSM and group barriers, the words it computes
+ *     pipeline_runs_counters  counters_atomics: a UAV counter (allocations and consumes) and atomics, their results
  *
  * Ends with "N passed, N failed". */
 #define _POSIX_C_SOURCE 200809L
@@ -421,19 +423,71 @@ static uint32_t memory_type(uint32_t bits)
     return 0;
 }
 
-static void run_raw_fill(d12__vkdrv_pipeline *pipeline, VkBufferView view, const uint32_t constants[4])
+/* A host-visible buffer of `count` R32_UINT words seen as a texel buffer (storage and uniform). */
+typedef struct texel {
+    VkBuffer buffer;
+    VkDeviceMemory memory;
+    VkBufferView view;
+    uint32_t *words;
+} texel;
+
+static void texel_make(texel *t, uint32_t count, uint32_t fill)
 {
-    VkDescriptorPoolSize size = {VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER, 1};
-    VkDescriptorPoolCreateInfo pool_info = {VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO, NULL, 0, 1, 1, &size};
+    VkBufferCreateInfo buffer_info = {VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, NULL, 0, count * 4,
+                                      VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT |
+                                          VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT,
+                                      VK_SHARING_MODE_EXCLUSIVE, 0, NULL};
+    CHECK_EQ_INT(vkCreateBuffer(g_device, &buffer_info, NULL, &t->buffer), VK_SUCCESS);
+    VkMemoryRequirements needs;
+    vkGetBufferMemoryRequirements(g_device, t->buffer, &needs);
+    VkMemoryAllocateInfo alloc = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, NULL, needs.size,
+                                  memory_type(needs.memoryTypeBits)};
+    CHECK_EQ_INT(vkAllocateMemory(g_device, &alloc, NULL, &t->memory), VK_SUCCESS);
+    vkBindBufferMemory(g_device, t->buffer, t->memory, 0);
+    vkMapMemory(g_device, t->memory, 0, VK_WHOLE_SIZE, 0, (void **)&t->words);
+    for (uint32_t i = 0; i < count; i++)
+        t->words[i] = fill;
+    VkBufferViewCreateInfo view_info = {VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO, NULL, 0, t->buffer,
+                                        VK_FORMAT_R32_UINT, 0, count * 4};
+    CHECK_EQ_INT(vkCreateBufferView(g_device, &view_info, NULL, &t->view), VK_SUCCESS);
+}
+
+static void texel_free(texel *t)
+{
+    vkDestroyBufferView(g_device, t->view, NULL);
+    vkUnmapMemory(g_device, t->memory);
+    vkDestroyBuffer(g_device, t->buffer, NULL);
+    vkFreeMemory(g_device, t->memory, NULL);
+}
+
+/* One dispatch of `groups` groups: register i's descriptor is views[i] (NULL for push constants), its counter
+ * counters[i]; `constants` the push constants. */
+static void dispatch(d12__vkdrv_pipeline *pipeline, texel *const *views, texel *const *counters,
+                     const uint32_t *constants, uint32_t groups)
+{
+    VkDescriptorPoolSize sizes[] = {{VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER, 16},
+                                    {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, 16}};
+    VkDescriptorPoolCreateInfo pool_info = {VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO, NULL, 0, 1, 2, sizes};
     VkDescriptorPool pool;
     CHECK_EQ_INT(vkCreateDescriptorPool(g_device, &pool_info, NULL, &pool), VK_SUCCESS);
     VkDescriptorSetAllocateInfo alloc = {VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO, NULL, pool, 1,
                                          &pipeline->set_layout};
     VkDescriptorSet set;
     CHECK_EQ_INT(vkAllocateDescriptorSets(g_device, &alloc, &set), VK_SUCCESS);
-    VkWriteDescriptorSet write = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, NULL, set, pipeline->registers[1].binding,
-                                  0, 1, VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER, NULL, NULL, &view};
-    vkUpdateDescriptorSets(g_device, 1, &write, 0, NULL);
+    for (uint32_t i = 0; i < pipeline->register_count; i++) {
+        const d12__vkdrv_pipeline_register *r = &pipeline->registers[i];
+        if (r->push_constants)
+            continue;
+        VkWriteDescriptorSet write = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, NULL, set, r->binding, 0, 1, r->type,
+                                      NULL, NULL, &views[i]->view};
+        vkUpdateDescriptorSets(g_device, 1, &write, 0, NULL);
+        if (r->counter_binding != UINT32_MAX) {
+            write.dstBinding = r->counter_binding;
+            write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER;
+            write.pTexelBufferView = &counters[i]->view;
+            vkUpdateDescriptorSets(g_device, 1, &write, 0, NULL);
+        }
+    }
     VkCommandPoolCreateInfo cmd_pool_info = {VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, NULL, 0, 0};
     VkCommandPool cmd_pool;
     CHECK_EQ_INT(vkCreateCommandPool(g_device, &cmd_pool_info, NULL, &cmd_pool), VK_SUCCESS);
@@ -445,14 +499,34 @@ static void run_raw_fill(d12__vkdrv_pipeline *pipeline, VkBufferView view, const
     vkBeginCommandBuffer(cmd, &begin);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline->pipeline);
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline->layout, 0, 1, &set, 0, NULL);
-    vkCmdPushConstants(cmd, pipeline->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 16, constants);
-    vkCmdDispatch(cmd, 2, 1, 1); /* 2 groups of 64 */
+    if (pipeline->push_constant_bytes)
+        vkCmdPushConstants(cmd, pipeline->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, pipeline->push_constant_bytes,
+                           constants);
+    vkCmdDispatch(cmd, groups, 1, 1);
     vkEndCommandBuffer(cmd);
     VkSubmitInfo submit = {VK_STRUCTURE_TYPE_SUBMIT_INFO, NULL, 0, NULL, NULL, 1, &cmd, 0, NULL};
     CHECK_EQ_INT(vkQueueSubmit(g_queue, 1, &submit, VK_NULL_HANDLE), VK_SUCCESS);
     CHECK_EQ_INT(vkQueueWaitIdle(g_queue), VK_SUCCESS);
     vkDestroyCommandPool(g_device, cmd_pool, NULL);
     vkDestroyDescriptorPool(g_device, pool, NULL);
+}
+
+/* The driver's pipeline of a generated shader over one table of its registers (its RTS0 where it has one). */
+static bool pipeline_of(const char *name, d12_dxbc_program *program, case_root *c, d12__vkdrv_pipeline *pipeline)
+{
+    const d12_shader_blob *blob = blob_named(name);
+    if (!CHECK(parse(blob->code, blob->size, program)))
+        return false;
+    memset(c, 0, sizeof *c);
+    root_table_of(c, program);
+    finish_root(c);
+    char why[512] = "";
+    if (CHECK(d12__vkdrv_pipeline_create(g_device, blob->code, blob->size, program, &c->root, pipeline, why,
+                                         sizeof why) == VK_SUCCESS))
+        return true;
+    fprintf(stderr, "%s: %s\n", name, why);
+    d12_dxbc_program_free(program);
+    return false;
 }
 
 static void test_pipeline_runs(const void *arg)
@@ -478,36 +552,85 @@ static void test_pipeline_runs(const void *arg)
         return;
     }
     enum { WORDS = 160 }; /* 128 written, 32 left alone */
-    VkBufferCreateInfo buffer_info = {VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, NULL, 0, WORDS * 4,
-                                      VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT, VK_SHARING_MODE_EXCLUSIVE, 0, NULL};
-    VkBuffer buffer;
-    CHECK_EQ_INT(vkCreateBuffer(g_device, &buffer_info, NULL, &buffer), VK_SUCCESS);
-    VkMemoryRequirements needs;
-    vkGetBufferMemoryRequirements(g_device, buffer, &needs);
-    VkMemoryAllocateInfo alloc = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, NULL, needs.size,
-                                  memory_type(needs.memoryTypeBits)};
-    VkDeviceMemory memory;
-    CHECK_EQ_INT(vkAllocateMemory(g_device, &alloc, NULL, &memory), VK_SUCCESS);
-    vkBindBufferMemory(g_device, buffer, memory, 0);
-    uint32_t *words;
-    vkMapMemory(g_device, memory, 0, VK_WHOLE_SIZE, 0, (void **)&words);
-    for (uint32_t i = 0; i < WORDS; i++)
-        words[i] = 0xDEADBEEFu;
-    VkBufferViewCreateInfo view_info = {VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO, NULL, 0, buffer,
-                                        VK_FORMAT_R32_UINT, 0, WORDS * 4};
-    VkBufferView view;
-    CHECK_EQ_INT(vkCreateBufferView(g_device, &view_info, NULL, &view), VK_SUCCESS);
+    texel out;
+    texel_make(&out, WORDS, 0xDEADBEEFu);
+    texel *views[2] = {NULL, &out};
     const uint32_t constants[4] = {3, 1000, 0, 0};
-    run_raw_fill(&pipeline, view, constants);
+    dispatch(&pipeline, views, views, constants, 2); /* 2 groups of 64 */
     unsigned wrong = 0;
     for (uint32_t i = 0; i < WORDS; i++)
-        wrong += words[i] != (i < 128 ? i * 3 + 1000 : 0xDEADBEEFu);
+        wrong += out.words[i] != (i < 128 ? i * 3 + 1000 : 0xDEADBEEFu);
     CHECK_EQ_INT(wrong, 0);
-    CHECK_EQ_INT(words[127], 127 * 3 + 1000);
-    vkDestroyBufferView(g_device, view, NULL);
-    vkUnmapMemory(g_device, memory);
-    vkDestroyBuffer(g_device, buffer, NULL);
-    vkFreeMemory(g_device, memory, NULL);
+    CHECK_EQ_INT(out.words[127], 127 * 3 + 1000);
+    texel_free(&out);
+    d12__vkdrv_pipeline_destroy(g_device, &pipeline);
+    d12_dxbc_program_free(&program);
+}
+
+/* tgsm_sync, one group: word i = its neighbour's TGSM word ((i + 1) & 63) + the group's g1 word (group 0). */
+static void test_pipeline_runs_tgsm(const void *arg)
+{
+    (void)arg;
+    d12_dxbc_program program;
+    static case_root c;
+    d12__vkdrv_pipeline pipeline;
+    if (!pipeline_of("tgsm_sync", &program, &c, &pipeline))
+        return;
+    texel out;
+    texel_make(&out, 64, 0xDEADBEEFu);
+    texel *views[1] = {&out};
+    dispatch(&pipeline, views, views, NULL, 1);
+    unsigned wrong = 0;
+    for (uint32_t i = 0; i < 64; i++)
+        wrong += out.words[i] != ((i + 1) & 63);
+    CHECK_EQ_INT(wrong, 0);
+    CHECK_EQ_INT(out.words[63], 0);
+    texel_free(&out);
+    d12__vkdrv_pipeline_destroy(g_device, &pipeline);
+    d12_dxbc_program_free(&program);
+}
+
+/* counters_atomics, one group of 64: u0's counter ends at 64 allocations - 32 consumes, u0 holds every thread ID
+ * once in the slots it wrote, u1's totals: 64 additions, the largest ID, the OR of every ID. */
+static void test_pipeline_runs_counters(const void *arg)
+{
+    (void)arg;
+    d12_dxbc_program program;
+    static case_root c;
+    d12__vkdrv_pipeline pipeline;
+    if (!pipeline_of("counters_atomics", &program, &c, &pipeline))
+        return;
+    CHECK(pipeline.registers[0].counter_binding != UINT32_MAX);
+    texel appended, totals, counter;
+    texel_make(&appended, 64, 0xFFFFFFFFu);
+    texel_make(&totals, 8, 0);
+    texel_make(&counter, 1, 0);
+    texel *views[2] = {&appended, &totals}, *counters[2] = {&counter, NULL};
+    dispatch(&pipeline, views, counters, NULL, 1);
+    CHECK_EQ_INT(counter.words[0], 32);
+    /* Which slots hold which IDs depends on how the group's threads interleave (lavapipe runs 32 lanes, then the
+     * next 32: the first half's consumes bring the counter back before the second half allocates). What holds
+     * always: each thread writes its own ID once, so the written words are distinct IDs, and they fill slots
+     * 0..n-1 for n >= 32. */
+    uint64_t seen = 0;
+    unsigned written = 0, distinct = 1;
+    for (uint32_t i = 0; i < 64; i++) {
+        uint32_t id = appended.words[i];
+        if (id == 0xFFFFFFFFu)
+            continue;
+        written += i == written; /* a prefix */
+        distinct &= id < 64 && !(seen & (1ull << (id & 63)));
+        seen |= 1ull << (id & 63);
+    }
+    CHECK(written >= 32);
+    CHECK(distinct);
+    CHECK_EQ_INT(totals.words[0], 64);
+    CHECK_EQ_INT(totals.words[1], 63);
+    CHECK_EQ_INT(totals.words[2], 63);
+    CHECK(totals.words[3] < 64); /* the one thread whose compare-exchange won */
+    texel_free(&appended);
+    texel_free(&totals);
+    texel_free(&counter);
     d12__vkdrv_pipeline_destroy(g_device, &pipeline);
     d12_dxbc_program_free(&program);
 }
@@ -534,6 +657,8 @@ static const d12test_case k_cases[] = {
     {"pipeline.typed_bits", test_pipeline, "typed_bits"},
     {"pipeline_root_constants", test_pipeline_root_constants, NULL},
     {"pipeline_runs", test_pipeline_runs, NULL},
+    {"pipeline_runs_tgsm", test_pipeline_runs_tgsm, NULL},
+    {"pipeline_runs_counters", test_pipeline_runs_counters, NULL},
 };
 
 static int setup(void)
