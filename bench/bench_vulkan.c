@@ -24,8 +24,19 @@
 
 #ifdef D12BENCH_VULKAN_DRIVER
 
-enum { ROW_RECORD_COPY, ROW_EXECUTE_COPY, ROW_DRAW_SMALL, ROW_DRAW_1M, ROW_RECORD_DRAWS, ROW_FRAME_DRAWS };
-enum { FRAME_DRAWS = 2000 };
+enum {
+    ROW_RECORD_COPY,
+    ROW_EXECUTE_COPY,
+    ROW_DRAW_SMALL,
+    ROW_DRAW_1M,
+    ROW_RECORD_DRAWS,
+    ROW_FRAME_DRAWS,
+    ROW_COPIES_RISING,
+    ROW_COPIES_FALLING,
+    ROW_COUNT
+};
+/* SCALE_COPIES disjoint copies of 16 bytes, 32 bytes apart, into one buffer (issue 28 item 6: linear in any order). */
+enum { FRAME_DRAWS = 2000, SCALE_COPIES = 200000 };
 
 typedef struct vk_worker {
     const char *mode;
@@ -33,7 +44,7 @@ typedef struct vk_worker {
     pid_t pid;
     int to_worker, from_worker;
     char description[PEER_DESCRIPTION_SIZE]; /* from the worker: the driver and its Vulkan device */
-    char what[6][PEER_DESCRIPTION_SIZE + 96]; /* the rows' descriptions */
+    char what[ROW_COUNT][PEER_DESCRIPTION_SIZE + 96]; /* the rows' descriptions */
 } vk_worker;
 
 static vk_worker workers[] = {{.mode = "off", .pid = -1},   {.mode = "core", .pid = -1},
@@ -46,7 +57,7 @@ typedef struct vk_row {
     vk_worker *worker;
     uint32_t row;
 } vk_row;
-static vk_row row_contexts[WORKER_COUNT * 6];
+static vk_row row_contexts[WORKER_COUNT * ROW_COUNT];
 
 static double now_ns(void)
 {
@@ -65,6 +76,7 @@ typedef struct vk_gpu {
     ID3D12Fence *fence;
     UINT64 value;
     ID3D12Resource *a, *b;
+    ID3D12Resource *wide; /* the scale rows' destination, made at their first use */
     unsigned recorded;
 } vk_gpu;
 
@@ -90,6 +102,28 @@ static bool open_gpu(vk_gpu *g)
            SUCCEEDED(ID3D12Device_CreateCommittedResource(g->device, &heap, D3D12_HEAP_FLAG_NONE, &buffer,
                                                           D3D12_RESOURCE_STATE_COMMON, NULL, &IID_ID3D12Resource,
                                                           (void **)&g->b));
+}
+
+static ID3D12Resource *wide_buffer(vk_gpu *g)
+{
+    D3D12_HEAP_PROPERTIES heap = {D3D12_HEAP_TYPE_DEFAULT, D3D12_CPU_PAGE_PROPERTY_UNKNOWN,
+                                  D3D12_MEMORY_POOL_UNKNOWN, 1, 1};
+    D3D12_RESOURCE_DESC buffer = {D3D12_RESOURCE_DIMENSION_BUFFER, 0, SCALE_COPIES * 32ull, 1, 1, 1,
+                                  DXGI_FORMAT_UNKNOWN, {1, 0}, D3D12_TEXTURE_LAYOUT_ROW_MAJOR,
+                                  D3D12_RESOURCE_FLAG_NONE};
+    if (!g->wide && FAILED(ID3D12Device_CreateCommittedResource(g->device, &heap, D3D12_HEAP_FLAG_NONE, &buffer,
+                                                               D3D12_RESOURCE_STATE_COMMON, NULL,
+                                                               &IID_ID3D12Resource, (void **)&g->wide)))
+        g->wide = NULL;
+    return g->wide;
+}
+
+/* Close and reopen the list, never executed. */
+static bool reopen_list(vk_gpu *g)
+{
+    return SUCCEEDED(ID3D12GraphicsCommandList_Close(g->list)) &&
+           SUCCEEDED(ID3D12CommandAllocator_Reset(g->allocator)) &&
+           SUCCEEDED(ID3D12GraphicsCommandList_Reset(g->list, g->allocator, NULL));
 }
 
 /* Execute the list, wait for the GPU, reopen the list. */
@@ -141,9 +175,18 @@ static double time_row(vk_gpu *g, uint32_t row, uint64_t n)
         case ROW_RECORD_DRAWS: /* Reset .. Close of 2 000 small draws, never executed */
             for (unsigned d = 0; d < FRAME_DRAWS; d++)
                 ID3D12GraphicsCommandList_DrawInstanced(g->list, 3, 1, 0, 0);
-            if (FAILED(ID3D12GraphicsCommandList_Close(g->list)) ||
-                FAILED(ID3D12CommandAllocator_Reset(g->allocator)) ||
-                FAILED(ID3D12GraphicsCommandList_Reset(g->list, g->allocator, NULL)))
+            if (!reopen_list(g))
+                return -1;
+            break;
+        case ROW_COPIES_RISING: /* Reset .. Close of SCALE_COPIES disjoint copies, never executed */
+        case ROW_COPIES_FALLING:
+            if (!wide_buffer(g))
+                return -1;
+            for (UINT64 c = 0; c < SCALE_COPIES; c++) {
+                UINT64 slot = row == ROW_COPIES_RISING ? c : SCALE_COPIES - 1 - c;
+                ID3D12GraphicsCommandList_CopyBufferRegion(g->list, g->wide, slot * 32, g->a, 0, 16);
+            }
+            if (!reopen_list(g))
                 return -1;
             break;
         case ROW_FRAME_DRAWS: /* the same, executed and waited for */
@@ -253,8 +296,10 @@ static bool start(vk_worker *w)
                                        "record, submit, one kernel chunk, wait",
                                        "2^20 kernel invocations, each reading through the page table",
                                        "Reset, 2 000 DrawInstanced of 3 vertices, Close",
-                                       "the same recording, executed and waited for"};
-    for (int i = 0; i < 6; i++)
+                                       "the same recording, executed and waited for",
+                                       "Reset, 200 000 disjoint 16-byte copies into one buffer, rising, Close",
+                                       "the same at falling offsets"};
+    for (int i = 0; i < ROW_COUNT; i++)
         snprintf(w->what[i], sizeof w->what[i], "%s; validation %s%s; %.255s", what[i], w->mode,
                  w->dred ? ", DRED auto-breadcrumbs" : "", w->description);
     return true;
@@ -319,6 +364,12 @@ void bench_vulkan_setup(bool validation_modes)
             bench_add_timed_row("vulkan", "DrawInstanced 1M vertices executed (Vulkan driver kernel)",
                                 workers[i].what[3], timed, &row_contexts[used++], small);
             used = add_draw_rows(used);
+            row_contexts[used] = (vk_row){&workers[i], ROW_COPIES_RISING};
+            int rising = bench_add_timed_row("vulkan", "200 000 disjoint copies recorded, rising (Vulkan driver)",
+                                             workers[i].what[ROW_COPIES_RISING], timed, &row_contexts[used++], -1);
+            row_contexts[used] = (vk_row){&workers[i], ROW_COPIES_FALLING};
+            bench_add_timed_row("vulkan", "200 000 disjoint copies recorded, falling (Vulkan driver)",
+                                workers[i].what[ROW_COPIES_FALLING], timed, &row_contexts[used++], rising);
         }
     }
 }

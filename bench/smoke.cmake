@@ -57,7 +57,9 @@ set(vulkan_rows
   "CopyBufferRegion recorded (Vulkan driver, validation off)"
   "ExecuteCommandLists + fence, 1 copy (Vulkan driver)"
   "DrawInstanced 3 vertices executed (Vulkan driver kernel)"
-  "DrawInstanced 1M vertices executed (Vulkan driver kernel)")
+  "DrawInstanced 1M vertices executed (Vulkan driver kernel)"
+  "200 000 disjoint copies recorded, rising (Vulkan driver)"
+  "200 000 disjoint copies recorded, falling (Vulkan driver)")
 set(first_run --quick)
 if(VALIDATION AND NOT VULKAN)
   message(STATUS "the Vulkan driver was not built: no Vulkan rows to check")

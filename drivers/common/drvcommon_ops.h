@@ -49,6 +49,11 @@ typedef union d12__drv_op_args {
     } draw;
     struct {
         UINT64 dst, src, size; /* GPU virtual addresses: resolved at execution */
+        /* The first byte past each resource the call named (its VA + Width): the copy is checked against those
+         * resources, not against whatever allocation its addresses reach (issue 29: a copy past its destination's
+         * end that landed exactly on the next buffer was written by one driver, dropped by the other, reported by
+         * neither). 0: not known (the range is then checked against the allocation it lies in). */
+        UINT64 dst_end, src_end;
     } copy;
     struct {
         UINT64 dest; /* GPU virtual address, 4-byte aligned: resolved at execution */

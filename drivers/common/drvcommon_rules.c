@@ -80,13 +80,52 @@ static void page_fault(d12__drv_exec *x, UINT32 index, UINT64 address, bool writ
     report(x, D12_REFDRV_MSG_PAGE_FAULT, D3D12DDI_MESSAGE_SEVERITY_0126_CORRUPTION, index, text);
 }
 
+/* The overrun finding `id`: [offset, offset + size) of `buffer` (at `va`) runs past its first `width` bytes. */
+static void overrun(d12__drv_exec *x, UINT32 index, void *buffer, UINT64 va, UINT64 width, UINT64 offset, UINT64 size,
+                    UINT64 id, const char *what)
+{
+    x->bad = true;
+    if (!x->checks->validating(x->device)) /* the identity queries are for the message only */
+        return;
+    char *name = x->checks->buffer_name(x->device, buffer);
+    /* v2: the first byte past the end, named by the runtime ("0x...:'MyVB' + 0x100 (past its end)") */
+    char *end = va_name(x, va + width);
+    char text[512];
+    snprintf(text, sizeof text,
+             "%s covers %llu bytes from offset %llu of %s, which has %llu bytes: %llu bytes past its end.%s%s", what,
+             (unsigned long long)size, (unsigned long long)offset, name ? name : "a buffer", (unsigned long long)width,
+             (unsigned long long)(offset + size - width), end ? " First byte past it: " : "", end ? end : "");
+    free(end);
+    free(name);
+    report(x, id, D3D12DDI_MESSAGE_SEVERITY_0126_ERROR, index, text);
+}
+
+/* A range that starts in another live allocation than the resource ending at `end` (the one the call named): the
+ * overrun of that resource, whatever the bytes there hold; the other allocation is never touched. When the named
+ * resource is gone, its last byte is the faulting address (in no live buffer: DRED names the freed resource). */
+static void *named_overrun(d12__drv_exec *x, UINT32 index, UINT64 address, UINT64 size, UINT64 end, bool write,
+                           UINT64 id, const char *what)
+{
+    UINT64 va = 0, width = 0;
+    void *named = x->checks->acquire(x->device, end - 1, &va, &width);
+    if (!named) {
+        page_fault(x, index, end - 1, write, what);
+        return NULL;
+    }
+    overrun(x, index, named, va, end - va, address - va, size, id, what);
+    x->checks->release(named);
+    return NULL;
+}
+
 /* Check that [address, address + size) lies in one live buffer. A byte on a page mapped to no live allocation is
  * a page fault (the first such byte is the faulting address); a range inside the buffer's allocation but past its
- * Width is the overrun finding `id`. Returns the buffer (a reference held) when the range is wholly inside it.
- * After a fault every later check of the op is skipped: the GPU stopped at the first bad access. `gpu`: the op's
- * page faults are the kernel's (d12__drv_checks.kernel_faults). */
-static void *check_range(d12__drv_exec *x, bool gpu, UINT32 index, UINT64 address, UINT64 size, bool write,
-                         UINT64 id, const char *what)
+ * Width is the overrun finding `id`. With `end` (not 0: the first byte past the resource the call named) the range
+ * must also end by it: past it is the same finding, in the named resource's allocation or in another one.
+ * Returns the buffer (a reference held) when the range is wholly inside it. After a fault every later check of the
+ * op is skipped: the GPU stopped at the first bad access. `gpu`: the op's page faults are the kernel's
+ * (d12__drv_checks.kernel_faults). */
+static void *check_range(d12__drv_exec *x, bool gpu, UINT32 index, UINT64 address, UINT64 size, UINT64 end,
+                         bool write, UINT64 id, const char *what)
 {
     if (x->faulted)
         return NULL;
@@ -104,24 +143,14 @@ static void *check_range(d12__drv_exec *x, bool gpu, UINT32 index, UINT64 addres
         x->checks->release(buffer);
         return NULL;
     }
-    if (offset <= width && size <= width - offset)
-        return buffer;
-    x->bad = true;
-    if (!x->checks->validating(x->device)) { /* the identity queries are for the message only */
+    if (end && (end <= va || end - va > width)) { /* the named resource is not in this allocation */
         x->checks->release(buffer);
-        return NULL;
+        return named_overrun(x, index, address, size, end, write, id, what);
     }
-    char *name = x->checks->buffer_name(x->device, buffer);
-    /* v2: the first byte past the end, named by the runtime ("0x...:'MyVB' + 0x100 (past its end)") */
-    char *end = va_name(x, va + width);
-    char text[512];
-    snprintf(text, sizeof text,
-             "%s covers %llu bytes from offset %llu of %s, which has %llu bytes: %llu bytes past its end.%s%s", what,
-             (unsigned long long)size, (unsigned long long)offset, name ? name : "a buffer", (unsigned long long)width,
-             (unsigned long long)(offset + size - width), end ? " First byte past it: " : "", end ? end : "");
-    free(end);
-    free(name);
-    report(x, id, D3D12DDI_MESSAGE_SEVERITY_0126_ERROR, index, text);
+    UINT64 limit = end ? end - va : width;
+    if (offset <= limit && size <= limit - offset)
+        return buffer;
+    overrun(x, index, buffer, va, limit, offset, size, id, what);
     x->checks->release(buffer);
     return NULL;
 }
@@ -129,7 +158,7 @@ static void *check_range(d12__drv_exec *x, bool gpu, UINT32 index, UINT64 addres
 static void check_view(d12__drv_exec *x, bool gpu, UINT32 index, UINT64 address, UINT64 size, UINT64 id,
                        const char *what)
 {
-    void *buffer = check_range(x, gpu, index, address, size, false, id, what);
+    void *buffer = check_range(x, gpu, index, address, size, 0, false, id, what);
     if (buffer)
         x->checks->release(buffer);
 }
@@ -207,14 +236,14 @@ void d12__drv_check_op(d12__drv_exec *x, const d12__drv_bindings *b, unsigned ty
         check_roots(x, gpu, b->compute, b->compute_mask, index);
         break;
     case D12_DRV_OP_COPY:
-        keep(x, src, check_range(x, gpu, index, u->copy.src, u->copy.size, false, D12_REFDRV_MSG_COPY_PAST_END,
-                                 "The copy source"));
-        keep(x, dst, check_range(x, gpu, index, u->copy.dst, u->copy.size, true, D12_REFDRV_MSG_COPY_PAST_END,
-                                 "The copy destination"));
+        keep(x, src, check_range(x, gpu, index, u->copy.src, u->copy.size, u->copy.src_end, false,
+                                 D12_REFDRV_MSG_COPY_PAST_END, "The copy source"));
+        keep(x, dst, check_range(x, gpu, index, u->copy.dst, u->copy.size, u->copy.dst_end, true,
+                                 D12_REFDRV_MSG_COPY_PAST_END, "The copy destination"));
         break;
     case D12_DRV_OP_WRITE_IMMEDIATE:
-        keep(x, dst, check_range(x, gpu, index, u->write.dest, sizeof(UINT32), true, D12_REFDRV_MSG_WRITE_PAST_END,
-                                 "The write-immediate destination"));
+        keep(x, dst, check_range(x, gpu, index, u->write.dest, sizeof(UINT32), 0, true,
+                                 D12_REFDRV_MSG_WRITE_PAST_END, "The write-immediate destination"));
         break;
     default: /* bindings (d12__drv_bind) and barriers: nothing to check */
         break;

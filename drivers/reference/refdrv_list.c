@@ -318,26 +318,29 @@ static VOID APIENTRY dispatch(D3D12DDI_HCOMMANDLIST handle, UINT x, UINT y, UINT
 
 /* Copies are recorded by address, so one whose buffer is destroyed before it executes faults at execution
  * instead of touching freed memory. */
-static void record_copy(D3D12DDI_HCOMMANDLIST handle, UINT64 dst, UINT64 src, UINT64 size)
+static void record_copy(D3D12DDI_HCOMMANDLIST handle, D3D12DDI_HRESOURCE dst, UINT64 dst_offset,
+                        D3D12DDI_HRESOURCE src, UINT64 src_offset, UINT64 size)
 {
     d12__refdrv_command *command = append(list_of(handle), D12_REFDRV_CMD_COPY);
     if (!command)
         return;
-    command->u.copy.dst = dst;
-    command->u.copy.src = src;
+    UINT64 dst_va = d12__refdrv_resource_va(dst), src_va = d12__refdrv_resource_va(src);
+    command->u.copy.dst = dst_va + dst_offset;
+    command->u.copy.src = src_va + src_offset;
     command->u.copy.size = size;
+    command->u.copy.dst_end = dst_va + d12__refdrv_resource_size(dst);
+    command->u.copy.src_end = src_va + d12__refdrv_resource_size(src);
 }
 
 static VOID APIENTRY copy_buffer_region(D3D12DDI_HCOMMANDLIST handle, D3D12DDI_HRESOURCE dst, UINT64 dst_offset,
                                         D3D12DDI_HRESOURCE src, UINT64 src_offset, UINT64 bytes)
 {
-    record_copy(handle, d12__refdrv_resource_va(dst) + dst_offset, d12__refdrv_resource_va(src) + src_offset,
-                bytes);
+    record_copy(handle, dst, dst_offset, src, src_offset, bytes);
 }
 
 static VOID APIENTRY copy_resource(D3D12DDI_HCOMMANDLIST handle, D3D12DDI_HRESOURCE dst, D3D12DDI_HRESOURCE src)
 {
-    record_copy(handle, d12__refdrv_resource_va(dst), d12__refdrv_resource_va(src), d12__refdrv_resource_size(src));
+    record_copy(handle, dst, 0, src, 0, d12__refdrv_resource_size(src));
 }
 
 /* Recorded (so a recording is a faithful log) but nothing to do at execution: the timeline runs one command

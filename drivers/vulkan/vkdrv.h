@@ -5,7 +5,8 @@
  * the DDI call, a queue is a timeline thread that owns a timeline semaphore, and findings use the reference driver's VendorMessageIds.
  *
  * Files: vkdrv_adapter.c (instance, physical device, caps, tables), vkdrv_device.c (VkDevice, messages),
- * vkdrv_memory.c (buffers, VA space), vkdrv_list.c (allocators = command pools, lists), vkdrv_check.c (the
+ * vkdrv_memory.c (buffers, VA space), vkdrv_allocator.c (allocators = command pools), vkdrv_list.c and
+ * the files vkdrv_list.h names (lists), vkdrv_check.c (the
  * execution-time checks shared with the reference driver's rules), vkdrv_queue.c (timelines),
  * vkdrv_validation.c (the VK_EXT_debug_utils messenger), vkdrv_messages.c (version 2 of driver-reported messages:
  * the validation mode's source, categories, GPU VA naming), vkdrv_shader.c (vkd3d-shader 1.2 at run time: DXBC to
@@ -45,7 +46,8 @@
 #include "drvcommon_rules.h"
 #include "drvcommon_va.h"
 #include "refdrv.h" /* the VendorMessageIds, the profile (refdrv_profile.h) */
-#include "vkdrv_fault.h" /* the pure decisions of device loss and write-immediate */
+#include "vkdrv_fault.h"  /* the pure decisions of device loss and write-immediate */
+#include "vkdrv_ranges.h" /* the copy destinations of a list */
 
 #define D12_VKDRV_VA_BASE D12_DRV_VA_BASE /* drivers/common/drvcommon_va.h */
 #define D12_VKDRV_VA_ALIGNMENT D12_DRV_VA_ALIGNMENT
@@ -67,7 +69,7 @@
  * address, 0: unmapped), 2^20 entries (64 GiB of VA; an address above reads as unmapped). */
 #define D12_VKDRV_PAGE_TABLE_ENTRIES (1u << 20)
 /* A draw's or dispatch's invocations run in chunks of about this many nanoseconds, one submission each; a list's
- * ops are cut into command buffers of about this much estimated work (vkdrv_list.c, "charge"). */
+ * ops are cut into command buffers of about this much estimated work (vkdrv_record.c, "charge"). */
 #define D12_VKDRV_CHUNK_NS 5000000ull
 /* The record-time estimate: per op, plus bytes x copy_ps / 1000 or invocations x kernel_ps / 1000, the rates measured
  * on earlier lists (defaults until then). */
@@ -291,10 +293,6 @@ typedef struct d12__vkdrv_recording {
     size_t arena_count, arena_capacity;
 } d12__vkdrv_recording;
 
-typedef struct d12__vkdrv_range {
-    UINT64 start, end;
-} d12__vkdrv_range;
-
 typedef struct d12__vkdrv_command_allocator {
     d12__vkdrv_pool *pool;
 } d12__vkdrv_command_allocator;
@@ -309,8 +307,7 @@ typedef struct d12__vkdrv_command_list {
     d12__drv_root_state graphics, compute; /* drivers/common/drvcommon_record.h */
     /* Copy destinations since the application's last barrier: a copy whose destination overlaps one of them is
      * serialized after it (D3D12 orders such copies; vkd3d-proton does the same). */
-    d12__vkdrv_range *copy_dsts; /* sorted by start, disjoint: an overlap is a binary search */
-    size_t copy_dst_count, copy_dst_capacity;
+    d12__vkdrv_ranges copy_dsts; /* disjoint, O(log N) in any order (vkdrv_ranges.h) */
     d12__drv_bindings bound; /* the bindings as recorded so far: an inline kernel's arguments */
     UINT64 estimate_ns;      /* the current command buffer's estimated GPU work */
     bool segment_kernels;    /* the current command buffer holds inline kernels (its end makes their words visible) */
@@ -404,7 +401,7 @@ HRESULT APIENTRY d12__vkdrv_create_allocator(D3D12DDI_HDEVICE device,
 VOID APIENTRY d12__vkdrv_destroy_allocator(D3D12DDI_HDEVICE device, D3D12DDI_HCOMMANDALLOCATOR allocator);
 VOID APIENTRY d12__vkdrv_reset_allocator(D3D12DDI_HCOMMANDALLOCATOR allocator);
 
-/* ---- vkdrv_list.c ---- */
+/* ---- vkdrv_list.c, vkdrv_record.c, vkdrv_barrier.c (the rest of the list files: vkdrv_list.h) ---- */
 SIZE_T APIENTRY d12__vkdrv_calc_private_list_size(D3D12DDI_HDEVICE device,
                                                   const D3D12DDIARG_CREATECOMMANDLIST_0126 *args);
 HRESULT APIENTRY d12__vkdrv_create_list(D3D12DDI_HDEVICE device, const D3D12DDIARG_CREATECOMMANDLIST_0126 *args,

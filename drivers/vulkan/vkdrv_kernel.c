@@ -305,7 +305,7 @@ d12__vkdrv_kernel_result d12__vkdrv_kernel_run(d12__vkdrv_device *device, d12__v
         } else if (!running) {
             result = D12_VKDRV_KERNEL_STOPPED;
         }
-        if (chunk >= 4096) /* the rate the record-time estimate uses (vkdrv_list.c) */
+        if (chunk >= 4096) /* the rate the record-time estimate uses (vkdrv_record.c) */
             atomic_store_explicit(&device->kernel_ps, elapsed * 1000 / chunk, memory_order_relaxed);
         /* The next chunk aims at D12_VKDRV_CHUNK_NS from this one's rate. */
         UINT64 next = elapsed ? (UINT64)((double)chunk * (double)D12_VKDRV_CHUNK_NS / (double)elapsed) : chunk * 2;

@@ -263,7 +263,7 @@ static bool run_kernel(d12__vkdrv_queue *queue, const d12__vkdrv_recording *reco
     return false;
 }
 
-/* The fault word of the inline kernel `op` (recorded into the list's command buffer, vkdrv_list.c). */
+/* The fault word of the inline kernel `op` (recorded into the list's command buffer, vkdrv_draw.c). */
 static UINT64 *inline_fault_word(const d12__vkdrv_recording *recording, const d12__vkdrv_op *op)
 {
     return (UINT64 *)(void *)(recording->arena[op->arena].mapped + op->arena_offset);
@@ -398,7 +398,7 @@ static bool run_piece(d12__vkdrv_queue *queue, const d12__vkdrv_recording *recor
         return true;
     if (!progress(queue, D3D12DDI_GPU_PROGRESS_0127_OP_BEGIN, recording->rt_list, first))
         return false;
-    if (cb == VK_NULL_HANDLE) /* a segment that recorded no Vulkan command (vkdrv_list.c open_current) */
+    if (cb == VK_NULL_HANDLE) /* a segment that recorded no Vulkan command (vkdrv_record.c, d12__vkdrv_open_current) */
         return true;
     arm_inline_kernels(recording, from, end);
     d12__vkdrv_inflight_set(device, &queue->inflight, recording, from, end, NULL);

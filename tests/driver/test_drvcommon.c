@@ -267,11 +267,30 @@ static void rules(bool kernel_faults)
     CHECK_EQ_STR(f.texts[f.reports - 1], "Page fault: The copy destination writes GPU virtual address "
                                          "0x0000000100010000, which is in no live buffer.");
     fake_release(src);
+    /* A copy naming `buffer` whose destination lands exactly on the next allocation (issue 29): the overrun of the
+     * named buffer, never the neighbour's bytes; within the named Width the same copy passes. */
+    object neighbour;
+    reserve(&f.va, &neighbour, 256);
+    x.faulted = false;
+    src = dst = NULL;
+    d12__drv_op_args onto = {.copy = {neighbour.va, buffer.va, 16, buffer.va + 256, buffer.va + 256}};
+    d12__drv_check_op(&x, &b, D12_DRV_OP_COPY, 11, &onto, &src, &dst);
+    CHECK(src == &buffer && dst == NULL && x.bad && !x.faulted);
+    CHECK_EQ_INT(f.ids[f.reports - 1], D12_REFDRV_MSG_COPY_PAST_END);
+    CHECK_EQ_STR(f.texts[f.reports - 1], "The copy destination covers 16 bytes from offset 131072 of GPU VA "
+                                         "0x0000000100000000, which has 256 bytes: 130832 bytes past its end.");
+    fake_release(src);
+    d12__drv_op_args inside = {.copy = {buffer.va + 240, buffer.va, 16, buffer.va + 256, buffer.va + 256}};
+    d12__drv_check_op(&x, &b, D12_DRV_OP_COPY, 12, &inside, &src, &dst);
+    CHECK(src == &buffer && dst == &buffer && !x.bad);
+    fake_release(src);
+    fake_release(dst);
+    CHECK_EQ_INT(atomic_load(&neighbour.refs), 1);
     /* Not validating: the same fault is found, nothing is reported. */
     unsigned before = f.reports;
     f.validating = false;
     x.faulted = false;
-    d12__drv_op_args write = {.write = {buffer.va + 0x20000, 1}};
+    d12__drv_op_args write = {.write = {neighbour.va + 0x10000, 1}}; /* the gap after the neighbour */
     d12__drv_check_op(&x, &b, D12_DRV_OP_WRITE_IMMEDIATE, 10, &write, NULL, NULL);
     CHECK(x.faulted && x.bad);
     CHECK_EQ_INT(f.reports, before);

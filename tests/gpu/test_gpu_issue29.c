@@ -6,6 +6,8 @@
  *                   ALLOW_RENDER_TARGET accepted on DEFAULT; the refusals with their debug-layer IDs; the
  *                   acceleration-structure state's rules.
  *   allocation_info, footprints*   GetResourceAllocationInfo(1) and GetCopyableFootprints(1) for buffers.
+ *   copy_onto_next_buffer  a copy past its destination's end that lands exactly on the next buffer: reported by
+ *                   both drivers the same way, the next buffer untouched.
  * One process per case, through libd12rt's public ABI; each case runs on both drivers (tests/vulkan). */
 #define _GNU_SOURCE
 #define COBJMACROS
@@ -15,6 +17,7 @@
 #include <unistd.h>
 
 #include "../gpu_harness.h"
+#include "d12rt/d3d12_ext.h" /* ID3D12Debug7, D3D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGE (past the 1.606 headers) */
 
 /* ======== Dispatch ======== */
 
@@ -115,6 +118,103 @@ static void test_dispatch_oversized_no_debug_layer(void)
     RELEASE_LAST(device);
 }
 
+
+/* ======== A copy past its destination's end, onto the next buffer ======== */
+
+/* The stored message whose text contains `text`, or NULL (malloc'ed). */
+static D3D12_MESSAGE *find_text(ID3D12InfoQueue *iq, const char *text)
+{
+    for (UINT64 i = 0; i < ID3D12InfoQueue_GetNumStoredMessages(iq); i++) {
+        D3D12_MESSAGE *m = stored_message(iq, i);
+        if (m && strstr(m->pDescription, text))
+            return m;
+        free(m);
+    }
+    return NULL;
+}
+
+/* The red team's case: CopyBufferRegion into 'Small' at the offset where 'Neighbour' begins (the VA space puts a
+ * 64 KiB gap after every allocation, so the offset skips Small's span and its gap). Both drivers: the debug layer's
+ * ERROR at record time (841, Close S_OK), at execution the driver's COPY_PAST_END finding naming Small, whatever the
+ * bytes there hold, and Neighbour untouched (before: the reference driver wrote it, the Vulkan driver dropped the
+ * copy, neither said so). A copy inside Small is the positive twin: it lands. */
+static void test_copy_onto_next_buffer(void)
+{
+    ID3D12Debug7 *debug = NULL;
+    if (!CHECK(SUCCEEDED(D3D12GetDebugInterface(&IID_ID3D12Debug7, (void **)&debug))))
+        return;
+    ID3D12Debug7_EnableDebugLayer(debug);
+    ID3D12Debug7_SetEnableDriverReportedMessages(debug, TRUE);
+    ID3D12Debug7_Release(debug);
+    ID3D12Device *device = create_device(false);
+    ID3D12InfoQueue *iq = device ? info_queue_of(device) : NULL;
+    gpu_context ctx;
+    if (!iq || !make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &ctx))
+        return;
+    ID3D12Resource *small = make_buffer(device, D3D12_HEAP_TYPE_READBACK, 256);
+    ID3D12Resource *neighbour = make_buffer(device, D3D12_HEAP_TYPE_READBACK, 256);
+    ID3D12Resource *src = make_buffer(device, D3D12_HEAP_TYPE_UPLOAD, 256);
+    ID3D12Resource_SetName(small, L"Small");
+    ID3D12Resource_SetName(neighbour, L"Neighbour");
+    unsigned char *bytes = NULL;
+    D3D12_RANGE none = {0, 0};
+    if (CHECK_HR(ID3D12Resource_Map(src, 0, NULL, (void **)&bytes), S_OK)) {
+        memset(bytes, 0xAB, 256);
+        ID3D12Resource_Unmap(src, 0, NULL);
+    }
+    D3D12_GPU_VIRTUAL_ADDRESS small_va = ID3D12Resource_GetGPUVirtualAddress(small);
+    D3D12_GPU_VIRTUAL_ADDRESS neighbour_va = ID3D12Resource_GetGPUVirtualAddress(neighbour);
+    if (!CHECK(neighbour_va > small_va + 256))
+        return;
+    UINT64 offset = neighbour_va - small_va;
+    ID3D12InfoQueue_ClearStoredMessages(iq);
+    ID3D12GraphicsCommandList_CopyBufferRegion(ctx.list, small, offset, src, 0, 16);
+    CHECK_EQ_INT(count_id(iq, D3D12_MESSAGE_ID_COPYBUFFERREGION_DSTRANGEOUTOFBOUNDS, NULL, NULL), 1);
+    ID3D12GraphicsCommandList_CopyBufferRegion(ctx.list, small, 240, src, 0, 16); /* inside: lands */
+    CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
+    execute(ctx.queue, ctx.list);
+    CHECK(finish(&ctx));
+    CHECK_HR(ID3D12CommandAllocator_Reset(ctx.allocator), S_OK); /* a flush point: the findings are delivered */
+    CHECK_HR(ID3D12GraphicsCommandList_Reset(ctx.list, ctx.allocator, NULL), S_OK);
+    CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
+    execute(ctx.queue, ctx.list);
+    CHECK(finish(&ctx));
+    char expected[160];
+    snprintf(expected, sizeof expected, "The copy destination covers 16 bytes from offset %llu of ",
+             (unsigned long long)offset);
+    D3D12_MESSAGE *m = find_text(iq, expected);
+    if (CHECK(m != NULL)) {
+        CHECK_EQ_INT(m->ID, D3D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGE);
+        CHECK_EQ_INT(m->Severity, D3D12_MESSAGE_SEVERITY_ERROR);
+        CHECK(strstr(m->pDescription, "'Small', which has 256 bytes:") != NULL);
+        if (!strstr(m->pDescription, "'Small'"))
+            fprintf(stderr, "finding: %s\n", m->pDescription);
+    } else {
+        dump_messages(iq);
+    }
+    free(m);
+    CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), S_OK);
+    unsigned char *read = NULL;
+    D3D12_RANGE all = {0, 256};
+    if (CHECK_HR(ID3D12Resource_Map(neighbour, 0, &all, (void **)&read), S_OK)) {
+        bool untouched = true;
+        for (int i = 0; i < 256; i++)
+            untouched &= read[i] != 0xAB;
+        CHECK(untouched);
+        ID3D12Resource_Unmap(neighbour, 0, &none);
+    }
+    if (CHECK_HR(ID3D12Resource_Map(small, 0, &all, (void **)&read), S_OK)) {
+        CHECK_EQ_INT(read[240], 0xAB);
+        CHECK_EQ_INT(read[255], 0xAB);
+        ID3D12Resource_Unmap(small, 0, &none);
+    }
+    RELEASE_LAST(src);
+    RELEASE_LAST(neighbour);
+    RELEASE_LAST(small);
+    release_context(&ctx);
+    ID3D12InfoQueue_Release(iq);
+    RELEASE_LAST(device);
+}
 
 /* ======== Buffers as Windows creates them ======== */
 
@@ -391,6 +491,7 @@ static const struct {
     {"footprints1", test_footprints1},
     {"dispatch_oversized", test_dispatch_oversized},
     {"dispatch_oversized_no_debug_layer", test_dispatch_oversized_no_debug_layer},
+    {"copy_onto_next_buffer", test_copy_onto_next_buffer},
 };
 
 int main(int argc, char **argv)

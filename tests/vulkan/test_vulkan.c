@@ -116,45 +116,107 @@ static void test_sync_with_barrier(void) { copy_chain(true, "sync"); }
 static void test_off_missing_barrier(void) { copy_chain(false, "off"); }
 static void test_core_missing_barrier(void) { copy_chain(false, "core"); } /* core validation has no hazard rules */
 
+/* A copy queue's list under sync validation and buffers A, B, D (UPLOAD, filled with 0x10, 0x80, 0x55 patterns)
+ * and C (READBACK, the copies' destination), 1 KiB each. */
+typedef struct copy_case {
+    ID3D12Device *device;
+    ID3D12InfoQueue *iq;
+    gpu_context ctx;
+    ID3D12Resource *a, *b, *d, *c;
+    unsigned char *pa, *pb, *pd, *pc;
+} copy_case;
+
+static bool copy_case_open(copy_case *k)
+{
+    memset(k, 0, sizeof *k);
+    setenv("D12RT_VULKAN_VALIDATION", "sync", 1);
+    k->device = create_drm_device();
+    k->iq = k->device ? info_queue_of(k->device) : NULL;
+    if (!k->iq || !make_context(k->device, D3D12_COMMAND_LIST_TYPE_COPY, &k->ctx))
+        return false;
+    k->a = make_buffer(k->device, D3D12_HEAP_TYPE_UPLOAD, 1024);
+    k->b = make_buffer(k->device, D3D12_HEAP_TYPE_UPLOAD, 1024);
+    k->d = make_buffer(k->device, D3D12_HEAP_TYPE_UPLOAD, 1024);
+    k->c = make_buffer(k->device, D3D12_HEAP_TYPE_READBACK, 1024);
+    fill(k->a, 1024, 0x10);
+    fill(k->b, 1024, 0x80);
+    fill(k->d, 1024, 0x55);
+    return true;
+}
+
+/* Execute what was recorded: no hazard may be reported; then the four buffers mapped (false: one was not). */
+static bool copy_case_run(copy_case *k)
+{
+    CHECK_HR(ID3D12GraphicsCommandList_Close(k->ctx.list), S_OK);
+    execute(k->ctx.queue, k->ctx.list);
+    finish(&k->ctx);
+    unsigned hazards = count_id(k->iq, D3D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGE, "SYNC-HAZARD", NULL);
+    CHECK_EQ_INT(hazards, 0);
+    if (hazards)
+        dump_messages(k->iq);
+    return CHECK_HR(ID3D12Resource_Map(k->a, 0, NULL, (void **)&k->pa), S_OK) &&
+           CHECK_HR(ID3D12Resource_Map(k->b, 0, NULL, (void **)&k->pb), S_OK) &&
+           CHECK_HR(ID3D12Resource_Map(k->d, 0, NULL, (void **)&k->pd), S_OK) &&
+           CHECK_HR(ID3D12Resource_Map(k->c, 0, NULL, (void **)&k->pc), S_OK);
+}
+
+static void copy_case_close(copy_case *k)
+{
+    RELEASE_LAST(k->a);
+    RELEASE_LAST(k->b);
+    RELEASE_LAST(k->c);
+    RELEASE_LAST(k->d);
+    release_context(&k->ctx);
+    ID3D12InfoQueue_Release(k->iq);
+    RELEASE_LAST(k->device);
+}
+
 /* D3D12 orders copies whose destinations overlap; the driver serializes them with a barrier on the destination, so
  * sync validation reports no WRITE_AFTER_WRITE. Copies to disjoint ranges get no barrier, and no hazard either. The
  * second copy wins where they overlap. */
 static void copies_to(UINT64 second_offset)
 {
-    setenv("D12RT_VULKAN_VALIDATION", "sync", 1);
-    ID3D12Device *device = create_drm_device();
-    ID3D12InfoQueue *iq = device ? info_queue_of(device) : NULL;
-    gpu_context ctx;
-    if (!iq || !make_context(device, D3D12_COMMAND_LIST_TYPE_COPY, &ctx))
+    copy_case k;
+    if (!copy_case_open(&k))
         return;
-    ID3D12Resource *a = make_buffer(device, D3D12_HEAP_TYPE_UPLOAD, 1024);
-    ID3D12Resource *b = make_buffer(device, D3D12_HEAP_TYPE_UPLOAD, 1024);
-    ID3D12Resource *c = make_buffer(device, D3D12_HEAP_TYPE_READBACK, 1024);
-    fill(a, 1024, 0x10);
-    fill(b, 1024, 0x80);
-    ID3D12GraphicsCommandList_CopyBufferRegion(ctx.list, c, 0, a, 0, 256);
-    ID3D12GraphicsCommandList_CopyBufferRegion(ctx.list, c, second_offset, b, 0, 256);
-    CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
-    execute(ctx.queue, ctx.list);
-    finish(&ctx);
-    CHECK_EQ_INT(count_id(iq, D3D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGE, "SYNC-HAZARD", NULL), 0);
-    unsigned char *pa = NULL, *pb = NULL, *pc = NULL;
-    if (CHECK_HR(ID3D12Resource_Map(a, 0, NULL, (void **)&pa), S_OK) &&
-        CHECK_HR(ID3D12Resource_Map(b, 0, NULL, (void **)&pb), S_OK) &&
-        CHECK_HR(ID3D12Resource_Map(c, 0, NULL, (void **)&pc), S_OK)) {
-        CHECK(memcmp(pc, pa, second_offset < 256 ? second_offset : 256) == 0);
-        CHECK(memcmp(pc + second_offset, pb, 256) == 0); /* the later copy's bytes where they overlap */
+    ID3D12GraphicsCommandList_CopyBufferRegion(k.ctx.list, k.c, 0, k.a, 0, 256);
+    ID3D12GraphicsCommandList_CopyBufferRegion(k.ctx.list, k.c, second_offset, k.b, 0, 256);
+    if (copy_case_run(&k)) {
+        CHECK(memcmp(k.pc, k.pa, second_offset < 256 ? second_offset : 256) == 0);
+        CHECK(memcmp(k.pc + second_offset, k.pb, 256) == 0); /* the later copy's bytes where they overlap */
     }
-    RELEASE_LAST(a);
-    RELEASE_LAST(b);
-    RELEASE_LAST(c);
-    release_context(&ctx);
-    ID3D12InfoQueue_Release(iq);
-    RELEASE_LAST(device);
+    copy_case_close(&k);
 }
 
 static void test_copies_overlapping(void) { copies_to(128); }
 static void test_copies_disjoint(void) { copies_to(512); }
+
+/* Three copies into C under sync validation, with no application barrier: `repeat` copies A to C[0, 256) twice
+ * (the driver records no barrier between two identical copies, except under sync, where the layer would report
+ * them: none is reported), then B to C[128, 384); otherwise A to C[0, 256), B to C[128, 384), D to C[0, 64): the third
+ * overlaps only the first copy's part outside the second, which the second's barrier must cover (a write-after-write
+ * needs a memory dependency, not only the execution dependency a barrier on [128, 384) gives). */
+static void copies_three(bool repeat)
+{
+    copy_case k;
+    if (!copy_case_open(&k))
+        return;
+    ID3D12GraphicsCommandList_CopyBufferRegion(k.ctx.list, k.c, 0, k.a, 0, 256);
+    if (repeat)
+        ID3D12GraphicsCommandList_CopyBufferRegion(k.ctx.list, k.c, 0, k.a, 0, 256);
+    ID3D12GraphicsCommandList_CopyBufferRegion(k.ctx.list, k.c, 128, k.b, 0, 256);
+    if (!repeat)
+        ID3D12GraphicsCommandList_CopyBufferRegion(k.ctx.list, k.c, 0, k.d, 0, 64);
+    if (copy_case_run(&k)) {
+        CHECK(memcmp(k.pc, repeat ? k.pa : k.pd, 64) == 0);
+        CHECK(memcmp(k.pc + 64, k.pa + 64, 64) == 0);
+        CHECK(memcmp(k.pc + 128, k.pb, 256) == 0);
+    }
+    copy_case_close(&k);
+}
+
+static void test_copies_repeated(void) { copies_three(true); }
+static void test_copies_partial_overlap(void) { copies_three(false); }
 
 /* The kernel reads through the page table: a draw whose vertex buffer was destroyed after recording faults on the GPU
  * at that buffer's address, attributed to [Draw #1]; the draw before it (same buffer, still live then... no: a live
@@ -305,6 +367,8 @@ static const struct {
     {"device_index_zero", test_device_index_zero},
     {"copies_overlapping", test_copies_overlapping},
     {"copies_disjoint", test_copies_disjoint},
+    {"copies_repeated", test_copies_repeated},
+    {"copies_partial_overlap", test_copies_partial_overlap},
     {"kernel_freed_vertex_buffer", test_kernel_freed_vertex_buffer},
     {"kernel_valid_bindings", test_kernel_valid_bindings},
     {"breadcrumbs_sync_clean", test_breadcrumbs_sync_clean},
