@@ -48,6 +48,15 @@ HRESULT d12__drv_adapter_identity(const D3D12DDIARG_GETCAPS *args, UINT vendor_i
     return S_OK;
 }
 
+HRESULT d12__drv_shader_execution(const D3D12DDIARG_GETCAPS *args, bool executes)
+{
+    if (!args->pData || args->DataSize != sizeof(D3D12_FEATURE_DATA_D12RT_SHADER_EXECUTION))
+        return E_INVALIDARG;
+    const D3D12_FEATURE_DATA_D12RT_SHADER_EXECUTION answer = {executes ? TRUE : FALSE};
+    memcpy(args->pData, &answer, sizeof answer);
+    return S_OK;
+}
+
 HRESULT APIENTRY d12__drv_get_supported_versions(D3D12DDI_HADAPTER adapter, UINT32 *entries, UINT64 *versions)
 {
     (void)adapter;

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "d12rt/d3d12_ext.h" /* D3D12_FEATURE_D12RT_SHADER_EXECUTION */
 #include "d12rt/d3d12ddi.h"
 
 #define D12_DRV_ERROR_INSUFFICIENT_BUFFER ((HRESULT)0x8007007AL) /* HRESULT_FROM_WIN32(ERROR_INSUFFICIENT_BUFFER) */
@@ -28,6 +29,9 @@ HRESULT d12__drv_copy_table(void *table, SIZE_T size, const void *source, size_t
 HRESULT d12__drv_copy_list_table(void *table, SIZE_T size, const D3D12DDI_COMMAND_LIST_FUNCS_3D_0127 *funcs);
 /* D3D12DDICAPS_TYPE_D12RT_ADAPTER_IDENTITY: {vendor, device, 0, 0}, or E_INVALIDARG when pData is short. */
 HRESULT d12__drv_adapter_identity(const D3D12DDIARG_GETCAPS *args, UINT vendor_id, UINT device_id);
+/* D3D12_FEATURE_D12RT_SHADER_EXECUTION through D3D12DDICAPS_TYPE_D12RT_FEATURE_DATA: {executes}, or
+ * E_INVALIDARG when pData is not the struct's size. */
+HRESULT d12__drv_shader_execution(const D3D12DDIARG_GETCAPS *args, bool executes);
 
 /* Every DDI version the drivers implement (all the runtime's: the shapes are one). */
 HRESULT APIENTRY d12__drv_get_supported_versions(D3D12DDI_HADAPTER adapter, UINT32 *entries, UINT64 *versions);

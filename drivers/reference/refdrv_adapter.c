@@ -41,6 +41,8 @@ static HRESULT APIENTRY get_caps(D3D12DDI_HADAPTER adapter, const D3D12DDIARG_GE
     if (!args || args->Type != D3D12DDICAPS_TYPE_D12RT_FEATURE_DATA || !args->pInfo)
         return E_INVALIDARG;
     D3D12_FEATURE feature = *(const D3D12_FEATURE *)args->pInfo;
+    if (feature == D3D12_FEATURE_D12RT_SHADER_EXECUTION) /* it validates pipeline states as data and runs none */
+        return d12__drv_shader_execution(args, false);
     return d12__refdrv_profile_fill(&adapter_of(adapter)->profile, (UINT)feature, args->pData, args->DataSize);
 }
 

@@ -9,7 +9,8 @@
  * the files vkdrv_list.h names (lists), vkdrv_check.c (the
  * execution-time checks shared with the reference driver's rules), vkdrv_queue.c (timelines),
  * vkdrv_validation.c (the VK_EXT_debug_utils messenger), vkdrv_messages.c (version 2 of driver-reported messages:
- * the validation mode's source, categories, GPU VA naming).
+ * the validation mode's source, categories, GPU VA naming), vkdrv_shader.c (vkd3d-shader 1.2 at run time: DXBC to
+ * SPIR-V), vkdrv_pipeline.c (compute pipelines over layouts of their own; docs/pipelines.md).
  *
  * Environment (read at OpenAdapter12):
  *   D12RT_VULKAN_DEVICE=N          the physical device (default: the first discrete GPU, else the first)
@@ -26,6 +27,7 @@
  *   D12RT_VULKAN_FAULT_LOG=FILE    the records of a device loss are appended to FILE (always on stderr too)
  *   D12RT_VULKAN_TEST_DEVICE_LOST=N  test hook: the device's N-th completed wait reports VK_ERROR_DEVICE_LOST
  *   D12RT_VULKAN_TEST_STUCK=N      test hook: the device's N-th submission never completes (vkdrv_stuck.c)
+ * and at the first shader question (vkdrv_shader.h): D12RT_VULKAN_TEST_VKD3D_SHADER=NAME, VKD3D_SHADER_DEBUG.
  */
 #ifndef D12_VKDRV_H
 #define D12_VKDRV_H

@@ -11,6 +11,7 @@
 #include "d12_envnum.h"
 #include "drvcommon_adapter.h"
 #include "vkdrv.h"
+#include "vkdrv_shader.h"
 
 static d12__vkdrv_adapter *adapter_of(D3D12DDI_HADAPTER handle)
 {
@@ -69,6 +70,8 @@ static HRESULT APIENTRY get_caps(D3D12DDI_HADAPTER handle, const D3D12DDIARG_GET
         return E_INVALIDARG;
     d12__vkdrv_adapter *adapter = adapter_of(handle);
     D3D12_FEATURE feature = *(const D3D12_FEATURE *)args->pInfo;
+    if (feature == D3D12_FEATURE_D12RT_SHADER_EXECUTION) /* the application's shaders run when vkd3d-shader loads */
+        return d12__drv_shader_execution(args, d12__vkdrv_shader_available());
     HRESULT hr = d12__refdrv_profile_fill(&adapter->profile, (UINT)feature, args->pData, args->DataSize);
     if (FAILED(hr))
         return hr;

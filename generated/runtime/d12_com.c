@@ -394,15 +394,7 @@ static HRESULT STDMETHODCALLTYPE device_device_CreateGraphicsPipelineState(ID3D1
 
 static HRESULT STDMETHODCALLTYPE device_device_CreateComputePipelineState(ID3D12Device17 *This, const D3D12_COMPUTE_PIPELINE_STATE_DESC *pDesc, const IID *riid, void **ppPipelineState)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)pDesc;
-    (void)riid;
-    (void)ppPipelineState;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device", "CreateComputePipelineState");
-    if (ppPipelineState) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
-        *ppPipelineState = NULL;
-    return E_NOTIMPL;
+    return d12_device_CreateComputePipelineState(device_from_device(This), pDesc, riid, ppPipelineState);
 }
 
 static HRESULT STDMETHODCALLTYPE device_device_CreateCommandList(ID3D12Device17 *This, UINT nodeMask, D3D12_COMMAND_LIST_TYPE type, ID3D12CommandAllocator *pCommandAllocator, ID3D12PipelineState *pInitialState, const IID *riid, void **ppCommandList)
@@ -669,15 +661,7 @@ static HRESULT STDMETHODCALLTYPE device_device_SetResidencyPriority(ID3D12Device
 
 static HRESULT STDMETHODCALLTYPE device_device_CreatePipelineState(ID3D12Device17 *This, const D3D12_PIPELINE_STATE_STREAM_DESC *pDesc, const IID *riid, void **ppPipelineState)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)pDesc;
-    (void)riid;
-    (void)ppPipelineState;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_device_not_implemented(device_from_device(This), "ID3D12Device2", "CreatePipelineState");
-    if (ppPipelineState) /* COM: a failed call leaves its out-pointers NULL (issue 27 item 4) */
-        *ppPipelineState = NULL;
-    return E_NOTIMPL;
+    return d12_device_CreatePipelineState(device_from_device(This), pDesc, riid, ppPipelineState);
 }
 
 static HRESULT STDMETHODCALLTYPE device_device_OpenExistingHeapFromAddress(ID3D12Device17 *This, const void *pAddress, const IID *riid, void **ppvHeap)

@@ -44,6 +44,7 @@ extern "C" {
 #define D12_MESSAGE_ID_OBJECT_OF_ANOTHER_DEVICE ((D3D12_MESSAGE_ID)0x10700)
 #define D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGE_FLAGS_UNSUPPORTED ((D3D12_MESSAGE_ID)0x10600)
 #define D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGES_FEATURE_DATA_INVALID ((D3D12_MESSAGE_ID)0x10601)
+#define D12_MESSAGE_ID_D12RT_SHADER_EXECUTION_FEATURE_DATA_INVALID ((D3D12_MESSAGE_ID)0x13100)
 #define D12_MESSAGE_ID_DRIVER_MESSAGE_FILTER_INVALID ((D3D12_MESSAGE_ID)0x10602)
 #define D12_MESSAGE_ID_DESCRIPTORS_UNSUPPORTED ((D3D12_MESSAGE_ID)0x13d00)
 #define D12_MESSAGE_ID_SET_ROOT_SIGNATURE_INVALID ((D3D12_MESSAGE_ID)0x13d01)
@@ -113,6 +114,15 @@ typedef enum d12_msg {
     D12_MSG_EXECUTECOMMANDLISTS_BUNDLENOTSUPPORTED,
     D12_MSG_DRIVER_REPORTED_MESSAGE_FLAGS_UNSUPPORTED,
     D12_MSG_DRIVER_REPORTED_MESSAGES_FEATURE_DATA_INVALID,
+    D12_MSG_D12RT_SHADER_EXECUTION_FEATURE_DATA_INVALID,
+    D12_MSG_CREATECOMPUTEPIPELINESTATE_INVALID_SHADER,
+    D12_MSG_CREATECOMPUTEPIPELINESTATE_CS_ROOT_SIGNATURE_MISMATCH,
+    D12_MSG_CREATECOMPUTEPIPELINESTATE_MISSING_ROOT_SIGNATURE,
+    D12_MSG_CREATEPIPELINESTATE_ZERO_SIZE_STREAM,
+    D12_MSG_CREATEPIPELINESTATE_INVALID_STREAM,
+    D12_MSG_CREATEPIPELINESTATE_UNKNOWN_SUBOBJECT,
+    D12_MSG_CREATEPIPELINESTATE_DUPLICATE_SUBOBJECT,
+    D12_MSG_CREATEPIPELINESTATE_CANNOT_DEDUCE_TYPE,
     D12_MSG_DRIVER_MESSAGE_FILTER_INVALID,
     D12_MSG_DESCRIPTORS_UNSUPPORTED,
     D12_MSG_CREATE_DESCRIPTOR_HEAP_INVALID_DESC,
@@ -491,6 +501,51 @@ static inline void d12__msg_driver_reported_message_flags_unsupported(d12_info_q
 static inline void d12__msg_driver_reported_messages_feature_data_invalid(d12_info_queue *queue, const char *method, unsigned int size, unsigned int expected)
 {
     d12__info_queue_report(queue, D12_MSG_DRIVER_REPORTED_MESSAGES_FEATURE_DATA_INVALID, method, size, expected);
+}
+
+static inline void d12__msg_d12rt_shader_execution_feature_data_invalid(d12_info_queue *queue, const char *method, unsigned int size, unsigned int expected)
+{
+    d12__info_queue_report(queue, D12_MSG_D12RT_SHADER_EXECUTION_FEATURE_DATA_INVALID, method, size, expected);
+}
+
+static inline void d12__msg_createcomputepipelinestate_invalid_shader(d12_info_queue *queue, const char *method, const char *why)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATECOMPUTEPIPELINESTATE_INVALID_SHADER, method, why);
+}
+
+static inline void d12__msg_createcomputepipelinestate_cs_root_signature_mismatch(d12_info_queue *queue, const char *method, const char *why)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATECOMPUTEPIPELINESTATE_CS_ROOT_SIGNATURE_MISMATCH, method, why);
+}
+
+static inline void d12__msg_createcomputepipelinestate_missing_root_signature(d12_info_queue *queue, const char *method, const char *detail)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATECOMPUTEPIPELINESTATE_MISSING_ROOT_SIGNATURE, method, detail);
+}
+
+static inline void d12__msg_createpipelinestate_zero_size_stream(d12_info_queue *queue, const char *method)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATEPIPELINESTATE_ZERO_SIZE_STREAM, method);
+}
+
+static inline void d12__msg_createpipelinestate_invalid_stream(d12_info_queue *queue, const char *method, unsigned long long offset, const char *what)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATEPIPELINESTATE_INVALID_STREAM, method, offset, what);
+}
+
+static inline void d12__msg_createpipelinestate_unknown_subobject(d12_info_queue *queue, const char *method, unsigned int type, unsigned long long offset)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATEPIPELINESTATE_UNKNOWN_SUBOBJECT, method, type, offset);
+}
+
+static inline void d12__msg_createpipelinestate_duplicate_subobject(d12_info_queue *queue, const char *method, const char *type)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATEPIPELINESTATE_DUPLICATE_SUBOBJECT, method, type);
+}
+
+static inline void d12__msg_createpipelinestate_cannot_deduce_type(d12_info_queue *queue, const char *method)
+{
+    d12__info_queue_report(queue, D12_MSG_CREATEPIPELINESTATE_CANNOT_DEDUCE_TYPE, method);
 }
 
 static inline void d12__msg_driver_message_filter_invalid(d12_info_queue *queue, const char *count_name, unsigned int count, const char *list_name)

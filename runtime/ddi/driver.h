@@ -151,6 +151,10 @@ UINT d12__driver_feature_data_size(UINT feature, d12_caps_flavor flavor);
  * pfnGetCaps returned) `data` is untouched. */
 HRESULT d12__driver_get_feature_data(d12_driver_adapter *adapter, D3D12_FEATURE feature, void *data, UINT size);
 
+/* Whether the driver runs the application's shaders (D3D12_FEATURE_D12RT_SHADER_EXECUTION through
+ * D3D12DDICAPS_TYPE_D12RT_FEATURE_DATA): a driver that fails the query, or does not know it, runs none. */
+bool d12__driver_executes_shaders(d12_driver_adapter *adapter);
+
 /* The adapter's identity (D3D12DDICAPS_TYPE_D12RT_ADAPTER_IDENTITY, asked at open); VendorId
  * D3D12DDI_D12RT_VENDOR_ID_UNKNOWN when the driver did not answer. */
 D3D12DDI_D12RT_ADAPTER_IDENTITY d12__driver_adapter_identity(const d12_driver_adapter *adapter);

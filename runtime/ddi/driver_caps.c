@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "d12rt/d3d12_ext.h" /* D3D12_FEATURE_D12RT_SHADER_EXECUTION */
 #include "driver_internal.h"
 
 /* ---- True capabilities ---- */
@@ -60,6 +61,14 @@ HRESULT d12__driver_get_feature_data(d12_driver_adapter *adapter, D3D12_FEATURE 
         memcpy(data, copy, size);
     free(copy);
     return hr;
+}
+
+bool d12__driver_executes_shaders(d12_driver_adapter *adapter)
+{
+    static const D3D12_FEATURE feature = D3D12_FEATURE_D12RT_SHADER_EXECUTION;
+    D3D12_FEATURE_DATA_D12RT_SHADER_EXECUTION answer = {FALSE};
+    D3D12DDIARG_GETCAPS args = {D3D12DDICAPS_TYPE_D12RT_FEATURE_DATA, &feature, &answer, sizeof answer};
+    return SUCCEEDED(adapter->funcs.pfnGetCaps(adapter->handle, &args)) && answer.ExecutesShaders;
 }
 
 /* ---- The adapter's identity ---- */

@@ -259,6 +259,20 @@ static bool answer_is_fixed(const d12_caps_layout *layout, const d12_caps_layout
     return layout->from[newest->index].count == layout->field_count;
 }
 
+/* issue 31: a d12rt feature, answered by the runtime from the driver's word (no SDK clamping: it is no tier). */
+static HRESULT shader_execution(struct d12_device *device, const char *method, void *data, UINT size)
+{
+    if (!data || size != sizeof(D3D12_FEATURE_DATA_D12RT_SHADER_EXECUTION)) {
+        d12__msg_d12rt_shader_execution_feature_data_invalid(
+            device->info_queue, method, size, (unsigned)sizeof(D3D12_FEATURE_DATA_D12RT_SHADER_EXECUTION));
+        return E_INVALIDARG;
+    }
+    D3D12_FEATURE_DATA_D12RT_SHADER_EXECUTION answer = {
+        d12__driver_executes_shaders(d12__driver_device_adapter(device->driver)) ? TRUE : FALSE};
+    memcpy(data, &answer, sizeof answer);
+    return S_OK;
+}
+
 /* Ask the driver in the newest layout, answer in the caller's, then clamp the caller's copy. An answer that
  * cannot change comes from the device's cache (feature_cache.h), after the same argument checks. */
 static HRESULT query(struct d12_device *device, const char *method, UINT feature, void *data, UINT size,
@@ -268,6 +282,8 @@ static HRESULT query(struct d12_device *device, const char *method, UINT feature
         return DXGI_ERROR_DEVICE_REMOVED;
     if (feature == (UINT)D3D12_FEATURE_DRIVER_REPORTED_MESSAGES) /* v2: answered by the runtime (drm_v2.h) */
         return d12__drm_feature_data(device, method, data, size);
+    if (feature == (UINT)D3D12_FEATURE_D12RT_SHADER_EXECUTION)
+        return shader_execution(device, method, data, size);
     HRESULT cached;
     if (data != NULL && d12__feature_cache_lookup(&device->feature_cache, feature, size, version, legacy, data,
                                                   &cached))

@@ -107,6 +107,23 @@ typedef struct d12_dxbc_program {
 int d12_dxbc_program_parse(const d12_dxbc *dxbc, d12_dxbc_program *out, char *error, size_t error_size);
 void d12_dxbc_program_free(d12_dxbc_program *program);
 
+/* ---- Locating a register in a root signature (locate.c) ---- */
+
+/* Where a root signature binds one register, as the compute stage sees it (parameters of visibility ALL only). */
+typedef struct d12_rootsig_location {
+    UINT parameter;                 /* the root parameter; UINT_MAX for a static sampler */
+    D3D12_ROOT_PARAMETER_TYPE type; /* its type */
+    UINT range;                     /* a table: the range that covers the register */
+    uint64_t table_offset;          /* a table: the register's descriptor, counted from the table's start */
+    UINT static_sampler;            /* a static sampler: its index */
+    uint64_t end;                   /* the first register after what this parameter (or range) covers */
+} d12_rootsig_location;
+
+/* The first root parameter of `desc` (1.1) that binds register `reg` of `kind` in `space`: a table range of the
+ * register's type, a root view of its type, root constants (a CBV), or a static sampler. 0 with *where, or -1. */
+int d12_rootsig_locate(const D3D12_ROOT_SIGNATURE_DESC1 *desc, d12_dxbc_binding_kind kind, uint32_t space,
+                       uint32_t reg, d12_rootsig_location *where);
+
 /* ---- RTS0 (rts0.c) ---- */
 
 /* Parses an RTS0 chunk's data into one allocation (free() it) holding the description at the blob's version

@@ -142,7 +142,10 @@ typedef enum D3D12DDICAPS_TYPE {
      * newest layout (DataSize bytes). Input fields (NodeIndex, Format, ...) hold the application's values;
      * the driver writes every output field with its TRUE capability, unclamped: for in/out maxima
      * (HighestShaderModel, HighestVersion, MaxSupportedFeatureLevel) its own highest. Output fields arrive
-     * zeroed. A driver that does not know the feature, or no layout of DataSize bytes, returns E_INVALIDARG. */
+     * zeroed. A driver that does not know the feature, or no layout of DataSize bytes, returns E_INVALIDARG.
+     * d12rt's own features are asked the same way: D3D12_FEATURE_D12RT_SHADER_EXECUTION (0x10001, pData a
+     * D3D12_FEATURE_DATA_D12RT_SHADER_EXECUTION) is TRUE when the driver runs the application's shaders; a
+     * driver that fails the query is taken to run none. */
     D3D12DDICAPS_TYPE_D12RT_FEATURE_DATA = 0x0D120001,
     /* pInfo points at a D3D12_FEATURE holding 0xFFFFFFFF (no feature, so a driver that reads it before Type
      * answers E_INVALIDARG as for any unknown feature); pData points at a D3D12DDI_D12RT_ADAPTER_IDENTITY
