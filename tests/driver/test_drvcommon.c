@@ -258,7 +258,7 @@ static void rules(bool kernel_faults)
     /* A copy's faults are this code's in either driver; its destination runs off the allocation. */
     x.faulted = false;
     void *src = NULL, *dst = NULL;
-    d12__drv_op_args copy = {.copy = {buffer.va + 0xFFF0, buffer.va, 32}};
+    d12__drv_op_args copy = {.copy = {buffer.va + 0xFFF0, buffer.va, 32, 0, 0}}; /* no named ends */
     d12__drv_check_op(&x, &b, D12_DRV_OP_COPY, 9, &copy, &src, &dst);
     CHECK(src == &buffer && dst == NULL);
     CHECK(x.faulted && x.bad);
