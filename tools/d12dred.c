@@ -2,11 +2,13 @@
  *
  *     d12dred show FILE           the report as a tree (docs/dred-report.md)
  *     d12dred show FILE --json    the report as normalised JSON (what d12rt would write for it)
+ *     d12dred show FILE --timeline VA   the creations and releases of the resources that held VA (issue 32 item 7)
  *     d12dred diff A B            compare two runs: reason, device state, faulting op, page-fault verdict
  *     d12dred html FILE [-o OUT]  the report as one self-contained HTML page (stdout, or OUT written atomically)
  *
- * Exit status: 0 success (diff: the reports agree), 1 diff: they differ, 2 usage error, 3 a file that cannot be
- * read or is not a valid report (the reason on stderr: `d12dred: FILE: line L, column C: ...`). */
+ * Exit status: 0 success (diff: the reports agree), 1 diff: they differ (show --timeline: the report has no timeline
+ * of VA), 2 usage error, 3 a file that cannot be read or is not a valid report (the reason on stderr: `d12dred: FILE:
+ * line L, column C: ...`). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -43,18 +45,30 @@ static d12dred_report *load(const char *path)
     return report;
 }
 
-static int show(const char *path, int json)
+/* `timeline`: NULL for the tree (or --json), else the VA whose timeline to print. */
+static int show(const char *path, int json, const char *timeline)
 {
     d12dred_report *report = load(path);
     if (!report)
         return EXIT_BAD_FILE;
-    int rc = json ? d12dred_report_write_json(report, stdout) : d12dred_report_render(report, stdout);
+    int rc = timeline ? d12dred_report_render_timeline(report, strtoull(timeline, NULL, 0), stdout)
+             : json   ? d12dred_report_write_json(report, stdout)
+                      : d12dred_report_render(report, stdout);
     d12dred_report_free(report);
-    if (rc != 0) {
+    if (rc < 0) {
         fprintf(stderr, "d12dred: cannot write the output\n");
         return EXIT_BAD_FILE;
     }
-    return EXIT_SAME;
+    return rc == 1 ? EXIT_DIFFERENT : EXIT_SAME; /* 1: no timeline of that VA (the line says so) */
+}
+
+/* A VA as `show --timeline` takes it: 0x-prefixed hex or decimal, all of it a number below 2^64. */
+static int valid_va(const char *text)
+{
+    char *end = NULL;
+    errno = 0;
+    (void)strtoull(text, &end, 0);
+    return *text && *text != '-' && end && *end == '\0' && errno == 0;
 }
 
 static int diff(const char *a_path, const char *b_path)
@@ -99,18 +113,19 @@ static int html(const char *path, const char *output)
     return rc == 0 ? EXIT_SAME : EXIT_BAD_FILE;
 }
 
-enum { OPT_JSON = 0x200 };
+enum { OPT_JSON = 0x200, OPT_TIMELINE };
 
 int main(int argc, char **argv)
 {
     static const struct option long_options[] = {
         D12_TOOL_COMMON_OPTIONS,
         {"json", no_argument, NULL, OPT_JSON},
+        {"timeline", required_argument, NULL, OPT_TIMELINE},
         {"output", required_argument, NULL, 'o'},
         {NULL, 0, NULL, 0},
     };
     int json = 0;
-    const char *output = NULL;
+    const char *output = NULL, *timeline = NULL;
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":ho:", long_options, NULL)) != -1) {
@@ -125,6 +140,13 @@ int main(int argc, char **argv)
         case 'o':
             output = optarg;
             break;
+        case OPT_TIMELINE:
+            if (!valid_va(optarg)) {
+                fprintf(stderr, "d12dred: --timeline wants a VA (0x... or decimal), not '%s'\n", optarg);
+                return usage();
+            }
+            timeline = optarg;
+            break;
         default:
             return d12_tool_bad_option("d12dred", d12dred_usage, c, optopt, argv, optind);
         }
@@ -132,12 +154,12 @@ int main(int argc, char **argv)
     /* getopt_long moved the options in front: argv[optind..] are the command and its operands, in order */
     int count = argc - optind;
     char **args = argv + optind;
-    /* --json belongs to show, -o to html */
-    if (count == 2 && strcmp(args[0], "show") == 0 && !output)
-        return show(args[1], json);
-    if (count == 3 && strcmp(args[0], "diff") == 0 && !json && !output)
+    /* --json and --timeline (one of them) belong to show, -o to html */
+    if (count == 2 && strcmp(args[0], "show") == 0 && !output && !(json && timeline))
+        return show(args[1], json, timeline);
+    if (count == 3 && strcmp(args[0], "diff") == 0 && !json && !output && !timeline)
         return diff(args[1], args[2]);
-    if (count == 2 && strcmp(args[0], "html") == 0 && !json)
+    if (count == 2 && strcmp(args[0], "html") == 0 && !json && !timeline)
         return html(args[1], output);
     if (count >= 1 && strcmp(args[0], "show") != 0 && strcmp(args[0], "diff") != 0 && strcmp(args[0], "html") != 0)
         fprintf(stderr, "d12dred: unknown command '%s'\n", args[0]);

@@ -198,6 +198,8 @@ void d12__dred_list_close(struct d12_command_list *list)
     struct d12_dred *device_dred = list->device_child.device->dred;
     atomic_store_explicit(&dred->closed_seq, atomic_load_explicit(&device_dred->free_seq, memory_order_relaxed),
                           memory_order_relaxed);
+    atomic_store_explicit(&dred->closed_submission,
+                          atomic_load_explicit(&device_dred->last_serial, memory_order_relaxed), memory_order_relaxed);
 }
 
 /* Whether the ring slot of op `index` holds the op (and so, for a work op, its arguments): the recording reached it

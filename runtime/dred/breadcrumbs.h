@@ -120,6 +120,8 @@ typedef struct d12_dred_list {
     d12_dred_bundle_work *bundle_works;
     UINT bundle_work_count, bundle_work_capacity;
     _Atomic uint64_t closed_seq; /* the ledger's free sequence when the list was closed (use-after-free verdict) */
+    _Atomic uint64_t closed_submission; /* the device's latest ExecuteCommandLists at Close ("the list recorded at
+                                           #40", the re-creation verdict; issue 32 item 7) */
     /* Recordings begun (create, each Reset): bumped under the device's DRED freeze lock, so a freeze either runs
      * before a Reset touches the recording or sees that the list was reset since it was submitted (and then reads
      * none of it: the list may be recording right now; docs/dred.md). */

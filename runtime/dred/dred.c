@@ -46,6 +46,7 @@ HRESULT d12__dred_create(struct d12_device *device, const d12_dred_enabled *enab
     dred->track_submissions = enabled->auto_breadcrumbs || (dump && *dump);
     atomic_init(&dred->frozen, false);
     atomic_init(&dred->free_seq, 0);
+    atomic_init(&dred->last_serial, 0);
     pthread_mutex_init(&dred->freeze_lock, NULL);
     pthread_mutex_init(&dred->complete_lock, NULL);
     pthread_mutex_init(&dred->track_lock, NULL);
@@ -284,9 +285,15 @@ d12_dred_submission *d12__dred_submit_begin(struct d12_command_queue *queue, UIN
 
 void d12__dred_submit_end(struct d12_command_queue *queue, d12_dred_submission *submission, uint64_t serial)
 {
+    struct d12_dred *dred = queue->device_child.device->dred;
+    if (dred && dred->events) { /* the timeline's "after submission #41" (issue 32 item 7): one leaf lock per call */
+        pthread_mutex_lock(&dred->ledger_lock);
+        atomic_store_explicit(&dred->last_serial, serial, memory_order_relaxed);
+        dred->last_queue = queue;
+        pthread_mutex_unlock(&dred->ledger_lock);
+    }
     if (submission == NULL)
         return;
-    struct d12_dred *dred = queue->device_child.device->dred;
     pthread_mutex_lock(&dred->track_lock);
     submission->serial = serial;
     pthread_mutex_unlock(&dred->track_lock);

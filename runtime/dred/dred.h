@@ -39,6 +39,7 @@ typedef struct d12_dred_allocation {
     struct d12_resource *resource;
     UINT64 start, size;            /* the whole 64 KiB-granular allocation */
     UINT64 width;                  /* the buffer's Width (out-of-bounds distances) */
+    uint64_t created;              /* its creation's number in the ledger's timeline ring (0: none recorded) */
 } d12_dred_allocation;
 
 /* Stage 1: called exactly once per device, by the thread whose removal won (first reason wins), with no runtime lock
@@ -97,7 +98,8 @@ struct d12_dred_submission;
 struct d12_resource;
 
 /* ExecuteCommandLists (queue.c): `begin` before the driver is handed the lists (so a fault during the call still
- * finds them), `end` with the serial the queue counted it as. Both are no-ops (NULL) with breadcrumbs off. */
+ * finds them), `end` with the serial the queue counted it as. Both are no-ops (NULL) with breadcrumbs off, except
+ * that `end` notes the serial for the ledger's timeline ("after submission #41") with page-fault DRED on. */
 struct d12_dred_submission *d12__dred_submit_begin(struct d12_command_queue *queue, UINT count,
                                                    struct d12_command_list *const *lists);
 void d12__dred_submit_end(struct d12_command_queue *queue, struct d12_dred_submission *submission, uint64_t serial);
@@ -126,6 +128,7 @@ typedef struct d12_dred_heap {
     struct d12_resource *active;
     char *active_name;  /* the active resource's name when it was released (malloc'ed; active is then NULL) */
     UINT32 active_op;
+    uint64_t created;   /* its creation's number in the ledger's timeline ring (0: none recorded) */
 } d12_dred_heap;
 void d12__dred_heap_created(struct d12_heap *heap);
 void d12__dred_heap_released(struct d12_heap *heap);

@@ -62,6 +62,22 @@ typedef struct d12_dred_freed {
     uint32_t active_op;            /* a HEAP: that barrier's op */
 } d12_dred_freed;
 
+/* The resource timeline (issue 32 item 7, docs/dred.md "Resource timeline"): the ledger's creations and releases
+ * of resources and heaps, in a ring of the newest D12_DRED_EVENT_RING, written under the ledger lock. */
+#define D12_DRED_EVENT_RING 16384u
+
+typedef struct d12_dred_event {
+    uint64_t seq;                  /* 1, 2, ...: creations and releases counted together */
+    uint64_t created;              /* the creation's seq of the object it is about (its own for a creation) */
+    uint64_t time_ns;              /* CLOCK_MONOTONIC */
+    uint64_t submission;           /* the device's latest ExecuteCommandLists (its queue's serial; 0: none yet) */
+    const void *queue;             /* that submission's queue (an identity, compared only) */
+    UINT64 start, size;
+    uint64_t free_seq;             /* a release: its record's number in the freed ring (the names); 0: none */
+    uint32_t type;                 /* D3D12_DRED_ALLOCATION_TYPE */
+    bool released;
+} d12_dred_event;
+
 struct d12_dred {
     d12_dred_enabled enabled;       /* fixed */
     bool track_submissions;         /* fixed: breadcrumbs on, or D12RT_DRED_DUMP set (the report's queues) */
@@ -107,6 +123,10 @@ struct d12_dred {
     d12_dred_freed *freed;          /* D12_DRED_FREED_RING records */
     uint64_t freed_total;           /* frees so far: the ring holds the last min(total, 65 000) */
     _Atomic uint64_t free_seq;
+    d12_dred_event *events;         /* D12_DRED_EVENT_RING records (page-fault DRED on), or NULL */
+    uint64_t event_total;           /* events so far: the ring holds the last min(total, D12_DRED_EVENT_RING) */
+    _Atomic uint64_t last_serial;   /* written under the ledger lock: the device's latest submission (its queue's */
+    const void *last_queue;         /* serial) and its queue; read by the ring (locked) and by Close (relaxed) */
 
     struct d12_dred_stall *stall;   /* D12RT_STALL_MS's detector (stall.c), or NULL */
     d12_debug_settings settings_at_creation; /* the process-global settings as D3D12CreateDevice latched them */
@@ -122,8 +142,17 @@ void d12__dred_ledger_fini(struct d12_dred *dred);
 /* Free a ring record's strings and zero it. */
 void d12__dred_freed_clear(d12_dred_freed *record);
 /* Put a release into the ring of recent frees (ledger lock held); what fell out is returned in *freed, for the
- * caller to free its names after unlocking. */
-void d12__dred_ledger_push_freed(struct d12_device *device, d12_dred_freed *freed);
+ * caller to free its names after unlocking. Returns the release's free sequence number (0: frozen, not kept). */
+uint64_t d12__dred_ledger_push_freed(struct d12_device *device, d12_dred_freed *freed);
+/* The timeline ring (ledger.c): the monotonic clock read outside the lock, then one event pushed with the ledger lock
+ * held; returns its seq (0: no ring). `created` 0 for a creation (its own seq). */
+uint64_t d12__dred_now_ns(void);
+uint64_t d12__dred_ledger_push_event(struct d12_dred *dred, bool released, uint64_t created, UINT64 start,
+                                     UINT64 size, uint32_t type, uint64_t free_seq, uint64_t time_ns);
+struct d12dred_report;
+/* The report's timelines (report_timeline.c): per VA the report names, its holders' events; then the use-after-free
+ * verdict's re-creation sentence. No lock held. */
+void d12__dred_report_fill_timelines(struct d12_device *device, struct d12dred_report *r);
 
 /* ---- Heaps (heaps.c) ---- */
 /* A placed resource is being released (ledger lock held; `freed` its ring record, names copied): the active alias

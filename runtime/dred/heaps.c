@@ -32,9 +32,12 @@ void d12__dred_heap_created(struct d12_heap *heap)
         return;
     d12_dred_heap *record = &heap->dred;
     *record = (d12_dred_heap){NULL, NULL, heap, heap->gpu_address, (heap->desc.SizeInBytes + 0xFFFFull) & ~0xFFFFull,
-                              0, NULL, NULL, D12_DRED_OP_INDEX_UNKNOWN};
+                              0, NULL, NULL, D12_DRED_OP_INDEX_UNKNOWN, 0};
+    uint64_t now = dred->events ? d12__dred_now_ns() : 0;
     pthread_mutex_lock(&dred->ledger_lock);
     record->id = ++dred->heap_ids;
+    record->created = d12__dred_ledger_push_event(dred, false, 0, record->start, record->size,
+                                                  D3D12_DRED_ALLOCATION_TYPE_HEAP, 0, now);
     record->next = &dred->heaps;
     record->prev = dred->heaps.prev;
     dred->heaps.prev->next = record;
@@ -53,13 +56,16 @@ void d12__dred_heap_released(struct d12_heap *heap)
                             D3D12_DRED_ALLOCATION_TYPE_HEAP, record->id, NULL, record->active_op};
     if (d12__object_dying_has_private_data(&heap->device_child.object))
         d12__dred_object_names(&heap->device_child.object, &freed.name_a, &freed.name_w);
+    uint64_t now = dred->events ? d12__dred_now_ns() : 0;
     pthread_mutex_lock(&dred->ledger_lock);
     record->prev->next = record->next;
     record->next->prev = record->prev;
     record->heap = NULL;
     freed.active_name = record->active_name; /* its placed resources went first: the active one is named */
     record->active_name = NULL;
-    d12__dred_ledger_push_freed(heap->device_child.device, &freed);
+    uint64_t free_seq = d12__dred_ledger_push_freed(heap->device_child.device, &freed);
+    d12__dred_ledger_push_event(dred, true, record->created, record->start, record->size,
+                                D3D12_DRED_ALLOCATION_TYPE_HEAP, free_seq, now);
     pthread_mutex_unlock(&dred->ledger_lock);
     d12__dred_freed_clear(&freed);
 }

@@ -419,6 +419,7 @@ struct d12_dred_report_state *d12__dred_report_freeze(struct d12_device *device,
     d12__dred_report_fill_nodes(device, state->report, breadcrumbs, &state->bundle_picks);
     fill_queues(device, state->report, breadcrumbs);
     fill_page_fault(device, state->report);
+    d12__dred_report_fill_timelines(device, state->report); /* last: the VAs the report names (report_timeline.c) */
     return state;
 }
 

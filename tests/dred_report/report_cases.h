@@ -380,6 +380,47 @@ static inline d12dred_report *case_bundle_fault(void)
     return r;
 }
 
+/* Issue 32 item 7: 'Emitter params' released after submission #41 and re-created after #42 at another VA, while the
+ * list recorded after #40 still draws from the old one; its timeline, and the verdict's re-creation sentence. */
+static inline void case_event(d12dred_timeline *t, int released, const char *name, uint64_t va, uint64_t seq,
+                              uint64_t ns_before, uint64_t after)
+{
+    d12dred_timeline_event e = {released != 0, (char *)name, TYPE_RESOURCE, va, 0x10000, seq, ns_before, after,
+                                after ? (char *)"Direct queue" : NULL};
+    d12dred_timeline_add_event(t, &e);
+}
+
+static inline d12dred_report *case_recreated(void)
+{
+    d12dred_report *r = d12dred_report_new();
+    case_header(r, HR_DEVICE_HUNG, "DXGI_ERROR_DEVICE_HUNG", STATE_PAGEFAULT, 1);
+    d12dred_queue *q = d12dred_report_add_queue(r, "Direct queue", 0);
+    d12dred_queue_set_faulted(q, true);
+    d12dred_node *n = d12dred_report_add_node(r, "Particles list", "Direct queue", 43, 1, 0);
+    d12dred_submission *s = d12dred_queue_add_submission(q, 43, D12DRED_SUBMISSION_IN_PROGRESS);
+    d12dred_submission_add_list(s, "Particles list", d12dred_report_node_index(r, n));
+    d12dred_op *fault = d12dred_node_add_op(n, 0, OP_DRAWINSTANCED, 0, NULL);
+    d12dred_op_set_attribution(fault, D12DRED_ATTRIBUTION_SUSPECT);
+    d12dred_op_state *st = d12dred_op_get_state(fault);
+    d12dred_op_state_add_vertex_buffer(st, 0, 0x100020000ull, 256, 16, "Emitter params");
+    d12dred_va_site_set(&st->vertex_buffers[0].site, true, 0, "released after the list was recorded");
+    d12dred_page_fault *pf = d12dred_report_set_page_fault(r, 0x100020000ull, 0);
+    d12dred_page_fault_set_verdict(pf, D12DRED_VERDICT_USE_AFTER_FREE);
+    d12dred_page_fault_add_freed(pf, "Emitter params", TYPE_RESOURCE, 0x100020000ull, 0x10000, true)->width = 256;
+    d12dred_page_fault_set_below(pf, "Spark VB", TYPE_RESOURCE, 0x100000000ull, 0x10000, 0x10000, false)->width = 4096;
+    d12dred_page_fault_set_above(pf, "Emitter params", TYPE_RESOURCE, 0x100040000ull, 0x10000, 0x20000, false)->width =
+        256;
+    d12dred_page_fault_set_detail(pf, "released before the list was submitted (stale list): release #1 of 'Emitter "
+                                      "params' came before submission #43, whose list still used it; re-record the "
+                                      "list, or keep the buffer alive while the list can be submitted");
+    d12dred_timeline *t = d12dred_report_add_timeline(r, 0x100020000ull, 0x100020000ull, 0x100030000ull);
+    case_event(t, 0, "Emitter params", 0x100020000ull, 2, 41250000, 0);
+    case_event(t, 1, "Emitter params", 0x100020000ull, 3, 16500000, 41);
+    case_event(t, 0, "Emitter params", 0x100040000ull, 4, 16125000, 42);
+    d12dred_report_note_recreation(r, 40);
+    return r;
+}
+
 typedef struct report_case {
     const char *name;
     d12dred_report *(*build)(void);
@@ -391,7 +432,7 @@ static const report_case report_cases[] = {
     {"unknown_values", case_unknown_values},     {"dred_off", case_dred_off},
     {"long_node", case_long_node},               {"hang_exact", case_hang_exact},
     {"deadlock", case_deadlock},                 {"stall_fences", case_stall_fences},
-    {"bundle_fault", case_bundle_fault},
+    {"bundle_fault", case_bundle_fault},         {"recreated", case_recreated},
 };
 
 static inline const report_case *find_report_case(const char *name)

@@ -1,6 +1,7 @@
-/* `d12dred diff A B` (docs/dred-report.md "diff"): nine aspects, one line each -- the kind, the reason, the device
+/* `d12dred diff A B` (docs/dred-report.md "diff"): ten aspects, one line each -- the kind, the reason, the device
  * state, the cause, the faulting op, its state (arguments, views, root descriptors, copy sides), the page-fault
- * verdict, the waits' verdict and the waits (the last four and the kind: issue 32 item 5, d12dred_diff_waits.c). An aspect one
+ * verdict, the waits' verdict and the waits (the last four and the kind: issue 32 item 5, d12dred_diff_waits.c), the
+ * resource timelines' order (issue 32 item 7, d12dred_timeline.c: times, VAs and numbers left out). An aspect one
  * run has no data for (the feature that records it was off there) says so -- "no data: page-fault reporting was off
  * in run 2" -- and is no difference: a run with reporting off did not have another bug (issue 19 item 7). */
 #define _POSIX_C_SOURCE 200809L
@@ -224,6 +225,7 @@ int d12dred_report_diff(const d12dred_report *a, const d12dred_report *b, FILE *
         {"verdict", describe_verdict, missing_verdict},
         {"wait verdict", d12__dred_describe_wait_verdict, NULL},
         {"waits", d12__dred_describe_waits, NULL},
+        {"timelines", d12__dred_describe_timelines, missing_verdict}, /* the ledger's: page-fault DRED */
     };
     enum { COUNT = (int)(sizeof aspects / sizeof aspects[0]) };
     buf lines[COUNT] = {{0}};
@@ -250,7 +252,7 @@ int d12dred_report_diff(const d12dred_report *a, const d12dred_report *b, FILE *
                              COUNT - no_data, no_data);
     else
         d12__dred_buf_puts(&text, "the reports agree on every aspect: kind, reason, device state, cause, faulting op, "
-                                  "op state, verdict, wait verdict and waits\n");
+                                  "op state, verdict, wait verdict, waits and timelines\n");
     if (out)
         d12__dred_emit(&text, out);
     else

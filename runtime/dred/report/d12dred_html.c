@@ -71,6 +71,8 @@ static const char k_style[] =
     "border-style:dashed}.cell.holds{box-shadow:0 0 0 3px #ffb300}"
     ".cell.va{border-color:#000;background:#fff3c4;font-weight:600}"
     ".tag{display:block;font:11px system-ui,sans-serif;text-transform:uppercase;color:#555}"
+    ".vaside{display:flex;flex-wrap:wrap;gap:16px}.vaside>div{flex:1 1 420px;min-width:0}"
+    ".timeline{margin:4px 0 10px;padding-left:20px}.timeline li.released{color:#b00020}.tltitle{margin:6px 0 2px}"
     ".gap{align-self:center;color:#666;font-size:12px;padding:0 4px;border-top:2px dotted #999}"
     "dl.kv{margin:2px 0 2px 8px}dl.kv>dt{font-weight:600;float:left;clear:left;margin-right:8px}"
     "dl.kv>dd{margin:0 0 2px 0;overflow:hidden}ol.kv{margin:2px 0;padding-left:28px}";
@@ -643,6 +645,7 @@ char *d12dred_report_to_html(const d12dred_report *r, const char *title, size_t 
     page_queues(&b, r, &extras);
     page_nodes(&b, r, &extras);
     d12__dred_html_page_fault(&b, r, &extras);
+    d12__dred_html_timelines(&b, r, &extras);
     page_messages(&b, r);
     page_fences(&b, r, &extras);
     d12__dred_html_extras_sections(&b, &extras);

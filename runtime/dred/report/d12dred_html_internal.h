@@ -38,7 +38,10 @@ void d12__dred_html_extras_rest(d12__dred_buf *b, d12__dred_html_extras *x);
 
 /* The VA as show prints it: `0x1000 (read)`, `(write)`, `(read, flags 0x80000000)`. */
 void d12__dred_html_va(d12__dred_buf *b, const d12dred_page_fault *pf);
-/* The page fault's section: the VA, the verdict, its extras, the map of the VA among its neighbours, live and freed. */
+/* The page fault's section: the VA, the verdict, its extras, the map of the VA among its neighbours, live and freed,
+ * and beside it the resource timelines. */
 void d12__dred_html_page_fault(d12__dred_buf *b, const d12dred_report *r, d12__dred_html_extras *extras);
+/* The resource timelines' own section, for a report that names VAs without a page fault (a hang's op state). */
+void d12__dred_html_timelines(d12__dred_buf *b, const d12dred_report *r, d12__dred_html_extras *extras);
 
 #endif

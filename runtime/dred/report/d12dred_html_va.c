@@ -2,10 +2,12 @@
  * among the allocations the report names -- the live ones holding it, the freed ones that held it, the nearest below
  * and above -- as one bar in address order, not to scale (a wild VA is terabytes from its neighbours): each
  * allocation a cell in show's words (`'name' TYPE [start, end), width W, released ...`) with how it lies to the VA,
- * the gaps to the neighbours as their byte distance, the faulting VA as a marked cell among them. */
+ * the gaps to the neighbours as their byte distance, the faulting VA as a marked cell among them. Beside the map, the
+ * resource timelines (issue 32 item 7) in show --timeline's words. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,6 +128,35 @@ static void put_map(buf *b, const d12dred_page_fault *pf)
     free(cells);
 }
 
+/* Each timeline as show --timeline prints it: its title, then one line per event, oldest first. */
+static void put_timelines(buf *b, const d12dred_report *r, d12__dred_html_extras *extras)
+{
+    d12__dred_buf_puts(b, "<h3>Resource timelines</h3>\n<div id=\"timelines\">\n");
+    if (!r->timeline_count)
+        d12__dred_buf_puts(b, r->features.page_fault ? "<p class=\"dim\">none (no creation or release of a VA the "
+                                                       "report names is left in the ledger's ring)</p>\n"
+                                                     : "<p class=\"dim\">no data (page-fault reporting was off)</p>\n");
+    for (size_t i = 0; i < r->timeline_count; i++) {
+        const d12dred_timeline *t = r->timelines[i];
+        buf f = {0};
+        d12__dred_put_timeline_title(&f, t);
+        d12__dred_buf_puts(b, "<p class=\"tltitle\">");
+        d12__dred_html_fragment(b, &f);
+        d12__dred_buf_puts(b, "</p>\n<ol class=\"timeline\">\n");
+        for (size_t j = 0; j < t->event_count; j++) {
+            d12__dred_put_timeline_event(&f, r, t, &t->events[j]);
+            d12__dred_buf_printf(b, "<li class=\"%s\">", t->events[j].released ? "released" : "created");
+            d12__dred_html_fragment(b, &f);
+            d12__dred_buf_puts(b, "</li>\n");
+        }
+        d12__dred_buf_puts(b, "</ol>\n");
+        char owner[48];
+        snprintf(owner, sizeof owner, "$.timelines[%zu]", i);
+        d12__dred_html_extras_of(b, extras, owner);
+    }
+    d12__dred_buf_puts(b, "</div>\n");
+}
+
 void d12__dred_html_page_fault(buf *b, const d12dred_report *r, d12__dred_html_extras *extras)
 {
     const d12dred_page_fault *pf = r->page_fault;
@@ -154,6 +185,18 @@ void d12__dred_html_page_fault(buf *b, const d12dred_report *r, d12__dred_html_e
                             "freed allocation%s that held it</dd></dl>\n", pf->existing_count,
                          pf->existing_count == 1 ? "" : "s", pf->freed_count, pf->freed_count == 1 ? "" : "s");
     d12__dred_html_extras_of(b, extras, "$.page_fault");
+    d12__dred_buf_puts(b, "<div class=\"vaside\"><div>\n");
     put_map(b, pf);
+    d12__dred_buf_puts(b, "</div>\n<div>\n");
+    put_timelines(b, r, extras);
+    d12__dred_buf_puts(b, "</div></div>\n</section>\n");
+}
+
+void d12__dred_html_timelines(buf *b, const d12dred_report *r, d12__dred_html_extras *extras)
+{
+    if (r->page_fault || !r->timeline_count)
+        return; /* with a page fault they are beside its VA map */
+    d12__dred_buf_puts(b, "<section id=\"timelines-section\"><h2>Resource timelines</h2>\n");
+    put_timelines(b, r, extras);
     d12__dred_buf_puts(b, "</section>\n");
 }

@@ -83,6 +83,15 @@ void d12__dred_describe_cause(d12__dred_buf *b, const struct d12dred_report *r);
 void d12__dred_describe_wait_verdict(d12__dred_buf *b, const struct d12dred_report *r);
 void d12__dred_describe_waits(d12__dred_buf *b, const struct d12dred_report *r);
 
+/* Timelines (d12dred_timeline.c): one event's line (`#3 created 'X' [0x.., 0x..) after submission #1, 1.250 ms
+ * before the removal`, no indentation, no newline), diff's aspect (the events in order, times, VAs and sequence
+ * numbers left out), and freeing them (d12dred_report_free). */
+void d12__dred_put_timeline_event(d12__dred_buf *b, const d12dred_report *r, const d12dred_timeline *t,
+                                  const d12dred_timeline_event *e);
+void d12__dred_put_timeline_title(d12__dred_buf *b, const d12dred_timeline *t);
+void d12__dred_describe_timelines(d12__dred_buf *b, const d12dred_report *r);
+void d12__dred_free_timelines(d12dred_report *report);
+
 /* The JSON tree (d12dred_json_parse.c). Objects keep their keys in order, in keys[] alongside items[]. */
 typedef enum jtype { J_NULL, J_FALSE, J_TRUE, J_NUMBER, J_STRING, J_ARRAY, J_OBJECT } jtype;
 

@@ -30,6 +30,7 @@ typedef struct mapper {
 #define key_array d12__dred_map_key_array
 #define key_word d12__dred_map_key_word
 #define key_bool d12__dred_map_key_bool
+#define key_enum d12__dred_map_key_enum
 #define adopt d12__dred_map_adopt
 
 int map_fail(mapper *m, const char *format, ...) __attribute__((format(printf, 2, 3)));
@@ -44,6 +45,8 @@ int key_u32(mapper *m, const jvalue *object, const char *key, uint32_t *out);
 int key_string(mapper *m, const jvalue *object, const char *key, char **out);
 int key_hex(mapper *m, const jvalue *object, const char *key, uint64_t *out);
 int key_bool(mapper *m, const jvalue *object, const char *key, bool *out);
+/* An enum object {"value": N, "name": string|null}: the number is what counts (the name is re-derived). */
+int key_enum(mapper *m, const jvalue *object, const char *key, uint32_t *out);
 int key_array(mapper *m, const jvalue *object, const char *key, int (*each)(mapper *, const jvalue *, void *),
               void *context);
 int key_word(mapper *m, const jvalue *object, const char *key, const char *(*name_of)(int), int count,

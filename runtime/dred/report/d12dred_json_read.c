@@ -184,7 +184,7 @@ int key_hex(mapper *m, const jvalue *object, const char *key, uint64_t *out)
 }
 
 /* An enum object {"value": N, "name": string|null}: the number is what counts (the name is re-derived). */
-static int key_enum(mapper *m, const jvalue *object, const char *key, uint32_t *out)
+int key_enum(mapper *m, const jvalue *object, const char *key, uint32_t *out)
 {
     static const char *const keys[] = {"value", "name", NULL};
     const jvalue *value = get(object, key);

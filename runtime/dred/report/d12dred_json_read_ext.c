@@ -3,6 +3,7 @@
  * the rest (types, ranges, the JSON path in the error). */
 #define _POSIX_C_SOURCE 200809L
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -256,6 +257,57 @@ static int map_fence(mapper *m, const jvalue *value, void *context)
     return rc == 0 ? key_array(m, value, "changes", map_change, fence) : rc;
 }
 
+/* `timelines[]` (issue 32 item 7): {va, start, end, earlier, events[{event, name, type, va, size, seq, ns_before,
+ * after_submission, queue}]}, events oldest first (a sequence number not above the previous one is refused). */
+static const char *event_word(int i) { return i == 0 ? "created" : i == 1 ? "released" : NULL; }
+
+static int map_event(mapper *m, const jvalue *value, void *context)
+{
+    static const char *const keys[] = {"event", "name", "type", "va", "size", "seq", "ns_before", "after_submission",
+                                       "queue", NULL};
+    d12dred_timeline_event e = {0};
+    int released = 0;
+    int rc = need_object(m, value, keys) || key_word(m, value, "event", event_word, 2, -1, &released) ||
+             key_string(m, value, "name", &e.name) || key_enum(m, value, "type", &e.type) ||
+             key_hex(m, value, "va", &e.va) || key_uint(m, value, "size", UINT64_MAX, &e.size) ||
+             key_uint(m, value, "seq", UINT64_MAX, &e.seq) || key_uint(m, value, "ns_before", UINT64_MAX, &e.ns_before) ||
+             key_uint(m, value, "after_submission", UINT64_MAX, &e.after_submission) ||
+             key_string(m, value, "queue", &e.queue)
+                 ? -1 : 0;
+    e.released = released == 1;
+    d12dred_timeline *t = context;
+    if (rc == 0 && t->event_count && e.seq <= t->events[t->event_count - 1].seq) {
+        size_t mark = push_key(m, "seq");
+        rc = map_fail(m, "%" PRIu64 " is not above the previous event's %" PRIu64 " (events are oldest first)", e.seq,
+                      t->events[t->event_count - 1].seq);
+        pop(m, mark);
+    }
+    if (rc == 0 && d12dred_timeline_add_event(t, &e) != 0)
+        rc = map_fail(m, "out of memory");
+    free(e.name);
+    free(e.queue);
+    return rc;
+}
+
+static int map_timeline(mapper *m, const jvalue *value, void *context)
+{
+    static const char *const keys[] = {"va", "start", "end", "earlier", "events", NULL};
+    uint64_t va = 0, start = 0, end = 0, earlier = 0;
+    int rc = need_object(m, value, keys) || key_hex(m, value, "va", &va) || key_hex(m, value, "start", &start) ||
+             key_hex(m, value, "end", &end) || key_uint(m, value, "earlier", UINT64_MAX, &earlier) ? -1 : 0;
+    if (rc == 0 && end < start) {
+        size_t mark = push_key(m, "end");
+        rc = map_fail(m, "0x%" PRIx64 " is below start 0x%" PRIx64, end, start);
+        pop(m, mark);
+    }
+    d12dred_timeline *t = rc == 0 ? d12dred_report_add_timeline(context, va, start, end) : NULL;
+    if (rc == 0 && !t)
+        return map_fail(m, "out of memory");
+    if (t)
+        t->earlier = earlier;
+    return rc == 0 ? key_array(m, value, "events", map_event, t) : rc;
+}
+
 static int map_note(mapper *m, const jvalue *value, void *context)
 {
     if (value->type != J_STRING)
@@ -283,6 +335,8 @@ int d12__dred_map_report_ext(mapper *m, const jvalue *root, d12dred_report *repo
     if (get(root, "notes") && key_array(m, root, "notes", map_note, report))
         return -1;
     if (get(root, "fences") && key_array(m, root, "fences", map_fence, report))
+        return -1;
+    if (get(root, "timelines") && key_array(m, root, "timelines", map_timeline, report))
         return -1;
     uint64_t stalled = 0;
     if (get(root, "stalled_ms") && key_uint(m, root, "stalled_ms", UINT32_MAX, &stalled))

@@ -406,6 +406,39 @@ static void write_fences(writer *w, const d12dred_report *report)
     end_array(w);
 }
 
+/* `timelines` (issue 32 item 7, additive): per VA the report names, its holders' creations and releases, oldest
+ * first. */
+static void write_timelines(writer *w, const d12dred_report *report)
+{
+    begin_array(w, "timelines");
+    for (size_t i = 0; i < report->timeline_count; i++) {
+        const d12dred_timeline *t = report->timelines[i];
+        begin_object(w, NULL);
+        va_value(w, "va", t->va);
+        va_value(w, "start", t->start);
+        va_value(w, "end", t->end);
+        uint_value(w, "earlier", t->earlier);
+        begin_array(w, "events");
+        for (size_t j = 0; j < t->event_count; j++) {
+            const d12dred_timeline_event *e = &t->events[j];
+            begin_inline_object(w, NULL);
+            string_value(w, "event", e->released ? "released" : "created");
+            string_value(w, "name", e->name);
+            enum_value(w, "type", e->type, d12_dred_allocation_type_name(e->type));
+            va_value(w, "va", e->va);
+            uint_value(w, "size", e->size);
+            uint_value(w, "seq", e->seq);
+            uint_value(w, "ns_before", e->ns_before);
+            uint_value(w, "after_submission", e->after_submission);
+            string_value(w, "queue", e->queue);
+            end_object(w);
+        }
+        end_array(w);
+        end_object(w);
+    }
+    end_array(w);
+}
+
 static void write_queue(writer *w, const d12dred_report *report, const d12dred_queue *queue)
 {
     begin_object(w, NULL);
@@ -568,6 +601,7 @@ static void write_report(writer *w, const d12dred_report *report)
     /* Issue 32's additive members. */
     write_fences(w, report);
     uint_value(w, "stalled_ms", report->stalled_ms);
+    write_timelines(w, report);
     end_object(w);
     d12__dred_buf_puts(&w->buf, "\n");
 }

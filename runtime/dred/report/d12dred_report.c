@@ -165,6 +165,7 @@ void d12dred_report_free(d12dred_report *report)
         free(f);
     }
     free(report->fences);
+    d12__dred_free_timelines(report);
     d12__dred_free_extras(report);
     free(report);
 }

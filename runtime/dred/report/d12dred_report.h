@@ -282,6 +282,29 @@ typedef struct d12dred_extra {
     struct jvalue *value;       /* its value (owned) */
 } d12dred_extra;
 
+/* Issue 32 item 7 (additive `timelines[]`): the creations and releases of the resources that held a VA the report
+ * names (the faulting VA, its neighbours, the freed allocations, every VA of an op's state), from the ledger's ring of
+ * recent events (docs/dred.md, "Resource timeline"). */
+typedef struct d12dred_timeline_event {
+    bool released;              /* `event`: "released", else "created" */
+    char *name;                 /* the resource's name: at its release; a creation's is the name it got (SetName
+                                   follows creation), as it was at its release or when the report was made */
+    uint32_t type;              /* D3D12_DRED_ALLOCATION_TYPE (RESOURCE, HEAP) */
+    uint64_t va;                /* the resource's range [va, va + size) */
+    uint64_t size;
+    uint64_t seq;               /* the ledger's event number (creations and releases counted together, from 1) */
+    uint64_t ns_before;         /* nanoseconds before the report was made (the removal's freeze), monotonic clock */
+    uint64_t after_submission;  /* the device's latest ExecuteCommandLists when it happened (its queue's number,
+                                   "#41"); 0: none yet */
+    char *queue;                /* that submission's queue, or NULL (none, or a queue destroyed since) */
+} d12dred_timeline_event;
+typedef struct d12dred_timeline {
+    uint64_t va;                /* the VA the report names */
+    uint64_t start, end;        /* the range the resources that held it covered, [start, end) */
+    d12dred_timeline_event *events; /* oldest first; the holders' events and their re-creations under the same name */
+    size_t event_count;
+    uint64_t earlier;           /* `earlier`: events of these resources left out (the oldest) past the report's cap */
+} d12dred_timeline;
 typedef struct d12dred_report {
     uint32_t schema_version;    /* D12DRED_SCHEMA_VERSION for a new report; what the file said for a read one */
     int32_t reason;             /* the removal reason HRESULT */
@@ -311,6 +334,8 @@ typedef struct d12dred_report {
     d12dred_fence **fences;     /* `fences`: every fence a pending wait or queued signal names, with its history */
     size_t fence_count;
     uint32_t stalled_ms;        /* `stalled_ms`: a stall report's time without GPU progress (0: a removal) */
+    d12dred_timeline **timelines; /* `timelines` (issue 32 item 7): one per distinct set of holders */
+    size_t timeline_count;
     d12dred_extra *extras;      /* read reports: the members the reader did not know, in document order */
     size_t extra_count;
 } d12dred_report;
@@ -432,6 +457,22 @@ int d12dred_op_set_bundle_draw(d12dred_op *op, const char *bundle, uint32_t posi
 /* Frees a state (d12dred_op_get_state's) no op owns any more. */
 void d12dred_op_state_free(d12dred_op_state *state);
 
+/* ---- Issue 32 item 7: resource timelines (d12dred_timeline.c) ------------------------------------------- */
+/* At most this many events per timeline: the newest are kept, the rest counted in `earlier`. */
+#define D12DRED_TIMELINE_MAX_EVENTS 64u
+d12dred_timeline *d12dred_report_add_timeline(d12dred_report *report, uint64_t va, uint64_t start, uint64_t end);
+/* Appends a copy of *event (its strings copied); -1 when out of memory or the event's seq is not above the last's. */
+int d12dred_timeline_add_event(d12dred_timeline *timeline, const d12dred_timeline_event *event);
+/* The first timeline whose VA is `va`, else the first whose range holds it; NULL: none. */
+const d12dred_timeline *d12dred_report_find_timeline(const d12dred_report *report, uint64_t va);
+/* A use-after-free whose freed resource was re-created under the same name at another VA: appends to the page
+ * fault's `detail` "'Emitter params' was released at submission #41 and re-created at #42 at another VA
+ * (0x...); the list recorded at #40 still used the old one" (`recorded_at` 0: "the faulting list"). 1 when it did,
+ * 0 when nothing applies, -1 when out of memory. */
+int d12dred_report_note_recreation(d12dred_report *report, uint64_t recorded_at);
+/* `d12dred show --timeline VA`: the timeline of `va`, one line per event. 0; 1 when the report has none for it
+ * (a line saying so is written); -1 on a write error. */
+int d12dred_report_render_timeline(const d12dred_report *report, uint64_t va, FILE *out);
 /* ---- Helpers ----------------------------------------------------------------------------------------------- */
 
 /* A wide string (wchar_t: UTF-32 on Linux, as SetName's and context strings are) as a malloc'd UTF-8 string;
