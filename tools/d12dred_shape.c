@@ -117,6 +117,12 @@ int d12dred_shape_load(const char *path, d12dred_report **out, char *error, size
     int rc = d12dred_shape_check((const char *)bytes, size, error, error_size);
     if (rc == 0)
         rc = d12dred_report_parse_buffer((const char *)bytes, size, out, error, error_size);
+    unsigned line = rc ? d12dred_report_error_line((const char *)bytes, size, error) : 0;
+    if (line) { /* a member that is wrong: `FILE: line L: $.path: what` (a parse error says its line itself) */
+        char copy[512];
+        snprintf(copy, sizeof copy, "%s", error);
+        snprintf(error, error_size, "line %u: %s", line, copy);
+    }
     free(bytes);
     return rc;
 }

@@ -155,6 +155,8 @@ PROBE = r"""(() => {
               .map(e => e.getAttribute('src') || e.getAttribute('href') || e.getAttribute('action') || '')
               .filter(u => !u.startsWith('#')),
     vamap: text('va-map'), faultVa: text('fault-va'),
+    timelines: text('timelines'), vamapBox: box(document.getElementById('va-map')),
+    timelinesBox: box(document.getElementById('timelines')),
   };
 })()"""
 
@@ -244,9 +246,17 @@ def show_facts(d12dred, report):
     stall = (field("kind") or "").startswith("stall")
     # show's verdict lines: a hang's or stall's (the deadlock, a fence gone backwards) in the header, the page fault's
     verdicts = [line[16:] for line in lines if line.startswith("  verdict       ")]
+    # the resource timelines (issue 32 item 7): `show --timeline VA`'s lines for each timeline of the report
+    timelines = []
+    for timeline in json.loads(Path(report).read_text(encoding="utf-8")).get("timelines", []):
+        shown = subprocess.run([d12dred, "show", str(report), "--timeline", timeline["va"]], capture_output=True,
+                               text=True, timeout=30)
+        check(shown.returncode == 0, f"d12dred show --timeline {timeline['va']}", shown.stderr)
+        timelines.append(shown.stdout.splitlines())
     return {"reason": None if stall else field("reason"), "device state": None if stall else field("device state"),
             "verdict": verdicts[0] if verdicts else None, "verdicts": verdicts, "VA": va,
-            "op": op_lines[0] if op_lines else None, "bundle": bundle}
+            "op": op_lines[0] if op_lines else None, "bundle": bundle, "detail": field("detail"),
+            "timelines": timelines}
 
 
 def squash(text):
@@ -297,6 +307,18 @@ def check_page(d12dred, chromium, report, hostile_markup, screenshot, extras=Fal
         check(squash(facts["VA"]) in summary, "the page fault's VA as show prints it", f"{facts['VA']!r}")
         check(probe["faultVa"] and facts["VA"].split()[0] in probe["faultVa"], "the VA map marks the VA",
               f"{probe['faultVa']!r}")
+    if facts["detail"]:
+        check(squash(facts["detail"]) in squash(probe["body"]), "the verdict's detail as show prints it",
+              f"{facts['detail']!r}")
+    # the timelines beside the VA map, in show --timeline's words, as rendered text
+    for lines in facts["timelines"]:
+        for line in lines:
+            check(squash(line) in squash(probe["timelines"]), "a timeline line as show --timeline prints it",
+                  f"{line!r} in {(probe['timelines'] or '')[:400]!r}")
+    if facts["timelines"] and facts["VA"]:
+        vbox, tbox = probe["vamapBox"], probe["timelinesBox"]
+        check(vbox and tbox and tbox["left"] >= vbox["right"] and tbox["top"] < vbox["bottom"] and
+              vbox["top"] < tbox["bottom"], "the timelines are beside the VA map", f"map {vbox}, timelines {tbox}")
     if facts["op"]:
         check(squash(probe["faultOpLine"]) == squash(facts["op"]), "the faulting op's line is show's",
               f"page {probe['faultOpLine']!r}, show {facts['op']!r}")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 passed = failed = 0
 CASES = ("page_fault_exact", "use_after_free", "out_of_bounds", "hang_suspect", "unknown_values", "dred_off",
-         "long_node", "hang_exact")
+         "long_node", "hang_exact", "recreated")
 
 
 def check(ok, what, detail=""):
@@ -88,8 +88,9 @@ def case_diff_same(tool, golden):
         "verdict       same: never-mapped",
         "wait verdict  same: none",
         "waits         same: none",
+        "timelines     same: none",
         "the reports agree on every aspect: kind, reason, device state, cause, faulting op, op state, verdict, "
-        "wait verdict and waits",
+        "wait verdict, waits and timelines",
     ], "diff of a report with itself: output")
 
 
@@ -117,7 +118,8 @@ def case_diff_no_data(tool, golden):
         "verdict       no data: page-fault reporting was off in run 2",
         "wait verdict  same: none",
         "waits         same: none",
-        "the reports agree on the 7 aspects both have data for (2 without data)",
+        "timelines     no data: page-fault reporting was off in run 2",
+        "the reports agree on the 7 aspects both have data for (3 without data)",
     ], "diff against a run with reporting off: output")
     # The op state is compared: the same op with another argument is a difference.
     report = json.loads((golden / "page_fault_exact.json").read_text(encoding="utf-8"))
@@ -148,7 +150,8 @@ def case_diff_different(tool, golden):
         "cause         same: the GPU or the driver",
         "wait verdict  same: none",
         "waits         same: none",
-        "the reports differ in 3 of 9 aspects",
+        "timelines     same: none",
+        "the reports differ in 3 of 10 aspects",
     ], "diff of two different faults: output")
     result = run(tool, "diff", golden / "hang_suspect.json", golden / "dred_off.json")
     check_eq(result.returncode, 1, "diff of a hang and a non-GPU removal: exit code 1")
@@ -162,7 +165,8 @@ def case_diff_different(tool, golden):
         "op state      no data: auto-breadcrumbs were off in run 2",
         "verdict       no data: page-fault reporting was off in run 2",
         "wait verdict  same: none",
-        "the reports differ in 3 of 9 aspects",
+        "timelines     no data: page-fault reporting was off in run 2",
+        "the reports differ in 3 of 10 aspects",
     ], "diff of a hang and a non-GPU removal: output")
 
 
@@ -234,7 +238,7 @@ def case_bad_file(tool, golden):
         result = run(tool, "show", other, "--json")
         check_eq(result.returncode, 3, "show --json of JSON that is no report: exit code 3")
         check_eq(result.stderr.decode(),
-                 f"d12dred: {other}: $: missing key \"schema_version\" (not a d12rt DRED report)\n",
+                 f"d12dred: {other}: line 1: $: missing key \"schema_version\" (not a d12rt DRED report)\n",
                  "show --json of JSON that is no report: the error")
         result = run(tool, "diff", golden / "dred_off.json", other)
         check_eq(result.returncode, 3, "diff with a bad second file: exit code 3")
@@ -301,14 +305,22 @@ def case_html_errors(tool, golden):
 
 def case_usage(tool, golden):
     for args in ((), ("show",), ("show", "a", "b"), ("diff", "a"), ("diff", "a", "b", "--json"), ("html",),
-                 ("html", "a", "b"), ("html", "a", "--json"), ("show", "a", "-o", "x"), ("diff", "a", "b", "-o", "x")):
+                 ("html", "a", "b"), ("html", "a", "--json"), ("show", "a", "-o", "x"), ("diff", "a", "b", "-o", "x"),
+                 ("show", "a", "--json", "--timeline", "0x1"), ("diff", "a", "b", "--timeline", "0x1"),
+                 ("html", "a", "--timeline", "0x1")):
         result = run(tool, *args)
         check_eq(result.returncode, 2, f"d12dred {' '.join(args)}: exit code 2")
-        check(result.stderr.decode().startswith("usage: d12dred show FILE [--json]"), f"d12dred {' '.join(args)}: usage")
+        check(result.stderr.decode().startswith("usage: d12dred show FILE [--json | --timeline VA]"), f"d12dred {' '.join(args)}: usage")
+    for va in ("0x1z", "-1", "0x10000000000000000", ""):  # --timeline takes a VA below 2^64, all of it a number
+        result = run(tool, "show", "a", "--timeline", va)
+        check_eq(result.returncode, 2, f"show --timeline '{va}': exit code 2")
+        check(result.stderr.decode().startswith(f"d12dred: --timeline wants a VA (0x... or decimal), not '{va}'\n"
+                                                "usage: d12dred show FILE [--json | --timeline VA]"),
+              f"show --timeline '{va}': named, then the usage")
     # a bad option is named before the usage lines (getopt_long; docs/tools.md)
     result = run(tool, "show", "a", "--yaml")
     check_eq(result.returncode, 2, "d12dred show a --yaml: exit code 2")
-    check(result.stderr.decode().startswith("d12dred: unknown option '--yaml'\nusage: d12dred show FILE [--json]"),
+    check(result.stderr.decode().startswith("d12dred: unknown option '--yaml'\nusage: d12dred show FILE [--json | --timeline VA]"),
           "d12dred show a --yaml: the option named, then the usage")
     result = run(tool, "html", "a", "-o")
     check_eq(result.returncode, 2, "d12dred html a -o: exit code 2")
@@ -318,7 +330,95 @@ def case_usage(tool, golden):
     check(result.stderr.decode().startswith("d12dred: unknown command 'explain'\nusage:"), "unknown command: named")
     result = run(tool, "--help")
     check_eq(result.returncode, 0, "--help: exit code 0")
-    check(result.stdout.decode().startswith("usage: d12dred show FILE [--json]"), "--help: usage on stdout")
+    check(result.stdout.decode().startswith("usage: d12dred show FILE [--json | --timeline VA]"), "--help: usage on stdout")
+
+
+RECREATED_TIMELINE = [
+    "timeline of 0x100020000: the resources that held [0x100020000, 0x100030000) and their re-creations under the "
+    "same name",
+    "  #2 created  'Emitter params' [0x100020000, 0x100030000), before any submission, 41.250 ms before the removal",
+    "  #3 released 'Emitter params' [0x100020000, 0x100030000), after submission #41 on queue 'Direct queue', "
+    "16.500 ms before the removal",
+    "  #4 created  'Emitter params' [0x100040000, 0x100050000) (another VA), after submission #42 on queue "
+    "'Direct queue', 16.125 ms before the removal",
+]
+
+
+def case_show_timeline(tool, golden):
+    """Issue 32 item 7: `show --timeline VA` prints the timeline holding VA, exactly; a VA without one: exit 1."""
+    for va in ("0x100020000", "0x10002fff0", str(0x100020000)):
+        result = run(tool, "show", golden / "recreated.json", "--timeline", va)
+        check_eq(result.returncode, 0, f"show --timeline {va}: exit code 0")
+        check_eq(result.stdout.decode().splitlines(), RECREATED_TIMELINE, f"show --timeline {va}: the timeline")
+        check_eq(result.stderr, b"", f"show --timeline {va}: nothing on stderr")
+    result = run(tool, "--timeline", "0x100020000", "show", golden / "recreated.json")
+    check_eq(result.returncode, 0, "the option before the command: exit code 0")
+    result = run(tool, "show", golden / "recreated.json", "--timeline", "0x100030000")
+    check_eq(result.returncode, 1, "show --timeline of a VA no timeline holds: exit code 1")
+    check_eq(result.stdout.decode(), "no timeline of 0x100030000 in this report (it has timelines of 0x100020000)\n",
+             "show --timeline of a VA no timeline holds: says so")
+    result = run(tool, "show", golden / "use_after_free.json", "--timeline", "0x100230100")
+    check_eq(result.returncode, 1, "show --timeline of a report without timelines: exit code 1")
+    check_eq(result.stdout.decode(), "no timeline of 0x100230100 in this report (it has none)\n",
+             "show --timeline of a report without timelines: says so")
+    # the tree is show's as before, but for the verdict's detail, which names the re-creation
+    tree = run(tool, "show", golden / "recreated.json").stdout.decode()
+    check("'Emitter params' was released at submission #41 and re-created at #42 at another VA (0x100040000); the "
+          "list recorded at #40 still used the old one" in tree, "the verdict names the re-creation")
+    check("timeline of" not in tree, "the tree itself shows no timeline")
+
+
+def case_timeline_bad_member(tool, golden):
+    """A broken timeline member: exit 3 and `d12dred: FILE: line L: $.path: what is wrong`."""
+    text = (golden / "recreated.json").read_text(encoding="utf-8")
+    # (text replaced, its replacement, the line the error names: the one holding this text, the error)
+    edits = [
+        ('"end": "0x100030000"', '"end": "0x100010000"', '"end"',
+         "$.timelines[0].end: 0x100010000 is below start 0x100020000"),
+        ('"seq": 3,', '"seq": 2,', '"event": "released"',
+         "$.timelines[0].events[1].seq: 2 is not above the previous event's 2 (events are oldest first)"),
+        ('"event": "released"', '"event": "freed"', '"event": "freed"', '$.timelines[0].events[1].event: unknown value "freed"'),
+        ('"ns_before": 16500000', '"ns_before": -1', '"ns_before": -1',
+         "$.timelines[0].events[1].ns_before: expected a non-negative integer, got -1"),
+        ('"earlier": 0,\n', '', '"timelines": [', '$.timelines[0]: missing key "earlier"'),
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        for before, after, marker, error in edits:
+            check(before in text, f"the golden has {before}")
+            edited = text.replace(before, after, 1)
+            line = next(i + 1 for i, l in enumerate(edited.splitlines()) if marker in l)
+            line += 1 if marker == '"timelines": [' else 0  # the timeline object opens on the next line
+            path = Path(tmp) / "bad.json"
+            path.write_text(edited, encoding="utf-8")
+            for args in (("show", path), ("show", path, "--timeline", "0x100020000"), ("html", path)):
+                result = run(tool, *args)
+                check_eq(result.returncode, 3, f"{before} -> {after}: {args[0]} exit code 3")
+                check_eq(result.stderr.decode(), f"d12dred: {path}: line {line}: {error}\n",
+                         f"{before} -> {after}: {args[0]} names the file, the line and the member")
+
+
+def case_diff_timelines(tool, golden):
+    """diff ignores the timelines' times, VAs and numbers, not their order."""
+    import json
+    report = json.loads((golden / "recreated.json").read_text(encoding="utf-8"))
+    for timeline in report["timelines"]:  # another run: other addresses throughout
+        for key in ("va", "start", "end"):
+            timeline[key] = hex(int(timeline[key], 16) + 0x1000000)
+        for event in timeline["events"]:
+            event["ns_before"] += 123456789
+            event["seq"] += 1000
+            event["va"] = hex(int(event["va"], 16) + 0x1000000)
+    result = diff_against(tool, golden / "recreated.json", report)
+    check_eq(result.returncode, 0, "other times, numbers and VAs: the same bug (exit 0)")
+    check_eq([line for line in result.stdout.decode().splitlines() if line.startswith("timelines")],
+             ["timelines     same: [created 'Emitter params', released 'Emitter params', created 'Emitter params' "
+              "elsewhere]"], "the timelines line")
+    report = json.loads((golden / "recreated.json").read_text(encoding="utf-8"))
+    events = report["timelines"][0]["events"]
+    events[1]["event"], events[2]["event"] = "created", "released"  # re-created before the release: another bug
+    result = diff_against(tool, golden / "recreated.json", report)
+    check_eq(result.returncode, 1, "another order: a difference (exit 1)")
+    check_eq(result.stdout.decode().splitlines()[0].split(":")[0], "timelines     different", "named first")
 
 
 def main(argv):

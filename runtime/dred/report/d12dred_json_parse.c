@@ -476,3 +476,36 @@ jvalue *d12__dred_json_parse_bounded(const char *data, size_t size, size_t max_v
     return root;
 }
 
+
+/* The value a mapping error's JSON path names ("$.timelines[0].events[1].seq: ..."), or the deepest one of it the
+ * document has (a missing key names its object): its line, so that a reader can say FILE: line L (issue 32). */
+unsigned d12dred_report_error_line(const char *data, size_t size, const char *error)
+{
+    if (!data || !error || error[0] != '$')
+        return 0;
+    jvalue *root = d12__dred_json_parse(data, size, NULL, 0);
+    const jvalue *at = root;
+    const char *p = error + 1;
+    while (at && (*p == '.' || *p == '[')) {
+        const jvalue *next = NULL;
+        if (*p == '[') {
+            char *end = NULL;
+            unsigned long long index = strtoull(p + 1, &end, 10);
+            if (at->type == J_ARRAY && end && *end == ']' && index < at->count)
+                next = at->items[index];
+            p = end && *end == ']' ? end + 1 : p + 1;
+        } else {
+            size_t length = strcspn(p + 1, ".[:");
+            for (size_t i = 0; at->type == J_OBJECT && i < at->count && !next; i++)
+                if (strlen(at->keys[i]) == length && memcmp(at->keys[i], p + 1, length) == 0)
+                    next = at->items[i];
+            p += 1 + length;
+        }
+        if (!next)
+            break;
+        at = next;
+    }
+    unsigned line = at ? at->line : 0;
+    d12__dred_jfree(root);
+    return line;
+}

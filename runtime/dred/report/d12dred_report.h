@@ -522,6 +522,9 @@ int d12dred_mkdir_parents(const char *dir);
 int d12dred_report_parse_buffer(const char *data, size_t size, d12dred_report **out, char *error, size_t error_size);
 /* Reads and parses a file ("cannot read FILE: ..." in `error` when it cannot be read). */
 int d12dred_report_read_json(const char *path, d12dred_report **out, char *error, size_t error_size);
+/* The line of the value a mapping error ("$.timelines[0].end: ...") names in the document, or of the deepest part of
+ * its path the document has; 0 for any other error (a parse error says its line itself). */
+unsigned d12dred_report_error_line(const char *data, size_t size, const char *error);
 
 /* Renders the `d12dred show` tree (docs/dred-report.md). 0 on success, -1 on a write error. */
 int d12dred_report_render(const d12dred_report *report, FILE *out);

@@ -133,7 +133,7 @@ int d12dred_report_render_timeline(const d12dred_report *report, uint64_t va, FI
         d12__dred_buf_printf(&b, "no timeline of 0x%" PRIx64 " in this report", va);
         for (size_t i = 0; i < report->timeline_count; i++)
             d12__dred_buf_printf(&b, "%s0x%" PRIx64, i ? ", " : " (it has timelines of ", report->timelines[i]->va);
-        d12__dred_buf_puts(&b, report->timeline_count ? ")\n" : "; the ledger's timeline needs page-fault DRED)\n");
+        d12__dred_buf_puts(&b, report->timeline_count ? ")\n" : " (it has none)\n");
         return d12__dred_emit(&b, out) ? -1 : 1;
     }
     d12__dred_put_timeline_title(&b, t);
