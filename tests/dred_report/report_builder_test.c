@@ -256,12 +256,93 @@ static void diff_bundle(void)
     d12dred_report_free(b);
 }
 
+/* The use-after-free verdict's re-creation sentence (issue 32 item 7) comes only from a release of the freed name at
+ * the faulting VA followed by a creation under that name at another VA; each other timeline gives none. `edit`
+ * changes case_recreated's timeline before the sentence is made (the case made it once: the detail is reset). */
+static const char *const k_stale =
+    "released before the list was submitted (stale list): release #1 of 'Emitter params' came before submission #43, "
+    "whose list still used it; re-record the list, or keep the buffer alive while the list can be submitted";
+
+static void recreation_case(const char *what, void (*edit)(d12dred_timeline *t), uint64_t recorded_at,
+                            const char *expected_tail)
+{
+    d12dred_report *r = case_recreated();
+    d12dred_page_fault_set_detail(r->page_fault, k_stale);
+    d12dred_timeline *t = r->timelines[0];
+    if (edit)
+        edit(t);
+    int rc = d12dred_report_note_recreation(r, recorded_at);
+    if (rc != (expected_tail ? 1 : 0))
+        fprintf(stderr, "    case: %s\n", what);
+    CHECK_EQ_INT(rc, expected_tail ? 1 : 0);
+    char expected[1024];
+    snprintf(expected, sizeof expected, "%s%s", k_stale, expected_tail ? expected_tail : "");
+    CHECK_EQ_STR(r->page_fault->detail, expected);
+    d12dred_report_free(r);
+}
+
+static void same_va(d12dred_timeline *t) { t->events[2].va = t->events[0].va; }
+static void other_name(d12dred_timeline *t)
+{
+    free(t->events[2].name);
+    t->events[2].name = strdup("Emitter params 2");
+}
+static void before_release(d12dred_timeline *t) /* the creation elsewhere came first: no re-creation after it */
+{
+    t->events[1].released = false;
+    t->events[2].released = true;
+    t->events[2].va = t->events[0].va;
+}
+static void not_named(d12dred_timeline *t) /* the re-creation left out */
+{
+    free(t->events[2].name);
+    free(t->events[2].queue);
+    t->event_count = 2;
+}
+static void created_first_submission(d12dred_timeline *t) { t->events[2].after_submission = 0; }
+
+static void recreation(void)
+{
+    recreation_case("re-created elsewhere", NULL, 40,
+                    "; 'Emitter params' was released at submission #41 and re-created at #42 at another VA "
+                    "(0x100040000); the list recorded at #40 still used the old one");
+    recreation_case("recording submission unknown", NULL, 0,
+                    "; 'Emitter params' was released at submission #41 and re-created at #42 at another VA "
+                    "(0x100040000); the faulting list still used the old one");
+    recreation_case("re-created before any submission", created_first_submission, 40,
+                    "; 'Emitter params' was released at submission #41 and re-created before any submission at "
+                    "another VA (0x100040000); the list recorded at #40 still used the old one");
+    recreation_case("re-created at the same VA", same_va, 40, NULL);
+    recreation_case("another name", other_name, 40, NULL);
+    recreation_case("no release before it", before_release, 40, NULL);
+    recreation_case("never re-created", not_named, 40, NULL);
+    /* not a use-after-free: nothing */
+    d12dred_report *r = case_recreated();
+    d12dred_page_fault_set_detail(r->page_fault, NULL);
+    r->page_fault->verdict = D12DRED_VERDICT_NEVER_MAPPED;
+    CHECK_EQ_INT(d12dred_report_note_recreation(r, 40), 0);
+    CHECK(r->page_fault->detail == NULL);
+    d12dred_report_free(r);
+    /* events out of order are refused by the builder */
+    d12dred_timeline *t = NULL;
+    r = d12dred_report_new();
+    if (CHECK((t = d12dred_report_add_timeline(r, 0x1000, 0x1000, 0x2000)) != NULL)) {
+        d12dred_timeline_event e = {false, "A", 34, 0x1000, 0x1000, 5, 0, 0, NULL};
+        CHECK_EQ_INT(d12dred_timeline_add_event(t, &e), 0);
+        CHECK_EQ_INT(d12dred_timeline_add_event(t, &e), -1);
+        e.seq = 4;
+        CHECK_EQ_INT(d12dred_timeline_add_event(t, &e), -1);
+        CHECK_EQ_INT(t->event_count, 1);
+    }
+    d12dred_report_free(r);
+}
+
 int main(int argc, char **argv)
 {
     static const struct { const char *name; void (*run)(void); } cases[] = {
         {"utf8", utf8}, {"wide", wide}, {"ownership", ownership}, {"ops", ops}, {"null_arguments", null_arguments},
         {"write_file", write_file}, {"timestamp", timestamp}, {"names", names}, {"diff", diff}, {"refusals", refusals},
-        {"diff_bundle", diff_bundle},
+        {"diff_bundle", diff_bundle}, {"recreation", recreation},
     };
     for (size_t i = 0; argc == 2 && i < sizeof cases / sizeof cases[0]; i++) {
         if (strcmp(argv[1], cases[i].name) == 0) {
