@@ -72,7 +72,8 @@ static const char k_style[] =
     ".cell.va{border-color:#000;background:#fff3c4;font-weight:600}"
     ".tag{display:block;font:11px system-ui,sans-serif;text-transform:uppercase;color:#555}"
     ".vaside{display:flex;flex-wrap:wrap;gap:16px}.vaside>div{flex:1 1 420px;min-width:0}"
-    ".timeline{margin:4px 0 10px;padding-left:8px;list-style:none}.timeline li.released{color:#b00020}.tltitle{margin:6px 0 2px}"
+    ".timeline{margin:4px 0 10px;padding-left:8px;list-style:none}.timeline li.released{color:#b00020}"
+    ".tltitle{margin:6px 0 2px}"
     ".gap{align-self:center;color:#666;font-size:12px;padding:0 4px;border-top:2px dotted #999}"
     "dl.kv{margin:2px 0 2px 8px}dl.kv>dt{font-weight:600;float:left;clear:left;margin-right:8px}"
     "dl.kv>dd{margin:0 0 2px 0;overflow:hidden}ol.kv{margin:2px 0;padding-left:28px}";
