@@ -85,6 +85,23 @@ static inline const d12dred_queue *queue_named(const d12dred_report *r, const ch
     return NULL;
 }
 
+/* A 256-byte-aligned DEFAULT buffer of `width` bytes named `name` (NULL: unnamed). */
+static inline ID3D12Resource *named_buffer(ID3D12Device *device, UINT64 width, const wchar_t *name)
+{
+    ID3D12Resource *buffer = make_buffer(device, D3D12_HEAP_TYPE_DEFAULT, width);
+    if (buffer && name)
+        ID3D12Resource_SetName(buffer, name);
+    return buffer;
+}
+
+/* Waits (up to 5 s) for the GPU fault or hang to remove the device. */
+static inline void wait_removed(ID3D12Device *device)
+{
+    for (int i = 0; i < 1000 && ID3D12Device_GetDeviceRemovedReason(device) == S_OK; i++)
+        sleep_ms(5);
+    CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), DXGI_ERROR_DEVICE_HUNG);
+}
+
 static inline void cleanup(void)
 {
     char command[600];

@@ -328,21 +328,6 @@ static void test_stall_off(void)
 
 /* ======== items 3 and 4: op state and verdicts that say what to fix ======== */
 
-static ID3D12Resource *named_buffer(ID3D12Device *device, UINT64 width, const wchar_t *name)
-{
-    ID3D12Resource *buffer = make_buffer(device, D3D12_HEAP_TYPE_DEFAULT, width);
-    if (buffer)
-        ID3D12Resource_SetName(buffer, name);
-    return buffer;
-}
-
-static void wait_removed(ID3D12Device *device)
-{
-    for (int i = 0; i < 1000 && ID3D12Device_GetDeviceRemovedReason(device) == S_OK; i++)
-        sleep_ms(5);
-    CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), DXGI_ERROR_DEVICE_HUNG);
-}
-
 /* A draw through 'Tree VB', released after Close and before ExecuteCommandLists (`in_flight` false: a stale list) or
  * after ExecuteCommandLists while the submission waits on a gate (`in_flight`). */
 static void use_after_free(bool in_flight)

@@ -26,21 +26,6 @@ static char g_dir[] = "/tmp/d12dred_timeline_XXXXXX";
 
 #define EVENT_RING 16384u /* D12_DRED_EVENT_RING (runtime/dred/dred_internal.h): what docs/dred.md promises */
 
-static ID3D12Resource *named_buffer(ID3D12Device *device, UINT64 width, const wchar_t *name)
-{
-    ID3D12Resource *buffer = make_buffer(device, D3D12_HEAP_TYPE_DEFAULT, width);
-    if (buffer && name)
-        ID3D12Resource_SetName(buffer, name);
-    return buffer;
-}
-
-static void wait_removed(ID3D12Device *device)
-{
-    for (int i = 0; i < 1000 && ID3D12Device_GetDeviceRemovedReason(device) == S_OK; i++)
-        sleep_ms(5);
-    CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), DXGI_ERROR_DEVICE_HUNG);
-}
-
 /* A closed, empty list of its own allocator: an ExecuteCommandLists that does nothing but count. */
 typedef struct empty_list {
     ID3D12CommandAllocator *allocator;
