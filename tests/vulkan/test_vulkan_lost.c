@@ -21,9 +21,9 @@
 
 #include <vulkan/vulkan.h>
 
+#include "d12rt/d3d12_ext.h"
 #include "gpu_harness.h"
 #include "stderr_capture.h"
-#include "d12rt/d3d12_ext.h"
 
 /* The device the driver picks by default (the first discrete GPU, else the first): does it offer deviceFault? */
 static bool device_offers_fault(void)
@@ -149,13 +149,7 @@ static void test_lost_names_draw(void)
     ID3D12DeviceRemovedExtendedDataSettings2_SetAutoBreadcrumbsEnablement(settings, D3D12_DRED_ENABLEMENT_FORCED_ON);
     ID3D12DeviceRemovedExtendedDataSettings2_SetPageFaultEnablement(settings, D3D12_DRED_ENABLEMENT_FORCED_ON);
     ID3D12DeviceRemovedExtendedDataSettings2_Release(settings);
-    ID3D12Debug7 *debug = NULL;
-    if (!CHECK_HR(D3D12GetDebugInterface(&IID_ID3D12Debug7, (void **)&debug), S_OK))
-        return;
-    ID3D12Debug7_EnableDebugLayer(debug);
-    ID3D12Debug7_SetEnableDriverReportedMessages(debug, TRUE);
-    ID3D12Debug7_Release(debug);
-    ID3D12Device *device = create_device(false);
+    ID3D12Device *device = create_drm_device();
     ID3D12InfoQueue *iq = device ? info_queue_of(device) : NULL;
     gpu_context ctx;
     if (!iq || !make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &ctx))
