@@ -184,7 +184,7 @@ static void test_lost_names_draw(void)
     }
     CHECK(check_one_message(iq, D3D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGE,
                             "[Draw #0] The GPU faulted with no faulting address. The device was lost "
-                            "(VK_ERROR_DEVICE_LOST from vkWaitSemaphores). The op is named by submission: the only "
+                            "(VK_ERROR_DEVICE_LOST from vkWaitForFences). The op is named by submission: the only "
                             "submission in flight held one op.",
                             __FILE__, __LINE__, "the loss"));
     CHECK_EQ_INT(first_byte(before), 7);
