@@ -1,8 +1,9 @@
-/* The resource timeline (issue 32 item 7) as an outside bug program through libd12rt's public ABI, on whichever driver
- * D12RT_DRIVER names (CMake registers `recreated` on the reference driver and, as vulkan.dred.timeline_recreated, on
- * the Vulkan driver over lavapipe): a buffer created, released, re-created under the same name at another VA, and
- * its stale VA used by a list recorded before the release. Also the ledger's ring bound (16 384 events) and the
- * negative: page-fault DRED off keeps no timeline. `test_dred_timeline CASE` runs one case. */
+/* The resource timeline (issue 32 item 7) as outside bug programs through libd12rt's public ABI, on whichever driver
+ * D12RT_DRIVER names (CMake registers each case on the reference driver and `recreated`, `heap`, `page_fault_off`
+ * also as vulkan.dred.timeline_* on the Vulkan driver over lavapipe): a buffer created, released, re-created under the
+ * same name at another VA, and its stale VA used by a list recorded before the release; a heap and its placed
+ * buffer; the ledger's ring bound (16 384 events); and the negative: page-fault DRED off keeps no timeline.
+ * `test_dred_timeline CASE` runs one case. */
 #define _GNU_SOURCE
 #define COBJMACROS
 #include <stdbool.h>
@@ -266,10 +267,61 @@ static void test_page_fault_off(void)
     cleanup();
 }
 
+/* A heap's own events (type HEAP) and its placed resource's: 'Particle pool' (64 KiB) holds 'Placed VB' at offset 0;
+ * a list draws from it; both are released (the resource first); the stale VA lies in both, so its timeline holds the
+ * heap's creation and release around the resource's, oldest first. */
+static void test_heap(void)
+{
+    ID3D12Device *device = setup();
+    gpu_context ctx;
+    if (!device || !make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &ctx))
+        return;
+    D3D12_HEAP_DESC desc = {65536, {D3D12_HEAP_TYPE_DEFAULT, D3D12_CPU_PAGE_PROPERTY_UNKNOWN,
+                                    D3D12_MEMORY_POOL_UNKNOWN, 1, 1},
+                            0, D3D12_HEAP_FLAG_ALLOW_ONLY_BUFFERS};
+    D3D12_RESOURCE_DESC buffer = {D3D12_RESOURCE_DIMENSION_BUFFER, 0, 256, 1, 1, 1, DXGI_FORMAT_UNKNOWN, {1, 0},
+                                  D3D12_TEXTURE_LAYOUT_ROW_MAJOR, D3D12_RESOURCE_FLAG_NONE};
+    ID3D12Heap *heap = NULL;
+    ID3D12Resource *placed = NULL;
+    if (!CHECK_HR(ID3D12Device_CreateHeap(device, &desc, &IID_ID3D12Heap, (void **)&heap), S_OK) ||
+        !CHECK_HR(ID3D12Device_CreatePlacedResource(device, heap, 0, &buffer, D3D12_RESOURCE_STATE_COMMON, NULL,
+                                                    &IID_ID3D12Resource, (void **)&placed),
+                  S_OK))
+        return;
+    ID3D12Heap_SetName(heap, L"Particle pool");
+    ID3D12Resource_SetName(placed, L"Placed VB");
+    record_draw(&ctx, placed);
+    RELEASE_LAST(placed);
+    RELEASE_LAST(heap);
+    execute(ctx.queue, ctx.list);
+    wait_removed(device);
+    release_context(&ctx);
+    RELEASE_LAST(device);
+    d12dred_report *r = removal_report();
+    const d12dred_timeline *t = r && r->page_fault ? d12dred_report_find_timeline(r, r->page_fault->va) : NULL;
+    if (CHECK(t != NULL) && CHECK_EQ_INT_RET(t->event_count, 4)) {
+        static const char *const names[] = {"Particle pool", "Placed VB", "Placed VB", "Particle pool"};
+        static const uint32_t types[] = {25, 34, 34, 25}; /* D3D12_DRED_ALLOCATION_TYPE_HEAP, _RESOURCE */
+        static const bool released[] = {false, false, true, true};
+        for (size_t i = 0; i < 4; i++) {
+            CHECK_EQ_STR(t->events[i].name, names[i]);
+            CHECK_EQ_INT(t->events[i].type, types[i]);
+            CHECK_EQ_INT(t->events[i].released, released[i]);
+        }
+    }
+    char *shown = masked_timeline(r, r && r->page_fault ? r->page_fault->va : 0);
+    CHECK(contains(shown, " created  'Particle pool' HEAP (25) ["));
+    CHECK(contains(shown, " released 'Particle pool' HEAP (25) ["));
+    free(shown);
+    d12dred_report_free(r);
+    cleanup();
+}
+
 static const struct {
     const char *name;
     void (*run)(void);
 } cases[] = {
+    {"heap", test_heap},
     {"recreated", test_recreated},
     {"ring_full", test_ring_full},
     {"ring_bound", test_ring_bound},
