@@ -184,7 +184,8 @@ static bool event_holds(const d12_dred_event *e, uint64_t va)
 }
 
 /* Which events a VA's timeline keeps (flags per snapshot event): its holders' (by creation), and those of every
- * resource whose name one of its holders had (the re-creations). Returns how many; *start and *end: the holders' span. */
+ * resource whose name one of its holders had (the re-creations). Returns how many; *start and *end: the holders'
+ * span. */
 static size_t select_events(const snapshot *s, uint64_t va, unsigned char *keep, uint64_t *start, uint64_t *end)
 {
     memset(keep, 0, s->count);

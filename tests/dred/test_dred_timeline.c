@@ -156,7 +156,7 @@ static void test_recreated(void)
         CHECK_EQ_INT(t->end, (long long)(va_a + 0x10000));
         CHECK_EQ_INT(t->earlier, 0);
     }
-    /* one timeline for the three VAs naming A or B (the fault, the VB view, the nearest neighbour): one set of events */
+    /* one timeline for the VAs naming A or B (the fault, the VB view, the nearest neighbour): one set of events */
     CHECK_EQ_INT(r->timeline_count, 1);
     /* show --timeline, exactly, times masked */
     char *shown = masked_timeline(r, va_a + 0x10);

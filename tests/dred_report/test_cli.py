@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 
 passed = failed = 0
+USAGE = "usage: d12dred show FILE [--json | --timeline VA]"
 CASES = ("page_fault_exact", "use_after_free", "out_of_bounds", "hang_suspect", "unknown_values", "dred_off",
          "long_node", "hang_exact", "recreated")
 
@@ -310,17 +311,17 @@ def case_usage(tool, golden):
                  ("html", "a", "--timeline", "0x1")):
         result = run(tool, *args)
         check_eq(result.returncode, 2, f"d12dred {' '.join(args)}: exit code 2")
-        check(result.stderr.decode().startswith("usage: d12dred show FILE [--json | --timeline VA]"), f"d12dred {' '.join(args)}: usage")
+        check(result.stderr.decode().startswith(USAGE), f"d12dred {' '.join(args)}: usage")
     for va in ("0x1z", "-1", "0x10000000000000000", ""):  # --timeline takes a VA below 2^64, all of it a number
         result = run(tool, "show", "a", "--timeline", va)
         check_eq(result.returncode, 2, f"show --timeline '{va}': exit code 2")
         check(result.stderr.decode().startswith(f"d12dred: --timeline wants a VA (0x... or decimal), not '{va}'\n"
-                                                "usage: d12dred show FILE [--json | --timeline VA]"),
+                                                + USAGE),
               f"show --timeline '{va}': named, then the usage")
     # a bad option is named before the usage lines (getopt_long; docs/tools.md)
     result = run(tool, "show", "a", "--yaml")
     check_eq(result.returncode, 2, "d12dred show a --yaml: exit code 2")
-    check(result.stderr.decode().startswith("d12dred: unknown option '--yaml'\nusage: d12dred show FILE [--json | --timeline VA]"),
+    check(result.stderr.decode().startswith("d12dred: unknown option '--yaml'\n" + USAGE),
           "d12dred show a --yaml: the option named, then the usage")
     result = run(tool, "html", "a", "-o")
     check_eq(result.returncode, 2, "d12dred html a -o: exit code 2")
@@ -330,7 +331,7 @@ def case_usage(tool, golden):
     check(result.stderr.decode().startswith("d12dred: unknown command 'explain'\nusage:"), "unknown command: named")
     result = run(tool, "--help")
     check_eq(result.returncode, 0, "--help: exit code 0")
-    check(result.stdout.decode().startswith("usage: d12dred show FILE [--json | --timeline VA]"), "--help: usage on stdout")
+    check(result.stdout.decode().startswith(USAGE), "--help: usage on stdout")
 
 
 RECREATED_TIMELINE = [
@@ -377,7 +378,8 @@ def case_timeline_bad_member(tool, golden):
          "$.timelines[0].end: 0x100010000 is below start 0x100020000"),
         ('"seq": 3,', '"seq": 2,', '"event": "released"',
          "$.timelines[0].events[1].seq: 2 is not above the previous event's 2 (events are oldest first)"),
-        ('"event": "released"', '"event": "freed"', '"event": "freed"', '$.timelines[0].events[1].event: unknown value "freed"'),
+        ('"event": "released"', '"event": "freed"', '"event": "freed"',
+         '$.timelines[0].events[1].event: unknown value "freed"'),
         ('"ns_before": 16500000', '"ns_before": -1', '"ns_before": -1',
          "$.timelines[0].events[1].ns_before: expected a non-negative integer, got -1"),
         ('"earlier": 0,\n', '', '"timelines": [', '$.timelines[0]: missing key "earlier"'),

@@ -270,7 +270,8 @@ static int map_event(mapper *m, const jvalue *value, void *context)
     int rc = need_object(m, value, keys) || key_word(m, value, "event", event_word, 2, -1, &released) ||
              key_string(m, value, "name", &e.name) || key_enum(m, value, "type", &e.type) ||
              key_hex(m, value, "va", &e.va) || key_uint(m, value, "size", UINT64_MAX, &e.size) ||
-             key_uint(m, value, "seq", UINT64_MAX, &e.seq) || key_uint(m, value, "ns_before", UINT64_MAX, &e.ns_before) ||
+             key_uint(m, value, "seq", UINT64_MAX, &e.seq) ||
+             key_uint(m, value, "ns_before", UINT64_MAX, &e.ns_before) ||
              key_uint(m, value, "after_submission", UINT64_MAX, &e.after_submission) ||
              key_string(m, value, "queue", &e.queue)
                  ? -1 : 0;
