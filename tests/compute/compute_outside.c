@@ -56,14 +56,14 @@ static ID3D12Resource *buffer(D3D12_HEAP_TYPE type, UINT64 width, D3D12_RESOURCE
     return resource;
 }
 
-/* Root constants b0 (2 values), then u0 as a root UAV or as a table of one UAV. */
+/* Root constants b0 (4 values: cb0[0]), then u0 as a root UAV or as a table of one UAV. */
 static ID3D12RootSignature *root_signature(bool table)
 {
     D3D12_DESCRIPTOR_RANGE range = {D3D12_DESCRIPTOR_RANGE_TYPE_UAV, 1, 0, 0, 0};
     D3D12_ROOT_PARAMETER params[2];
     memset(params, 0, sizeof params);
     params[0].ParameterType = D3D12_ROOT_PARAMETER_TYPE_32BIT_CONSTANTS;
-    params[0].Constants.Num32BitValues = 2;
+    params[0].Constants.Num32BitValues = 4; /* cb0[1]: one 16-byte vector, all of it bound */
     params[1].ParameterType = table ? D3D12_ROOT_PARAMETER_TYPE_DESCRIPTOR_TABLE : D3D12_ROOT_PARAMETER_TYPE_UAV;
     params[1].DescriptorTable.NumDescriptorRanges = 1;
     params[1].DescriptorTable.pDescriptorRanges = &range;
@@ -141,7 +141,10 @@ static bool bind_table(work *w)
     if (!CHECK_HR(ID3D12Device_CreateDescriptorHeap(g_device, &desc, &IID_ID3D12DescriptorHeap, (void **)&w->heap),
                   S_OK))
         return false;
-    D3D12_UNORDERED_ACCESS_VIEW_DESC uav = {DXGI_FORMAT_R32_TYPELESS, D3D12_UAV_DIMENSION_BUFFER};
+    D3D12_UNORDERED_ACCESS_VIEW_DESC uav;
+    memset(&uav, 0, sizeof uav);
+    uav.Format = DXGI_FORMAT_R32_TYPELESS;
+    uav.ViewDimension = D3D12_UAV_DIMENSION_BUFFER;
     uav.Buffer.NumElements = WORDS;
     uav.Buffer.Flags = D3D12_BUFFER_UAV_FLAG_RAW;
     ID3D12Device_CreateUnorderedAccessView(g_device, w->target, NULL, &uav,
@@ -157,15 +160,17 @@ static bool bind_table(work *w)
 static void run(work *w, bool table)
 {
     ID3D12GraphicsCommandList_SetComputeRootSignature(w->list, w->rs);
-    UINT constants[2] = {MULTIPLIER, ADDEND};
-    ID3D12GraphicsCommandList_SetComputeRoot32BitConstants(w->list, 0, 2, constants, 0);
+    UINT constants[4] = {MULTIPLIER, ADDEND, 0, 0};
+    ID3D12GraphicsCommandList_SetComputeRoot32BitConstants(w->list, 0, 4, constants, 0);
     if (table ? !bind_table(w) : false)
         return;
     if (!table)
         ID3D12GraphicsCommandList_SetComputeRootUnorderedAccessView(w->list, 1,
                                                                     ID3D12Resource_GetGPUVirtualAddress(w->target));
     ID3D12GraphicsCommandList_Dispatch(w->list, WORDS / 64, 1, 1);
-    D3D12_RESOURCE_BARRIER barrier = {D3D12_RESOURCE_BARRIER_TYPE_TRANSITION, D3D12_RESOURCE_BARRIER_FLAG_NONE};
+    D3D12_RESOURCE_BARRIER barrier;
+    memset(&barrier, 0, sizeof barrier);
+    barrier.Type = D3D12_RESOURCE_BARRIER_TYPE_TRANSITION;
     barrier.Transition.pResource = w->target;
     barrier.Transition.StateBefore = D3D12_RESOURCE_STATE_UNORDERED_ACCESS;
     barrier.Transition.StateAfter = D3D12_RESOURCE_STATE_COPY_SOURCE;
