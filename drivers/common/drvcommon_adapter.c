@@ -64,17 +64,30 @@ HRESULT APIENTRY d12__drv_get_supported_versions(D3D12DDI_HADAPTER adapter, UINT
                               sizeof k_versions[0]);
 }
 
+/* Every table both drivers fill; the compute pair comes last, so a driver without it lists the same entries less two. */
+static const D3D12DDI_TABLE_REQUEST k_tables[] = {
+    {D3D12DDI_TABLE_TYPE_0020_EXTENDED_FEATURES, 1},
+    {D3D12DDI_TABLE_TYPE_DEVICE_CORE, 1},
+    {D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D, 1},
+    {D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D, 1},
+    {D3D12DDI_TABLE_TYPE_D12RT_DESCRIPTORS, 1}, /* docs/descriptors.md: both drivers fill it */
+    {D3D12DDI_TABLE_TYPE_D12RT_HEAPS, 1}, /* heaps and placed buffers (docs/heaps.md) */
+    {D3D12DDI_TABLE_TYPE_D12RT_PIPELINES, 1}, /* compute pipeline states and the list's binding (docs/pipelines.md) */
+    {D3D12DDI_TABLE_TYPE_D12RT_COMMAND_LIST_BINDING, 1},
+};
+#define K_COMPUTE_TABLES 2u
+
 HRESULT APIENTRY d12__drv_get_optional_ddi_tables(D3D12DDI_HADAPTER adapter, UINT32 *entries,
                                                   D3D12DDI_TABLE_REQUEST *requests)
 {
-    static const D3D12DDI_TABLE_REQUEST k_tables[] = {
-        {D3D12DDI_TABLE_TYPE_0020_EXTENDED_FEATURES, 1},
-        {D3D12DDI_TABLE_TYPE_DEVICE_CORE, 1},
-        {D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D, 1},
-        {D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D, 1},
-        {D3D12DDI_TABLE_TYPE_D12RT_DESCRIPTORS, 1}, /* docs/descriptors.md: both drivers fill it */
-        {D3D12DDI_TABLE_TYPE_D12RT_HEAPS, 1}, /* heaps and placed buffers (docs/heaps.md) */
-    };
+    (void)adapter;
+    return d12__drv_copy_list(entries, requests, k_tables, sizeof k_tables / sizeof k_tables[0] - K_COMPUTE_TABLES,
+                              sizeof k_tables[0]);
+}
+
+HRESULT APIENTRY d12__drv_get_optional_ddi_tables_compute(D3D12DDI_HADAPTER adapter, UINT32 *entries,
+                                                          D3D12DDI_TABLE_REQUEST *requests)
+{
     (void)adapter;
     return d12__drv_copy_list(entries, requests, k_tables, sizeof k_tables / sizeof k_tables[0], sizeof k_tables[0]);
 }

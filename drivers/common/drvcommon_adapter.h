@@ -39,6 +39,10 @@ HRESULT APIENTRY d12__drv_get_supported_versions(D3D12DDI_HADAPTER adapter, UINT
  * runs) and the GPU-work tables that make a driver a GPU. */
 HRESULT APIENTRY d12__drv_get_optional_ddi_tables(D3D12DDI_HADAPTER adapter, UINT32 *entries,
                                                   D3D12DDI_TABLE_REQUEST *requests);
+/* The same tables and the compute pair, D3D12DDI_TABLE_TYPE_D12RT_PIPELINES and _COMMAND_LIST_BINDING
+ * (docs/pipelines.md), for a driver that fills both. */
+HRESULT APIENTRY d12__drv_get_optional_ddi_tables_compute(D3D12DDI_HADAPTER adapter, UINT32 *entries,
+                                                          D3D12DDI_TABLE_REQUEST *requests);
 
 /* pfnCreateDevice: copies of the runtime's tables (it need not keep them), in the layout of the negotiated build:
  * p12UMCallbacks_0126 from 0126 on (before it only pfnSetErrorCb); pKTCallbacks (has_kt: both fence callbacks,

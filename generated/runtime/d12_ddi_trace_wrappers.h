@@ -18,6 +18,8 @@ static struct {
     D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 drm;
     D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1 drm1;
     D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT heaps;
+    D3D12DDI_DEVICE_FUNCS_PIPELINES_D12RT pipelines;
+    D3D12DDI_COMMAND_LIST_FUNCS_BINDING_D12RT binding;
 } od;
 
 /* ---- D3D12DDI_ADAPTERFUNCS ---- */
@@ -882,3 +884,149 @@ static void wrap_heaps(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT *table)
 }
 _Static_assert(sizeof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT) == 5 * sizeof(any_fn),
                "every slot of D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT has a wrapper");
+
+/* ---- D3D12DDI_DEVICE_FUNCS_PIPELINES_D12RT ---- */
+
+static SIZE_T APIENTRY w_pipelines_pfnCalcPrivateComputePipelineStateSize(
+        D3D12DDI_HDEVICE hDevice, const D3D12DDIARG_CREATE_COMPUTE_PIPELINE_STATE_D12RT* pArgs)
+{
+    ENTER(pfnCalcPrivateComputePipelineStateSize, "hDevice=%p BytecodeLength=%zu", hDevice.pDrvPrivate,
+          (pArgs ? (size_t)pArgs->BytecodeLength : 0));
+    SIZE_T result = od.pipelines.pfnCalcPrivateComputePipelineStateSize(hDevice, pArgs);
+    LEAVE_RESULT("size=%zu", (size_t)result);
+    return result;
+}
+
+static HRESULT APIENTRY w_pipelines_pfnCreateComputePipelineState(
+        D3D12DDI_HDEVICE hDevice, const D3D12DDIARG_CREATE_COMPUTE_PIPELINE_STATE_D12RT* pArgs,
+        D3D12DDI_HPIPELINESTATE hDrvPipelineState)
+{
+    ENTER(pfnCreateComputePipelineState,
+          "hDevice=%p BytecodeLength=%zu hRootSignature=%p NodeMask=%u Flags=0x%x hDrvPipelineState=%p",
+          hDevice.pDrvPrivate, (pArgs ? (size_t)pArgs->BytecodeLength : 0),
+          (pArgs ? pArgs->hRootSignature.pDrvPrivate : NULL), (pArgs ? (unsigned)pArgs->NodeMask : 0),
+          pArgs ? (unsigned)pArgs->Flags : 0u, hDrvPipelineState.pDrvPrivate);
+    HRESULT result = d12__fault_ddi_fails() ? E_OUTOFMEMORY : od.pipelines.pfnCreateComputePipelineState(
+            hDevice, pArgs, hDrvPipelineState);
+    LEAVE_RESULT("hr=0x%08X", (unsigned)result);
+    return result;
+}
+
+static VOID APIENTRY w_pipelines_pfnDestroyPipelineState(D3D12DDI_HDEVICE hDevice,
+                                                         D3D12DDI_HPIPELINESTATE hDrvPipelineState)
+{
+    ENTER(pfnDestroyPipelineState, "hDevice=%p hDrvPipelineState=%p", hDevice.pDrvPrivate,
+          hDrvPipelineState.pDrvPrivate);
+    od.pipelines.pfnDestroyPipelineState(hDevice, hDrvPipelineState);
+    LEAVE();
+}
+
+/* Every slot of D3D12DDI_DEVICE_FUNCS_PIPELINES_D12RT wrapped (a NULL slot stays NULL). */
+static void wrap_pipelines(D3D12DDI_DEVICE_FUNCS_PIPELINES_D12RT *table)
+{
+    wrap_slot(&table->pfnCalcPrivateComputePipelineStateSize, &od.pipelines.pfnCalcPrivateComputePipelineStateSize,
+              (any_fn)w_pipelines_pfnCalcPrivateComputePipelineStateSize);
+    wrap_slot(&table->pfnCreateComputePipelineState, &od.pipelines.pfnCreateComputePipelineState,
+              (any_fn)w_pipelines_pfnCreateComputePipelineState);
+    wrap_slot(&table->pfnDestroyPipelineState, &od.pipelines.pfnDestroyPipelineState,
+              (any_fn)w_pipelines_pfnDestroyPipelineState);
+}
+_Static_assert(sizeof(D3D12DDI_DEVICE_FUNCS_PIPELINES_D12RT) == 3 * sizeof(any_fn),
+               "every slot of D3D12DDI_DEVICE_FUNCS_PIPELINES_D12RT has a wrapper");
+
+/* ---- D3D12DDI_COMMAND_LIST_FUNCS_BINDING_D12RT ---- */
+
+static VOID APIENTRY w_binding_pfnSetPipelineState(D3D12DDI_HCOMMANDLIST hDrvCommandList,
+                                                   D3D12DDI_HPIPELINESTATE hDrvPipelineState)
+{
+    ENTER(pfnSetPipelineState, "hDrvCommandList=%p hDrvPipelineState=%p", hDrvCommandList.pDrvPrivate,
+          hDrvPipelineState.pDrvPrivate);
+    od.binding.pfnSetPipelineState(hDrvCommandList, hDrvPipelineState);
+    LEAVE();
+}
+
+static VOID APIENTRY w_binding_pfnSetComputeRootSignature(D3D12DDI_HCOMMANDLIST hDrvCommandList,
+                                                          D3D12DDI_HROOTSIGNATURE hDrvRootSignature)
+{
+    ENTER(pfnSetComputeRootSignature, "hDrvCommandList=%p hDrvRootSignature=%p", hDrvCommandList.pDrvPrivate,
+          hDrvRootSignature.pDrvPrivate);
+    od.binding.pfnSetComputeRootSignature(hDrvCommandList, hDrvRootSignature);
+    LEAVE();
+}
+
+static VOID APIENTRY w_binding_pfnSetDescriptorHeaps(D3D12DDI_HCOMMANDLIST hDrvCommandList, UINT NumDescriptorHeaps,
+                                                     const D3D12DDI_HDESCRIPTORHEAP* phDrvDescriptorHeaps)
+{
+    ENTER(pfnSetDescriptorHeaps, "hDrvCommandList=%p NumDescriptorHeaps=%u", hDrvCommandList.pDrvPrivate,
+          (unsigned)NumDescriptorHeaps);
+    od.binding.pfnSetDescriptorHeaps(hDrvCommandList, NumDescriptorHeaps, phDrvDescriptorHeaps);
+    LEAVE();
+}
+
+static VOID APIENTRY w_binding_pfnSetComputeRootDescriptorTable(D3D12DDI_HCOMMANDLIST hDrvCommandList,
+                                                                UINT RootParameterIndex, UINT64 BaseDescriptor)
+{
+    ENTER(pfnSetComputeRootDescriptorTable, "hDrvCommandList=%p RootParameterIndex=%u BaseDescriptor=0x%llX",
+          hDrvCommandList.pDrvPrivate, (unsigned)RootParameterIndex, (unsigned long long)BaseDescriptor);
+    od.binding.pfnSetComputeRootDescriptorTable(hDrvCommandList, RootParameterIndex, BaseDescriptor);
+    LEAVE();
+}
+
+static VOID APIENTRY w_binding_pfnSetComputeRoot32BitConstants(D3D12DDI_HCOMMANDLIST hDrvCommandList,
+                                                               UINT RootParameterIndex, UINT Num32BitValuesToSet,
+                                                               const UINT* pSrcData, UINT DestOffsetIn32BitValues)
+{
+    ENTER(pfnSetComputeRoot32BitConstants,
+          "hDrvCommandList=%p RootParameterIndex=%u Num32BitValuesToSet=%u DestOffsetIn32BitValues=%u First=0x%X",
+          hDrvCommandList.pDrvPrivate, (unsigned)RootParameterIndex, (unsigned)Num32BitValuesToSet,
+          (unsigned)DestOffsetIn32BitValues, Num32BitValuesToSet && pSrcData ? (unsigned)pSrcData[0] : 0u);
+    od.binding.pfnSetComputeRoot32BitConstants(hDrvCommandList, RootParameterIndex, Num32BitValuesToSet, pSrcData,
+                                               DestOffsetIn32BitValues);
+    LEAVE();
+}
+
+static VOID APIENTRY w_binding_pfnClearUnorderedAccessViewUint(D3D12DDI_HCOMMANDLIST hDrvCommandList,
+                                                               UINT64 ViewGPUHandleInCurrentHeap, SIZE_T ViewCPUHandle,
+                                                               D3D12DDI_HRESOURCE hResource, const UINT* Values)
+{
+    ENTER(pfnClearUnorderedAccessViewUint,
+          "hDrvCommandList=%p ViewGPUHandleInCurrentHeap=0x%llX ViewCPUHandle=0x%zX hResource=%p Value0=0x%X",
+          hDrvCommandList.pDrvPrivate, (unsigned long long)ViewGPUHandleInCurrentHeap, (size_t)ViewCPUHandle,
+          hResource.pDrvPrivate, Values ? (unsigned)Values[0] : 0u);
+    od.binding.pfnClearUnorderedAccessViewUint(hDrvCommandList, ViewGPUHandleInCurrentHeap, ViewCPUHandle, hResource,
+                                               Values);
+    LEAVE();
+}
+
+static VOID APIENTRY w_binding_pfnClearUnorderedAccessViewFloat(D3D12DDI_HCOMMANDLIST hDrvCommandList,
+                                                                UINT64 ViewGPUHandleInCurrentHeap, SIZE_T ViewCPUHandle,
+                                                                D3D12DDI_HRESOURCE hResource, const FLOAT* Values)
+{
+    ENTER(pfnClearUnorderedAccessViewFloat,
+          "hDrvCommandList=%p ViewGPUHandleInCurrentHeap=0x%llX ViewCPUHandle=0x%zX hResource=%p Value0=%g",
+          hDrvCommandList.pDrvPrivate, (unsigned long long)ViewGPUHandleInCurrentHeap, (size_t)ViewCPUHandle,
+          hResource.pDrvPrivate, Values ? (double)Values[0] : 0.0);
+    od.binding.pfnClearUnorderedAccessViewFloat(hDrvCommandList, ViewGPUHandleInCurrentHeap, ViewCPUHandle, hResource,
+                                                Values);
+    LEAVE();
+}
+
+/* Every slot of D3D12DDI_COMMAND_LIST_FUNCS_BINDING_D12RT wrapped (a NULL slot stays NULL). */
+static void wrap_binding(D3D12DDI_COMMAND_LIST_FUNCS_BINDING_D12RT *table)
+{
+    wrap_slot(&table->pfnSetPipelineState, &od.binding.pfnSetPipelineState, (any_fn)w_binding_pfnSetPipelineState);
+    wrap_slot(&table->pfnSetComputeRootSignature, &od.binding.pfnSetComputeRootSignature,
+              (any_fn)w_binding_pfnSetComputeRootSignature);
+    wrap_slot(&table->pfnSetDescriptorHeaps, &od.binding.pfnSetDescriptorHeaps,
+              (any_fn)w_binding_pfnSetDescriptorHeaps);
+    wrap_slot(&table->pfnSetComputeRootDescriptorTable, &od.binding.pfnSetComputeRootDescriptorTable,
+              (any_fn)w_binding_pfnSetComputeRootDescriptorTable);
+    wrap_slot(&table->pfnSetComputeRoot32BitConstants, &od.binding.pfnSetComputeRoot32BitConstants,
+              (any_fn)w_binding_pfnSetComputeRoot32BitConstants);
+    wrap_slot(&table->pfnClearUnorderedAccessViewUint, &od.binding.pfnClearUnorderedAccessViewUint,
+              (any_fn)w_binding_pfnClearUnorderedAccessViewUint);
+    wrap_slot(&table->pfnClearUnorderedAccessViewFloat, &od.binding.pfnClearUnorderedAccessViewFloat,
+              (any_fn)w_binding_pfnClearUnorderedAccessViewFloat);
+}
+_Static_assert(sizeof(D3D12DDI_COMMAND_LIST_FUNCS_BINDING_D12RT) == 7 * sizeof(any_fn),
+               "every slot of D3D12DDI_COMMAND_LIST_FUNCS_BINDING_D12RT has a wrapper");

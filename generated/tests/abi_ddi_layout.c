@@ -132,6 +132,27 @@ _Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT, pfnCreateHeap) == 8, 
 _Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT, pfnDestroyHeap) == 16, "offsetof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT, pfnDestroyHeap)");
 _Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT, pfnCreatePlacedResource) == 24, "offsetof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT, pfnCreatePlacedResource)");
 _Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT, pfnGetHeapGPUVirtualAddress) == 32, "offsetof(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT, pfnGetHeapGPUVirtualAddress)");
+_Static_assert(sizeof(D3D12DDIARG_CREATE_COMPUTE_PIPELINE_STATE_D12RT) == 32, "sizeof(D3D12DDIARG_CREATE_COMPUTE_PIPELINE_STATE_D12RT)");
+_Static_assert(_Alignof(D3D12DDIARG_CREATE_COMPUTE_PIPELINE_STATE_D12RT) == 8, "_Alignof(D3D12DDIARG_CREATE_COMPUTE_PIPELINE_STATE_D12RT)");
+_Static_assert(offsetof(D3D12DDIARG_CREATE_COMPUTE_PIPELINE_STATE_D12RT, pShaderBytecode) == 0, "offsetof(D3D12DDIARG_CREATE_COMPUTE_PIPELINE_STATE_D12RT, pShaderBytecode)");
+_Static_assert(offsetof(D3D12DDIARG_CREATE_COMPUTE_PIPELINE_STATE_D12RT, BytecodeLength) == 8, "offsetof(D3D12DDIARG_CREATE_COMPUTE_PIPELINE_STATE_D12RT, BytecodeLength)");
+_Static_assert(offsetof(D3D12DDIARG_CREATE_COMPUTE_PIPELINE_STATE_D12RT, hRootSignature) == 16, "offsetof(D3D12DDIARG_CREATE_COMPUTE_PIPELINE_STATE_D12RT, hRootSignature)");
+_Static_assert(offsetof(D3D12DDIARG_CREATE_COMPUTE_PIPELINE_STATE_D12RT, NodeMask) == 24, "offsetof(D3D12DDIARG_CREATE_COMPUTE_PIPELINE_STATE_D12RT, NodeMask)");
+_Static_assert(offsetof(D3D12DDIARG_CREATE_COMPUTE_PIPELINE_STATE_D12RT, Flags) == 28, "offsetof(D3D12DDIARG_CREATE_COMPUTE_PIPELINE_STATE_D12RT, Flags)");
+_Static_assert(sizeof(D3D12DDI_DEVICE_FUNCS_PIPELINES_D12RT) == 24, "sizeof(D3D12DDI_DEVICE_FUNCS_PIPELINES_D12RT)");
+_Static_assert(_Alignof(D3D12DDI_DEVICE_FUNCS_PIPELINES_D12RT) == 8, "_Alignof(D3D12DDI_DEVICE_FUNCS_PIPELINES_D12RT)");
+_Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_PIPELINES_D12RT, pfnCalcPrivateComputePipelineStateSize) == 0, "offsetof(D3D12DDI_DEVICE_FUNCS_PIPELINES_D12RT, pfnCalcPrivateComputePipelineStateSize)");
+_Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_PIPELINES_D12RT, pfnCreateComputePipelineState) == 8, "offsetof(D3D12DDI_DEVICE_FUNCS_PIPELINES_D12RT, pfnCreateComputePipelineState)");
+_Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_PIPELINES_D12RT, pfnDestroyPipelineState) == 16, "offsetof(D3D12DDI_DEVICE_FUNCS_PIPELINES_D12RT, pfnDestroyPipelineState)");
+_Static_assert(sizeof(D3D12DDI_COMMAND_LIST_FUNCS_BINDING_D12RT) == 56, "sizeof(D3D12DDI_COMMAND_LIST_FUNCS_BINDING_D12RT)");
+_Static_assert(_Alignof(D3D12DDI_COMMAND_LIST_FUNCS_BINDING_D12RT) == 8, "_Alignof(D3D12DDI_COMMAND_LIST_FUNCS_BINDING_D12RT)");
+_Static_assert(offsetof(D3D12DDI_COMMAND_LIST_FUNCS_BINDING_D12RT, pfnSetPipelineState) == 0, "offsetof(D3D12DDI_COMMAND_LIST_FUNCS_BINDING_D12RT, pfnSetPipelineState)");
+_Static_assert(offsetof(D3D12DDI_COMMAND_LIST_FUNCS_BINDING_D12RT, pfnSetComputeRootSignature) == 8, "offsetof(D3D12DDI_COMMAND_LIST_FUNCS_BINDING_D12RT, pfnSetComputeRootSignature)");
+_Static_assert(offsetof(D3D12DDI_COMMAND_LIST_FUNCS_BINDING_D12RT, pfnSetDescriptorHeaps) == 16, "offsetof(D3D12DDI_COMMAND_LIST_FUNCS_BINDING_D12RT, pfnSetDescriptorHeaps)");
+_Static_assert(offsetof(D3D12DDI_COMMAND_LIST_FUNCS_BINDING_D12RT, pfnSetComputeRootDescriptorTable) == 24, "offsetof(D3D12DDI_COMMAND_LIST_FUNCS_BINDING_D12RT, pfnSetComputeRootDescriptorTable)");
+_Static_assert(offsetof(D3D12DDI_COMMAND_LIST_FUNCS_BINDING_D12RT, pfnSetComputeRoot32BitConstants) == 32, "offsetof(D3D12DDI_COMMAND_LIST_FUNCS_BINDING_D12RT, pfnSetComputeRoot32BitConstants)");
+_Static_assert(offsetof(D3D12DDI_COMMAND_LIST_FUNCS_BINDING_D12RT, pfnClearUnorderedAccessViewUint) == 40, "offsetof(D3D12DDI_COMMAND_LIST_FUNCS_BINDING_D12RT, pfnClearUnorderedAccessViewUint)");
+_Static_assert(offsetof(D3D12DDI_COMMAND_LIST_FUNCS_BINDING_D12RT, pfnClearUnorderedAccessViewFloat) == 48, "offsetof(D3D12DDI_COMMAND_LIST_FUNCS_BINDING_D12RT, pfnClearUnorderedAccessViewFloat)");
 _Static_assert(sizeof(D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126) == 24, "sizeof(D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126)");
 _Static_assert(_Alignof(D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126) == 8, "_Alignof(D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126)");
 _Static_assert(offsetof(D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126, pfnExecuteCommandLists) == 0, "offsetof(D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126, pfnExecuteCommandLists)");
@@ -280,5 +301,5 @@ _Static_assert(_Alignof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1) == 8, 
 _Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1, pfnGetSupportedDriverReportedMessageFlags) == 0, "offsetof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1, pfnGetSupportedDriverReportedMessageFlags)");
 _Static_assert(offsetof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1, pfnSetDriverReportedMessageFlags) == 8, "offsetof(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1, pfnSetDriverReportedMessageFlags)");
 
-/* How many assertions this file holds (41 structs). */
-const unsigned d12_abi_ddi_layout_assert_count = 269;
+/* How many assertions this file holds (44 structs). */
+const unsigned d12_abi_ddi_layout_assert_count = 290;

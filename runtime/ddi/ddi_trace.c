@@ -247,6 +247,15 @@ void d12__ddi_trace_wrap_heaps(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT *funcs)
         wrap_heaps(funcs);
 }
 
+void d12__ddi_trace_wrap_compute(D3D12DDI_DEVICE_FUNCS_PIPELINES_D12RT *pipelines,
+                                 D3D12DDI_COMMAND_LIST_FUNCS_BINDING_D12RT *binding)
+{
+    if (!d12__ddi_trace_wraps())
+        return;
+    wrap_pipelines(pipelines);
+    wrap_binding(binding);
+}
+
 void d12__ddi_trace_wrap_drm(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 *funcs)
 {
     if (d12__ddi_trace_wraps())

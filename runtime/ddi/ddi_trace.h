@@ -48,6 +48,9 @@ void d12__ddi_trace_wrap_gpu(struct d12_driver_gpu_funcs *funcs, bool has_0127);
 /* The optional descriptor table (D3D12DDI_TABLE_TYPE_D12RT_DESCRIPTORS, docs/descriptors.md). */
 void d12__ddi_trace_wrap_descriptors(D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT *funcs);
 void d12__ddi_trace_wrap_heaps(D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT *funcs);
+/* The compute pair (D3D12DDI_TABLE_TYPE_D12RT_PIPELINES and _COMMAND_LIST_BINDING, docs/pipelines.md). */
+void d12__ddi_trace_wrap_compute(D3D12DDI_DEVICE_FUNCS_PIPELINES_D12RT *pipelines,
+                                 D3D12DDI_COMMAND_LIST_FUNCS_BINDING_D12RT *binding);
 void d12__ddi_trace_wrap_drm(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126 *funcs);
 /* Feature version 2's table (D3D12DDI_TABLE_TYPE_D12RT_DRIVER_REPORTED_MESSAGES_1). */
 void d12__ddi_trace_wrap_drm1(D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_1 *funcs);

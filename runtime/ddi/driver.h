@@ -83,6 +83,11 @@ typedef struct d12_driver_gpu_funcs {
     bool has_descriptors;
     D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT heaps; /* valid when has_heaps (docs/heaps.md) */
     bool has_heaps; /* the driver offered D3D12DDI_TABLE_TYPE_D12RT_HEAPS: heaps and placed buffers */
+    /* The compute pair (docs/pipelines.md), valid when has_pipelines: D3D12DDI_TABLE_TYPE_D12RT_PIPELINES and
+     * D3D12DDI_TABLE_TYPE_D12RT_COMMAND_LIST_BINDING, offered both or neither (one alone refuses the adapter). */
+    D3D12DDI_DEVICE_FUNCS_PIPELINES_D12RT pipelines;
+    D3D12DDI_COMMAND_LIST_FUNCS_BINDING_D12RT binding;
+    bool has_pipelines;
 } d12_driver_gpu_funcs;
 
 /* Whether the negotiated build is 0127 or later: the driver has pfnWriteBufferImmediate and was handed

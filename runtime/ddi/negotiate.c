@@ -71,15 +71,29 @@ HRESULT d12__driver_negotiate(d12_driver_adapter *adapter)
 
 /* ---- Extended features, queried once at adapter init (the spec; d3d12ddi.h says how this differs) ---- */
 
-/* The optional tables the driver offers, as a mask of 1 << D3D12DDI_TABLE_TYPE (types above 63 are ignored). */
-/* The tables the driver offers: *offered has bit N for a WDK table type N < 64; the d12rt types (0x0D12....) that
- * the runtime asks for are flags of their own. */
-static HRESULT offered_tables(d12_driver_adapter *adapter, UINT64 *offered, bool *descriptors, bool *heaps)
+/* The d12rt optional tables (0x0D12....) a driver lists: flags of their own, beside the WDK's mask. */
+typedef struct d12rt_tables {
+    bool descriptors, heaps, pipelines, binding;
+} d12rt_tables;
+
+static void note_d12rt_table(d12rt_tables *d12rt, D3D12DDI_TABLE_TYPE type)
+{
+    switch (type) {
+    case D3D12DDI_TABLE_TYPE_D12RT_DESCRIPTORS: d12rt->descriptors = true; break;
+    case D3D12DDI_TABLE_TYPE_D12RT_HEAPS: d12rt->heaps = true; break;
+    case D3D12DDI_TABLE_TYPE_D12RT_PIPELINES: d12rt->pipelines = true; break;
+    case D3D12DDI_TABLE_TYPE_D12RT_COMMAND_LIST_BINDING: d12rt->binding = true; break;
+    default: break;
+    }
+}
+
+/* The tables the driver offers: *offered has bit N for a WDK table type N < 64; the d12rt types that the runtime
+ * asks for are flags in *d12rt. */
+static HRESULT offered_tables(d12_driver_adapter *adapter, UINT64 *offered, d12rt_tables *d12rt)
 {
     UINT32 count = 0;
     *offered = 0;
-    *descriptors = false;
-    *heaps = false;
+    memset(d12rt, 0, sizeof *d12rt);
     HRESULT hr = adapter->funcs.pfnGetOptionalDDITables(adapter->handle, &count, NULL);
     if (FAILED(hr = checked_count(adapter, "pfnGetOptionalDDITables", hr, count)))
         return hr;
@@ -91,12 +105,11 @@ static HRESULT offered_tables(d12_driver_adapter *adapter, UINT64 *offered, bool
     if (FAILED(hr = checked_fill(adapter, "pfnGetOptionalDDITables", hr, count, written)))
         return hr;
     for (UINT32 i = 0; i < written; i++) {
-        if ((UINT)tables[i].tableType < 64 && tables[i].numTables > 0)
+        if (tables[i].numTables == 0)
+            continue;
+        if ((UINT)tables[i].tableType < 64)
             *offered |= 1ull << tables[i].tableType;
-        if (tables[i].tableType == D3D12DDI_TABLE_TYPE_D12RT_DESCRIPTORS && tables[i].numTables > 0)
-            *descriptors = true; /* a d12rt type (0x0D12....): a flag of its own, beside the WDK's mask */
-        if (tables[i].tableType == D3D12DDI_TABLE_TYPE_D12RT_HEAPS && tables[i].numTables > 0)
-            *heaps = true;
+        note_d12rt_table(d12rt, tables[i].tableType);
     }
     return S_OK;
 }
@@ -219,24 +232,48 @@ static HRESULT init_optional_table(d12_driver_adapter *adapter, bool offered, D3
     return S_OK;
 }
 
-static HRESULT init_optional_tables(d12_driver_adapter *adapter, bool descriptors, bool heaps)
+/* The compute tables (docs/pipelines.md) come as a pair: a pipeline state nobody can bind, or binding calls with
+ * no pipeline state to run, is a broken driver. */
+static HRESULT check_compute_pair(d12_driver_adapter *adapter, const d12rt_tables *d12rt)
+{
+    if (d12rt->pipelines == d12rt->binding)
+        return S_OK;
+    return broken(adapter, "it offers %s without %s; a driver offers both compute tables or neither",
+                  d12rt->pipelines ? "D12RT_PIPELINES" : "D12RT_COMMAND_LIST_BINDING",
+                  d12rt->pipelines ? "D12RT_COMMAND_LIST_BINDING" : "D12RT_PIPELINES");
+}
+
+static HRESULT init_optional_tables(d12_driver_adapter *adapter, const d12rt_tables *d12rt)
 {
     d12_driver_gpu_funcs *gpu = &adapter->gpu;
+    bool has_binding = false; /* has_pipelines stands for the pair: set only when both filled */
+    bool has_pipelines = false;
     HRESULT hr;
-    if (FAILED(hr = init_optional_table(adapter, descriptors, D3D12DDI_TABLE_TYPE_D12RT_DESCRIPTORS, "D12RT_DESCRIPTORS",
-                                        &gpu->descriptors, sizeof gpu->descriptors, &gpu->has_descriptors)) ||
-        FAILED(hr = init_optional_table(adapter, heaps, D3D12DDI_TABLE_TYPE_D12RT_HEAPS, "D12RT_HEAPS", &gpu->heaps,
-                                        sizeof gpu->heaps, &gpu->has_heaps)))
+    if (FAILED(hr = check_compute_pair(adapter, d12rt)) ||
+        FAILED(hr = init_optional_table(adapter, d12rt->descriptors, D3D12DDI_TABLE_TYPE_D12RT_DESCRIPTORS,
+                                        "D12RT_DESCRIPTORS", &gpu->descriptors, sizeof gpu->descriptors,
+                                        &gpu->has_descriptors)) ||
+        FAILED(hr = init_optional_table(adapter, d12rt->heaps, D3D12DDI_TABLE_TYPE_D12RT_HEAPS, "D12RT_HEAPS",
+                                        &gpu->heaps, sizeof gpu->heaps, &gpu->has_heaps)) ||
+        FAILED(hr = init_optional_table(adapter, d12rt->pipelines, D3D12DDI_TABLE_TYPE_D12RT_PIPELINES,
+                                        "D12RT_PIPELINES", &gpu->pipelines, sizeof gpu->pipelines,
+                                        &has_pipelines)) ||
+        FAILED(hr = init_optional_table(adapter, d12rt->binding, D3D12DDI_TABLE_TYPE_D12RT_COMMAND_LIST_BINDING,
+                                        "D12RT_COMMAND_LIST_BINDING", &gpu->binding, sizeof gpu->binding,
+                                        &has_binding)))
         return hr;
+    gpu->has_pipelines = has_pipelines && has_binding;
     if (gpu->has_descriptors)
         d12__ddi_trace_wrap_descriptors(&gpu->descriptors);
     if (gpu->has_heaps)
         d12__ddi_trace_wrap_heaps(&gpu->heaps);
+    if (gpu->has_pipelines)
+        d12__ddi_trace_wrap_compute(&gpu->pipelines, &gpu->binding);
     return S_OK;
 }
 
 /* A driver offering none of the three tables has no GPU work; one offering some but not all is broken. */
-static HRESULT init_gpu_tables(d12_driver_adapter *adapter, UINT64 offered, bool descriptors, bool heaps)
+static HRESULT init_gpu_tables(d12_driver_adapter *adapter, UINT64 offered, const d12rt_tables *d12rt)
 {
     int count = offers(offered, D3D12DDI_TABLE_TYPE_DEVICE_CORE) + offers(offered, D3D12DDI_TABLE_TYPE_COMMAND_LIST_3D) +
                 offers(offered, D3D12DDI_TABLE_TYPE_COMMAND_QUEUE_3D);
@@ -254,7 +291,7 @@ static HRESULT init_gpu_tables(d12_driver_adapter *adapter, UINT64 offered, bool
                                    sizeof gpu->queue)))
         return hr;
     d12__ddi_trace_wrap_gpu(gpu, d12__driver_adapter_has_0127(adapter));
-    if (FAILED(hr = init_optional_tables(adapter, descriptors, heaps)))
+    if (FAILED(hr = init_optional_tables(adapter, d12rt)))
         return hr;
     adapter->has_gpu = true;
     return S_OK;
@@ -263,12 +300,12 @@ static HRESULT init_gpu_tables(d12_driver_adapter *adapter, UINT64 offered, bool
 HRESULT d12__driver_init_optional_tables(d12_driver_adapter *adapter)
 {
     UINT64 offered;
-    bool descriptors, heaps;
+    d12rt_tables d12rt;
     d12__driver_query_adapter_identity(adapter);
-    HRESULT hr = offered_tables(adapter, &offered, &descriptors, &heaps);
+    HRESULT hr = offered_tables(adapter, &offered, &d12rt);
     if (FAILED(hr) || FAILED(hr = init_extended_features(adapter, offered)))
         return hr;
-    return init_gpu_tables(adapter, offered, descriptors, heaps);
+    return init_gpu_tables(adapter, offered, &d12rt);
 }
 
 /* ---- Extended-feature queries ---- */

@@ -18,6 +18,8 @@
  *   partial_gpu           ... leaves out COMMAND_LIST_3D and COMMAND_QUEUE_3D (only DEVICE_CORE offered)
  *   gpu_null_slot         pfnFillDDITable(COMMAND_LIST_3D) succeeds with pfnDispatch NULL
  *   gpu_fill_fails        pfnFillDDITable(COMMAND_QUEUE_3D) returns E_FAIL
+ *   compute_alone         pfnGetOptionalDDITables lists D12RT_PIPELINES without D12RT_COMMAND_LIST_BINDING (the
+ *                         compute tables come as a pair, docs/pipelines.md)
  *   queue_zero_size       pfnCalcPrivateCommandQueueSize returns 0          (and the same for the other sizes:
  *   queue_absurd_size     ... returns SIZE_MAX / 2                           allocator_zero_size, list_zero_size,
  *                                                                            list_absurd_size, resource_zero_size)
@@ -69,6 +71,7 @@ typedef enum {
     MODE_PARTIAL_GPU,
     MODE_GPU_NULL_SLOT,
     MODE_GPU_FILL_FAILS,
+    MODE_COMPUTE_ALONE,
     MODE_QUEUE_ZERO_SIZE,
     MODE_QUEUE_ABSURD_SIZE,
     MODE_ALLOCATOR_ZERO_SIZE,
@@ -104,6 +107,7 @@ static const struct {
     {"partial_gpu", MODE_PARTIAL_GPU},
     {"gpu_null_slot", MODE_GPU_NULL_SLOT},
     {"gpu_fill_fails", MODE_GPU_FILL_FAILS},
+    {"compute_alone", MODE_COMPUTE_ALONE},
     {"queue_zero_size", MODE_QUEUE_ZERO_SIZE},
     {"queue_absurd_size", MODE_QUEUE_ABSURD_SIZE},
     {"allocator_zero_size", MODE_ALLOCATOR_ZERO_SIZE},
@@ -520,25 +524,36 @@ static HRESULT APIENTRY shim_versions(D3D12DDI_HADAPTER adapter, UINT32 *entries
     return S_OK;
 }
 
+/* Whether the shim's mode leaves table `type` out of the inner driver's list. */
+static bool dropped_table(D3D12DDI_TABLE_TYPE type)
+{
+    switch (g_mode) {
+    case MODE_NO_GPU: return gpu_table(type);
+    case MODE_PARTIAL_GPU: return gpu_table(type) && type != D3D12DDI_TABLE_TYPE_DEVICE_CORE;
+    case MODE_COMPUTE_ALONE:
+        return type == D3D12DDI_TABLE_TYPE_D12RT_PIPELINES || type == D3D12DDI_TABLE_TYPE_D12RT_COMMAND_LIST_BINDING;
+    default: return false;
+    }
+}
+
 static HRESULT APIENTRY shim_optional_tables(D3D12DDI_HADAPTER adapter, UINT32 *entries,
                                              D3D12DDI_TABLE_REQUEST *requests)
 {
-    if (g_mode != MODE_NO_GPU && g_mode != MODE_PARTIAL_GPU)
+    if (g_mode != MODE_NO_GPU && g_mode != MODE_PARTIAL_GPU && g_mode != MODE_COMPUTE_ALONE)
         return g_inner.pfnGetOptionalDDITables(adapter, entries, requests);
     if (!entries)
         return E_INVALIDARG;
-    D3D12DDI_TABLE_REQUEST all[64], kept[64];
+    D3D12DDI_TABLE_REQUEST all[64], kept[65];
     UINT32 count = 64, left = 0;
     HRESULT hr = g_inner.pfnGetOptionalDDITables(adapter, &count, all);
     if (FAILED(hr))
         return hr;
     for (UINT32 i = 0; i < count && i < 64; i++) {
-        bool drop = g_mode == MODE_NO_GPU ? gpu_table(all[i].tableType)
-                                          : gpu_table(all[i].tableType) &&
-                                                all[i].tableType != D3D12DDI_TABLE_TYPE_DEVICE_CORE;
-        if (!drop)
+        if (!dropped_table(all[i].tableType))
             kept[left++] = all[i];
     }
+    if (g_mode == MODE_COMPUTE_ALONE)
+        kept[left++] = (D3D12DDI_TABLE_REQUEST){D3D12DDI_TABLE_TYPE_D12RT_PIPELINES, 1};
     if (requests) {
         if (*entries < left)
             return (HRESULT)0x8007007AL; /* HRESULT_FROM_WIN32(ERROR_INSUFFICIENT_BUFFER) */

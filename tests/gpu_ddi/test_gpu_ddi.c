@@ -529,6 +529,13 @@ static void test_partial_gpu(void)
     adapter_init_fails("it offers 1 of the three GPU-work tables");
 }
 
+/* The compute tables come as a pair (docs/pipelines.md): the pipeline table alone is a broken driver. */
+static void test_compute_alone(void)
+{
+    adapter_init_fails("it offers D12RT_PIPELINES without D12RT_COMMAND_LIST_BINDING; a driver offers both compute "
+                       "tables or neither");
+}
+
 static void test_gpu_null_slot(void)
 {
     adapter_init_fails("the COMMAND_LIST_3D table has a NULL slot");
@@ -1161,6 +1168,7 @@ static const struct {
     {"no_gpu", test_no_gpu},
     {"partial_gpu", test_partial_gpu},
     {"gpu_null_slot", test_gpu_null_slot},
+    {"compute_alone", test_compute_alone},
     {"gpu_fill_fails", test_gpu_fill_fails},
     {"queue_zero_size", test_queue_zero_size},
     {"queue_absurd_size", test_queue_absurd_size},

@@ -184,6 +184,17 @@ typedef enum D3D12DDI_TABLE_TYPE {
      * keeps working, and CreateHeap and CreatePlacedResource on its devices answer E_NOTIMPL with a message
      * naming it */
     D3D12DDI_TABLE_TYPE_D12RT_HEAPS = 0x0D120033,
+    /* D3D12DDI_DEVICE_FUNCS_PIPELINES_D12RT (compute pipeline states, docs/pipelines.md), filled once per
+     * adapter when pfnGetOptionalDDITables lists it beside the three GPU-work tables. A driver lists it and
+     * D3D12DDI_TABLE_TYPE_D12RT_COMMAND_LIST_BINDING both or neither (one alone: the adapter is refused). A
+     * driver that lists neither keeps working: CreateComputePipelineState and CreatePipelineState on its
+     * devices answer E_NOTIMPL with a message naming it, and the list's binding calls are validated and not
+     * forwarded */
+    D3D12DDI_TABLE_TYPE_D12RT_PIPELINES = 0x0D12003E,
+    /* D3D12DDI_COMMAND_LIST_FUNCS_BINDING_D12RT (the list's pipeline state, compute root signature,
+     * descriptor heaps, descriptor tables, root constants and UAV clears, docs/pipelines.md), filled once per
+     * adapter; listed with D3D12DDI_TABLE_TYPE_D12RT_PIPELINES or not at all */
+    D3D12DDI_TABLE_TYPE_D12RT_COMMAND_LIST_BINDING = 0x0D12003F,
 } D3D12DDI_TABLE_TYPE;
 
 /* Extended features (values as in the WDK). d12rt implements none of the WDK's; the driver-reported-messages
@@ -1405,6 +1416,129 @@ typedef struct D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT {
     PFND3D12DDI_CREATEPLACEDRESOURCE_D12RT pfnCreatePlacedResource; /* construct a placed buffer */
     PFND3D12DDI_GETHEAPGPUVIRTUALADDRESS_D12RT pfnGetHeapGPUVirtualAddress; /* the heap's GPU VA */
 } D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT;
+
+/* The driver's pipeline state, constructed in runtime-allocated memory
+ * (pfnCalcPrivateComputePipelineStateSize bytes), as a root signature is. In the binding table a handle whose
+ * pDrvPrivate is NULL means "none". */
+typedef struct D3D12DDI_HPIPELINESTATE {
+    void* pDrvPrivate;
+} D3D12DDI_HPIPELINESTATE;
+
+/* Arguments of pfnCalcPrivateComputePipelineStateSize and pfnCreateComputePipelineState: the DXBC the runtime
+ * validated (shader model 5.0 or 5.1, a compute shader, every register it declares bound by the root
+ * signature: runtime/gpu/pipeline_check.c), valid for the call only (the driver copies what it keeps). d12rt
+ * differs from the WDK: the WDK's D3D12DDIARG_CREATE_PIPELINE_STATE_0033 points at shader objects the runtime
+ * created before; d12rt has no shader objects, so the compute shader's bytecode comes with the pipeline. */
+typedef struct D3D12DDIARG_CREATE_COMPUTE_PIPELINE_STATE_D12RT {
+    const void* pShaderBytecode; /* the DXBC container (its checksum checked by the runtime) */
+    SIZE_T BytecodeLength; /* its size in bytes */
+    /* the desc's root signature, or one the runtime created from the shader's RTS0 chunk (pRootSignature
+     * NULL); either stays alive as long as the pipeline state */
+    D3D12DDI_HROOTSIGNATURE hRootSignature;
+    UINT NodeMask; /* 0 or 1 (one node) */
+    D3D12_PIPELINE_STATE_FLAGS Flags; /* the application's flags (NONE: the runtime refused the others) */
+} D3D12DDIARG_CREATE_COMPUTE_PIPELINE_STATE_D12RT;
+
+/* Bytes of private memory the driver's pipeline state object needs (it may depend on the arguments). */
+typedef SIZE_T(APIENTRY* PFND3D12DDI_CALCPRIVATECOMPUTEPIPELINESTATESIZE_D12RT)(
+    D3D12DDI_HDEVICE hDevice,
+    const D3D12DDIARG_CREATE_COMPUTE_PIPELINE_STATE_D12RT* pArgs);
+
+/* Construct a compute pipeline state in hDrvPipelineState.pDrvPrivate. E_INVALIDARG when the driver cannot
+ * compile the shader (the runtime then reports CREATECOMPUTEPIPELINESTATE_INVALID_SHADER, "the driver could
+ * not compile the shader"; the driver's own compiler messages go where its compiler sends them),
+ * E_OUTOFMEMORY when memory or the GPU API's objects cannot be had. Threads: any application thread,
+ * concurrently. */
+typedef HRESULT(APIENTRY* PFND3D12DDI_CREATECOMPUTEPIPELINESTATE_D12RT)(
+    D3D12DDI_HDEVICE hDevice,
+    const D3D12DDIARG_CREATE_COMPUTE_PIPELINE_STATE_D12RT* pArgs,
+    D3D12DDI_HPIPELINESTATE hDrvPipelineState);
+
+/* Destruct a pipeline state in place. No list that recorded it is executing any more (the runtime's retention
+ * keeps it alive until then, as it keeps resources and root signatures); its root signature is destroyed
+ * after it. */
+typedef VOID(APIENTRY* PFND3D12DDI_DESTROYPIPELINESTATE_D12RT)(
+    D3D12DDI_HDEVICE hDevice,
+    D3D12DDI_HPIPELINESTATE hDrvPipelineState);
+
+/* The pipeline-state table (D3D12DDI_TABLE_TYPE_D12RT_PIPELINES); every slot must be non-NULL. d12rt differs
+ * from the WDK: the WDK's pipeline slots live in its device core table and take every stage's shader. */
+typedef struct D3D12DDI_DEVICE_FUNCS_PIPELINES_D12RT {
+    /* pipeline state object size */
+    PFND3D12DDI_CALCPRIVATECOMPUTEPIPELINESTATESIZE_D12RT pfnCalcPrivateComputePipelineStateSize;
+    /* construct a compute pipeline state */
+    PFND3D12DDI_CREATECOMPUTEPIPELINESTATE_D12RT pfnCreateComputePipelineState;
+    PFND3D12DDI_DESTROYPIPELINESTATE_D12RT pfnDestroyPipelineState; /* destruct a pipeline state */
+} D3D12DDI_DEVICE_FUNCS_PIPELINES_D12RT;
+
+/* Set the list's pipeline state (a compute one; pDrvPrivate NULL: none). */
+typedef VOID(APIENTRY* PFND3D12DDI_SETPIPELINESTATE_D12RT)(
+    D3D12DDI_HCOMMANDLIST hDrvCommandList,
+    D3D12DDI_HPIPELINESTATE hDrvPipelineState);
+
+/* Set the compute root signature. D3D12: setting a different root signature clears the compute root arguments
+ * (tables, constants and root views); setting the same one keeps them. */
+typedef VOID(APIENTRY* PFND3D12DDI_SETCOMPUTEROOTSIGNATURE_D12RT)(
+    D3D12DDI_HCOMMANDLIST hDrvCommandList,
+    D3D12DDI_HROOTSIGNATURE hDrvRootSignature);
+
+/* Bind the descriptor heaps tables are read from: at most one CBV_SRV_UAV and one SAMPLER heap, both shader-
+ * visible (the runtime checked). It replaces the heaps bound before. */
+typedef VOID(APIENTRY* PFND3D12DDI_SETDESCRIPTORHEAPS_D12RT)(
+    D3D12DDI_HCOMMANDLIST hDrvCommandList,
+    UINT NumDescriptorHeaps,
+    const D3D12DDI_HDESCRIPTORHEAP* phDrvDescriptorHeaps);
+
+/* Set a descriptor table root argument: BaseDescriptor is a GPU descriptor handle inside the bound heap of
+ * the table's type (the runtime checked). The descriptors are read when a dispatch executes, not now. */
+typedef VOID(APIENTRY* PFND3D12DDI_SETCOMPUTEROOTDESCRIPTORTABLE_D12RT)(
+    D3D12DDI_HCOMMANDLIST hDrvCommandList,
+    UINT RootParameterIndex,
+    UINT64 BaseDescriptor);
+
+/* Set Num32BitValuesToSet root constants of a 32-bit-constants root parameter from DestOffsetIn32BitValues on
+ * (within the parameter: the runtime checked). SetComputeRoot32BitConstant arrives as a count of 1. */
+typedef VOID(APIENTRY* PFND3D12DDI_SETCOMPUTEROOT32BITCONSTANTS_D12RT)(
+    D3D12DDI_HCOMMANDLIST hDrvCommandList,
+    UINT RootParameterIndex,
+    UINT Num32BitValuesToSet,
+    const UINT* pSrcData,
+    UINT DestOffsetIn32BitValues);
+
+/* Record a clear of a buffer UAV to Values (each element's components; a raw or structured view's 32-bit
+ * words take Values[0]). ViewGPUHandleInCurrentHeap is a UAV descriptor of the bound shader-visible
+ * CBV_SRV_UAV heap, ViewCPUHandle one of a heap that is not shader-visible, both describing a UAV of
+ * hResource (the runtime checked). The view's range is read when the clear executes. */
+typedef VOID(APIENTRY* PFND3D12DDI_CLEARUNORDEREDACCESSVIEWUINT_D12RT)(
+    D3D12DDI_HCOMMANDLIST hDrvCommandList,
+    UINT64 ViewGPUHandleInCurrentHeap,
+    SIZE_T ViewCPUHandle,
+    D3D12DDI_HRESOURCE hResource,
+    const UINT* Values);
+
+/* As pfnClearUnorderedAccessViewUint with float Values, converted to the view's format (a raw or structured
+ * view's 32-bit words take Values[0]'s bits as the API says: the float converted to UINT). */
+typedef VOID(APIENTRY* PFND3D12DDI_CLEARUNORDEREDACCESSVIEWFLOAT_D12RT)(
+    D3D12DDI_HCOMMANDLIST hDrvCommandList,
+    UINT64 ViewGPUHandleInCurrentHeap,
+    SIZE_T ViewCPUHandle,
+    D3D12DDI_HRESOURCE hResource,
+    const FLOAT* Values);
+
+/* The list's binding table (D3D12DDI_TABLE_TYPE_D12RT_COMMAND_LIST_BINDING); every slot must be non-NULL.
+ * d12rt differs from the WDK: the WDK's binding slots live in its 3D command list table; d12rt's 3D table
+ * cannot grow without breaking every driver, so they come in a table of their own. */
+typedef struct D3D12DDI_COMMAND_LIST_FUNCS_BINDING_D12RT {
+    PFND3D12DDI_SETPIPELINESTATE_D12RT pfnSetPipelineState; /* the pipeline state */
+    PFND3D12DDI_SETCOMPUTEROOTSIGNATURE_D12RT pfnSetComputeRootSignature; /* the compute root signature */
+    PFND3D12DDI_SETDESCRIPTORHEAPS_D12RT pfnSetDescriptorHeaps; /* the descriptor heaps */
+    PFND3D12DDI_SETCOMPUTEROOTDESCRIPTORTABLE_D12RT pfnSetComputeRootDescriptorTable; /* a descriptor table */
+    PFND3D12DDI_SETCOMPUTEROOT32BITCONSTANTS_D12RT pfnSetComputeRoot32BitConstants; /* root constants */
+    /* clear a buffer UAV (integers) */
+    PFND3D12DDI_CLEARUNORDEREDACCESSVIEWUINT_D12RT pfnClearUnorderedAccessViewUint;
+    /* clear a buffer UAV (floats) */
+    PFND3D12DDI_CLEARUNORDEREDACCESSVIEWFLOAT_D12RT pfnClearUnorderedAccessViewFloat;
+} D3D12DDI_COMMAND_LIST_FUNCS_BINDING_D12RT;
 
 /* The one symbol a driver exports (C linkage). It allocates its adapter object, fills every slot of
  * *pArgs->pAdapterFuncs, sets pArgs->hAdapter and returns S_OK; a failure HRESULT means no adapter. */
