@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vkdrv_compute.h"
 #include "vkdrv_list.h"
 
 void d12__vkdrv_full_barrier(VkCommandBuffer cb)
@@ -87,7 +88,7 @@ VOID APIENTRY d12__vkdrv_resource_barrier(D3D12DDI_HCOMMANDLIST handle, UINT cou
                                       const D3D12DDIARG_RESOURCE_BARRIER_0126 *barriers)
 {
     d12__vkdrv_command_list *list = d12__vkdrv_list_of(handle);
-    if (!count)
+    if (!count || d12__vkdrv_cs_barrier(list, count, barriers)) /* inside a compute segment: recorded at execution */
         return;
     d12__vkdrv_op *op = d12__vkdrv_append(list, D12_VKDRV_OP_BARRIER);
     if (!op || !barriers)

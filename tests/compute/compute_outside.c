@@ -1,0 +1,782 @@
+/* The application's compute shaders through the public D3D12 API (issue 31; docs/pipelines.md, "Dispatch on the
+ * Vulkan driver"): an outside program (tests/outside/outside.h), run on d12rt's drivers and on Debian's vkd3d 1.2,
+ * with the project's own shaders (spec/shaders: raw_fill, typed_bits). On a device that runs no shader
+ * (D3D12_FEATURE_D12RT_SHADER_EXECUTION FALSE: the reference driver) every case says so and checks nothing.
+ *   table_constants   raw_fill through a descriptor table (UAV u0 at slot 2 of a shader-visible heap) and root
+ *                     constants (b0): word i = i * 3 + 100 for the 128 threads, the 32 words after them untouched
+ *   root_views        raw_fill through its own root signature (RTS0: root CBV b0, root UAV u0)
+ *   typed_uav         typed_bits: typed SRV t0 and typed UAV u0 (R32G32B32A32_UINT), its bit operations checked
+ *   volatile          one list executed twice, the table's descriptor rewritten between the executions to name
+ *                     another buffer: the second execution writes that buffer (root signature 1.0 "volatile";
+ *                     vkd3d 1.2 copies descriptors at record time: a D3D12_RULE)
+ *   uav_barrier       two dispatches on one UAV with a UAV barrier between: the second one's words
+ *   clear_uav         ClearUnorderedAccessViewUint/Float on raw, R32_UINT, R32_FLOAT, R8G8B8A8_UNORM and
+ *                     R16G16B16A16_UINT buffer views: each range holds the converted value, its neighbours untouched
+ *   dispatches_1000   1 000 dispatches in one list (root constants changed and a UAV barrier between each): the
+ *                     last one's words; on d12rt's Vulkan driver in at most 20 vkQueueSubmit2 calls
+ *   root_uav_released a released buffer behind a root UAV: the device is removed (DXGI_ERROR_DEVICE_HUNG family) and
+ *                     DRED's page fault names the freed buffer (d12rt only: vkd3d 1.2 has no DRED)
+ *   sync_hazard       (its ctest runs under D12RT_VULKAN_VALIDATION=sync) two dispatches writing one UAV with no
+ *                     barrier: a SYNC-HAZARD driver message; with a UAV barrier between them: none (d12rt only) */
+#define _GNU_SOURCE
+#include <time.h>
+#include <wchar.h>
+
+#include "../outside/outside.h"
+
+#ifndef PEER_VKD3D
+#include <dlfcn.h>
+
+#include "d12rt/d3d12_ext.h"
+#endif
+
+#include "d12_shaders.h"
+
+static const d12_shader_blob *blob_named(const char *name)
+{
+    for (size_t i = 0; i < D12_SHADER_COUNT; i++)
+        if (!strcmp(d12_shaders[i].name, name))
+            return &d12_shaders[i];
+    return NULL;
+}
+
+/* Whether the device runs shaders (vkd3d 1.2 does; d12rt says through its feature). */
+static int executes_shaders(void)
+{
+#ifndef PEER_VKD3D
+    D3D12_FEATURE_DATA_D12RT_SHADER_EXECUTION data = {0};
+    if (FAILED(ID3D12Device_CheckFeatureSupport(g_device, D3D12_FEATURE_D12RT_SHADER_EXECUTION, &data, sizeof data)) ||
+        !data.ExecutesShaders) {
+        printf("the device runs no shader: nothing to check\n");
+        return 0;
+    }
+#endif
+    return 1;
+}
+
+/* ---- Objects ---- */
+
+static ID3D12Resource *buffer(D3D12_HEAP_TYPE type, UINT64 width)
+{
+    D3D12_HEAP_PROPERTIES heap = {type, D3D12_CPU_PAGE_PROPERTY_UNKNOWN, D3D12_MEMORY_POOL_UNKNOWN, 1, 1};
+    D3D12_RESOURCE_DESC desc = {D3D12_RESOURCE_DIMENSION_BUFFER, 0, width, 1, 1, 1, DXGI_FORMAT_UNKNOWN, {1, 0},
+                                D3D12_TEXTURE_LAYOUT_ROW_MAJOR,
+                                type == D3D12_HEAP_TYPE_DEFAULT ? D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS
+                                                                : D3D12_RESOURCE_FLAG_NONE};
+    D3D12_RESOURCE_STATES state = type == D3D12_HEAP_TYPE_UPLOAD     ? D3D12_RESOURCE_STATE_GENERIC_READ
+                                  : type == D3D12_HEAP_TYPE_READBACK ? D3D12_RESOURCE_STATE_COPY_DEST
+                                                                     : D3D12_RESOURCE_STATE_UNORDERED_ACCESS;
+    ID3D12Resource *resource = NULL;
+    CHECK_HR(ID3D12Device_CreateCommittedResource(g_device, &heap, D3D12_HEAP_FLAG_NONE, &desc, state, NULL,
+                                                  &IID_ID3D12Resource, (void **)&resource),
+             S_OK);
+    return resource;
+}
+
+/* An UPLOAD buffer holding `size` bytes of `data`. */
+static ID3D12Resource *upload(const void *data, size_t size)
+{
+    ID3D12Resource *resource = buffer(D3D12_HEAP_TYPE_UPLOAD, size);
+    void *mapped = NULL;
+    if (resource && CHECK_HR(ID3D12Resource_Map(resource, 0, NULL, &mapped), S_OK)) {
+        memcpy(mapped, data, size);
+        ID3D12Resource_Unmap(resource, 0, NULL);
+    }
+    return resource;
+}
+
+static ID3D12RootSignature *root_signature(const D3D12_ROOT_PARAMETER *params, UINT count)
+{
+    D3D12_ROOT_SIGNATURE_DESC desc = {count, params, 0, NULL, D3D12_ROOT_SIGNATURE_FLAG_NONE};
+    ID3DBlob *blob = NULL, *error = NULL;
+    ID3D12RootSignature *signature = NULL;
+    if (CHECK_HR(D3D12SerializeRootSignature(&desc, D3D_ROOT_SIGNATURE_VERSION_1_0, &blob, &error), S_OK)) {
+        CHECK_HR(ID3D12Device_CreateRootSignature(g_device, 0, ID3D10Blob_GetBufferPointer(blob),
+                                                  ID3D10Blob_GetBufferSize(blob), &IID_ID3D12RootSignature,
+                                                  (void **)&signature),
+                 S_OK);
+        ID3D10Blob_Release(blob);
+    }
+    if (error)
+        ID3D10Blob_Release(error);
+    return signature;
+}
+
+static ID3D12PipelineState *pipeline(const char *shader, ID3D12RootSignature *signature)
+{
+    const d12_shader_blob *blob = blob_named(shader);
+    D3D12_COMPUTE_PIPELINE_STATE_DESC desc = {signature, {blob->code, blob->size}, 0, {NULL, 0},
+                                              D3D12_PIPELINE_STATE_FLAG_NONE};
+    ID3D12PipelineState *state = NULL;
+    CHECK_HR(ID3D12Device_CreateComputePipelineState(g_device, &desc, &IID_ID3D12PipelineState, (void **)&state), S_OK);
+    return state;
+}
+
+/* The queue, allocator, list and fence of a case. */
+typedef struct context {
+    ID3D12CommandQueue *queue;
+    ID3D12CommandAllocator *allocator;
+    ID3D12GraphicsCommandList *list;
+    ID3D12Fence *fence;
+    UINT64 value;
+} context;
+
+static int context_make(context *c)
+{
+    memset(c, 0, sizeof *c);
+    D3D12_COMMAND_QUEUE_DESC desc = {D3D12_COMMAND_LIST_TYPE_DIRECT, 0, D3D12_COMMAND_QUEUE_FLAG_NONE, 0};
+    return CHECK_HR(ID3D12Device_CreateCommandQueue(g_device, &desc, &IID_ID3D12CommandQueue, (void **)&c->queue),
+                    S_OK) &&
+           CHECK_HR(ID3D12Device_CreateCommandAllocator(g_device, D3D12_COMMAND_LIST_TYPE_DIRECT,
+                                                        &IID_ID3D12CommandAllocator, (void **)&c->allocator),
+                    S_OK) &&
+           CHECK_HR(ID3D12Device_CreateCommandList(g_device, 0, D3D12_COMMAND_LIST_TYPE_DIRECT, c->allocator, NULL,
+                                                   &IID_ID3D12GraphicsCommandList, (void **)&c->list),
+                    S_OK) &&
+           CHECK_HR(ID3D12Device_CreateFence(g_device, 0, D3D12_FENCE_FLAG_NONE, &IID_ID3D12Fence, (void **)&c->fence),
+                    S_OK) &&
+           CHECK_HR(ID3D12GraphicsCommandList_Close(c->list), S_OK); /* each use resets it */
+}
+
+/* Execute the (closed) list and wait for it. */
+static void context_run(context *c)
+{
+    ID3D12CommandList *lists[] = {(ID3D12CommandList *)c->list};
+    ID3D12CommandQueue_ExecuteCommandLists(c->queue, 1, lists);
+    CHECK_HR(ID3D12CommandQueue_Signal(c->queue, c->fence, ++c->value), S_OK);
+    /* polled (vkd3d 1.2's SetEventOnCompletion has no NULL event); a removed device completes every fence */
+    for (unsigned spin = 0; ID3D12Fence_GetCompletedValue(c->fence) < c->value && spin < 60000; spin++) {
+        struct timespec t = {0, 1000000};
+        nanosleep(&t, NULL);
+    }
+    CHECK(ID3D12Fence_GetCompletedValue(c->fence) >= c->value);
+}
+
+static void context_free(context *c)
+{
+    if (c->list)
+        ID3D12GraphicsCommandList_Release(c->list);
+    if (c->allocator)
+        ID3D12CommandAllocator_Release(c->allocator);
+    if (c->fence)
+        ID3D12Fence_Release(c->fence);
+    if (c->queue)
+        ID3D12CommandQueue_Release(c->queue);
+}
+
+/* A shader-visible CBV_SRV_UAV heap (or a CPU-only one) of `count` descriptors. */
+static ID3D12DescriptorHeap *heap(UINT count, int shader_visible)
+{
+    D3D12_DESCRIPTOR_HEAP_DESC desc = {D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV, count,
+                                       shader_visible ? D3D12_DESCRIPTOR_HEAP_FLAG_SHADER_VISIBLE
+                                                      : D3D12_DESCRIPTOR_HEAP_FLAG_NONE,
+                                       0};
+    ID3D12DescriptorHeap *h = NULL;
+    CHECK_HR(ID3D12Device_CreateDescriptorHeap(g_device, &desc, &IID_ID3D12DescriptorHeap, (void **)&h), S_OK);
+    return h;
+}
+
+static D3D12_CPU_DESCRIPTOR_HANDLE cpu_handle(ID3D12DescriptorHeap *h, UINT index)
+{
+    D3D12_CPU_DESCRIPTOR_HANDLE handle = STRUCT_CALL(D3D12_CPU_DESCRIPTOR_HANDLE, h, GetCPUDescriptorHandleForHeapStart);
+    handle.ptr += (SIZE_T)index *
+                  ID3D12Device_GetDescriptorHandleIncrementSize(g_device, D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV);
+    return handle;
+}
+
+static D3D12_GPU_DESCRIPTOR_HANDLE gpu_handle(ID3D12DescriptorHeap *h, UINT index)
+{
+    D3D12_GPU_DESCRIPTOR_HANDLE handle = STRUCT_CALL(D3D12_GPU_DESCRIPTOR_HANDLE, h, GetGPUDescriptorHandleForHeapStart);
+    handle.ptr += (UINT64)index *
+                  ID3D12Device_GetDescriptorHandleIncrementSize(g_device, D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV);
+    return handle;
+}
+
+/* A buffer UAV at `cpu`: raw (format UNKNOWN) or typed. */
+static void uav(ID3D12Resource *resource, DXGI_FORMAT format, UINT first, UINT count, D3D12_CPU_DESCRIPTOR_HANDLE cpu)
+{
+    D3D12_UNORDERED_ACCESS_VIEW_DESC desc = {.Format = format == DXGI_FORMAT_UNKNOWN ? DXGI_FORMAT_R32_TYPELESS : format,
+                                             .ViewDimension = D3D12_UAV_DIMENSION_BUFFER};
+    desc.Buffer.FirstElement = first;
+    desc.Buffer.NumElements = count;
+    desc.Buffer.Flags = format == DXGI_FORMAT_UNKNOWN ? D3D12_BUFFER_UAV_FLAG_RAW : D3D12_BUFFER_UAV_FLAG_NONE;
+    ID3D12Device_CreateUnorderedAccessView(g_device, resource, NULL, &desc, cpu);
+}
+
+/* `size` bytes of `resource` (DEFAULT, in UNORDERED_ACCESS) copied to the CPU. */
+static void read_back(context *c, ID3D12Resource *resource, void *out, size_t size)
+{
+    ID3D12Resource *readback = buffer(D3D12_HEAP_TYPE_READBACK, size);
+    CHECK_HR(ID3D12CommandAllocator_Reset(c->allocator), S_OK);
+    CHECK_HR(ID3D12GraphicsCommandList_Reset(c->list, c->allocator, NULL), S_OK);
+    D3D12_RESOURCE_BARRIER barrier = {.Type = D3D12_RESOURCE_BARRIER_TYPE_TRANSITION};
+    barrier.Transition = (D3D12_RESOURCE_TRANSITION_BARRIER){resource, D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES,
+                                                             D3D12_RESOURCE_STATE_UNORDERED_ACCESS,
+                                                             D3D12_RESOURCE_STATE_COPY_SOURCE};
+    ID3D12GraphicsCommandList_ResourceBarrier(c->list, 1, &barrier);
+    ID3D12GraphicsCommandList_CopyBufferRegion(c->list, readback, 0, resource, 0, size);
+    barrier.Transition.StateBefore = D3D12_RESOURCE_STATE_COPY_SOURCE;
+    barrier.Transition.StateAfter = D3D12_RESOURCE_STATE_UNORDERED_ACCESS;
+    ID3D12GraphicsCommandList_ResourceBarrier(c->list, 1, &barrier);
+    CHECK_HR(ID3D12GraphicsCommandList_Close(c->list), S_OK);
+    context_run(c);
+    void *mapped = NULL;
+    D3D12_RANGE range = {0, size};
+    if (CHECK_HR(ID3D12Resource_Map(readback, 0, &range, &mapped), S_OK)) {
+        memcpy(out, mapped, size);
+        ID3D12Resource_Unmap(readback, 0, NULL);
+    }
+    ID3D12Resource_Release(readback);
+}
+
+/* Words [0, count) are i * multiplier + addend, the rest of `total` still `fill`. */
+static int fill_is(const uint32_t *words, unsigned count, unsigned total, uint32_t multiplier, uint32_t addend,
+                   uint32_t fill, int line)
+{
+    for (unsigned i = 0; i < total; i++) {
+        uint32_t expected = i < count ? i * multiplier + addend : fill;
+        if (words[i] != expected) {
+            outside_check(0, line, "the dispatch's words");
+            fprintf(stderr, "    word %u is 0x%08X, expected 0x%08X\n", i, words[i], expected);
+            return 0;
+        }
+    }
+    return outside_check(1, line, "the dispatch's words");
+}
+
+/* raw_fill's root signature through a table: param 0 two root constants (b0), param 1 a table of one UAV (u0). */
+static ID3D12RootSignature *table_signature(void)
+{
+    static const D3D12_DESCRIPTOR_RANGE range = {D3D12_DESCRIPTOR_RANGE_TYPE_UAV, 1, 0, 0, 0};
+    D3D12_ROOT_PARAMETER params[2] = {
+        {D3D12_ROOT_PARAMETER_TYPE_32BIT_CONSTANTS, .Constants = {0, 0, 2}, D3D12_SHADER_VISIBILITY_ALL},
+        {D3D12_ROOT_PARAMETER_TYPE_DESCRIPTOR_TABLE, .DescriptorTable = {1, &range}, D3D12_SHADER_VISIBILITY_ALL},
+    };
+    return root_signature(params, 2);
+}
+
+enum { WORDS = 160, WRITTEN = 128 }; /* raw_fill: 64 threads a group, two groups */
+
+/* The state every raw_fill case starts from: a 160-word UAV of 0xDEADBEEF words. */
+typedef struct fill_case {
+    context c;
+    ID3D12RootSignature *signature;
+    ID3D12PipelineState *state;
+    ID3D12DescriptorHeap *heap;
+    ID3D12Resource *out;
+} fill_case;
+
+static ID3D12Resource *filled_uav(context *c, uint32_t fill)
+{
+    ID3D12Resource *out = buffer(D3D12_HEAP_TYPE_DEFAULT, WORDS * 4);
+    uint32_t words[WORDS];
+    for (unsigned i = 0; i < WORDS; i++)
+        words[i] = fill;
+    ID3D12Resource *src = upload(words, sizeof words);
+    CHECK_HR(ID3D12CommandAllocator_Reset(c->allocator), S_OK);
+    CHECK_HR(ID3D12GraphicsCommandList_Reset(c->list, c->allocator, NULL), S_OK);
+    D3D12_RESOURCE_BARRIER barrier = {.Type = D3D12_RESOURCE_BARRIER_TYPE_TRANSITION};
+    barrier.Transition = (D3D12_RESOURCE_TRANSITION_BARRIER){out, D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES,
+                                                             D3D12_RESOURCE_STATE_UNORDERED_ACCESS,
+                                                             D3D12_RESOURCE_STATE_COPY_DEST};
+    ID3D12GraphicsCommandList_ResourceBarrier(c->list, 1, &barrier);
+    ID3D12GraphicsCommandList_CopyBufferRegion(c->list, out, 0, src, 0, sizeof words);
+    barrier.Transition.StateBefore = D3D12_RESOURCE_STATE_COPY_DEST;
+    barrier.Transition.StateAfter = D3D12_RESOURCE_STATE_UNORDERED_ACCESS;
+    ID3D12GraphicsCommandList_ResourceBarrier(c->list, 1, &barrier);
+    CHECK_HR(ID3D12GraphicsCommandList_Close(c->list), S_OK);
+    context_run(c);
+    ID3D12Resource_Release(src);
+    return out;
+}
+
+static int fill_begin(fill_case *f)
+{
+    memset(f, 0, sizeof *f);
+    if (!executes_shaders() || !context_make(&f->c))
+        return 0;
+    f->signature = table_signature();
+    f->state = f->signature ? pipeline("raw_fill", f->signature) : NULL;
+    f->heap = heap(4, 1);
+    f->out = filled_uav(&f->c, 0xDEADBEEFu);
+    if (!f->state || !f->heap || !f->out)
+        return 0;
+    uav(f->out, DXGI_FORMAT_UNKNOWN, 0, WORDS, cpu_handle(f->heap, 2));
+    CHECK_HR(ID3D12CommandAllocator_Reset(f->c.allocator), S_OK);
+    CHECK_HR(ID3D12GraphicsCommandList_Reset(f->c.list, f->c.allocator, f->state), S_OK);
+    ID3D12GraphicsCommandList_SetComputeRootSignature(f->c.list, f->signature);
+    ID3D12GraphicsCommandList_SetDescriptorHeaps(f->c.list, 1, &f->heap);
+    ID3D12GraphicsCommandList_SetComputeRootDescriptorTable(f->c.list, 1, gpu_handle(f->heap, 2));
+    return 1;
+}
+
+static void constants(ID3D12GraphicsCommandList *list, uint32_t multiplier, uint32_t addend)
+{
+    const uint32_t values[2] = {multiplier, addend};
+    ID3D12GraphicsCommandList_SetComputeRoot32BitConstants(list, 0, 2, values, 0);
+}
+
+static void uav_barrier(ID3D12GraphicsCommandList *list, ID3D12Resource *resource)
+{
+    D3D12_RESOURCE_BARRIER barrier = {.Type = D3D12_RESOURCE_BARRIER_TYPE_UAV};
+    barrier.UAV.pResource = resource;
+    ID3D12GraphicsCommandList_ResourceBarrier(list, 1, &barrier);
+}
+
+static void fill_end(fill_case *f)
+{
+    if (f->out)
+        ID3D12Resource_Release(f->out);
+    if (f->heap)
+        ID3D12DescriptorHeap_Release(f->heap);
+    if (f->state)
+        ID3D12PipelineState_Release(f->state);
+    if (f->signature)
+        ID3D12RootSignature_Release(f->signature);
+    context_free(&f->c);
+}
+
+/* ---- Cases ---- */
+
+static void test_table_constants(void)
+{
+    fill_case f;
+    if (fill_begin(&f)) {
+        constants(f.c.list, 3, 100);
+        ID3D12GraphicsCommandList_Dispatch(f.c.list, 2, 1, 1);
+        CHECK_HR(ID3D12GraphicsCommandList_Close(f.c.list), S_OK);
+        context_run(&f.c);
+        uint32_t words[WORDS];
+        read_back(&f.c, f.out, words, sizeof words);
+        fill_is(words, WRITTEN, WORDS, 3, 100, 0xDEADBEEFu, __LINE__);
+        NO_ERROR_MESSAGE();
+    }
+    fill_end(&f);
+}
+
+static void test_root_views(void)
+{
+    context c;
+    if (!executes_shaders() || !context_make(&c)) {
+        return;
+    }
+    const d12_shader_blob *blob = blob_named("raw_fill"); /* its RTS0: root CBV b0 (param 0), root UAV u0 (param 1) */
+    ID3D12RootSignature *signature = NULL;
+    CHECK_HR(ID3D12Device_CreateRootSignature(g_device, 0, blob->code, blob->size, &IID_ID3D12RootSignature,
+                                              (void **)&signature),
+             S_OK);
+    ID3D12PipelineState *state = signature ? pipeline("raw_fill", signature) : NULL;
+    const uint32_t cb[64] = {7, 5};
+    ID3D12Resource *cbv = upload(cb, sizeof cb); /* 256 bytes: a root CBV's alignment */
+    ID3D12Resource *out = filled_uav(&c, 0x11111111u);
+    if (state && cbv && out) {
+        CHECK_HR(ID3D12CommandAllocator_Reset(c.allocator), S_OK);
+        CHECK_HR(ID3D12GraphicsCommandList_Reset(c.list, c.allocator, state), S_OK);
+        ID3D12GraphicsCommandList_SetComputeRootSignature(c.list, signature);
+        ID3D12GraphicsCommandList_SetComputeRootConstantBufferView(c.list, 0, ID3D12Resource_GetGPUVirtualAddress(cbv));
+        ID3D12GraphicsCommandList_SetComputeRootUnorderedAccessView(c.list, 1, ID3D12Resource_GetGPUVirtualAddress(out));
+        ID3D12GraphicsCommandList_Dispatch(c.list, 2, 1, 1);
+        CHECK_HR(ID3D12GraphicsCommandList_Close(c.list), S_OK);
+        context_run(&c);
+        uint32_t words[WORDS];
+        read_back(&c, out, words, sizeof words);
+        fill_is(words, WRITTEN, WORDS, 7, 5, 0x11111111u, __LINE__);
+        NO_ERROR_MESSAGE();
+    }
+    if (out)
+        ID3D12Resource_Release(out);
+    if (cbv)
+        ID3D12Resource_Release(cbv);
+    if (state)
+        ID3D12PipelineState_Release(state);
+    if (signature)
+        ID3D12RootSignature_Release(signature);
+    context_free(&c);
+}
+
+static uint32_t countbits(uint32_t v)
+{
+    uint32_t n = 0;
+    for (; v; v &= v - 1)
+        n++;
+    return n;
+}
+
+static uint32_t bfrev(uint32_t v)
+{
+    uint32_t r = 0;
+    for (int i = 0; i < 32; i++)
+        r |= ((v >> i) & 1u) << (31 - i);
+    return r;
+}
+
+/* typed_bits.asm, on the CPU. */
+static void typed_bits(const uint32_t in[4], uint32_t out[4])
+{
+    uint32_t x = in[0], y = in[1], z = in[2], w = in[3];
+    uint32_t mask = 0xFu << 8, insert = z ^ x;
+    uint32_t lowest = 0;
+    while (y && !((y >> lowest) & 1u))
+        lowest++;
+    out[0] = ((x & 0xff00ff00u) >> 8) + countbits(x);
+    out[1] = (uint32_t)((int32_t)(y | 0x0fu) >> 1) + (y ? lowest : 0xFFFFFFFFu);
+    out[2] = (((insert << 8) & mask) | (y & ~mask)) ^ bfrev(z);
+    out[3] = (~w >> 2) & 7u;
+}
+
+static void test_typed_uav(void)
+{
+    context c;
+    if (!executes_shaders() || !context_make(&c))
+        return;
+    enum { ELEMENTS = 16 };
+    static const D3D12_DESCRIPTOR_RANGE ranges[2] = {{D3D12_DESCRIPTOR_RANGE_TYPE_SRV, 1, 0, 0, 0},
+                                                     {D3D12_DESCRIPTOR_RANGE_TYPE_UAV, 1, 0, 0, 1}};
+    D3D12_ROOT_PARAMETER param = {D3D12_ROOT_PARAMETER_TYPE_DESCRIPTOR_TABLE, .DescriptorTable = {2, ranges},
+                                  D3D12_SHADER_VISIBILITY_ALL};
+    ID3D12RootSignature *signature = root_signature(&param, 1);
+    ID3D12PipelineState *state = signature ? pipeline("typed_bits", signature) : NULL;
+    uint32_t input[ELEMENTS][4];
+    for (unsigned i = 0; i < ELEMENTS; i++)
+        for (unsigned k = 0; k < 4; k++)
+            input[i][k] = 0x9E3779B9u * (i * 4 + k + 1) ^ (0x01010101u << k);
+    ID3D12Resource *src = upload(input, sizeof input);
+    ID3D12Resource *out = filled_uav(&c, 0);
+    ID3D12DescriptorHeap *h = heap(2, 1);
+    if (state && src && out && h) {
+        D3D12_SHADER_RESOURCE_VIEW_DESC srv = {.Format = DXGI_FORMAT_R32G32B32A32_UINT,
+                                               .ViewDimension = D3D12_SRV_DIMENSION_BUFFER,
+                                               .Shader4ComponentMapping = D3D12_DEFAULT_SHADER_4_COMPONENT_MAPPING};
+        srv.Buffer.NumElements = ELEMENTS;
+        ID3D12Device_CreateShaderResourceView(g_device, src, &srv, cpu_handle(h, 0));
+        uav(out, DXGI_FORMAT_R32G32B32A32_UINT, 0, ELEMENTS, cpu_handle(h, 1));
+        CHECK_HR(ID3D12CommandAllocator_Reset(c.allocator), S_OK);
+        CHECK_HR(ID3D12GraphicsCommandList_Reset(c.list, c.allocator, state), S_OK);
+        ID3D12GraphicsCommandList_SetComputeRootSignature(c.list, signature);
+        ID3D12GraphicsCommandList_SetDescriptorHeaps(c.list, 1, &h);
+        ID3D12GraphicsCommandList_SetComputeRootDescriptorTable(c.list, 0, gpu_handle(h, 0));
+        ID3D12GraphicsCommandList_Dispatch(c.list, 1, 1, 1);
+        CHECK_HR(ID3D12GraphicsCommandList_Close(c.list), S_OK);
+        context_run(&c);
+        uint32_t words[ELEMENTS][4];
+        read_back(&c, out, words, sizeof words);
+        int same = 1;
+        for (unsigned i = 0; i < ELEMENTS; i++) {
+            uint32_t expected[4];
+            typed_bits(input[i], expected);
+            for (unsigned k = 0; k < 4; k++) {
+                if (words[i][k] != expected[k] && same) {
+                    fprintf(stderr, "    element %u.%u is 0x%08X, expected 0x%08X\n", i, k, words[i][k], expected[k]);
+                    same = 0;
+                }
+            }
+        }
+        CHECK(same);
+        NO_ERROR_MESSAGE();
+    }
+    if (h)
+        ID3D12DescriptorHeap_Release(h);
+    if (out)
+        ID3D12Resource_Release(out);
+    if (src)
+        ID3D12Resource_Release(src);
+    if (state)
+        ID3D12PipelineState_Release(state);
+    if (signature)
+        ID3D12RootSignature_Release(signature);
+    context_free(&c);
+}
+
+static void test_volatile(void)
+{
+    fill_case f;
+    ID3D12Resource *second = NULL;
+    if (fill_begin(&f)) {
+        constants(f.c.list, 2, 9);
+        ID3D12GraphicsCommandList_Dispatch(f.c.list, 2, 1, 1);
+        CHECK_HR(ID3D12GraphicsCommandList_Close(f.c.list), S_OK);
+        context_run(&f.c);
+        second = filled_uav(&f.c, 0x22222222u);
+        /* filled_uav reset the list: record the dispatch again, once, and execute it twice */
+        CHECK_HR(ID3D12CommandAllocator_Reset(f.c.allocator), S_OK);
+        CHECK_HR(ID3D12GraphicsCommandList_Reset(f.c.list, f.c.allocator, f.state), S_OK);
+        ID3D12GraphicsCommandList_SetComputeRootSignature(f.c.list, f.signature);
+        ID3D12GraphicsCommandList_SetDescriptorHeaps(f.c.list, 1, &f.heap);
+        ID3D12GraphicsCommandList_SetComputeRootDescriptorTable(f.c.list, 1, gpu_handle(f.heap, 2));
+        constants(f.c.list, 4, 1);
+        ID3D12GraphicsCommandList_Dispatch(f.c.list, 2, 1, 1);
+        CHECK_HR(ID3D12GraphicsCommandList_Close(f.c.list), S_OK);
+        context_run(&f.c);
+        /* The table's slot now names the second buffer: the same list writes it at its next execution. */
+        uav(second, DXGI_FORMAT_UNKNOWN, 0, WORDS, cpu_handle(f.heap, 2));
+        context_run(&f.c);
+        uint32_t words[WORDS];
+        read_back(&f.c, f.out, words, sizeof words);
+        fill_is(words, WRITTEN, WORDS, 4, 1, 0xDEADBEEFu, __LINE__);
+        read_back(&f.c, second, words, sizeof words);
+        D3D12_RULE(fill_is(words, WRITTEN, WORDS, 4, 1, 0x22222222u, __LINE__));
+        NO_ERROR_MESSAGE();
+    }
+    if (second)
+        ID3D12Resource_Release(second);
+    fill_end(&f);
+}
+
+static void test_uav_barrier(void)
+{
+    fill_case f;
+    if (fill_begin(&f)) {
+        constants(f.c.list, 1, 50);
+        ID3D12GraphicsCommandList_Dispatch(f.c.list, 2, 1, 1);
+        uav_barrier(f.c.list, f.out);
+        constants(f.c.list, 5, 6);
+        ID3D12GraphicsCommandList_Dispatch(f.c.list, 2, 1, 1);
+        CHECK_HR(ID3D12GraphicsCommandList_Close(f.c.list), S_OK);
+        context_run(&f.c);
+        uint32_t words[WORDS];
+        read_back(&f.c, f.out, words, sizeof words);
+        fill_is(words, WRITTEN, WORDS, 5, 6, 0xDEADBEEFu, __LINE__);
+        NO_ERROR_MESSAGE();
+    }
+    fill_end(&f);
+}
+
+/* One clear: a view of `count` elements of `format` at byte 64 of a 256-byte buffer of 0xAB bytes; the bytes it
+ * covers are `pattern` repeated, the others untouched. */
+static void clear_case(context *c, DXGI_FORMAT format, UINT element, UINT count, const UINT *uints,
+                       const FLOAT *floats, const unsigned char *pattern, size_t pattern_size, int line)
+{
+    enum { BYTES = 256, AT = 64 };
+    ID3D12Resource *resource = buffer(D3D12_HEAP_TYPE_DEFAULT, BYTES);
+    unsigned char fill[BYTES];
+    memset(fill, 0xAB, sizeof fill);
+    ID3D12Resource *src = upload(fill, sizeof fill);
+    ID3D12DescriptorHeap *gpu = heap(1, 1), *cpu = heap(1, 0);
+    if (!resource || !src || !gpu || !cpu)
+        return;
+    uav(resource, format, AT / element, count, cpu_handle(gpu, 0));
+    uav(resource, format, AT / element, count, cpu_handle(cpu, 0));
+    CHECK_HR(ID3D12CommandAllocator_Reset(c->allocator), S_OK);
+    CHECK_HR(ID3D12GraphicsCommandList_Reset(c->list, c->allocator, NULL), S_OK);
+    D3D12_RESOURCE_BARRIER barrier = {.Type = D3D12_RESOURCE_BARRIER_TYPE_TRANSITION};
+    barrier.Transition = (D3D12_RESOURCE_TRANSITION_BARRIER){resource, D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES,
+                                                             D3D12_RESOURCE_STATE_UNORDERED_ACCESS,
+                                                             D3D12_RESOURCE_STATE_COPY_DEST};
+    ID3D12GraphicsCommandList_ResourceBarrier(c->list, 1, &barrier);
+    ID3D12GraphicsCommandList_CopyBufferRegion(c->list, resource, 0, src, 0, BYTES);
+    barrier.Transition.StateBefore = D3D12_RESOURCE_STATE_COPY_DEST;
+    barrier.Transition.StateAfter = D3D12_RESOURCE_STATE_UNORDERED_ACCESS;
+    ID3D12GraphicsCommandList_ResourceBarrier(c->list, 1, &barrier);
+    ID3D12GraphicsCommandList_SetDescriptorHeaps(c->list, 1, &gpu);
+    if (uints)
+        ID3D12GraphicsCommandList_ClearUnorderedAccessViewUint(c->list, gpu_handle(gpu, 0), cpu_handle(cpu, 0),
+                                                               resource, uints, 0, NULL);
+    else
+        ID3D12GraphicsCommandList_ClearUnorderedAccessViewFloat(c->list, gpu_handle(gpu, 0), cpu_handle(cpu, 0),
+                                                                resource, floats, 0, NULL);
+    CHECK_HR(ID3D12GraphicsCommandList_Close(c->list), S_OK);
+    context_run(c);
+    unsigned char bytes[BYTES];
+    read_back(c, resource, bytes, sizeof bytes);
+    size_t end = AT + (size_t)count * element;
+    int same = 1;
+    for (size_t b = 0; b < BYTES && same; b++) {
+        unsigned char expected = b >= AT && b < end ? pattern[(b - AT) % pattern_size] : 0xAB;
+        if (bytes[b] != expected) {
+            fprintf(stderr, "    byte %zu is 0x%02X, expected 0x%02X\n", b, bytes[b], expected);
+            same = 0;
+        }
+    }
+    outside_check(same, line, "the cleared bytes");
+    NO_ERROR_MESSAGE();
+    ID3D12DescriptorHeap_Release(cpu);
+    ID3D12DescriptorHeap_Release(gpu);
+    ID3D12Resource_Release(src);
+    ID3D12Resource_Release(resource);
+}
+
+static void test_clear_uav(void)
+{
+    context c;
+    if (!executes_shaders() || !context_make(&c))
+        return;
+    static const UINT raw[4] = {0x12345678u, 1, 2, 3};
+    static const unsigned char raw_bytes[4] = {0x78, 0x56, 0x34, 0x12};
+    clear_case(&c, DXGI_FORMAT_UNKNOWN, 4, 16, raw, NULL, raw_bytes, 4, __LINE__);
+    static const UINT r32[4] = {0xCAFEF00Du, 0, 0, 0};
+    static const unsigned char r32_bytes[4] = {0x0D, 0xF0, 0xFE, 0xCA};
+    clear_case(&c, DXGI_FORMAT_R32_UINT, 4, 8, r32, NULL, r32_bytes, 4, __LINE__);
+    static const FLOAT f32[4] = {1.5f, 0, 0, 0};
+    static const unsigned char f32_bytes[4] = {0x00, 0x00, 0xC0, 0x3F};
+    clear_case(&c, DXGI_FORMAT_R32_FLOAT, 4, 8, NULL, f32, f32_bytes, 4, __LINE__);
+    static const FLOAT unorm[4] = {1.0f, 0.0f, 0.5f, 2.0f}; /* 0.5 -> 128 (round to nearest), 2.0 clamped */
+    static const unsigned char unorm_bytes[4] = {0xFF, 0x00, 0x80, 0xFF};
+    clear_case(&c, DXGI_FORMAT_R8G8B8A8_UNORM, 4, 8, NULL, unorm, unorm_bytes, 4, __LINE__);
+    static const UINT u16[4] = {1, 2, 3, 0xFFFF}; /* in range (out of range, vkd3d 1.2 saturates) */
+    static const unsigned char u16_bytes[8] = {1, 0, 2, 0, 3, 0, 0xFF, 0xFF};
+    clear_case(&c, DXGI_FORMAT_R16G16B16A16_UINT, 8, 4, u16, NULL, u16_bytes, 8, __LINE__);
+    context_free(&c);
+}
+
+#ifndef PEER_VKD3D
+/* The Vulkan driver's count of vkQueueSubmit2 calls (d12_vkdrv_test_queue_submits); ~0: not that driver. */
+static unsigned long long queue_submits(void)
+{
+    const char *path = getenv("D12RT_DRIVER");
+    void *driver = path && *path ? dlopen(path, RTLD_NOW | RTLD_NOLOAD) : NULL;
+    unsigned long long (*count)(void) =
+        driver ? (unsigned long long (*)(void))dlsym(driver, "d12_vkdrv_test_queue_submits") : NULL;
+    unsigned long long n = count ? count() : ~0ull;
+    if (driver)
+        dlclose(driver);
+    return n;
+}
+#endif
+
+static void test_dispatches_1000(void)
+{
+    fill_case f;
+    if (fill_begin(&f)) {
+        for (uint32_t i = 0; i < 1000; i++) {
+            constants(f.c.list, 3, i);
+            ID3D12GraphicsCommandList_Dispatch(f.c.list, 2, 1, 1);
+            uav_barrier(f.c.list, f.out);
+        }
+        CHECK_HR(ID3D12GraphicsCommandList_Close(f.c.list), S_OK);
+#ifndef PEER_VKD3D
+        unsigned long long before = queue_submits();
+#endif
+        context_run(&f.c);
+#ifndef PEER_VKD3D
+        unsigned long long submits = queue_submits() - before;
+        printf("1 000 dispatches: %llu vkQueueSubmit2 calls\n", submits);
+        if (before != ~0ull)
+            CHECK(submits <= 20);
+#endif
+        uint32_t words[WORDS];
+        read_back(&f.c, f.out, words, sizeof words);
+        fill_is(words, WRITTEN, WORDS, 3, 999, 0xDEADBEEFu, __LINE__);
+        NO_ERROR_MESSAGE();
+    }
+    fill_end(&f);
+}
+
+#ifndef PEER_VKD3D
+/* A released buffer behind a root UAV: the device is removed, DRED's page fault names it among the freed. */
+static void test_root_uav_released(void)
+{
+    ID3D12DeviceRemovedExtendedDataSettings *settings = NULL;
+    context c;
+    if (!executes_shaders() || !context_make(&c))
+        return;
+    const d12_shader_blob *blob = blob_named("raw_fill");
+    ID3D12RootSignature *signature = NULL;
+    CHECK_HR(ID3D12Device_CreateRootSignature(g_device, 0, blob->code, blob->size, &IID_ID3D12RootSignature,
+                                              (void **)&signature),
+             S_OK);
+    ID3D12PipelineState *state = signature ? pipeline("raw_fill", signature) : NULL;
+    const uint32_t cb[64] = {1, 2};
+    ID3D12Resource *cbv = upload(cb, sizeof cb);
+    ID3D12Resource *gone = buffer(D3D12_HEAP_TYPE_DEFAULT, 65536);
+    (void)settings;
+    if (state && cbv && gone) {
+        ID3D12Resource_SetName(gone, L"Particles");
+        D3D12_GPU_VIRTUAL_ADDRESS va = ID3D12Resource_GetGPUVirtualAddress(gone);
+        CHECK_HR(ID3D12CommandAllocator_Reset(c.allocator), S_OK);
+        CHECK_HR(ID3D12GraphicsCommandList_Reset(c.list, c.allocator, state), S_OK);
+        ID3D12GraphicsCommandList_SetComputeRootSignature(c.list, signature);
+        ID3D12GraphicsCommandList_SetComputeRootConstantBufferView(c.list, 0, ID3D12Resource_GetGPUVirtualAddress(cbv));
+        ID3D12GraphicsCommandList_SetComputeRootUnorderedAccessView(c.list, 1, va);
+        ID3D12GraphicsCommandList_Dispatch(c.list, 1, 1, 1);
+        CHECK_HR(ID3D12GraphicsCommandList_Close(c.list), S_OK);
+        ID3D12Resource_Release(gone); /* before the list executes */
+        gone = NULL;
+        context_run(&c);
+        HRESULT reason = ID3D12Device_GetDeviceRemovedReason(g_device);
+        CHECK(reason == DXGI_ERROR_DEVICE_HUNG || reason == DXGI_ERROR_DEVICE_RESET ||
+              reason == DXGI_ERROR_DEVICE_REMOVED);
+        ID3D12DeviceRemovedExtendedData *dred = NULL;
+        if (CHECK_HR(ID3D12Device_QueryInterface(g_device, &IID_ID3D12DeviceRemovedExtendedData, (void **)&dred),
+                     S_OK)) {
+            D3D12_DRED_PAGE_FAULT_OUTPUT fault = {0};
+            if (CHECK_HR(ID3D12DeviceRemovedExtendedData_GetPageFaultAllocationOutput(dred, &fault), S_OK)) {
+                CHECK(fault.PageFaultVA == va);
+                int named = 0;
+                for (const D3D12_DRED_ALLOCATION_NODE *n = fault.pHeadRecentFreedAllocationNode; n; n = n->pNext)
+                    named |= n->ObjectNameW && !wcscmp(n->ObjectNameW, L"Particles");
+                CHECK(named);
+            }
+            D3D12_DRED_AUTO_BREADCRUMBS_OUTPUT crumbs = {0};
+            ID3D12DeviceRemovedExtendedData_GetAutoBreadcrumbsOutput(dred, &crumbs);
+            ID3D12DeviceRemovedExtendedData_Release(dred);
+        }
+        /* the removal's own messages; nothing else is asserted about them */
+        if (g_info)
+            ID3D12InfoQueue_ClearStoredMessages(g_info);
+    }
+    if (gone)
+        ID3D12Resource_Release(gone);
+    if (cbv)
+        ID3D12Resource_Release(cbv);
+    if (state)
+        ID3D12PipelineState_Release(state);
+    if (signature)
+        ID3D12RootSignature_Release(signature);
+    context_free(&c);
+}
+
+/* Whether a stored message is a driver-reported SYNC-HAZARD. */
+static void visit_hazard(const D3D12_MESSAGE *message, void *context)
+{
+    if (message->ID == D3D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGE && strstr(message->pDescription, "SYNC-HAZARD"))
+        ++*(int *)context;
+}
+
+static int hazards_after(int barrier)
+{
+    fill_case f;
+    int hazards = -1;
+    if (fill_begin(&f)) {
+        constants(f.c.list, 1, 1);
+        ID3D12GraphicsCommandList_Dispatch(f.c.list, 2, 1, 1);
+        if (barrier)
+            uav_barrier(f.c.list, f.out);
+        constants(f.c.list, 2, 2);
+        ID3D12GraphicsCommandList_Dispatch(f.c.list, 2, 1, 1);
+        CHECK_HR(ID3D12GraphicsCommandList_Close(f.c.list), S_OK);
+        context_run(&f.c);
+        hazards = 0;
+        outside_each_message(visit_hazard, &hazards);
+    }
+    fill_end(&f);
+    return hazards;
+}
+
+static void test_sync_hazard(void)
+{
+    int without = hazards_after(0), with = hazards_after(1);
+    printf("SYNC-HAZARD messages: %d without a UAV barrier, %d with one\n", without, with);
+    if (without < 0)
+        return;
+    CHECK(without >= 1);
+    CHECK(with == 0);
+}
+#endif
+
+int main(int argc, char **argv)
+{
+    static const outside_case cases[] = {
+        {"table_constants", test_table_constants},
+        {"root_views", test_root_views},
+        {"typed_uav", test_typed_uav},
+        {"volatile", test_volatile},
+        {"uav_barrier", test_uav_barrier},
+        {"clear_uav", test_clear_uav},
+        {"dispatches_1000", test_dispatches_1000},
+#ifndef PEER_VKD3D
+        {"root_uav_released", test_root_uav_released},
+        {"sync_hazard", test_sync_hazard},
+#endif
+    };
+    return outside_main(cases, sizeof cases / sizeof cases[0], argc, argv);
+}
