@@ -175,6 +175,8 @@ VOID APIENTRY d12__vkdrv_write_buffer_immediate(D3D12DDI_HCOMMANDLIST handle, UI
         }
         if (mode == D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_MARKER_OUT && !list->closed)
             name_previous_op(list, params[i].Value);
+        if (d12__vkdrv_cs_write(list, &params[i], mode))
+            continue; /* inside a compute segment (a breadcrumb between dispatches): written at execution */
         d12__vkdrv_op *op = d12__vkdrv_append(list, D12_VKDRV_OP_WRITE_IMMEDIATE);
         if (!op)
             return;

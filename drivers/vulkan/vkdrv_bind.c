@@ -428,20 +428,24 @@ static void resolve_piece(d12__vkdrv_device *device, const d12__vkdrv_recording 
         const d12__vkdrv_cs_entry *entry = entry_of(recording, op);
         op_plan *plan = &piece->plans[i - piece->from];
         resolving x = {device, piece, op};
-        if (entry && entry->kind == D12_VKDRV_CS_CLEAR) {
-            d12__vkdrv_buffer *buffer = d12__vkdrv_buffer_acquire(device, entry->clear.va);
-            if (buffer) {
+        if (entry && (entry->kind == D12_VKDRV_CS_CLEAR || entry->kind == D12_VKDRV_CS_WRITE)) {
+            bool clear = entry->kind == D12_VKDRV_CS_CLEAR;
+            UINT64 va = clear ? entry->clear.va : op->u.write.dest;
+            d12__vkdrv_buffer *buffer = d12__vkdrv_buffer_acquire(device, va);
+            if (buffer && va + (clear ? entry->clear.size : 4) <= buffer->va + buffer->span) {
                 hold(piece, buffer);
                 continue;
             }
-            char *va_name = d12__vkdrv_va_name(device, entry->clear.va);
+            d12__vkdrv_buffer_release(buffer);
+            char *va_name = d12__vkdrv_va_name(device, va);
             d12__vkdrv_report_later(device, D12_REFDRV_MSG_PAGE_FAULT, D3D12DDI_MESSAGE_SEVERITY_0126_CORRUPTION,
                                     D3D12DDI_MESSAGE_CATEGORY_0126_EXECUTION, op->state_index,
-                                    "Page fault: ClearUnorderedAccessView writes GPU virtual address 0x%016llX, "
-                                    "which is in no live buffer%s%s.",
-                                    (unsigned long long)entry->clear.va, va_name ? ": " : "", va_name ? va_name : "");
+                                    "Page fault: %s writes GPU virtual address 0x%016llX, which is in no live "
+                                    "buffer%s%s.",
+                                    clear ? "ClearUnorderedAccessView" : "The write-immediate", (unsigned long long)va,
+                                    va_name ? ": " : "", va_name ? va_name : "");
             free(va_name);
-            piece->fault_va = entry->clear.va;
+            piece->fault_va = va;
             piece->fault_flags = D3D12DDI_PAGE_FAULT_FLAG_WRITE;
         } else if (!entry || entry->kind != D12_VKDRV_CS_DISPATCH) {
             continue;
@@ -567,6 +571,12 @@ static bool record_piece(d12__vkdrv_device *device, const d12__vkdrv_recording *
                 d12__vkdrv_full_barrier(cb);
         } else if (entry->kind == D12_VKDRV_CS_CLEAR) {
             record_clear(device, cb, &entry->clear);
+        } else if (entry->kind == D12_VKDRV_CS_WRITE) {
+            d12__vkdrv_buffer *dst = d12__vkdrv_buffer_acquire(device, op->u.write.dest); /* held: live */
+            if (dst)
+                d12__vkdrv_record_write(device, cb, dst, op->u.write.dest - dst->va, op->u.write.value,
+                                        (D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_0127)op->compute);
+            d12__vkdrv_buffer_release(dst);
         } else if (piece->plans[i - piece->from].set) {
             record_dispatch(device, cb, &piece->plans[i - piece->from], op, &bound);
         }

@@ -245,6 +245,20 @@ bool d12__vkdrv_cs_barrier(d12__vkdrv_command_list *list, UINT count, const D3D1
     return true;
 }
 
+bool d12__vkdrv_cs_write(d12__vkdrv_command_list *list, const D3D12DDI_WRITEBUFFERIMMEDIATE_PARAMETER_0127 *param,
+                         D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_0127 mode)
+{
+    if (!list->cs || !list->cs->segment)
+        return false;
+    if (append_entry(list, D12_VKDRV_OP_WRITE_IMMEDIATE, D12_VKDRV_CS_WRITE)) {
+        d12__vkdrv_op *op = &list->recording->ops[list->recording->op_count - 1];
+        op->compute = (uint8_t)mode;
+        op->u.write.dest = param->Dest;
+        op->u.write.value = param->Value;
+    }
+    return true;
+}
+
 static VOID APIENTRY set_pipeline_state(D3D12DDI_HCOMMANDLIST handle, D3D12DDI_HPIPELINESTATE pso)
 {
     d12__vkdrv_cs_list *cs = cs_of(d12__vkdrv_list_of(handle));

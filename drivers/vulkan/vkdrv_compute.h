@@ -37,6 +37,7 @@ typedef enum d12__vkdrv_cs_kind {
     D12_VKDRV_CS_DISPATCH, /* the application's shader: `state` is the snapshot index */
     D12_VKDRV_CS_CLEAR,    /* ClearUnorderedAccessView*: `clear` */
     D12_VKDRV_CS_BARRIER,  /* a resource barrier inside a compute segment: `uav_only` */
+    D12_VKDRV_CS_WRITE,    /* a write-immediate inside a compute segment (DRED's breadcrumbs): the op's u.write */
 } d12__vkdrv_cs_kind;
 
 /* A buffer UAV clear, decided at record time (D3D12 reads the CPU descriptor during the call): `pattern_size` bytes of
@@ -83,6 +84,10 @@ void d12__vkdrv_cs_log_free(d12__vkdrv_cs_log *log);
 bool d12__vkdrv_cs_dispatch(d12__vkdrv_command_list *list, UINT x, UINT y, UINT z);
 /* pfnResourceBarrier inside a compute segment: logged there (true); false: not in one (recorded as before). */
 bool d12__vkdrv_cs_barrier(d12__vkdrv_command_list *list, UINT count, const D3D12DDIARG_RESOURCE_BARRIER_0126 *barriers);
+/* pfnWriteBufferImmediate's write inside a compute segment (validated by the caller): logged there (true); false:
+ * not in one (recorded as before). Breadcrumbs between dispatches so do not cut the segment into submissions. */
+bool d12__vkdrv_cs_write(d12__vkdrv_command_list *list, const D3D12DDI_WRITEBUFFERIMMEDIATE_PARAMETER_0127 *param,
+                         D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_0127 mode);
 /* Whether ops of `segment` are a compute segment's. */
 bool d12__vkdrv_cs_segment(const d12__vkdrv_recording *recording, size_t segment);
 /* The tables the adapter lists (vkdrv_adapter.c). */
