@@ -129,6 +129,9 @@ extern const D3D12DDI_DEVICE_FUNCS_CORE_0126 d12__refdrv_device_core_funcs;
 /* Descriptor heaps, views and samplers (refdrv_descriptors.c, docs/descriptors.md). */
 extern const D3D12DDI_DEVICE_FUNCS_DESCRIPTORS_D12RT d12__refdrv_descriptor_funcs;
 extern const D3D12DDI_DEVICE_FUNCS_HEAPS_D12RT d12__refdrv_heap_funcs; /* refdrv_heap.c (docs/heaps.md) */
+/* refdrv_pipeline.c (docs/pipelines.md): compute pipeline states as data, and the list's binding calls recorded */
+extern const D3D12DDI_DEVICE_FUNCS_PIPELINES_D12RT d12__refdrv_pipeline_funcs;
+extern const D3D12DDI_COMMAND_LIST_FUNCS_BINDING_D12RT d12__refdrv_binding_funcs;
 extern const D3D12DDI_COMMAND_LIST_FUNCS_3D_0127 d12__refdrv_command_list_funcs; /* the 0126 table is its prefix */
 extern const D3D12DDI_COMMAND_QUEUE_FUNCS_CORE_0126 d12__refdrv_command_queue_funcs;
 

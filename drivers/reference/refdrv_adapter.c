@@ -98,6 +98,10 @@ static HRESULT APIENTRY fill_ddi_table(D3D12DDI_HADAPTER adapter, D3D12DDI_TABLE
                                    sizeof d12__refdrv_command_queue_funcs);
     if (type == D3D12DDI_TABLE_TYPE_D12RT_HEAPS)
         return d12__drv_copy_table(table, size, &d12__refdrv_heap_funcs, sizeof d12__refdrv_heap_funcs);
+    if (type == D3D12DDI_TABLE_TYPE_D12RT_PIPELINES)
+        return d12__drv_copy_table(table, size, &d12__refdrv_pipeline_funcs, sizeof d12__refdrv_pipeline_funcs);
+    if (type == D3D12DDI_TABLE_TYPE_D12RT_COMMAND_LIST_BINDING)
+        return d12__drv_copy_table(table, size, &d12__refdrv_binding_funcs, sizeof d12__refdrv_binding_funcs);
     if (type == D3D12DDI_TABLE_TYPE_0126_DRIVER_REPORTED_MESSAGES && size >= sizeof d12__refdrv_drm_funcs &&
         adapter_of(adapter)->drm_mode != D12_REFDRV_DRM_OFF) {
         memcpy(table, &d12__refdrv_drm_funcs, sizeof d12__refdrv_drm_funcs);
@@ -185,7 +189,7 @@ HRESULT APIENTRY d12_refdrv_OpenAdapter12(D3D12DDIARG_OPENADAPTER *args)
     const D3D12DDI_ADAPTERFUNCS funcs = {
         d12__refdrv_calc_private_device_size, d12__refdrv_create_device,        close_adapter,
         d12__drv_get_supported_versions,      get_caps,
-        d12__drv_get_optional_ddi_tables,     fill_ddi_table,                   d12__refdrv_destroy_device};
+        d12__drv_get_optional_ddi_tables_compute, fill_ddi_table,                   d12__refdrv_destroy_device};
     *args->pAdapterFuncs = funcs;
     args->hAdapter.pDrvPrivate = adapter;
     return S_OK;

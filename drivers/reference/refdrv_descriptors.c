@@ -1,23 +1,14 @@
 /* The reference driver's descriptors (docs/descriptors.md): heaps from drivers/common/drvcommon_descriptors.c, and
  * its records as plain data — what a view names (type, address range, format, stride, raw, counter) and a sampler's
  * description — for its execution-time checks to read when descriptor tables are bound. */
+#define _POSIX_C_SOURCE 200809L
+
 #include <stdlib.h>
 #include <string.h>
 
 #include "drvcommon_descriptors.h"
 #include "dxbc.h"
-#include "refdrv.h"
-
-/* One CBV/SRV/UAV descriptor. kind 0: never written (zero memory). */
-typedef struct refdrv_view_record {
-    UINT32 kind;   /* D3D12DDI_BUFFER_VIEW_TYPE_D12RT + 1 */
-    UINT32 format; /* DXGI_FORMAT */
-    UINT64 va;     /* 0: a null descriptor */
-    UINT64 size;
-    UINT32 stride;
-    UINT32 flags;  /* D3D12DDI_BUFFER_VIEW_FLAGS_D12RT */
-    UINT64 counter_va;
-} refdrv_view_record;
+#include "refdrv_gpu.h"
 
 typedef struct refdrv_sampler_record {
     UINT32 kind; /* REFDRV_SAMPLER */
@@ -26,7 +17,7 @@ typedef struct refdrv_sampler_record {
 
 #define REFDRV_SAMPLER 0x5A
 #define RECORD_SIZE 64 /* CBV_SRV_UAV and SAMPLER; RTV and DSV hold nothing yet (no textures) */
-_Static_assert(sizeof(refdrv_view_record) <= RECORD_SIZE && sizeof(refdrv_sampler_record) <= RECORD_SIZE,
+_Static_assert(sizeof(d12__refdrv_view_record) <= RECORD_SIZE && sizeof(refdrv_sampler_record) <= RECORD_SIZE,
                "a record fits its increment");
 
 static const d12__drv_descriptor_driver k_driver = {{RECORD_SIZE, RECORD_SIZE, 32, 32}, &d12__refdrv_device_core_funcs};
@@ -60,7 +51,7 @@ static UINT APIENTRY check_format(D3D12DDI_HDEVICE device, D3D12DDI_BUFFER_VIEW_
 static VOID APIENTRY create_view(D3D12DDI_HDEVICE device, const D3D12DDIARG_CREATE_BUFFER_VIEW_D12RT *args, SIZE_T dest)
 {
     (void)device;
-    refdrv_view_record record = {(UINT32)args->ViewType + 1, (UINT32)args->Format, args->GpuVirtualAddress,
+    d12__refdrv_view_record record = {(UINT32)args->ViewType + 1, (UINT32)args->Format, args->GpuVirtualAddress,
                                  args->SizeInBytes, args->StructureByteStride, (UINT32)args->Flags,
                                  args->CounterGpuVirtualAddress};
     memcpy((void *)dest, &record, sizeof record);
@@ -80,18 +71,12 @@ static VOID APIENTRY copy_descriptors(D3D12DDI_HDEVICE device, UINT count, SIZE_
     d12__drv_descriptor_copy(&k_driver, count, dest, src, type);
 }
 
-/* A root signature is its description, as data (a copy at version 1.1, one allocation: runtime/dxbc's
- * d12_rootsig_convert), for the execution-time checks to read when lists bind it. */
-typedef struct refdrv_root_signature {
-    D3D12_VERSIONED_ROOT_SIGNATURE_DESC *desc;
-} refdrv_root_signature;
-
 static SIZE_T APIENTRY calc_root_signature_size(D3D12DDI_HDEVICE device,
                                                 const D3D12DDIARG_CREATE_ROOT_SIGNATURE_D12RT *args)
 {
     (void)device;
     (void)args;
-    return sizeof(refdrv_root_signature);
+    return sizeof(d12__refdrv_root_signature);
 }
 
 static HRESULT APIENTRY create_root_signature(D3D12DDI_HDEVICE device,
@@ -99,7 +84,7 @@ static HRESULT APIENTRY create_root_signature(D3D12DDI_HDEVICE device,
                                               D3D12DDI_HROOTSIGNATURE handle)
 {
     (void)device;
-    refdrv_root_signature *signature = handle.pDrvPrivate;
+    d12__refdrv_root_signature *signature = handle.pDrvPrivate;
     signature->desc = d12_rootsig_convert(args->pRootSignature, D3D_ROOT_SIGNATURE_VERSION_1_1);
     return signature->desc ? S_OK : E_OUTOFMEMORY;
 }
@@ -107,7 +92,7 @@ static HRESULT APIENTRY create_root_signature(D3D12DDI_HDEVICE device,
 static VOID APIENTRY destroy_root_signature(D3D12DDI_HDEVICE device, D3D12DDI_HROOTSIGNATURE handle)
 {
     (void)device;
-    refdrv_root_signature *signature = handle.pDrvPrivate;
+    d12__refdrv_root_signature *signature = handle.pDrvPrivate;
     free(signature->desc);
     signature->desc = NULL;
 }

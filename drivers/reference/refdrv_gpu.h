@@ -11,6 +11,7 @@
 #include "drvcommon_ops.h"
 #include "drvcommon_record.h"
 #include "drvcommon_va.h"
+#include "dxbc.h"
 #include "refdrv.h"
 
 #define D12_REFDRV_MAX_VERTEX_BUFFERS D12_DRV_MAX_VERTEX_BUFFERS /* drivers/common/drvcommon_ops.h */
@@ -47,6 +48,60 @@ typedef struct d12__refdrv_heap {
     d12__refdrv_buffer *buffer;
 } d12__refdrv_heap;
 
+/* One CBV/SRV/UAV descriptor as the reference driver writes it (refdrv_descriptors.c). kind 0: never written (zero
+ * memory: an uninitialized descriptor). */
+typedef struct d12__refdrv_view_record {
+    UINT32 kind;   /* D3D12DDI_BUFFER_VIEW_TYPE_D12RT + 1 */
+    UINT32 format; /* DXGI_FORMAT */
+    UINT64 va;     /* 0: a null descriptor */
+    UINT64 size;
+    UINT32 stride;
+    UINT32 flags;  /* D3D12DDI_BUFFER_VIEW_FLAGS_D12RT */
+    UINT64 counter_va;
+} d12__refdrv_view_record;
+
+/* A root signature is its description, as data (a copy at version 1.1, one allocation: runtime/dxbc's
+ * d12_rootsig_convert), for the execution-time checks to read when lists bind it. */
+typedef struct d12__refdrv_root_signature {
+    D3D12_VERSIONED_ROOT_SIGNATURE_DESC *desc;
+} d12__refdrv_root_signature;
+
+/* A compute pipeline state as data (refdrv_pipeline.c): the registers its shader declares, and its root signature
+ * (alive as long as it: the runtime's promise). */
+typedef struct d12__refdrv_pipeline_state {
+    d12_dxbc_program program;
+    const d12__refdrv_root_signature *root_signature;
+} d12__refdrv_pipeline_state;
+
+/* The reference driver's own commands, after the shared op log's (drvcommon_ops.h): the binding table's calls
+ * (refdrv_pipeline.c), applied to the replay's compute state and never checked as GPU work, and the UAV clears. */
+#define D12_REFDRV_CMD_SET_PIPELINE 0x40        /* bind.object: the pipeline state (NULL: none) */
+#define D12_REFDRV_CMD_SET_ROOT_SIGNATURE 0x41  /* bind.object: the compute root signature */
+#define D12_REFDRV_CMD_SET_HEAPS 0x42           /* bind.heaps[2]: CBV_SRV_UAV, SAMPLER (NULL: unset) */
+#define D12_REFDRV_CMD_SET_TABLE 0x43           /* slot: the root parameter; bind.address: the GPU handle */
+#define D12_REFDRV_CMD_SET_CONSTANT 0x44        /* slot: the root parameter; bind.offset, bind.value: one constant */
+#define D12_REFDRV_CMD_CLEAR_UAV 0x45           /* clear.*; compute: 1 for the float form */
+
+static inline bool d12__refdrv_is_compute_binding(unsigned type)
+{
+    return type >= D12_REFDRV_CMD_SET_PIPELINE && type <= D12_REFDRV_CMD_SET_CONSTANT;
+}
+
+/* The arguments of the reference driver's own commands. */
+typedef union d12__refdrv_bind_args {
+    struct {
+        const void *object;
+        const void *heaps[2];
+        UINT64 address;
+        UINT32 offset, value;
+    } bind;
+    struct {
+        UINT64 gpu_handle;
+        SIZE_T cpu_handle;
+        UINT32 values[4];
+    } clear;
+} d12__refdrv_bind_args;
+
 /* The command types and root kinds are the drivers' shared op log (drivers/common/drvcommon_ops.h), under this
  * driver's names. */
 typedef d12__drv_op_type d12__refdrv_command_type;
@@ -74,7 +129,10 @@ typedef struct d12__refdrv_command {
     /* GPU work: the DRED op index (d3d12ddi.h, D3D12DDICB_DEVICEFAULT_0127): the Value - 1 of the MARKER_OUT
      * write recorded directly after this command, else D3D12DDI_OP_INDEX_UNKNOWN */
     UINT32 op_index;
-    d12__drv_op_args u;
+    union {
+        d12__drv_op_args u;          /* the shared op log's commands */
+        d12__refdrv_bind_args bind_u; /* D12_REFDRV_CMD_SET_PIPELINE ... CLEAR_UAV */
+    };
 } d12__refdrv_command;
 
 #define D12_REFDRV_CHUNK_COMMANDS 1024
@@ -150,6 +208,8 @@ SIZE_T APIENTRY d12__refdrv_calc_private_list_size(D3D12DDI_HDEVICE device,
 HRESULT APIENTRY d12__refdrv_create_list(D3D12DDI_HDEVICE device, const D3D12DDIARG_CREATECOMMANDLIST_0126 *args,
                                          D3D12DDI_HCOMMANDLIST list, D3D12DDI_HRTCOMMANDLIST rt_list);
 VOID APIENTRY d12__refdrv_destroy_list(D3D12DDI_HDEVICE device, D3D12DDI_HCOMMANDLIST list);
+/* Append a command of `type` to the list's recording (NULL after a recording error: out of memory, or closed). */
+d12__refdrv_command *d12__refdrv_list_append(d12__refdrv_command_list *list, unsigned type);
 /* The list's current recording with a reference taken (NULL: none), for a submission. */
 d12__refdrv_recording *d12__refdrv_list_recording(D3D12DDI_HCOMMANDLIST list);
 void d12__refdrv_recording_retain(d12__refdrv_recording *recording);

@@ -52,7 +52,7 @@ static void list_error(d12__refdrv_command_list *list, HRESULT hr)
 
 /* Room for one more command, or NULL (out of memory, reported; the caller drops the command). The chunk is
  * never moved, so the timeline of an earlier submission can read the commands recorded before it. */
-static d12__refdrv_command *append(d12__refdrv_command_list *list, d12__refdrv_command_type type)
+d12__refdrv_command *d12__refdrv_list_append(d12__refdrv_command_list *list, unsigned type)
 {
     d12__refdrv_recording *recording = list->recording;
     if (recording && recording->tail && recording->tail->count == D12_REFDRV_CHUNK_COMMANDS &&
@@ -214,7 +214,7 @@ static VOID APIENTRY set_vertex_buffers(D3D12DDI_HCOMMANDLIST handle, UINT start
 {
     d12__refdrv_command_list *list = list_of(handle);
     for (UINT i = 0; i < count && start + i < D12_REFDRV_MAX_VERTEX_BUFFERS; i++) {
-        d12__refdrv_command *command = append(list, D12_REFDRV_CMD_SET_VERTEX_BUFFER);
+        d12__refdrv_command *command = d12__refdrv_list_append(list, D12_REFDRV_CMD_SET_VERTEX_BUFFER);
         if (!command)
             return;
         command->slot = (uint8_t)(start + i);
@@ -225,7 +225,7 @@ static VOID APIENTRY set_vertex_buffers(D3D12DDI_HCOMMANDLIST handle, UINT start
 static VOID APIENTRY set_index_buffer(D3D12DDI_HCOMMANDLIST handle, const D3D12DDI_INDEX_BUFFER_VIEW *view)
 {
     d12__refdrv_command_list *list = list_of(handle);
-    d12__refdrv_command *command = append(list, D12_REFDRV_CMD_SET_INDEX_BUFFER);
+    d12__refdrv_command *command = d12__refdrv_list_append(list, D12_REFDRV_CMD_SET_INDEX_BUFFER);
     if (!command)
         return;
     list->index_buffer_bound = view != NULL;
@@ -240,7 +240,7 @@ static void set_root(D3D12DDI_HCOMMANDLIST handle, bool compute, d12__refdrv_roo
         list_error(list, E_INVALIDARG);
         return;
     }
-    d12__refdrv_command *command = append(list, D12_REFDRV_CMD_SET_ROOT);
+    d12__refdrv_command *command = d12__refdrv_list_append(list, D12_REFDRV_CMD_SET_ROOT);
     if (!command)
         return;
     d12__drv_root_bind(compute ? &list->compute : &list->graphics, index, kind, address);
@@ -281,7 +281,7 @@ static VOID APIENTRY draw(D3D12DDI_HCOMMANDLIST handle, UINT vertices, UINT inst
     d12__refdrv_command_list *list = list_of(handle);
     if (list->graphics.zero_mask && d12__refdrv_validating(list->device))
         report_null_roots(list, &list->graphics);
-    d12__refdrv_command *command = append(list, D12_REFDRV_CMD_DRAW);
+    d12__refdrv_command *command = d12__refdrv_list_append(list, D12_REFDRV_CMD_DRAW);
     if (!command)
         return;
     d12__drv_draw_args(&command->u, vertices, instances, start_vertex);
@@ -298,7 +298,7 @@ static VOID APIENTRY draw_indexed(D3D12DDI_HCOMMANDLIST handle, UINT indices, UI
     }
     if (list->graphics.zero_mask)
         report_null_roots(list, &list->graphics);
-    d12__refdrv_command *command = append(list, D12_REFDRV_CMD_DRAW_INDEXED);
+    d12__refdrv_command *command = d12__refdrv_list_append(list, D12_REFDRV_CMD_DRAW_INDEXED);
     if (!command)
         return;
     d12__drv_draw_args(&command->u, indices, instances, start_index);
@@ -310,7 +310,7 @@ static VOID APIENTRY dispatch(D3D12DDI_HCOMMANDLIST handle, UINT x, UINT y, UINT
     d12__refdrv_command_list *list = list_of(handle);
     if (list->compute.zero_mask)
         report_null_roots(list, &list->compute);
-    d12__refdrv_command *command = append(list, D12_REFDRV_CMD_DISPATCH);
+    d12__refdrv_command *command = d12__refdrv_list_append(list, D12_REFDRV_CMD_DISPATCH);
     if (!command)
         return;
     d12__drv_draw_args(&command->u, x, y, z);
@@ -321,7 +321,7 @@ static VOID APIENTRY dispatch(D3D12DDI_HCOMMANDLIST handle, UINT x, UINT y, UINT
 static void record_copy(D3D12DDI_HCOMMANDLIST handle, D3D12DDI_HRESOURCE dst, UINT64 dst_offset,
                         D3D12DDI_HRESOURCE src, UINT64 src_offset, UINT64 size)
 {
-    d12__refdrv_command *command = append(list_of(handle), D12_REFDRV_CMD_COPY);
+    d12__refdrv_command *command = d12__refdrv_list_append(list_of(handle), D12_REFDRV_CMD_COPY);
     if (!command)
         return;
     UINT64 dst_va = d12__refdrv_resource_va(dst), src_va = d12__refdrv_resource_va(src);
@@ -349,7 +349,7 @@ static VOID APIENTRY resource_barrier(D3D12DDI_HCOMMANDLIST handle, UINT count,
                                       const D3D12DDIARG_RESOURCE_BARRIER_0126 *barriers)
 {
     (void)barriers;
-    d12__refdrv_command *command = count ? append(list_of(handle), D12_REFDRV_CMD_BARRIER) : NULL;
+    d12__refdrv_command *command = count ? d12__refdrv_list_append(list_of(handle), D12_REFDRV_CMD_BARRIER) : NULL;
     if (command)
         command->u.draw.count = count;
 }
@@ -386,7 +386,7 @@ static VOID APIENTRY write_buffer_immediate(D3D12DDI_HCOMMANDLIST handle, UINT c
         }
         if (mode == D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_MARKER_OUT && !list->closed)
             name_previous_op(list, params[i].Value);
-        d12__refdrv_command *command = append(list, D12_REFDRV_CMD_WRITE_IMMEDIATE);
+        d12__refdrv_command *command = d12__refdrv_list_append(list, D12_REFDRV_CMD_WRITE_IMMEDIATE);
         if (!command)
             return;
         command->compute = (uint8_t)mode;

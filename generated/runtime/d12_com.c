@@ -14,6 +14,7 @@
 #include "rootsig.h"
 #include "descriptor_heap.h"
 #include "root_signature.h"
+#include "pipeline_state.h"
 #include "heap.h"
 
 /* IIDs of the interfaces d12rt adds (declared in d12rt/d3d12_ext.h); DirectX-Guids defines the others. */
@@ -2986,6 +2987,107 @@ HRESULT d12__root_signature_QueryInterface(struct d12_root_signature *self, cons
     if (found == NULL)
         return E_NOINTERFACE;
     d12_root_signature_AddRef(self);
+    return S_OK;
+}
+
+/* ---- pipeline_state.pipeline_state: ID3D12Object : ID3D12DeviceChild : ID3D12Pageable : ID3D12PipelineState ---- */
+
+static inline struct d12_pipeline_state *pipeline_state_from_pipeline_state(ID3D12PipelineState *iface)
+{
+    return (struct d12_pipeline_state *)((char *)iface - offsetof(struct d12_pipeline_state, com.pipeline_state));
+}
+
+static HRESULT STDMETHODCALLTYPE pipeline_state_pipeline_state_QueryInterface(ID3D12PipelineState *This, const IID *riid, void **object)
+{
+    return d12__pipeline_state_QueryInterface(pipeline_state_from_pipeline_state(This), riid, object);
+}
+
+static ULONG STDMETHODCALLTYPE pipeline_state_pipeline_state_AddRef(ID3D12PipelineState *This)
+{
+    return d12_pipeline_state_AddRef(pipeline_state_from_pipeline_state(This));
+}
+
+static ULONG STDMETHODCALLTYPE pipeline_state_pipeline_state_Release(ID3D12PipelineState *This)
+{
+    return d12_pipeline_state_Release(pipeline_state_from_pipeline_state(This));
+}
+
+static HRESULT STDMETHODCALLTYPE pipeline_state_pipeline_state_GetPrivateData(ID3D12PipelineState *This, const GUID *guid, UINT *pDataSize, void *pData)
+{
+    return d12_device_child_GetPrivateData(&pipeline_state_from_pipeline_state(This)->device_child, guid, pDataSize, pData);
+}
+
+static HRESULT STDMETHODCALLTYPE pipeline_state_pipeline_state_SetPrivateData(ID3D12PipelineState *This, const GUID *guid, UINT DataSize, const void *pData)
+{
+    return d12_device_child_SetPrivateData(&pipeline_state_from_pipeline_state(This)->device_child, guid, DataSize, pData);
+}
+
+static HRESULT STDMETHODCALLTYPE pipeline_state_pipeline_state_SetPrivateDataInterface(ID3D12PipelineState *This, const GUID *guid, const IUnknown *pData)
+{
+    return d12_device_child_SetPrivateDataInterface(&pipeline_state_from_pipeline_state(This)->device_child, guid, pData);
+}
+
+static HRESULT STDMETHODCALLTYPE pipeline_state_pipeline_state_SetName(ID3D12PipelineState *This, LPCWSTR Name)
+{
+    return d12_device_child_SetName(&pipeline_state_from_pipeline_state(This)->device_child, Name);
+}
+
+static HRESULT STDMETHODCALLTYPE pipeline_state_pipeline_state_GetDevice(ID3D12PipelineState *This, const IID *riid, void **ppvDevice)
+{
+    return d12_device_child_GetDevice(&pipeline_state_from_pipeline_state(This)->device_child, riid, ppvDevice);
+}
+
+static HRESULT STDMETHODCALLTYPE pipeline_state_pipeline_state_GetCachedBlob(ID3D12PipelineState *This, ID3DBlob **ppBlob)
+{
+    return d12_pipeline_state_GetCachedBlob(pipeline_state_from_pipeline_state(This), ppBlob);
+}
+
+static const ID3D12PipelineStateVtbl pipeline_state_pipeline_state_vtbl = {
+    .QueryInterface = pipeline_state_pipeline_state_QueryInterface,
+    .AddRef = pipeline_state_pipeline_state_AddRef,
+    .Release = pipeline_state_pipeline_state_Release,
+    .GetPrivateData = pipeline_state_pipeline_state_GetPrivateData,
+    .SetPrivateData = pipeline_state_pipeline_state_SetPrivateData,
+    .SetPrivateDataInterface = pipeline_state_pipeline_state_SetPrivateDataInterface,
+    .SetName = pipeline_state_pipeline_state_SetName,
+    .GetDevice = pipeline_state_pipeline_state_GetDevice,
+    .GetCachedBlob = pipeline_state_pipeline_state_GetCachedBlob,
+};
+
+void d12__pipeline_state_com_init(struct d12__pipeline_state_com *com)
+{
+    com->pipeline_state.lpVtbl = &pipeline_state_pipeline_state_vtbl;
+}
+
+struct d12_pipeline_state *d12__pipeline_state_unwrap(const void *iface)
+{
+    const ID3D12PipelineState *object = iface;
+    if (object == NULL || object->lpVtbl != &pipeline_state_pipeline_state_vtbl)
+        return NULL;
+    return pipeline_state_from_pipeline_state((ID3D12PipelineState *)object);
+}
+
+HRESULT d12__pipeline_state_QueryInterface(struct d12_pipeline_state *self, const IID *riid, void **object)
+{
+    if (object == NULL)
+        return E_POINTER;
+    *object = NULL;
+    /* A NULL riid is a NULL pointer argument like a NULL out pointer: E_POINTER, never a dereference
+     * (docs/device.md "COM objects"). GetDevice answers through here too. */
+    if (riid == NULL)
+        return E_POINTER;
+    void *found = NULL;
+    if (iid_equal(riid, &IID_IUnknown))
+        found = &self->com.pipeline_state;
+    else if (iid_equal(riid, &IID_ID3D12Object) ||
+             iid_equal(riid, &IID_ID3D12DeviceChild) ||
+             iid_equal(riid, &IID_ID3D12Pageable) ||
+             iid_equal(riid, &IID_ID3D12PipelineState))
+        found = &self->com.pipeline_state;
+    *object = found;
+    if (found == NULL)
+        return E_NOINTERFACE;
+    d12_pipeline_state_AddRef(self);
     return S_OK;
 }
 

@@ -445,6 +445,31 @@ ULONG d12_root_signature_AddRef(struct d12_root_signature *self);
 ULONG d12_root_signature_Release(struct d12_root_signature *self);
 void d12_root_signature_not_implemented(struct d12_root_signature *self, const char *interface_name, const char *method);
 
+/* ---- pipeline_state: ID3D12Object, ID3D12DeviceChild, ID3D12Pageable, ID3D12PipelineState ---- */
+struct d12_pipeline_state;
+
+struct d12__pipeline_state_com {
+    ID3D12PipelineState pipeline_state;
+};
+
+/* Points every interface of `com` at its vtable. */
+void d12__pipeline_state_com_init(struct d12__pipeline_state_com *com);
+
+/* QueryInterface for every interface of the object: E_POINTER for a NULL `object`, E_NOINTERFACE (and
+ * *object = NULL) for an IID it does not expose; otherwise a reference is added. */
+HRESULT d12__pipeline_state_QueryInterface(struct d12_pipeline_state *self, const IID *riid, void **object);
+
+/* The object behind an interface pointer of its first group's chain, or NULL when `iface` is NULL or not one of
+ * this object's (its vtable is not ours): how a method taking another object's interface checks it. */
+struct d12_pipeline_state *d12__pipeline_state_unwrap(const void *iface);
+
+/* Hand-written (runtime/pipeline_state.h): one reference count for all the object's interfaces, the
+ * not-implemented report (called once per method per process) and the implemented methods. */
+ULONG d12_pipeline_state_AddRef(struct d12_pipeline_state *self);
+ULONG d12_pipeline_state_Release(struct d12_pipeline_state *self);
+void d12_pipeline_state_not_implemented(struct d12_pipeline_state *self, const char *interface_name, const char *method);
+HRESULT d12_pipeline_state_GetCachedBlob(struct d12_pipeline_state *self, ID3DBlob **ppBlob);
+
 /* ---- heap: ID3D12Object, ID3D12DeviceChild, ID3D12Pageable, ID3D12Heap, ID3D12Heap1 ---- */
 struct d12_heap;
 

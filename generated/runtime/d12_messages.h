@@ -45,6 +45,8 @@ extern "C" {
 #define D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGE_FLAGS_UNSUPPORTED ((D3D12_MESSAGE_ID)0x10600)
 #define D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGES_FEATURE_DATA_INVALID ((D3D12_MESSAGE_ID)0x10601)
 #define D12_MESSAGE_ID_D12RT_SHADER_EXECUTION_FEATURE_DATA_INVALID ((D3D12_MESSAGE_ID)0x13100)
+#define D12_MESSAGE_ID_PIPELINES_UNSUPPORTED ((D3D12_MESSAGE_ID)0x13101)
+#define D12_MESSAGE_ID_SET_PIPELINE_STATE_INVALID ((D3D12_MESSAGE_ID)0x13102)
 #define D12_MESSAGE_ID_DRIVER_MESSAGE_FILTER_INVALID ((D3D12_MESSAGE_ID)0x10602)
 #define D12_MESSAGE_ID_DESCRIPTORS_UNSUPPORTED ((D3D12_MESSAGE_ID)0x13d00)
 #define D12_MESSAGE_ID_SET_ROOT_SIGNATURE_INVALID ((D3D12_MESSAGE_ID)0x13d01)
@@ -115,6 +117,12 @@ typedef enum d12_msg {
     D12_MSG_DRIVER_REPORTED_MESSAGE_FLAGS_UNSUPPORTED,
     D12_MSG_DRIVER_REPORTED_MESSAGES_FEATURE_DATA_INVALID,
     D12_MSG_D12RT_SHADER_EXECUTION_FEATURE_DATA_INVALID,
+    D12_MSG_PIPELINES_UNSUPPORTED,
+    D12_MSG_SET_PIPELINE_STATE_INVALID,
+    D12_MSG_COMMAND_LIST_PIPELINE_STATE_NOT_SET,
+    D12_MSG_COMMAND_LIST_DISPATCH_ROOT_SIGNATURE_NOT_SET,
+    D12_MSG_CLEAR_UNORDERED_ACCESS_VIEW_INVALID_DESCRIPTOR_HANDLE,
+    D12_MSG_CLEARUNORDEREDACCESSVIEW_INVALID_RESOURCE_PTR,
     D12_MSG_CREATECOMPUTEPIPELINESTATE_INVALID_SHADER,
     D12_MSG_CREATECOMPUTEPIPELINESTATE_CS_ROOT_SIGNATURE_MISMATCH,
     D12_MSG_CREATECOMPUTEPIPELINESTATE_MISSING_ROOT_SIGNATURE,
@@ -506,6 +514,36 @@ static inline void d12__msg_driver_reported_messages_feature_data_invalid(d12_in
 static inline void d12__msg_d12rt_shader_execution_feature_data_invalid(d12_info_queue *queue, const char *method, unsigned int size, unsigned int expected)
 {
     d12__info_queue_report(queue, D12_MSG_D12RT_SHADER_EXECUTION_FEATURE_DATA_INVALID, method, size, expected);
+}
+
+static inline void d12__msg_pipelines_unsupported(d12_info_queue *queue, const char *method, const char *driver)
+{
+    d12__info_queue_report(queue, D12_MSG_PIPELINES_UNSUPPORTED, method, driver);
+}
+
+static inline void d12__msg_set_pipeline_state_invalid(d12_info_queue *queue, const char *method, const char *problem)
+{
+    d12__info_queue_report(queue, D12_MSG_SET_PIPELINE_STATE_INVALID, method, problem);
+}
+
+static inline void d12__msg_command_list_pipeline_state_not_set(d12_info_queue *queue, unsigned int dispatch)
+{
+    d12__info_queue_report(queue, D12_MSG_COMMAND_LIST_PIPELINE_STATE_NOT_SET, dispatch);
+}
+
+static inline void d12__msg_command_list_dispatch_root_signature_not_set(d12_info_queue *queue, unsigned int dispatch)
+{
+    d12__info_queue_report(queue, D12_MSG_COMMAND_LIST_DISPATCH_ROOT_SIGNATURE_NOT_SET, dispatch);
+}
+
+static inline void d12__msg_clear_unordered_access_view_invalid_descriptor_handle(d12_info_queue *queue, const char *method, const char *problem)
+{
+    d12__info_queue_report(queue, D12_MSG_CLEAR_UNORDERED_ACCESS_VIEW_INVALID_DESCRIPTOR_HANDLE, method, problem);
+}
+
+static inline void d12__msg_clearunorderedaccessview_invalid_resource_ptr(d12_info_queue *queue, const char *method, const char *problem)
+{
+    d12__info_queue_report(queue, D12_MSG_CLEARUNORDEREDACCESSVIEW_INVALID_RESOURCE_PTR, method, problem);
 }
 
 static inline void d12__msg_createcomputepipelinestate_invalid_shader(d12_info_queue *queue, const char *method, const char *why)

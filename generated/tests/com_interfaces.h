@@ -120,6 +120,13 @@ static const d12_com_interface_entry d12_com_root_signature_interfaces[] = {
     {"ID3D12RootSignature", &IID_ID3D12RootSignature, 1, 0},
 };
 
+static const d12_com_interface_entry d12_com_pipeline_state_interfaces[] = {
+    {"ID3D12Object", &IID_ID3D12Object, 1, 0},
+    {"ID3D12DeviceChild", &IID_ID3D12DeviceChild, 1, 0},
+    {"ID3D12Pageable", &IID_ID3D12Pageable, 1, 0},
+    {"ID3D12PipelineState", &IID_ID3D12PipelineState, 1, 0},
+};
+
 static const d12_com_interface_entry d12_com_heap_interfaces[] = {
     {"ID3D12Object", &IID_ID3D12Object, 1, 0},
     {"ID3D12DeviceChild", &IID_ID3D12DeviceChild, 1, 0},
@@ -153,6 +160,8 @@ static const d12_com_object_entry d12_com_objects[] = {
      sizeof(d12_com_descriptor_heap_interfaces) / sizeof(d12_com_descriptor_heap_interfaces[0])},
     {"root_signature", d12_com_root_signature_interfaces,
      sizeof(d12_com_root_signature_interfaces) / sizeof(d12_com_root_signature_interfaces[0])},
+    {"pipeline_state", d12_com_pipeline_state_interfaces,
+     sizeof(d12_com_pipeline_state_interfaces) / sizeof(d12_com_pipeline_state_interfaces[0])},
     {"heap", d12_com_heap_interfaces,
      sizeof(d12_com_heap_interfaces) / sizeof(d12_com_heap_interfaces[0])},
 };
