@@ -16,6 +16,8 @@
  *                     last one's words; on d12rt's Vulkan driver in at most 20 vkQueueSubmit2 calls
  *   root_uav_released a released buffer behind a root UAV: the device is removed (DXGI_ERROR_DEVICE_HUNG family) and
  *                     DRED's page fault names the freed buffer (d12rt only: vkd3d 1.2 has no DRED)
+ *   no_compiler       (its ctest hides libvkd3d-shader.so.1 from the Vulkan driver) CreateComputePipelineState is
+ *                     E_INVALIDARG with CREATECOMPUTEPIPELINESTATE_INVALID_SHADER, no pipeline state made (d12rt only)
  *   sync_hazard       (its ctest runs under D12RT_VULKAN_VALIDATION=sync) two dispatches writing one UAV with no
  *                     barrier: a SYNC-HAZARD driver message; with a UAV barrier between them: none (d12rt only) */
 #define _GNU_SOURCE
@@ -244,12 +246,13 @@ static int fill_is(const uint32_t *words, unsigned count, unsigned total, uint32
     return outside_check(1, line, "the dispatch's words");
 }
 
-/* raw_fill's root signature through a table: param 0 two root constants (b0), param 1 a table of one UAV (u0). */
+/* raw_fill's root signature through a table: param 0 the four root constants of cb0[1] (b0), param 1 a table of
+ * one UAV (u0). */
 static ID3D12RootSignature *table_signature(void)
 {
     static const D3D12_DESCRIPTOR_RANGE range = {D3D12_DESCRIPTOR_RANGE_TYPE_UAV, 1, 0, 0, 0};
     D3D12_ROOT_PARAMETER params[2] = {
-        {D3D12_ROOT_PARAMETER_TYPE_32BIT_CONSTANTS, .Constants = {0, 0, 2}, D3D12_SHADER_VISIBILITY_ALL},
+        {D3D12_ROOT_PARAMETER_TYPE_32BIT_CONSTANTS, .Constants = {0, 0, 4}, D3D12_SHADER_VISIBILITY_ALL},
         {D3D12_ROOT_PARAMETER_TYPE_DESCRIPTOR_TABLE, .DescriptorTable = {1, &range}, D3D12_SHADER_VISIBILITY_ALL},
     };
     return root_signature(params, 2);
@@ -725,6 +728,27 @@ static void test_root_uav_released(void)
     context_free(&c);
 }
 
+static void test_no_compiler(void)
+{
+    static const D3D12_DESCRIPTOR_RANGE range = {D3D12_DESCRIPTOR_RANGE_TYPE_UAV, 1, 0, 0, 0};
+    D3D12_ROOT_PARAMETER params[2] = {
+        {D3D12_ROOT_PARAMETER_TYPE_32BIT_CONSTANTS, .Constants = {0, 0, 4}, D3D12_SHADER_VISIBILITY_ALL},
+        {D3D12_ROOT_PARAMETER_TYPE_DESCRIPTOR_TABLE, .DescriptorTable = {1, &range}, D3D12_SHADER_VISIBILITY_ALL},
+    };
+    ID3D12RootSignature *signature = root_signature(params, 2);
+    const d12_shader_blob *blob = blob_named("raw_fill");
+    D3D12_COMPUTE_PIPELINE_STATE_DESC desc = {signature, {blob->code, blob->size}, 0, {NULL, 0},
+                                              D3D12_PIPELINE_STATE_FLAG_NONE};
+    ID3D12PipelineState *state = (ID3D12PipelineState *)(uintptr_t)1;
+    CHECK_HR(ID3D12Device_CreateComputePipelineState(g_device, &desc, &IID_ID3D12PipelineState, (void **)&state),
+             E_INVALIDARG);
+    CHECK(state == NULL);
+    D3D12_MESSAGE_TEXT(D3D12_MESSAGE_ID_CREATECOMPUTEPIPELINESTATE_INVALID_SHADER, "could not compile");
+    /* with the same root signature and a compiler, the same desc works: compute.vulkan.table_constants */
+    if (signature)
+        ID3D12RootSignature_Release(signature);
+}
+
 /* Whether a stored message is a driver-reported SYNC-HAZARD. */
 static void visit_hazard(const D3D12_MESSAGE *message, void *context)
 {
@@ -776,6 +800,7 @@ int main(int argc, char **argv)
 #ifndef PEER_VKD3D
         {"root_uav_released", test_root_uav_released},
         {"sync_hazard", test_sync_hazard},
+        {"no_compiler", test_no_compiler},
 #endif
     };
     return outside_main(cases, sizeof cases / sizeof cases[0], argc, argv);
