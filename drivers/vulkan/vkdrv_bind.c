@@ -231,8 +231,11 @@ static outcome bind_range(const resolving *x, const d12__vkdrv_pipeline_register
         if (range / size > limits->maxTexelBufferElements)
             range = (UINT64)limits->maxTexelBufferElements * size;
         range -= range % size;
-    } else if (range > limits->maxUniformBufferRange) {
-        range = limits->maxUniformBufferRange;
+    } else { /* a constant buffer reads at most 4 096 vectors (D3D12_REQ_CONSTANT_BUFFER_ELEMENT_COUNT) */
+        if (range > D3D12_REQ_CONSTANT_BUFFER_ELEMENT_COUNT * 16u)
+            range = D3D12_REQ_CONSTANT_BUFFER_ELEMENT_COUNT * 16u;
+        if (range > limits->maxUniformBufferRange)
+            range = limits->maxUniformBufferRange;
     }
     if (!range)
         return refuse(x, D12_VKDRV_MSG_DESCRIPTOR_UNBINDABLE, "D12RT_VULKAN_DESCRIPTOR_UNBINDABLE", r,
