@@ -65,7 +65,7 @@ static char *va_name(d12__drv_exec *x, UINT64 va)
     return x->checks->va_name ? x->checks->va_name(x->device, va) : NULL;
 }
 
-static void page_fault(d12__drv_exec *x, UINT32 index, UINT64 address, bool write, const char *what)
+void d12__drv_page_fault(d12__drv_exec *x, UINT32 index, UINT64 address, bool write, const char *what)
 {
     x->faulted = x->bad = true;
     x->fault_va = address;
@@ -109,7 +109,7 @@ static void *named_overrun(d12__drv_exec *x, UINT32 index, UINT64 address, UINT6
     UINT64 va = 0, width = 0;
     void *named = x->checks->acquire(x->device, end - 1, &va, &width);
     if (!named) {
-        page_fault(x, index, end - 1, write, what);
+        d12__drv_page_fault(x, index, end - 1, write, what);
         return NULL;
     }
     overrun(x, index, named, va, end - va, address - va, size, id, what);
@@ -133,13 +133,13 @@ static void *check_range(d12__drv_exec *x, bool gpu, UINT32 index, UINT64 addres
     void *buffer = x->checks->acquire(x->device, address, &va, &width);
     if (!buffer) {
         if (!gpu)
-            page_fault(x, index, address, write, what);
+            d12__drv_page_fault(x, index, address, write, what);
         return NULL;
     }
     UINT64 offset = address - va, span = d12__drv_va_span(width);
     if (size > span - offset) { /* runs off the allocation into the unmapped gap that follows it */
         if (!gpu)
-            page_fault(x, index, va + span, write, what);
+            d12__drv_page_fault(x, index, va + span, write, what);
         x->checks->release(buffer);
         return NULL;
     }

@@ -132,6 +132,10 @@ typedef struct d12__drv_exec {
 void d12__drv_check_op(d12__drv_exec *x, const d12__drv_bindings *b, unsigned type, UINT32 index,
                        const d12__drv_op_args *u, void **src, void **dst);
 
+/* A page fault of the op at `address` (in no live buffer): the CORRUPTION finding "Page fault: <what> reads|writes
+ * GPU virtual address ..." and the fault state in `x` (for the driver's pfnDeviceFaultCb). */
+void d12__drv_page_fault(d12__drv_exec *x, UINT32 index, UINT64 address, bool write, const char *what);
+
 #ifdef __cplusplus
 }
 #endif

@@ -16,7 +16,7 @@ typedef struct refdrv_sampler_record {
 } refdrv_sampler_record;
 
 #define REFDRV_SAMPLER 0x5A
-#define RECORD_SIZE 64 /* CBV_SRV_UAV and SAMPLER; RTV and DSV hold nothing yet (no textures) */
+#define RECORD_SIZE D12_REFDRV_DESCRIPTOR_SIZE /* CBV_SRV_UAV and SAMPLER; RTV and DSV hold nothing yet (no textures) */
 _Static_assert(sizeof(d12__refdrv_view_record) <= RECORD_SIZE && sizeof(refdrv_sampler_record) <= RECORD_SIZE,
                "a record fits its increment");
 

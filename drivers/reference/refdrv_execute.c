@@ -61,11 +61,13 @@ static void report(void *device, UINT64 id, D3D12DDI_MESSAGE_SEVERITY_0126 sever
 
 static const d12__drv_checks k_checks = {acquire, release, validating, buffer_name, va_name, report, false};
 
-/* One execution: the timeline, the recording, and the checks of the current command (its fault, if any). */
+/* One execution: the timeline, the recording, the checks of the current command (its fault, if any), and the
+ * compute state of the binding table's commands (refdrv_dispatch.c). */
 typedef struct execution {
     d12__refdrv_timeline *timeline;
     const d12__refdrv_recording *recording;
     d12__drv_exec check;
+    d12__refdrv_compute compute;
 } execution;
 
 /* The copy's effect, after its checks and its GPU time. */
@@ -200,7 +202,17 @@ static bool execute_command(execution *x, const d12__drv_bindings *b, const d12_
                               command->op_index))
         return false;
     void *src = NULL, *dst = NULL;
-    d12__drv_check_op(&x->check, b, command->type, command->state_index, &command->u, &src, &dst);
+    bool runs = true;
+    if (command->type == D12_REFDRV_CMD_DISPATCH && x->compute.pipeline) /* the application's shader's registers */
+        runs = d12__refdrv_dispatch_check(&x->check, &x->compute, b, command);
+    else if (command->type == D12_REFDRV_CMD_CLEAR_UAV)
+        runs = d12__refdrv_clear_uav(&x->check, command);
+    else
+        d12__drv_check_op(&x->check, b, command->type, command->state_index, &command->u, &src, &dst);
+    if (command->type == D12_REFDRV_CMD_DISPATCH)
+        x->compute.dispatches++;
+    if (!runs && !x->check.faulted)
+        return true; /* reported (an uninitialized descriptor): the dispatch is not run, the queue goes on */
     if (x->check.faulted) {
         x->check.faulted = false;
         release_buffers(src, dst);
@@ -225,7 +237,7 @@ bool d12__refdrv_execute(d12__refdrv_timeline *timeline, const d12__refdrv_recor
         device->callbacks.pfnSetErrorCb(device->rt_device, E_OUTOFMEMORY); /* the work cannot run: removed */
         return false;
     }
-    execution x = {timeline, recording, {.checks = &k_checks, .device = device}};
+    execution x = {.timeline = timeline, .recording = recording, .check = {.checks = &k_checks, .device = device}};
     bool running = true;
     /* The first empty chunk ends the recording: the chunks after it are kept empty for the list's next recording
      * (refdrv_list.c, reusable_recording). */
@@ -234,6 +246,8 @@ bool d12__refdrv_execute(d12__refdrv_timeline *timeline, const d12__refdrv_recor
             const d12__refdrv_command *command = &chunk->commands[i];
             if (d12__drv_is_binding(command->type))
                 d12__drv_bind(b, command->type, command->slot, command->compute, command->root_kind, &command->u.view);
+            else if (d12__refdrv_is_compute_binding(command->type))
+                d12__refdrv_compute_bind(&x.compute, b, command);
             else
                 running = execute_command(&x, b, command);
         }

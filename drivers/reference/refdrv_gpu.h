@@ -10,6 +10,7 @@
 
 #include "drvcommon_ops.h"
 #include "drvcommon_record.h"
+#include "drvcommon_rules.h"
 #include "drvcommon_va.h"
 #include "dxbc.h"
 #include "refdrv.h"
@@ -59,6 +60,9 @@ typedef struct d12__refdrv_view_record {
     UINT32 flags;  /* D3D12DDI_BUFFER_VIEW_FLAGS_D12RT */
     UINT64 counter_va;
 } d12__refdrv_view_record;
+
+/* The increment of a CBV_SRV_UAV or SAMPLER heap: one record. */
+#define D12_REFDRV_DESCRIPTOR_SIZE 64u
 
 /* A root signature is its description, as data (a copy at version 1.1, one allocation: runtime/dxbc's
  * d12_rootsig_convert), for the execution-time checks to read when lists bind it. */
@@ -241,6 +245,27 @@ bool d12__refdrv_progress(d12__refdrv_timeline *timeline, D3D12DDI_GPU_PROGRESS_
 
 /* The GPU cost of a command in nanoseconds, saturating (docs/refdrv.md, "GPU time"). */
 UINT64 d12__refdrv_command_cost_ns(const d12__refdrv_rates *rates, const d12__refdrv_command *command);
+
+/* ---- refdrv_dispatch.c (docs/pipelines.md) ---- */
+struct d12__drv_descriptor_heap;
+/* The compute state a replay keeps beside the shared bindings (d12__drv_bindings holds the root views). */
+typedef struct d12__refdrv_compute {
+    const d12__refdrv_pipeline_state *pipeline;
+    const d12__refdrv_root_signature *root_signature;
+    const struct d12__drv_descriptor_heap *heaps[2]; /* CBV_SRV_UAV, SAMPLER */
+    UINT64 tables[D12_REFDRV_MAX_ROOT_PARAMETERS];
+    uint64_t table_mask;
+    UINT32 dispatches; /* dispatches replayed so far: the next one's "[Dispatch #n]" */
+} d12__refdrv_compute;
+
+/* Apply a binding command (d12__refdrv_is_compute_binding) to the replay's compute state. */
+void d12__refdrv_compute_bind(d12__refdrv_compute *c, d12__drv_bindings *b, const d12__refdrv_command *command);
+/* A dispatch with a pipeline state: every declared register resolved now and D3D12's rules applied. false: it must
+ * not run (an uninitialized descriptor was reported, or a page fault is in x). */
+bool d12__refdrv_dispatch_check(d12__drv_exec *x, const d12__refdrv_compute *c, const d12__drv_bindings *b,
+                                const d12__refdrv_command *dispatch);
+/* A UAV clear's effect; false: its view's buffer is gone (a page fault in x). */
+bool d12__refdrv_clear_uav(d12__drv_exec *x, const d12__refdrv_command *clear);
 
 /* ---- refdrv_device.c ---- */
 /* Report a finding now, from the recording call (no driver lock is held there). Nothing when drm is off. */

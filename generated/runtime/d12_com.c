@@ -2041,10 +2041,7 @@ static void STDMETHODCALLTYPE command_list_list_OMSetStencilRef(ID3D12GraphicsCo
 
 static void STDMETHODCALLTYPE command_list_list_SetPipelineState(ID3D12GraphicsCommandList *This, ID3D12PipelineState *pPipelineState)
 {
-    static atomic_flag reported = ATOMIC_FLAG_INIT;
-    (void)pPipelineState;
-    if (!atomic_flag_test_and_set(&reported))
-        d12_command_list_not_implemented(command_list_from_list(This), "ID3D12GraphicsCommandList", "SetPipelineState");
+    d12_command_list_SetPipelineState(command_list_from_list(This), pPipelineState);
 }
 
 static void STDMETHODCALLTYPE command_list_list_ResourceBarrier(ID3D12GraphicsCommandList *This, UINT NumBarriers, const D3D12_RESOURCE_BARRIER *pBarriers)

@@ -249,6 +249,7 @@ void d12_command_list_CopyTiles(struct d12_command_list *self, ID3D12Resource *p
 void d12_command_list_ResolveSubresource(struct d12_command_list *self, ID3D12Resource *pDstResource, UINT DstSubresource, ID3D12Resource *pSrcResource, UINT SrcSubresource, DXGI_FORMAT Format);
 void d12_command_list_RSSetViewports(struct d12_command_list *self, UINT NumViewports, const D3D12_VIEWPORT *pViewports);
 void d12_command_list_RSSetScissorRects(struct d12_command_list *self, UINT NumRects, const D3D12_RECT *pRects);
+void d12_command_list_SetPipelineState(struct d12_command_list *self, ID3D12PipelineState *pPipelineState);
 void d12_command_list_ResourceBarrier(struct d12_command_list *self, UINT NumBarriers, const D3D12_RESOURCE_BARRIER *pBarriers);
 void d12_command_list_ExecuteBundle(struct d12_command_list *self, ID3D12GraphicsCommandList *pCommandList);
 void d12_command_list_SetDescriptorHeaps(struct d12_command_list *self, UINT NumDescriptorHeaps, ID3D12DescriptorHeap * const *ppDescriptorHeaps);

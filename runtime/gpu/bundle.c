@@ -18,6 +18,13 @@ typedef enum bundle_op {
     OP_DRAW,
     OP_DRAW_INDEXED,
     OP_DISPATCH,
+    /* The compute binding calls (D3D12DDI_TABLE_TYPE_D12RT_COMMAND_LIST_BINDING), replayed into the caller's binding
+     * table in order (docs/pipelines.md). */
+    OP_PIPELINE,       /* u.objects[0]: the driver's pipeline state */
+    OP_ROOT_SIGNATURE, /* u.objects[0]: the driver's root signature */
+    OP_HEAPS,          /* u.objects: the driver's heaps, `slot` of them */
+    OP_TABLE,          /* slot: the root parameter; u.address: the GPU handle */
+    OP_CONSTANT,       /* slot: the root parameter; u.constant: one 32-bit constant at its offset */
 } bundle_op;
 
 typedef struct bundle_command {
@@ -30,6 +37,10 @@ typedef struct bundle_command {
         D3D12DDI_VERTEX_BUFFER_VIEW vertex;
         D3D12DDI_INDEX_BUFFER_VIEW index;
         UINT64 address;
+        void *objects[2];
+        struct {
+            UINT offset, value;
+        } constant;
         struct {
             UINT a, b, c, e;
             INT d;
@@ -169,6 +180,95 @@ static VOID APIENTRY bundle_dispatch(D3D12DDI_HCOMMANDLIST handle, UINT x, UINT 
     bundle_work(handle, OP_DISPATCH, x, y, z, 0, 0);
 }
 
+static VOID APIENTRY bundle_set_pipeline(D3D12DDI_HCOMMANDLIST handle, D3D12DDI_HPIPELINESTATE state)
+{
+    bundle_command *command = append(handle, OP_PIPELINE);
+    if (command)
+        command->u.objects[0] = state.pDrvPrivate;
+}
+
+static VOID APIENTRY bundle_set_root_signature(D3D12DDI_HCOMMANDLIST handle, D3D12DDI_HROOTSIGNATURE signature)
+{
+    bundle_command *command = append(handle, OP_ROOT_SIGNATURE);
+    if (command)
+        command->u.objects[0] = signature.pDrvPrivate;
+}
+
+static VOID APIENTRY bundle_set_heaps(D3D12DDI_HCOMMANDLIST handle, UINT count, const D3D12DDI_HDESCRIPTORHEAP *heaps)
+{
+    bundle_command *command = append(handle, OP_HEAPS);
+    if (!command)
+        return;
+    command->slot = count < 2 ? count : 2; /* the runtime checked: at most one heap of each of the two types */
+    for (UINT i = 0; i < command->slot; i++)
+        command->u.objects[i] = heaps[i].pDrvPrivate;
+}
+
+static VOID APIENTRY bundle_set_table(D3D12DDI_HCOMMANDLIST handle, UINT parameter, UINT64 base)
+{
+    bundle_command *command = append(handle, OP_TABLE);
+    if (command) {
+        command->slot = parameter;
+        command->u.address = base;
+    }
+}
+
+static VOID APIENTRY bundle_set_constants(D3D12DDI_HCOMMANDLIST handle, UINT parameter, UINT count, const UINT *values,
+                                          UINT offset)
+{
+    for (UINT i = 0; i < count; i++) {
+        bundle_command *command = append(handle, OP_CONSTANT);
+        if (!command)
+            return;
+        command->slot = parameter;
+        command->u.constant.offset = offset + i;
+        command->u.constant.value = values[i];
+    }
+}
+
+/* A bundle cannot clear (list_pipeline.c refuses it before the table): these slots are never called. */
+static VOID APIENTRY bundle_no_clear_uint(D3D12DDI_HCOMMANDLIST handle, UINT64 gpu, SIZE_T cpu,
+                                          D3D12DDI_HRESOURCE resource, const UINT *values)
+{
+    (void)handle, (void)gpu, (void)cpu, (void)resource, (void)values;
+}
+
+static VOID APIENTRY bundle_no_clear_float(D3D12DDI_HCOMMANDLIST handle, UINT64 gpu, SIZE_T cpu,
+                                           D3D12DDI_HRESOURCE resource, const FLOAT *values)
+{
+    (void)handle, (void)gpu, (void)cpu, (void)resource, (void)values;
+}
+
+static const D3D12DDI_COMMAND_LIST_FUNCS_BINDING_D12RT k_bundle_binding = {
+    bundle_set_pipeline, bundle_set_root_signature, bundle_set_heaps,     bundle_set_table,
+    bundle_set_constants, bundle_no_clear_uint,     bundle_no_clear_float,
+};
+
+/* One compute binding call of the bundle into the caller's binding table (none: the driver has no compute tables). */
+static void replay_binding(struct d12_command_list *caller, const bundle_command *c)
+{
+    const D3D12DDI_COMMAND_LIST_FUNCS_BINDING_D12RT *binding = caller->binding;
+    if (!binding)
+        return;
+    D3D12DDI_HCOMMANDLIST handle = caller->handle;
+    switch ((bundle_op)c->op) {
+    case OP_PIPELINE: binding->pfnSetPipelineState(handle, (D3D12DDI_HPIPELINESTATE){c->u.objects[0]}); break;
+    case OP_ROOT_SIGNATURE:
+        binding->pfnSetComputeRootSignature(handle, (D3D12DDI_HROOTSIGNATURE){c->u.objects[0]});
+        break;
+    case OP_HEAPS: {
+        D3D12DDI_HDESCRIPTORHEAP heaps[2] = {{c->u.objects[0]}, {c->u.objects[1]}};
+        binding->pfnSetDescriptorHeaps(handle, c->slot, heaps);
+        break;
+    }
+    case OP_TABLE: binding->pfnSetComputeRootDescriptorTable(handle, c->slot, c->u.address); break;
+    case OP_CONSTANT:
+        binding->pfnSetComputeRoot32BitConstants(handle, c->slot, 1, &c->u.constant.value, c->u.constant.offset);
+        break;
+    default: break;
+    }
+}
+
 /* Copies and barriers never get here: list.c refuses them in a bundle before they reach its table. */
 const D3D12DDI_COMMAND_LIST_FUNCS_3D_0126 d12__bundle_ddi = {
     .pfnCloseCommandList = bundle_close,
@@ -201,6 +301,8 @@ HRESULT d12__bundle_create(struct d12_command_list *list)
     log->pending_index = D12_STATE_INDEX_NONE;
     list->handle.pDrvPrivate = log;
     list->ddi = &d12__bundle_ddi;
+    if (list->binding)
+        list->binding = &k_bundle_binding; /* the driver has the compute tables: the bundle logs the calls */
     if (list->set_state_index)
         list->set_state_index = bundle_set_state_index;
     return S_OK;
@@ -286,6 +388,9 @@ static void replay(struct d12_command_list *caller, const d12_bundle_log *log)
                 ddi->pfnDispatch(handle, c->u.work.a, c->u.work.b, c->u.work.c);
             if (caller->dred_work)
                 note_work(caller->dred_work, c, &ordinals[c->op - OP_DRAW]);
+            break;
+        default:
+            replay_binding(caller, c);
             break;
         }
     }
@@ -387,18 +492,6 @@ REFUSED_IN_BUNDLES(ClearRenderTargetView,
                    (struct d12_command_list *self, D3D12_CPU_DESCRIPTOR_HANDLE RenderTargetView,
                     const FLOAT ColorRGBA[4], UINT NumRects, const D3D12_RECT *pRects),
                    (void)RenderTargetView, (void)ColorRGBA, (void)NumRects, (void)pRects)
-REFUSED_IN_BUNDLES(ClearUnorderedAccessViewUint,
-                   (struct d12_command_list *self, D3D12_GPU_DESCRIPTOR_HANDLE ViewGPUHandleInCurrentHeap,
-                    D3D12_CPU_DESCRIPTOR_HANDLE ViewCPUHandle, ID3D12Resource *pResource, const UINT Values[4],
-                    UINT NumRects, const D3D12_RECT *pRects),
-                   (void)ViewGPUHandleInCurrentHeap, (void)ViewCPUHandle, (void)pResource, (void)Values,
-                   (void)NumRects, (void)pRects)
-REFUSED_IN_BUNDLES(ClearUnorderedAccessViewFloat,
-                   (struct d12_command_list *self, D3D12_GPU_DESCRIPTOR_HANDLE ViewGPUHandleInCurrentHeap,
-                    D3D12_CPU_DESCRIPTOR_HANDLE ViewCPUHandle, ID3D12Resource *pResource, const FLOAT Values[4],
-                    UINT NumRects, const D3D12_RECT *pRects),
-                   (void)ViewGPUHandleInCurrentHeap, (void)ViewCPUHandle, (void)pResource, (void)Values,
-                   (void)NumRects, (void)pRects)
 REFUSED_IN_BUNDLES(CopyTextureRegion,
                    (struct d12_command_list *self, const D3D12_TEXTURE_COPY_LOCATION *pDst, UINT DstX, UINT DstY,
                     UINT DstZ, const D3D12_TEXTURE_COPY_LOCATION *pSrc, const D3D12_BOX *pSrcBox),

@@ -418,7 +418,6 @@ HRESULT d12_command_list_Reset(struct d12_command_list *self, ID3D12CommandAlloc
                                ID3D12PipelineState *pInitialState)
 {
     struct d12_device *device = self->device_child.device;
-    (void)pInitialState; /* pipeline states are out of d12rt's scope: nothing validates or uses them */
     if (atomic_load(&self->open)) {
         d12__msg_command_list_open(device->info_queue);
         return E_FAIL;
@@ -438,6 +437,8 @@ HRESULT d12_command_list_Reset(struct d12_command_list *self, ID3D12CommandAlloc
     D3D12DDIARG_RESETCOMMANDLIST_0126 args = {allocator->handle};
     self->ddi->pfnResetCommandList(self->handle, &args);
     d12__dred_list_begin(self);
+    if (pInitialState) /* after the driver cleared the binding state (D3D12DDI: pfnResetCommandList) */
+        d12__list_set_pipeline_state(self, pInitialState, "Reset");
     return S_OK;
 }
 
@@ -492,6 +493,7 @@ void d12_command_list_Dispatch(struct d12_command_list *self, UINT ThreadGroupCo
         return;
     if (oversized_dispatch(self, ThreadGroupCountX, ThreadGroupCountY, ThreadGroupCountZ))
         return;
+    d12__list_check_dispatch(self);
     d12__list_before_work(self, D12_WORK_DISPATCH);
     d12__dred_note_args32(self->dred_args, ThreadGroupCountX, ThreadGroupCountY, ThreadGroupCountZ, 0, 0);
     self->ddi->pfnDispatch(self->handle, ThreadGroupCountX, ThreadGroupCountY, ThreadGroupCountZ);
@@ -632,6 +634,7 @@ static struct d12_command_list *new_list(struct d12_device *device, D3D12_COMMAN
     list->type = type;
     list->gpu = device->gpu;
     list->ddi = &device->gpu->list;
+    list->binding = device->gpu->has_pipelines ? &device->gpu->binding : NULL;
     if (device->correlation) {
         list->set_state_index = device->drm.funcs.pfnSetCommandListStateIndex;
         d12__recorder_init(&list->recorder, device->correlation, list);
@@ -651,7 +654,6 @@ HRESULT d12_device_CreateCommandList(struct d12_device *self, UINT nodeMask, D3D
                                      const IID *riid, void **ppCommandList)
 {
     const char *method = "ID3D12Device::CreateCommandList";
-    (void)pInitialState; /* out of scope, as in Reset */
     if (ppCommandList)
         *ppCommandList = NULL; /* D3D12 clears the out pointer of a creation that fails */
     HRESULT hr = d12__device_check_gpu_create(self, method);
@@ -682,6 +684,8 @@ HRESULT d12_device_CreateCommandList(struct d12_device *self, UINT nodeMask, D3D
         return hr;
     }
     d12__dred_list_begin(list);
+    if (pInitialState) /* the list's pipeline state, as SetPipelineState would set it */
+        d12__list_set_pipeline_state(list, pInitialState, "CreateCommandList");
     d12__device_child_register(&list->device_child, list, D3D12DDI_HT_COMMAND_LIST);
     hr = d12__command_list_QueryInterface(list, riid, ppCommandList);
     d12_command_list_Release(list);

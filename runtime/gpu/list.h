@@ -42,6 +42,15 @@ typedef struct d12_list_bindings {
     UINT32 constants[2][64];                      /* the root constants, by DWORD of the root arguments */
     struct d12_descriptor_heap *heaps[2];         /* CBV_SRV_UAV, SAMPLER (no reference: D3D12 leaves their life to
                                                      the application while the list may execute) */
+    struct d12_pipeline_state *pipeline;          /* a reference while set (SetPipelineState, pInitialState) */
+    UINT32 dispatches;                            /* Dispatch calls recorded so far: the next one's "[Dispatch #n]" */
+    /* Every pipeline state and root signature the recording named, a reference each until the binding state is
+     * reset (the next recording, the list's end), so one replaced mid-recording outlives the calls that used it. */
+    struct d12_list_kept {
+        struct d12_pipeline_state *pipeline;             /* one of the two */
+        struct d12_root_signature *root_signature;
+    } *kept;
+    UINT32 kept_count, kept_capacity;
 } d12_list_bindings;
 
 struct d12_command_allocator {
@@ -71,6 +80,9 @@ struct d12_command_list {
     D3D12_COMMAND_LIST_TYPE type;
     const d12_driver_gpu_funcs *gpu;
     const D3D12DDI_COMMAND_LIST_FUNCS_3D_0126 *ddi;
+    /* The compute pair's binding table (docs/pipelines.md): the driver's, a bundle's log, or NULL when the driver has
+     * no compute tables (then the binding calls are validated and not forwarded). */
+    const D3D12DDI_COMMAND_LIST_FUNCS_BINDING_D12RT *binding;
     D3D12DDI_HCOMMANDLIST handle;              /* the driver's list */
     /* pfnSetCommandListStateIndex when correlation is on for the device, else NULL (then no index is issued). */
     PFND3D12DDI_SET_COMMAND_LIST_STATE_INDEX_0126 set_state_index;

@@ -2,7 +2,8 @@
  * buffers, root signatures, descriptor heaps and root arguments, each checked as the debug layer checks it. A
  * binding finding is the debug layer's alone: the call is dropped (a root view with no root signature is still
  * recorded, for the driver's execution-time check), and Close stays S_OK, as on Windows. What is bound is kept in the
- * list's d12_list_bindings (list.h) for pipeline states and the driver to read. */
+ * list's d12_list_bindings (list.h), and the compute calls are forwarded through the driver's binding table when it
+ * has one (D3D12DDI_TABLE_TYPE_D12RT_COMMAND_LIST_BINDING, docs/pipelines.md). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,7 @@
 #include "dred/dred.h"
 #include "foreign.h"
 #include "list_internal.h"
+#include "pipeline_state.h"
 #include "root_signature.h"
 #include "rootsig.h"
 
@@ -68,15 +70,47 @@ void d12__list_binding_reset(struct d12_command_list *list)
     for (int kind = 0; kind < 2; kind++)
         if (bindings->root_signature[kind])
             d12_root_signature_Release(bindings->root_signature[kind]);
+    if (bindings->pipeline)
+        d12_pipeline_state_Release(bindings->pipeline);
+    for (UINT32 i = 0; i < bindings->kept_count; i++) {
+        if (bindings->kept[i].pipeline)
+            d12_pipeline_state_Release(bindings->kept[i].pipeline);
+        else
+            d12_root_signature_Release(bindings->kept[i].root_signature);
+    }
+    free(bindings->kept);
     memset(bindings, 0, sizeof *bindings);
 }
 
-/* The list's binding state, made at the first binding call; NULL (a recording error) when out of memory. */
-static d12_list_bindings *bindings_of(struct d12_command_list *list)
+d12_list_bindings *d12__list_bindings_of(struct d12_command_list *list)
 {
     if (!list->bindings && !(list->bindings = calloc(1, sizeof *list->bindings)))
         d12__list_record_error(list, E_OUTOFMEMORY);
     return list->bindings;
+}
+
+bool d12__list_keep(struct d12_command_list *list, struct d12_pipeline_state *pipeline,
+                    struct d12_root_signature *root_signature)
+{
+    d12_list_bindings *bindings = d12__list_bindings_of(list);
+    if (!bindings)
+        return false;
+    if (bindings->kept_count == bindings->kept_capacity) {
+        UINT32 capacity = bindings->kept_capacity ? bindings->kept_capacity * 2 : 4;
+        struct d12_list_kept *grown = realloc(bindings->kept, capacity * sizeof *grown);
+        if (!grown) {
+            d12__list_record_error(list, E_OUTOFMEMORY);
+            return false;
+        }
+        bindings->kept = grown;
+        bindings->kept_capacity = capacity;
+    }
+    if (pipeline)
+        d12_pipeline_state_AddRef(pipeline);
+    else
+        d12_root_signature_AddRef(root_signature);
+    bindings->kept[bindings->kept_count++] = (struct d12_list_kept){pipeline, root_signature};
+    return true;
 }
 
 /* ======== Root signatures ======== */
@@ -95,9 +129,14 @@ static void set_root_signature(struct d12_command_list *self, int kind, ID3D12Ro
     if (signature && d12__foreign(device, signature->device_child.device, method, "pRootSignature",
                                   "the call is ignored"))
         return;
-    d12_list_bindings *bindings = bindings_of(self);
+    d12_list_bindings *bindings = d12__list_bindings_of(self);
     if (!bindings || bindings->root_signature[kind] == signature)
         return;
+    if (signature && !d12__list_keep(self, NULL, signature))
+        return;
+    if (kind == COMPUTE && self->binding) /* D3D12DDI: a different root signature clears the compute arguments */
+        self->binding->pfnSetComputeRootSignature(self->handle, signature ? signature->handle
+                                                                          : (D3D12DDI_HROOTSIGNATURE){NULL});
     if (signature)
         d12_root_signature_AddRef(signature);
     if (bindings->root_signature[kind])
@@ -177,9 +216,18 @@ void d12_command_list_SetDescriptorHeaps(struct d12_command_list *self, UINT Num
         }
         heaps[heap->desc.Type] = heap;
     }
-    d12_list_bindings *bindings = bindings_of(self);
-    if (bindings)
-        memcpy(bindings->heaps, heaps, sizeof heaps);
+    d12_list_bindings *bindings = d12__list_bindings_of(self);
+    if (!bindings)
+        return;
+    memcpy(bindings->heaps, heaps, sizeof heaps);
+    if (self->binding) {
+        D3D12DDI_HDESCRIPTORHEAP handles[2];
+        UINT count = 0;
+        for (int type = 0; type < 2; type++)
+            if (heaps[type])
+                handles[count++] = heaps[type]->handle;
+        self->binding->pfnSetDescriptorHeaps(self->handle, count, handles);
+    }
 }
 
 /* ======== Root arguments ======== */
@@ -215,6 +263,8 @@ static void set_table(struct d12_command_list *self, int kind, UINT index, D3D12
         return;
     }
     self->bindings->arguments[kind][index] = (d12_root_argument){D12_ROOT_ARGUMENT_TABLE, base.ptr};
+    if (kind == COMPUTE && self->binding)
+        self->binding->pfnSetComputeRootDescriptorTable(self->handle, index, base.ptr);
 }
 
 void d12_command_list_SetComputeRootDescriptorTable(struct d12_command_list *self, UINT RootParameterIndex,
@@ -260,6 +310,8 @@ static void set_constants(struct d12_command_list *self, int kind, UINT index, U
     if (count)
         memcpy(&bindings->constants[kind][first], data, count * sizeof(UINT32));
     bindings->arguments[kind][index] = (d12_root_argument){D12_ROOT_ARGUMENT_CONSTANTS, 0};
+    if (kind == COMPUTE && self->binding && count)
+        self->binding->pfnSetComputeRoot32BitConstants(self->handle, index, count, (const UINT *)data, offset);
 }
 
 void d12_command_list_SetComputeRoot32BitConstant(struct d12_command_list *self, UINT RootParameterIndex,

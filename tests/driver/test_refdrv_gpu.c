@@ -368,8 +368,8 @@ static void tables(void)
     open_gpu(&g, true, true);
     UINT32 count = 0;
     CHECK_EQ_INT(g.af.pfnGetOptionalDDITables(g.adapter, &count, NULL), S_OK);
-    CHECK_EQ_INT(count, 6); /* + descriptors (docs/descriptors.md) and heaps (docs/heaps.md) */
-    D3D12DDI_TABLE_REQUEST requests[6];
+    CHECK_EQ_INT(count, 8); /* + descriptors, heaps, and the compute pair (docs/pipelines.md) */
+    D3D12DDI_TABLE_REQUEST requests[8];
     CHECK_EQ_INT(g.af.pfnGetOptionalDDITables(g.adapter, &count, requests), S_OK);
     unsigned seen = 0;
     for (unsigned i = 0; i < count; i++) {
@@ -377,7 +377,9 @@ static void tables(void)
         seen |= 1u << (requests[i].tableType & 15);
     }
     CHECK_EQ_INT(seen, (1u << 0) | (1u << 1) | (1u << 2) | (1u << 8) | (1u << (D3D12DDI_TABLE_TYPE_D12RT_DESCRIPTORS & 15)) |
-                           (1u << (D3D12DDI_TABLE_TYPE_D12RT_HEAPS & 15)));
+                           (1u << (D3D12DDI_TABLE_TYPE_D12RT_HEAPS & 15)) |
+                           (1u << (D3D12DDI_TABLE_TYPE_D12RT_PIPELINES & 15)) |
+                           (1u << (D3D12DDI_TABLE_TYPE_D12RT_COMMAND_LIST_BINDING & 15)));
     D3D12DDI_HRTTABLE none = {NULL};
     unsigned char big[512];
     static const struct {
