@@ -18,8 +18,11 @@
  *                     DRED's page fault names the freed buffer (d12rt only: vkd3d 1.2 has no DRED)
  *   no_compiler       (its ctest hides libvkd3d-shader.so.1 from the Vulkan driver) CreateComputePipelineState is
  *                     E_INVALIDARG with CREATECOMPUTEPIPELINESTATE_INVALID_SHADER, no pipeline state made (d12rt only)
- *   sync_hazard       (its ctest runs under D12RT_VULKAN_VALIDATION=sync) two dispatches writing one UAV with no
- *                     barrier: a SYNC-HAZARD driver message; with a UAV barrier between them: none (d12rt only) */
+ *   sync_clean        (its ctest runs under D12RT_VULKAN_VALIDATION=sync, D12RT_VULKAN_VALIDATION_STRICT=1: any
+ *                     validation message aborts) two dispatches writing one UAV with a UAV barrier between them: no
+ *                     message at all (the sets, views, barriers and dispatches are valid Vulkan; d12rt only). The
+ *                     hazard without the barrier is not asserted: Debian's layer (1.3.239) reports none for texel
+ *                     buffer descriptors (docs/pipelines.md) */
 #define _GNU_SOURCE
 #include <time.h>
 #include <wchar.h>
@@ -694,7 +697,13 @@ static void test_root_uav_released(void)
         CHECK_HR(ID3D12GraphicsCommandList_Close(c.list), S_OK);
         ID3D12Resource_Release(gone); /* before the list executes */
         gone = NULL;
-        context_run(&c);
+        ID3D12CommandList *lists[] = {(ID3D12CommandList *)c.list};
+        ID3D12CommandQueue_ExecuteCommandLists(c.queue, 1, lists);
+        ID3D12CommandQueue_Signal(c.queue, c.fence, ++c.value); /* S_OK, or DEVICE_REMOVED once it is */
+        for (unsigned spin = 0; ID3D12Fence_GetCompletedValue(c.fence) < c.value && spin < 60000; spin++) {
+            struct timespec t = {0, 1000000};
+            nanosleep(&t, NULL);
+        }
         HRESULT reason = ID3D12Device_GetDeviceRemovedReason(g_device);
         CHECK(reason == DXGI_ERROR_DEVICE_HUNG || reason == DXGI_ERROR_DEVICE_RESET ||
               reason == DXGI_ERROR_DEVICE_REMOVED);
@@ -756,6 +765,7 @@ static void visit_hazard(const D3D12_MESSAGE *message, void *context)
         ++*(int *)context;
 }
 
+/* The SYNC-HAZARD driver messages of two dispatches on one UAV, with or without a UAV barrier between them. */
 static int hazards_after(int barrier)
 {
     fill_case f;
@@ -776,14 +786,12 @@ static int hazards_after(int barrier)
     return hazards;
 }
 
-static void test_sync_hazard(void)
+static void test_sync_clean(void)
 {
-    int without = hazards_after(0), with = hazards_after(1);
-    printf("SYNC-HAZARD messages: %d without a UAV barrier, %d with one\n", without, with);
-    if (without < 0)
-        return;
-    CHECK(without >= 1);
-    CHECK(with == 0);
+    int with = hazards_after(1);
+    printf("SYNC-HAZARD messages with a UAV barrier: %d\n", with);
+    if (with >= 0)
+        CHECK(with == 0);
 }
 #endif
 
@@ -799,7 +807,7 @@ int main(int argc, char **argv)
         {"dispatches_1000", test_dispatches_1000},
 #ifndef PEER_VKD3D
         {"root_uav_released", test_root_uav_released},
-        {"sync_hazard", test_sync_hazard},
+        {"sync_clean", test_sync_clean},
         {"no_compiler", test_no_compiler},
 #endif
     };
