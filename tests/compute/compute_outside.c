@@ -16,6 +16,12 @@
  *                     last one's words; on d12rt's Vulkan driver in at most 20 vkQueueSubmit2 calls
  *   root_uav_released a released buffer behind a root UAV: the device is removed (DXGI_ERROR_DEVICE_HUNG family) and
  *                     DRED's page fault names the freed buffer (d12rt only: vkd3d 1.2 has no DRED)
+ *   null_descriptor   raw_fill through a table slot holding a null UAV (pResource NULL): the dispatch runs, its
+ *                     writes are dropped, nothing is reported and the device stays (the buffer the slot named before
+ *                     keeps its words)
+ *   uninitialized_slot (d12rt, driver-reported messages on: drm_on.reg) a table slot never written: the driver's
+ *                     GPU_BASED_VALIDATION_DESCRIPTOR_UNINITIALIZED (VendorMessageId 938) on the [Dispatch #N] and the
+ *                     dispatch not run; the same list with the slot written runs (the positive twin: table_constants)
  *   no_compiler       (its ctest hides libvkd3d-shader.so.1 from the Vulkan driver) CreateComputePipelineState is
  *                     E_INVALIDARG with CREATECOMPUTEPIPELINESTATE_INVALID_SHADER, no pipeline state made (d12rt only)
  *   sync_clean        (its ctest runs under D12RT_VULKAN_VALIDATION=sync, D12RT_VULKAN_VALIDATION_STRICT=1: any
@@ -667,7 +673,59 @@ static void test_dispatches_1000(void)
     fill_end(&f);
 }
 
+static void test_null_descriptor(void)
+{
+    fill_case f;
+    if (fill_begin(&f)) {
+        D3D12_UNORDERED_ACCESS_VIEW_DESC desc = {.Format = DXGI_FORMAT_R32_TYPELESS,
+                                                 .ViewDimension = D3D12_UAV_DIMENSION_BUFFER};
+        desc.Buffer.NumElements = WORDS;
+        desc.Buffer.Flags = D3D12_BUFFER_UAV_FLAG_RAW;
+        ID3D12Device_CreateUnorderedAccessView(g_device, NULL, NULL, &desc, cpu_handle(f.heap, 2));
+        constants(f.c.list, 3, 100);
+        ID3D12GraphicsCommandList_Dispatch(f.c.list, 2, 1, 1);
+        CHECK_HR(ID3D12GraphicsCommandList_Close(f.c.list), S_OK);
+        context_run(&f.c);
+        CHECK_HR(ID3D12Device_GetDeviceRemovedReason(g_device), S_OK);
+        uint32_t words[WORDS];
+        read_back(&f.c, f.out, words, sizeof words);
+        fill_is(words, 0, WORDS, 0, 0, 0xDEADBEEFu, __LINE__);
+        NO_ERROR_MESSAGE();
+    }
+    fill_end(&f);
+}
+
 #ifndef PEER_VKD3D
+/* Whether a stored message is the driver's DESCRIPTOR_UNINITIALIZED finding (its description names the register). */
+static void visit_uninitialized(const D3D12_MESSAGE *message, void *context)
+{
+    if (message->ID == D3D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGE &&
+        strstr(message->pDescription, "GPU_BASED_VALIDATION_DESCRIPTOR_UNINITIALIZED") &&
+        strstr(message->pDescription, "u0"))
+        ++*(int *)context;
+}
+
+static void test_uninitialized_slot(void)
+{
+    fill_case f;
+    if (fill_begin(&f)) {
+        /* the table starts at slot 3, which nothing wrote (slot 2 holds the UAV) */
+        ID3D12GraphicsCommandList_SetComputeRootDescriptorTable(f.c.list, 1, gpu_handle(f.heap, 3));
+        constants(f.c.list, 3, 100);
+        ID3D12GraphicsCommandList_Dispatch(f.c.list, 2, 1, 1);
+        CHECK_HR(ID3D12GraphicsCommandList_Close(f.c.list), S_OK);
+        context_run(&f.c);
+        CHECK_HR(ID3D12Device_GetDeviceRemovedReason(g_device), S_OK);
+        uint32_t words[WORDS];
+        read_back(&f.c, f.out, words, sizeof words); /* flushes the execution's findings (a Signal) */
+        int found = 0;
+        outside_each_message(visit_uninitialized, &found);
+        CHECK(found == 1);
+        fill_is(words, 0, WORDS, 0, 0, 0xDEADBEEFu, __LINE__);
+    }
+    fill_end(&f);
+}
+
 /* A released buffer behind a root UAV: the device is removed, DRED's page fault names it among the freed. */
 static void test_root_uav_released(void)
 {
@@ -805,10 +863,12 @@ int main(int argc, char **argv)
         {"uav_barrier", test_uav_barrier},
         {"clear_uav", test_clear_uav},
         {"dispatches_1000", test_dispatches_1000},
+        {"null_descriptor", test_null_descriptor},
 #ifndef PEER_VKD3D
         {"root_uav_released", test_root_uav_released},
         {"sync_clean", test_sync_clean},
         {"no_compiler", test_no_compiler},
+        {"uninitialized_slot", test_uninitialized_slot},
 #endif
     };
     return outside_main(cases, sizeof cases / sizeof cases[0], argc, argv);
