@@ -246,6 +246,8 @@ static HRESULT check_compute_pair(d12_driver_adapter *adapter, const d12rt_table
 static HRESULT init_optional_tables(d12_driver_adapter *adapter, const d12rt_tables *d12rt)
 {
     d12_driver_gpu_funcs *gpu = &adapter->gpu;
+    bool has_binding = false; /* has_pipelines stands for the pair: set only when both filled */
+    bool has_pipelines = false;
     HRESULT hr;
     if (FAILED(hr = check_compute_pair(adapter, d12rt)) ||
         FAILED(hr = init_optional_table(adapter, d12rt->descriptors, D3D12DDI_TABLE_TYPE_D12RT_DESCRIPTORS,
@@ -255,11 +257,12 @@ static HRESULT init_optional_tables(d12_driver_adapter *adapter, const d12rt_tab
                                         &gpu->heaps, sizeof gpu->heaps, &gpu->has_heaps)) ||
         FAILED(hr = init_optional_table(adapter, d12rt->pipelines, D3D12DDI_TABLE_TYPE_D12RT_PIPELINES,
                                         "D12RT_PIPELINES", &gpu->pipelines, sizeof gpu->pipelines,
-                                        &gpu->has_pipelines)) ||
+                                        &has_pipelines)) ||
         FAILED(hr = init_optional_table(adapter, d12rt->binding, D3D12DDI_TABLE_TYPE_D12RT_COMMAND_LIST_BINDING,
                                         "D12RT_COMMAND_LIST_BINDING", &gpu->binding, sizeof gpu->binding,
-                                        &gpu->has_pipelines)))
+                                        &has_binding)))
         return hr;
+    gpu->has_pipelines = has_pipelines && has_binding;
     if (gpu->has_descriptors)
         d12__ddi_trace_wrap_descriptors(&gpu->descriptors);
     if (gpu->has_heaps)

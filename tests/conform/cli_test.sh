@@ -13,7 +13,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/d12conform-cli.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
 list=$("$SUITE" --list)
-check "--list: 38 tests (30 of version 1, 8 of version 2)" test "$(printf '%s\n' "$list" | wc -l)" -eq 38
+check "--list: 40 tests (30 of version 1, 8 of version 2, 2 of compute)" test "$(printf '%s\n' "$list" | wc -l)" -eq 40
 check "--list: each says driver or runtime" test -z "$(printf '%s\n' "$list" | awk '$2 != "driver" && $2 != "runtime"')"
 check "--list: quotes the spec" grep -q "most recent value wins" <<<"$list"
 check "--list --run GLOB" test "$("$SUITE" --list --run 'init.*' | wc -l)" -eq 7

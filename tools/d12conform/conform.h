@@ -144,7 +144,8 @@ typedef struct conform_test {
     CONFORM_AREA(corr)                                                                                            \
     CONFORM_AREA(oblig)                                                                                           \
     CONFORM_AREA(stress)                                                                                          \
-    CONFORM_AREA(v2) /* issue 20: version 2 of driver-reported messages, after every version-1 area */
+    CONFORM_AREA(v2) /* issue 20: version 2 of driver-reported messages, after every version-1 area */            \
+    CONFORM_AREA(compute) /* issue 31: GPU-based validation of a dispatch's descriptors, as driver messages */
 
 #define CONFORM_AREA(name)                                                                                        \
     extern const conform_test conform_tests_##name[];                                                             \
