@@ -152,7 +152,9 @@ set(peer_rows
   "record 10 000 draws (Reset..Close)"
   "record CopyBufferRegion, 4 threads at once"
   "ExecuteCommandLists + Signal + event wait (small copy)"
-  "copy 32 MiB DEFAULT->DEFAULT on the GPU (execute + event wait)")
+  "copy 32 MiB DEFAULT->DEFAULT on the GPU (execute + event wait)"
+  "CreateComputePipelineState (raw_fill) + Release"
+  "execute 1 000 dispatches (raw_fill, root views) + event wait")
 execute_process(COMMAND ${D12BENCH} --peer --quick RESULT_VARIABLE rc OUTPUT_VARIABLE table ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "d12bench --peer --quick exited with ${rc}\n${table}${err}")

@@ -24,6 +24,7 @@
 #include <wsl/winadapter.h>
 #include <directx/d3d12.h>
 
+#include "d12_shaders.h" /* the project's own shaders (spec/shaders): raw_fill */
 #include "peer_rows.h"
 
 /* ---- What differs between the two implementations: events ---- */
@@ -85,6 +86,11 @@ static struct {
     ID3D12Fence *fence, *cpu_fence;
     UINT64 fence_value, cpu_fence_value;
     HANDLE event, gpu_event;
+    /* The compute rows: raw_fill (spec/shaders) over its own root signature (root CBV b0, root UAV u0). */
+    ID3D12RootSignature *compute_signature;
+    ID3D12PipelineState *compute_state;
+    ID3D12Resource *constants, *uav;
+    recorder dispatches;
     bool failed;
 } peer;
 
@@ -138,6 +144,55 @@ static void restart(recorder *r)
 
 static void fill_big_source(void);
 
+/* The compute rows' objects and the list of 1 000 dispatches (each 2 groups of 64 threads writing 128 words). */
+static const d12_shader_blob *raw_fill_blob(void)
+{
+    for (size_t i = 0; i < D12_SHADER_COUNT; i++)
+        if (strcmp(d12_shaders[i].name, "raw_fill") == 0)
+            return &d12_shaders[i];
+    return NULL;
+}
+
+static void setup_compute(void)
+{
+    const d12_shader_blob *blob = raw_fill_blob();
+    if (blob == NULL) {
+        check(E_FAIL, "finding raw_fill");
+        return;
+    }
+    check(ID3D12Device_CreateRootSignature(peer.device, 0, blob->code, blob->size, &IID_ID3D12RootSignature,
+                                           (void **)&peer.compute_signature),
+          "CreateRootSignature (raw_fill's RTS0)");
+    if (peer.failed)
+        return;
+    D3D12_COMPUTE_PIPELINE_STATE_DESC desc = {peer.compute_signature, {blob->code, blob->size}, 0, {NULL, 0},
+                                              D3D12_PIPELINE_STATE_FLAG_NONE};
+    check(ID3D12Device_CreateComputePipelineState(peer.device, &desc, &IID_ID3D12PipelineState,
+                                                  (void **)&peer.compute_state),
+          "CreateComputePipelineState");
+    peer.constants = create_buffer_of(D3D12_HEAP_TYPE_UPLOAD, 256);
+    D3D12_HEAP_PROPERTIES heap = {D3D12_HEAP_TYPE_DEFAULT, D3D12_CPU_PAGE_PROPERTY_UNKNOWN, D3D12_MEMORY_POOL_UNKNOWN,
+                                  0, 0};
+    D3D12_RESOURCE_DESC uav = {D3D12_RESOURCE_DIMENSION_BUFFER, 0, 65536, 1, 1, 1, DXGI_FORMAT_UNKNOWN, {1, 0},
+                               D3D12_TEXTURE_LAYOUT_ROW_MAJOR, D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS};
+    check(ID3D12Device_CreateCommittedResource(peer.device, &heap, D3D12_HEAP_FLAG_NONE, &uav,
+                                               D3D12_RESOURCE_STATE_UNORDERED_ACCESS, NULL, &IID_ID3D12Resource,
+                                               (void **)&peer.uav),
+          "CreateCommittedResource (UAV)");
+    open_recorder(&peer.dispatches);
+    if (peer.failed)
+        return;
+    ID3D12GraphicsCommandList *list = peer.dispatches.list;
+    ID3D12GraphicsCommandList_SetPipelineState(list, peer.compute_state);
+    ID3D12GraphicsCommandList_SetComputeRootSignature(list, peer.compute_signature);
+    ID3D12GraphicsCommandList_SetComputeRootConstantBufferView(list, 0,
+                                                               ID3D12Resource_GetGPUVirtualAddress(peer.constants));
+    ID3D12GraphicsCommandList_SetComputeRootUnorderedAccessView(list, 1, ID3D12Resource_GetGPUVirtualAddress(peer.uav));
+    for (unsigned d = 0; d < 1000; d++)
+        ID3D12GraphicsCommandList_Dispatch(list, 2, 1, 1);
+    check(ID3D12GraphicsCommandList_Close(list), "Close");
+}
+
 static bool setup(void)
 {
 #ifndef PEER_VKD3D
@@ -183,6 +238,8 @@ static bool setup(void)
           "CheckFeatureSupport(OPTIONS5)");
     if (!peer.failed)
         fill_big_source();
+    if (!peer.failed)
+        setup_compute();
     return !peer.failed;
 }
 
@@ -303,6 +360,32 @@ ROW static double row_copy_throughput(uint64_t iterations)
     return now_ns() - start;
 }
 
+ROW static double row_compute_pso(uint64_t iterations)
+{
+    const d12_shader_blob *blob = raw_fill_blob(); /* setup_compute found it */
+    D3D12_COMPUTE_PIPELINE_STATE_DESC desc = {peer.compute_signature, {blob->code, blob->size}, 0, {NULL, 0},
+                                              D3D12_PIPELINE_STATE_FLAG_NONE};
+    HRESULT hr = S_OK;
+    double start = now_ns();
+    for (uint64_t i = 0; i < iterations; i++) {
+        ID3D12PipelineState *state = NULL;
+        hr |= ID3D12Device_CreateComputePipelineState(peer.device, &desc, &IID_ID3D12PipelineState, (void **)&state);
+        if (state != NULL)
+            ID3D12PipelineState_Release(state);
+    }
+    double ns = now_ns() - start;
+    check(hr, "CreateComputePipelineState");
+    return ns;
+}
+
+ROW static double row_dispatch_1000(uint64_t iterations)
+{
+    double start = now_ns();
+    for (uint64_t i = 0; i < iterations; i++)
+        execute_and_wait(peer.dispatches.list);
+    return now_ns() - start;
+}
+
 ROW static double row_fence_cpu(uint64_t iterations)
 {
     UINT64 sum = 0;
@@ -392,6 +475,8 @@ static double run_row(int row, uint64_t iterations)
     case PEER_RECORD_COPY_4_THREADS: return row_record_copy_4_threads(iterations);
     case PEER_EXECUTE_SIGNAL_EVENT: return row_execute_signal_event(iterations);
     case PEER_COPY_THROUGHPUT: return row_copy_throughput(iterations);
+    case PEER_COMPUTE_PSO: return row_compute_pso(iterations);
+    case PEER_DISPATCH_1000: return row_dispatch_1000(iterations);
     case PEER_ROW_COUNT: break;
     }
     return -1.0;
@@ -413,7 +498,7 @@ static void teardown(void)
             usleep(100);
     }
     recorder *recorders[] = {&peer.copy, &peer.draws, &peer.submitted, &peer.big_copy, &peer.threads[0],
-                             &peer.threads[1], &peer.threads[2], &peer.threads[3]};
+                             &peer.threads[1], &peer.threads[2], &peer.threads[3], &peer.dispatches};
     for (size_t i = 0; i < sizeof recorders / sizeof recorders[0]; i++) {
         if (recorders[i]->list != NULL)
             ID3D12GraphicsCommandList_Release(recorders[i]->list);
@@ -428,6 +513,14 @@ static void teardown(void)
         ID3D12Fence_Release(peer.cpu_fence);
     if (peer.fence != NULL)
         ID3D12Fence_Release(peer.fence);
+    if (peer.compute_state != NULL)
+        ID3D12PipelineState_Release(peer.compute_state);
+    if (peer.compute_signature != NULL)
+        ID3D12RootSignature_Release(peer.compute_signature);
+    if (peer.constants != NULL)
+        ID3D12Resource_Release(peer.constants);
+    if (peer.uav != NULL)
+        ID3D12Resource_Release(peer.uav);
     if (peer.source != NULL)
         ID3D12Resource_Release(peer.source);
     if (peer.destination != NULL)

@@ -14,6 +14,8 @@ typedef enum peer_row_id {
     PEER_RECORD_COPY_4_THREADS,   /* 4 threads recording CopyBufferRegion at once: ns per copy, all threads */
     PEER_EXECUTE_SIGNAL_EVENT,    /* ExecuteCommandLists (one small copy) + Signal + SetEventOnCompletion + wait */
     PEER_COPY_THROUGHPUT,         /* ExecuteCommandLists of one 32 MiB DEFAULT->DEFAULT copy + Signal + event wait */
+    PEER_COMPUTE_PSO,             /* CreateComputePipelineState (raw_fill over its RTS0 root signature) + Release */
+    PEER_DISPATCH_1000,           /* ExecuteCommandLists of 1 000 recorded raw_fill dispatches + Signal + event wait */
     PEER_ROW_COUNT
 } peer_row_id;
 
@@ -29,6 +31,8 @@ static const char *const peer_row_names[PEER_ROW_COUNT] = {
     "record CopyBufferRegion, 4 threads at once",
     "ExecuteCommandLists + Signal + event wait (small copy)",
     "copy 32 MiB DEFAULT->DEFAULT on the GPU (execute + event wait)",
+    "CreateComputePipelineState (raw_fill) + Release",
+    "execute 1 000 dispatches (raw_fill, root views) + event wait",
 };
 
 /* The bytes one PEER_COPY_THROUGHPUT operation copies (d12bench prints GB/s from it). */

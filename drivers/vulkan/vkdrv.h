@@ -194,6 +194,9 @@ typedef struct d12__vkdrv_device {
     /* VK_KHR_push_descriptor (enabled where offered): root views are push descriptors (vkdrv_rootsig.c). */
     bool push_descriptors;
     uint32_t max_push_descriptors;
+    /* The null descriptors' buffer of the application's dispatches (vkdrv_bind.c), created under kernel_lock. */
+    VkBuffer cs_null;
+    VkDeviceMemory cs_null_memory;
 } d12__vkdrv_device;
 
 /* A buffer: the Vulkan buffer covers the whole 64 KiB-granular allocation (the span), so an access past Width but
@@ -254,6 +257,7 @@ typedef struct d12__vkdrv_op {
     /* A draw or dispatch recorded inline (recorded true): its fault word and arguments in the recording's arena
      * (block, offset); D12_VKDRV_NO_ARENA: no invocation, nothing to run. */
     UINT32 arena, arena_offset;
+    UINT32 cs; /* an op of a compute segment: its entry in the recording's compute log + 1 (vkdrv_compute.h) */
     d12__drv_op_args u; /* drivers/common/drvcommon_ops.h */
 } d12__vkdrv_op;
 
@@ -294,6 +298,7 @@ typedef struct d12__vkdrv_recording {
     size_t buffer_count, buffer_capacity;
     d12__vkdrv_arena_block *arena; /* the inline kernels' arguments and fault words */
     size_t arena_count, arena_capacity;
+    struct d12__vkdrv_cs_log *cs; /* the compute log (vkdrv_compute.h); NULL: no compute segment */
 } d12__vkdrv_recording;
 
 typedef struct d12__vkdrv_command_allocator {
@@ -314,6 +319,7 @@ typedef struct d12__vkdrv_command_list {
     d12__drv_bindings bound; /* the bindings as recorded so far: an inline kernel's arguments */
     UINT64 estimate_ns;      /* the current command buffer's estimated GPU work */
     bool segment_kernels;    /* the current command buffer holds inline kernels (its end makes their words visible) */
+    struct d12__vkdrv_cs_list *cs; /* the compute binding state (vkdrv_compute.h); NULL until a compute call */
 } d12__vkdrv_command_list;
 
 /* ---- vkdrv_adapter.c ---- */

@@ -10,7 +10,7 @@
 
 #include "d12_envnum.h"
 #include "drvcommon_adapter.h"
-#include "vkdrv.h"
+#include "vkdrv_compute.h"
 #include "vkdrv_shader.h"
 
 static d12__vkdrv_adapter *adapter_of(D3D12DDI_HADAPTER handle)
@@ -139,6 +139,10 @@ static HRESULT APIENTRY fill_ddi_table(D3D12DDI_HADAPTER adapter, D3D12DDI_TABLE
                                    sizeof d12__vkdrv_command_queue_funcs);
     case D3D12DDI_TABLE_TYPE_D12RT_HEAPS:
         return d12__drv_copy_table(table, size, &d12__vkdrv_heap_funcs, sizeof d12__vkdrv_heap_funcs);
+    case D3D12DDI_TABLE_TYPE_D12RT_PIPELINES: /* the application's compute work (vkdrv_compute.h) */
+        return d12__drv_copy_table(table, size, &d12__vkdrv_pipeline_funcs, sizeof d12__vkdrv_pipeline_funcs);
+    case D3D12DDI_TABLE_TYPE_D12RT_COMMAND_LIST_BINDING:
+        return d12__drv_copy_table(table, size, &d12__vkdrv_binding_funcs, sizeof d12__vkdrv_binding_funcs);
     case D3D12DDI_TABLE_TYPE_0126_DRIVER_REPORTED_MESSAGES:
         return d12__drv_copy_table(table, size, &d12__vkdrv_drm_funcs, sizeof d12__vkdrv_drm_funcs);
     case D3D12DDI_TABLE_TYPE_D12RT_DRIVER_REPORTED_MESSAGES_1:
@@ -348,7 +352,8 @@ HRESULT APIENTRY d12_vkdrv_OpenAdapter12(D3D12DDIARG_OPENADAPTER *args)
     const D3D12DDI_ADAPTERFUNCS funcs = {
         d12__vkdrv_calc_private_device_size, d12__vkdrv_create_device,        close_adapter,
         d12__drv_get_supported_versions,     get_caps,
-        d12__drv_get_optional_ddi_tables,    fill_ddi_table,                  d12__vkdrv_destroy_device};
+        /* with the compute pair (vkdrv_compute.h): the application's compute shaders */
+        d12__drv_get_optional_ddi_tables_compute, fill_ddi_table,             d12__vkdrv_destroy_device};
     *args->pAdapterFuncs = funcs;
     args->hAdapter.pDrvPrivate = adapter;
     return S_OK;

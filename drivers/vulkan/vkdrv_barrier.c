@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vkdrv_compute.h"
 #include "vkdrv_list.h"
 
 void d12__vkdrv_full_barrier(VkCommandBuffer cb)
@@ -87,7 +88,7 @@ VOID APIENTRY d12__vkdrv_resource_barrier(D3D12DDI_HCOMMANDLIST handle, UINT cou
                                       const D3D12DDIARG_RESOURCE_BARRIER_0126 *barriers)
 {
     d12__vkdrv_command_list *list = d12__vkdrv_list_of(handle);
-    if (!count)
+    if (!count || d12__vkdrv_cs_barrier(list, count, barriers)) /* inside a compute segment: recorded at execution */
         return;
     d12__vkdrv_op *op = d12__vkdrv_append(list, D12_VKDRV_OP_BARRIER);
     if (!op || !barriers)
@@ -174,6 +175,8 @@ VOID APIENTRY d12__vkdrv_write_buffer_immediate(D3D12DDI_HCOMMANDLIST handle, UI
         }
         if (mode == D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_MARKER_OUT && !list->closed)
             name_previous_op(list, params[i].Value);
+        if (d12__vkdrv_cs_write(list, &params[i], mode))
+            continue; /* inside a compute segment (a breadcrumb between dispatches): written at execution */
         d12__vkdrv_op *op = d12__vkdrv_append(list, D12_VKDRV_OP_WRITE_IMMEDIATE);
         if (!op)
             return;

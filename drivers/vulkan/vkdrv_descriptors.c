@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "drvcommon_descriptors.h"
-#include "vkdrv.h"
+#include "vkdrv_compute.h"
 
 typedef struct vkdrv_view_record {
     UINT32 type;       /* VkDescriptorType + 1; 0: never written */
@@ -18,6 +18,8 @@ typedef struct vkdrv_view_record {
     UINT64 counter_va; /* a UAV counter's 4 bytes; 0: none */
     UINT32 stride;     /* a structured view's element size (bounds in elements) */
     UINT32 raw;
+    UINT32 kind;       /* d12__vkdrv_view_kind */
+    UINT32 dxgi;       /* the DXGI_FORMAT it was created with (ClearUnorderedAccessView converts to it) */
 } vkdrv_view_record;
 
 typedef struct vkdrv_sampler_record {
@@ -35,6 +37,7 @@ _Static_assert(sizeof(vkdrv_view_record) <= RECORD_SIZE && sizeof(vkdrv_sampler_
                "a record fits its increment");
 
 static const d12__drv_descriptor_driver k_driver = {{RECORD_SIZE, RECORD_SIZE, 32, 32}, &d12__vkdrv_device_core_funcs};
+_Static_assert(RECORD_SIZE == D12_VKDRV_DESCRIPTOR_SIZE, "vkdrv_bind.c walks a heap in records");
 
 static d12__vkdrv_device *device_of(D3D12DDI_HDEVICE handle)
 {
@@ -115,8 +118,26 @@ static VOID APIENTRY create_view(D3D12DDI_HDEVICE device, const D3D12DDIARG_CREA
     vkdrv_view_record record = {(UINT32)descriptor_type(args) + 1,
                                 (UINT32)(typed ? vk_format(args->Format) : VK_FORMAT_UNDEFINED),
                                 args->GpuVirtualAddress, args->SizeInBytes, args->CounterGpuVirtualAddress,
-                                args->StructureByteStride, (args->Flags & D3D12DDI_BUFFER_VIEW_FLAG_D12RT_RAW) != 0};
+                                args->StructureByteStride, (args->Flags & D3D12DDI_BUFFER_VIEW_FLAG_D12RT_RAW) != 0,
+                                args->ViewType == D3D12DDI_BUFFER_VIEW_TYPE_D12RT_CBV   ? D12_VKDRV_VIEW_CBV
+                                : args->ViewType == D3D12DDI_BUFFER_VIEW_TYPE_D12RT_SRV ? D12_VKDRV_VIEW_SRV
+                                                                                        : D12_VKDRV_VIEW_UAV,
+                                (UINT32)args->Format};
     memcpy((void *)dest, &record, sizeof record);
+}
+
+void d12__vkdrv_view_read(SIZE_T handle, d12__vkdrv_view_desc *out)
+{
+    vkdrv_view_record record;
+    memcpy(&record, (const void *)handle, sizeof record);
+    *out = (d12__vkdrv_view_desc){.kind = record.type ? (d12__vkdrv_view_kind)record.kind : D12_VKDRV_VIEW_NONE,
+                                  .format = (VkFormat)record.format,
+                                  .dxgi = (DXGI_FORMAT)record.dxgi,
+                                  .va = record.va,
+                                  .range = record.range,
+                                  .counter_va = record.counter_va,
+                                  .stride = record.stride,
+                                  .raw = record.raw != 0};
 }
 
 static UINT32 address_mode(D3D12_TEXTURE_ADDRESS_MODE mode)

@@ -10,7 +10,7 @@
 
 #include "drvcommon_adapter.h"
 #include "drvcommon_messages.h"
-#include "vkdrv.h"
+#include "vkdrv_compute.h"
 
 static d12__vkdrv_device *device_of(D3D12DDI_HDEVICE handle)
 {
@@ -62,6 +62,12 @@ static HRESULT create_vk_device(d12__vkdrv_device *device)
     VkPhysicalDeviceFeatures2 features = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
                                           .pNext = &v12,
                                           .features = {.shaderInt64 = VK_TRUE}};
+    /* The application's typed UAV loads and stores compile to format-less storage texel buffer accesses
+     * (vkd3d-shader 1.2: docs/pipelines.md), where the device offers them. */
+    VkPhysicalDeviceFeatures offered;
+    vkGetPhysicalDeviceFeatures(adapter->physical, &offered);
+    features.features.shaderStorageImageReadWithoutFormat = offered.shaderStorageImageReadWithoutFormat;
+    features.features.shaderStorageImageWriteWithoutFormat = offered.shaderStorageImageWriteWithoutFormat;
     /* Device loss as DRED data (vkdrv_lost.c): VK_EXT_device_fault, NV checkpoints, AMD buffer markers where
      * offered. */
     d12__vkdrv_diag_request diag;
@@ -164,6 +170,8 @@ VOID APIENTRY d12__vkdrv_destroy_device(D3D12DDI_HDEVICE handle)
             vkDeviceWaitIdle(device->vk); /* VK_ERROR_DEVICE_LOST after a loss: destroying is still allowed */
         d12__vkdrv_cache_drain(device);
         d12__vkdrv_kernel_device_fini(device);
+        if (!abandoned)
+            d12__vkdrv_cs_device_fini(device);
         d12__vkdrv_stuck_fini(device);
         d12__vkdrv_diag_fini(device);
         if (!abandoned)

@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "vkdrv_compute.h"
 #include "vkdrv_list.h"
 
 /* `bytes` (16-aligned) of the recording's arena: a block and an offset. false: out of memory. */
@@ -181,6 +182,8 @@ VOID APIENTRY d12__vkdrv_dispatch(D3D12DDI_HCOMMANDLIST handle, UINT x, UINT y, 
     d12__vkdrv_command_list *list = d12__vkdrv_list_of(handle);
     if (list->compute.zero_mask)
         report_null_roots(list, &list->compute);
+    if (d12__vkdrv_cs_dispatch(list, x, y, z))
+        return; /* a pipeline state is set: the application's shader, at execution (vkdrv_compute.c) */
     d12__vkdrv_op *op = d12__vkdrv_append(list, D12_VKDRV_OP_DISPATCH);
     if (!op)
         return;

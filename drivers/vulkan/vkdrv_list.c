@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vkdrv_compute.h"
 #include "vkdrv_list.h"
 
 void d12__vkdrv_recording_release(d12__vkdrv_recording *recording)
@@ -23,6 +24,7 @@ void d12__vkdrv_recording_release(d12__vkdrv_recording *recording)
         vkFreeMemory(recording->device->vk, recording->arena[i].memory, NULL);
     }
     free(recording->arena);
+    d12__vkdrv_cs_log_free(recording->cs);
     d12__vkdrv_pool_release(recording->pool);
     free(recording->buffers);
     free(recording->ops);
@@ -57,6 +59,7 @@ static HRESULT start_recording(d12__vkdrv_command_list *list, d12__vkdrv_pool *p
     memset(&list->bound, 0, sizeof list->bound);
     list->estimate_ns = 0;
     list->segment_kernels = false;
+    d12__vkdrv_cs_reset(list); /* D3D12: Reset clears the binding state */
     d12__vkdrv_pool_collect(pool);
     d12__vkdrv_recording *recording = calloc(1, sizeof *recording);
     if (!recording)
@@ -103,6 +106,7 @@ VOID APIENTRY d12__vkdrv_destroy_list(D3D12DDI_HDEVICE device, D3D12DDI_HCOMMAND
     d12__vkdrv_recording_release(list->recording);
     list->recording = NULL;
     d12__vkdrv_ranges_free(&list->copy_dsts);
+    d12__vkdrv_cs_free(list);
 }
 
 static VOID APIENTRY close_list(D3D12DDI_HCOMMANDLIST handle)

@@ -146,6 +146,10 @@ static HRESULT new_buffer(d12__vkdrv_device *device, D3D12DDI_HEAP_TYPE heap_typ
                                    .size = span,
                                    .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
                                             VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                            /* the application's dispatches bind views of it (vkdrv_bind.c) */
+                                            VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
+                                            VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT |
+                                            VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT |
                                             VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT,
                                    .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
         ok = vkCreateBuffer(device->vk, &info, NULL, &buffer->vk) == VK_SUCCESS;

@@ -19,7 +19,7 @@
 #include <time.h>
 
 #include "drvcommon_queue.h"
-#include "vkdrv.h"
+#include "vkdrv_compute.h"
 
 typedef struct d12__vkdrv_queue {
     d12__drv_queue common; /* first: the FIFO, the timeline thread, reset (drivers/common/drvcommon_queue.h) */
@@ -429,12 +429,46 @@ static bool run_rerecorded(d12__vkdrv_queue *queue, const d12__vkdrv_recording *
     return true;
 }
 
+/* A compute segment (vkdrv_compute.h): its ops resolved and recorded now, piece by piece (vkdrv_bind.c), each
+ * piece one submission as run_piece makes it (OP_BEGIN naming its first op: the TDR per piece). false: the engine
+ * was reset, or an op faulted (reported). */
+static bool execute_compute(d12__vkdrv_queue *queue, const d12__vkdrv_recording *recording, d12__vkdrv_walk *walk,
+                            size_t from, size_t to, bool *skip, bool *may_fault)
+{
+    d12__vkdrv_device *device = queue->device;
+    d12__vkdrv_fault fault; /* the rules' findings on the root views; a compute segment has no copy to fault */
+    d12__vkdrv_walk_ops(walk, recording, from, to, skip, may_fault, &fault);
+    d12__vkdrv_walk_unhold(walk);
+    for (size_t p = from; p < to;) {
+        d12__vkdrv_cs_piece *piece = d12__vkdrv_cs_prepare(device, recording, queue->pool, p, to);
+        if (!piece) {
+            device->callbacks.pfnSetErrorCb(device->rt_device, E_OUTOFMEMORY);
+            return false;
+        }
+        size_t end = d12__vkdrv_cs_piece_end(piece);
+        VkCommandBuffer cb = d12__vkdrv_cs_piece_cb(piece);
+        bool running = !cb || run_piece(queue, recording, walk, cb, p, end, false);
+        UINT64 va;
+        UINT flags;
+        bool faulted = d12__vkdrv_cs_piece_fault(piece, &va, &flags);
+        d12__vkdrv_cs_piece_free(device, queue->pool, piece);
+        if (running && faulted)
+            report_fault(queue, recording, &recording->ops[end], va, flags);
+        if (!running || faulted)
+            return false;
+        p = end;
+    }
+    return true;
+}
+
 /* One segment of a list: ops [from, to), checked, submitted (re-recorded without what must not run, or cut after a
  * kernel that may fault, when the checks say so) and waited for; then its closing draw or dispatch, if any (one
  * too large to be recorded inline). false: the engine was reset. */
 static bool execute_segment(d12__vkdrv_queue *queue, const d12__vkdrv_recording *recording, d12__vkdrv_walk *walk,
                             size_t segment, size_t from, size_t to, bool *skip, bool *may_fault, bool closes_list)
 {
+    if (d12__vkdrv_cs_segment(recording, segment))
+        return execute_compute(queue, recording, walk, from, to, skip, may_fault);
     d12__vkdrv_fault fault;
     d12__vkdrv_walk_ops(walk, recording, from, to, skip, may_fault, &fault);
     const d12__vkdrv_op *last = to > from ? &recording->ops[to - 1] : NULL;

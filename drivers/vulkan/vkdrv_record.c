@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vkdrv_compute.h"
 #include "vkdrv_list.h"
 
 /* The current segment's command buffer, begun now if it has none: only a segment that records a Vulkan command
@@ -17,6 +18,7 @@
  * VK_NULL_HANDLE: out of memory (the list is in error and closed). */
 VkCommandBuffer d12__vkdrv_open_current(d12__vkdrv_command_list *list)
 {
+    d12__vkdrv_cs_leave(list); /* a Vulkan command recorded now is no compute segment's (vkdrv_compute.h) */
     d12__vkdrv_recording *recording = list->recording;
     VkCommandBuffer *slot = &recording->cbs[recording->cb_count - 1];
     if (*slot)
@@ -70,6 +72,8 @@ d12__vkdrv_op *d12__vkdrv_append(d12__vkdrv_command_list *list, d12__vkdrv_op_ty
         d12__vkdrv_list_error(list, recording ? E_INVALIDARG : E_OUTOFMEMORY);
         return NULL;
     }
+    if (!d12__drv_is_binding(type))
+        d12__vkdrv_cs_leave(list); /* an op of a compute segment says so first (vkdrv_compute.c, append_entry) */
     if (!d12__vkdrv_grow((void **)&recording->ops, &recording->op_capacity, recording->op_count,
                          sizeof *recording->ops)) {
         d12__vkdrv_list_error(list, E_OUTOFMEMORY);
