@@ -324,6 +324,13 @@ typedef struct d12__vkdrv_command_list {
     UINT64 crumb_ns;
     bool crumb_pending;
     size_t crumb_value;
+    /* A MARKER_OUT write not yet recorded (vkdrv_record.c, d12__vkdrv_marker_defer): recorded before the next Vulkan
+     * command, or replaced by the next MARKER_OUT write to the same word when no Vulkan command came between. */
+    bool marker_pending;
+    const d12__vkdrv_buffer *marker_buffer; /* held by the recording */
+    UINT64 marker_offset;
+    UINT32 marker_value, marker_state_index;
+    size_t marker_position; /* the op-log position after the write (the breadcrumb value once it is recorded) */
 } d12__vkdrv_command_list;
 
 /* ---- vkdrv_adapter.c ---- */

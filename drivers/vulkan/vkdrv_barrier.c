@@ -181,6 +181,12 @@ VOID APIENTRY d12__vkdrv_write_buffer_immediate(D3D12DDI_HCOMMANDLIST handle, UI
         op->u.write.dest = params[i].Dest;
         op->u.write.value = params[i].Value;
         d12__vkdrv_buffer *dst = d12__vkdrv_resolve(list->device, params[i].Dest, 4);
+        if (dst && mode == D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_MARKER_OUT && d12__vkdrv_hold(list, dst)) {
+            op->recorded = true; /* recorded before the next Vulkan command, or replaced by the next such write */
+            d12__vkdrv_marker_defer(list, dst, params[i].Dest - dst->va, params[i].Value);
+            d12__vkdrv_buffer_release(dst);
+            continue;
+        }
         if (dst && d12__vkdrv_hold(list, dst) && d12__vkdrv_open_current(list)) {
             op->recorded = true;
             d12__vkdrv_vk_begin(list);

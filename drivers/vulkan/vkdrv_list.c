@@ -56,7 +56,7 @@ static HRESULT start_recording(d12__vkdrv_command_list *list, d12__vkdrv_pool *p
     d12__vkdrv_copies_ordered(list);
     memset(&list->bound, 0, sizeof list->bound);
     list->estimate_ns = list->crumb_ns = 0;
-    list->crumb_pending = false;
+    list->crumb_pending = list->marker_pending = false;
     d12__vkdrv_pool_collect(pool);
     d12__vkdrv_recording *recording = calloc(1, sizeof *recording);
     if (!recording)

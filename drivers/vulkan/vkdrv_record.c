@@ -15,9 +15,13 @@
  * The first segment's opens with the ExecuteCommandLists-boundary barrier, as it always did; a segment with no
  * command buffer was never submitted before either (vkdrv_queue.c submits a segment only for work or at the end).
  * VK_NULL_HANDLE: out of memory (the list is in error and closed). */
+static void marker_flush(d12__vkdrv_command_list *list);
+
 VkCommandBuffer d12__vkdrv_open_current(d12__vkdrv_command_list *list)
 {
     d12__vkdrv_recording *recording = list->recording;
+    if (list->marker_pending) /* a Vulkan command follows: the deferred MARKER_OUT write goes before it */
+        marker_flush(list);
     VkCommandBuffer *slot = &recording->cbs[recording->cb_count - 1];
     if (*slot)
         return *slot;
@@ -208,6 +212,48 @@ bool d12__vkdrv_new_segment(d12__vkdrv_recording *recording)
     return true;
 }
 
+/* ---- DRED's MARKER_OUT writes, deferred (issue 28 item 5) ---- */
+
+/* Decision (docs/vulkan.md, "Breadcrumbs"): DRED writes a MARKER_OUT breadcrumb after every op, and a draw here
+ * records no Vulkan command, so 2 000 draws were 2 000 barrier + fill pairs with nothing between them. A MARKER_OUT
+ * write is "deferred until all previous commands have completed": two of them on one word with no Vulkan command
+ * between complete together, so nobody can observe the first value without the second; the first is dropped and the
+ * last recorded before the next Vulkan command (open_current), the command buffer's end or Close. The op log keeps
+ * every write as recorded: a re-recording at execution (vkdrv_queue.c) replays each one, in place. */
+void d12__vkdrv_marker_defer(d12__vkdrv_command_list *list, const d12__vkdrv_buffer *buffer, UINT64 offset,
+                             UINT32 value)
+{
+    if (list->marker_pending && (list->marker_buffer != buffer || list->marker_offset != offset))
+        marker_flush(list);
+    list->marker_pending = true;
+    list->marker_buffer = buffer;
+    list->marker_offset = offset;
+    list->marker_value = value;
+    list->marker_state_index = list->state_index;
+    list->marker_position = list->recording->op_count; /* the write is the last op */
+}
+
+static void marker_flush(d12__vkdrv_command_list *list)
+{
+    list->marker_pending = false;
+    VkCommandBuffer cb = d12__vkdrv_open_current(list);
+    if (!cb)
+        return;
+    UINT32 state_index = list->state_index; /* the write's own, for the validation scope and the debug label */
+    list->state_index = list->marker_state_index;
+    d12__vkdrv_vk_begin(list);
+    d12__vkdrv_record_write(list->device, cb, list->marker_buffer, list->marker_offset, list->marker_value,
+                            D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_MARKER_OUT);
+    d12__vkdrv_vk_end(list);
+    list->state_index = state_index;
+    /* Its estimate and breadcrumb accounting, as charge, but the command buffer does not end here: the caller is
+     * about to record into it the command of an op already appended to this segment. */
+    list->estimate_ns += D12_VKDRV_OP_OVERHEAD_NS;
+    list->crumb_ns += D12_VKDRV_OP_OVERHEAD_NS;
+    list->crumb_pending = true;
+    list->crumb_value = list->marker_position;
+}
+
 /* ---- The driver's breadcrumbs (issue 28 items 2 and 4; docs/vulkan.md, "Breadcrumbs") ---- */
 
 void d12__vkdrv_crumb_record(const d12__vkdrv_device *device, const d12__vkdrv_recording *recording,
@@ -243,6 +289,8 @@ void d12__vkdrv_crumb_record(const d12__vkdrv_device *device, const d12__vkdrv_r
 static void crumb_flush(d12__vkdrv_command_list *list)
 {
     d12__vkdrv_recording *recording = list->recording;
+    if (list->marker_pending) /* the deferred MARKER_OUT write first: the breadcrumb counts it */
+        marker_flush(list);
     VkCommandBuffer cb = d12__vkdrv_current(list);
     if (!list->crumb_pending || !cb)
         return;
@@ -273,6 +321,8 @@ void d12__vkdrv_end_segment(d12__vkdrv_command_list *list)
     /* The breadcrumb and checkpoint of the ops before the end: a segment that recorded no Vulkan command has no
      * command buffer and nothing to mark: the kernels' own checkpoints around it (vkdrv_kernel.c) say how far the
      * queue got. */
+    if (list->marker_pending)
+        marker_flush(list);
     VkCommandBuffer cb = d12__vkdrv_current(list);
     crumb_flush(list);
     list->estimate_ns = 0;
