@@ -190,13 +190,22 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "drm_demo: the fence never reached 1\n");
         return 1;
     }
-    device->CreateCommandList(0, D3D12_COMMAND_LIST_TYPE_DIRECT, allocator.Get(), nullptr, IID_PPV_ARGS(&idle));
-    idle->Close();
+    // A removed device (a hang, a fault) creates nothing more and maps nothing: say so rather than use it.
+    HRESULT removed = device->GetDeviceRemovedReason();
+    if (FAILED(removed) ||
+        FAILED(device->CreateCommandList(0, D3D12_COMMAND_LIST_TYPE_DIRECT, allocator.Get(), nullptr,
+                                         IID_PPV_ARGS(&idle))) ||
+        FAILED(idle->Close())) {
+        std::fprintf(stderr, "drm_demo: the device was removed (reason 0x%08x): see the messages above\n",
+                     static_cast<unsigned>(removed));
+        return 1;
+    }
     ID3D12CommandList *idle_lists[] = {idle.Get()};
     queue->ExecuteCommandLists(1, idle_lists);
 
     float *copied = nullptr;
-    readback->Map(0, nullptr, reinterpret_cast<void **>(&copied));
+    if (FAILED(readback->Map(0, nullptr, reinterpret_cast<void **>(&copied))))
+        return 1;
     std::printf("read back through the GPU timeline: %.0f %.0f ... %.0f\n", copied[0], copied[1],
                 copied[stride * vertices / sizeof(float) - 1]);
     bool copy_ok = copied[stride * vertices / sizeof(float) - 1] == stride * vertices / sizeof(float) - 1;

@@ -76,6 +76,21 @@ static inline ID3D12Device *create_device(bool debug_layer)
     return device;
 }
 
+#ifdef D12RT_D3D12_EXT_H
+/* create_device with the debug layer and driver-reported messages on (ID3D12Debug7, from d12rt/d3d12_ext.h: include
+ * it before this header). */
+static inline ID3D12Device *create_drm_device(void)
+{
+    ID3D12Debug7 *debug = NULL;
+    if (!CHECK(SUCCEEDED(D3D12GetDebugInterface(&IID_ID3D12Debug7, (void **)&debug))))
+        return NULL;
+    ID3D12Debug7_EnableDebugLayer(debug);
+    ID3D12Debug7_SetEnableDriverReportedMessages(debug, TRUE);
+    ID3D12Debug7_Release(debug);
+    return create_device(false);
+}
+#endif
+
 /* The device's InfoQueue, its debug output muted (the tests read the stored messages). */
 static inline ID3D12InfoQueue *info_queue_of(ID3D12Device *device)
 {

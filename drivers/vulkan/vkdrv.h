@@ -2,7 +2,7 @@
  * reference driver (d12rt/d3d12ddi.h) and keeps its contracts (docs/refdrv.md, docs/gpu-work.md): the GPU VA
  * space is the driver's own (64 KiB aligned, an unmapped gap after every buffer, a released range quarantined for
  * 65 000 releases), copies, writes and small draws are real Vulkan commands recorded into a VkCommandBuffer inside
- * the DDI call, a queue is a timeline thread that owns a timeline semaphore, and findings use the reference driver's VendorMessageIds.
+ * the DDI call, a queue is a timeline thread that owns a VkFence, and findings use the reference driver's VendorMessageIds.
  *
  * Files: vkdrv_adapter.c (instance, physical device, caps, tables), vkdrv_device.c (VkDevice, messages),
  * vkdrv_memory.c (buffers, VA space), vkdrv_allocator.c (allocators = command pools), vkdrv_list.c and

@@ -77,7 +77,7 @@ void d12__vkdrv_buffer_retain(d12__vkdrv_buffer *buffer)
 }
 
 /* The last reference: no recording names the buffer any more, and every submission of those recordings has
- * completed (a submission holds its recording until its timeline semaphore value was reached). */
+ * completed (a submission holds its recording until its fence was signalled). */
 void d12__vkdrv_buffer_release(d12__vkdrv_buffer *buffer)
 {
     if (!buffer || atomic_fetch_sub_explicit(&buffer->refs, 1, memory_order_acq_rel) != 1)

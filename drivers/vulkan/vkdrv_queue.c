@@ -1,9 +1,12 @@
 /* The Vulkan driver's command queues: one timeline thread per queue takes operations from a FIFO in submission
  * order, the plumbing both drivers share (drivers/common/drvcommon_queue.c). EXECUTE submits each list's command
- * buffer to the device's VkQueue, signalling the queue's timeline semaphore, and waits for the value in slices of
+ * buffer to the device's VkQueue, signalling the queue's fence, and waits for it in slices of
  * 5 ms, reporting progress between them (the runtime's TDR watchdog) and abandoning the work once the runtime says
  * the device is removed; SIGNAL and WAIT are passed back through the kernel-thunk callbacks once every earlier
- * submission's semaphore value was reached, so a fence never runs ahead of the GPU. Before submitting, the timeline
+ * submission completed, so a fence never runs ahead of the GPU. Why a VkFence and not a timeline semaphore: under
+ * validation, Debian's layer (1.3.239) blocks the first vkWaitSemaphores of a device 10 s in its own state tracker
+ * ("Timeout waiting for timeline semaphore state to update. This is most likely a validation bug.", its issue #4968),
+ * time the runtime's TDR counted as the GPU's (issue 29 item 2); its fence tracking does not. Before submitting, the timeline
  * runs the reference driver's execution-time checks on the list's op log (vkdrv_check.c): when they find a fault,
  * or an op whose effect must be skipped although it was recorded, the list is re-recorded on the timeline's own
  * pool up to the faulting op, so no Vulkan command ever touches memory the VA contract says is unmapped. */
@@ -22,8 +25,7 @@ typedef struct d12__vkdrv_queue {
     d12__drv_queue common; /* first: the FIFO, the timeline thread, reset (drivers/common/drvcommon_queue.h) */
     d12__vkdrv_device *device;
     /* The timeline thread's own: */
-    VkSemaphore semaphore;
-    UINT64 value;      /* the last value submitted */
+    VkFence fence;      /* signalled by the last submission (the one in flight) */
     VkCommandPool pool; /* the re-recordings of lists that fault, and the kernels' chunks */
     d12__vkdrv_kernel_queue kernel;
     d12__vkdrv_inflight inflight; /* what is submitted, for the records of a device loss (vkdrv_lost.c) */
@@ -126,7 +128,7 @@ static bool crumb_progress(d12__vkdrv_queue *queue, size_t *seen)
  * return VK_ERROR_DEVICE_LOST from a wait; vkd3d-proton waits 5 s too): no wait of a timeline is unbounded. */
 #define LOST_WAIT_NS 5000000000ull
 
-/* Submit and wait for the semaphore in slices. false: the device was removed meanwhile (the work still ran to its
+/* Submit and wait for the fence in slices. false: the device was removed meanwhile (the work still ran to its
  * end: a copy cannot be abandoned halfway on Vulkan, and its memory must not be freed under it), or lost
  * (VK_ERROR_DEVICE_LOST: its records become the fault report, vkdrv_lost.c; nothing more is submitted). */
 static bool submit_and_wait(d12__vkdrv_queue *queue, VkCommandBuffer cb)
@@ -135,22 +137,17 @@ static bool submit_and_wait(d12__vkdrv_queue *queue, VkCommandBuffer cb)
     if (d12__vkdrv_is_lost(device))
         return false;
     VkCommandBufferSubmitInfo cb_info = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO, .commandBuffer = cb};
-    VkSemaphoreSubmitInfo signal = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO,
-                                    .semaphore = queue->semaphore,
-                                    .value = queue->value + 1,
-                                    .stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT};
     VkSemaphoreSubmitInfo stuck;
     VkSubmitInfo2 submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2,
                             .commandBufferInfoCount = 1,
-                            .pCommandBufferInfos = &cb_info,
-                            .signalSemaphoreInfoCount = 1,
-                            .pSignalSemaphoreInfos = &signal};
+                            .pCommandBufferInfos = &cb_info};
     if (d12__vkdrv_test_stuck_wait(device, &stuck)) {
         submit.waitSemaphoreInfoCount = 1;
         submit.pWaitSemaphoreInfos = &stuck;
     }
+    vkResetFences(device->vk, 1, &queue->fence); /* the previous submission completed: its wait returned */
     pthread_mutex_lock(&device->queue_lock);
-    VkResult result = vkQueueSubmit2(device->queue, 1, &submit, VK_NULL_HANDLE);
+    VkResult result = vkQueueSubmit2(device->queue, 1, &submit, queue->fence);
     pthread_mutex_unlock(&device->queue_lock);
     atomic_fetch_add_explicit(&g_queue_submits, 1, memory_order_relaxed);
     d12__vkdrv_validation_drain(device, false); /* submit-time messages, for the next flush */
@@ -162,18 +159,13 @@ static bool submit_and_wait(d12__vkdrv_queue *queue, VkCommandBuffer cb)
         device->callbacks.pfnSetErrorCb(device->rt_device, E_OUTOFMEMORY);
         return false;
     }
-    queue->value++;
-    VkSemaphoreWaitInfo wait = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
-                                .semaphoreCount = 1,
-                                .pSemaphores = &queue->semaphore,
-                                .pValues = &queue->value};
     bool running = true;
     UINT64 after_removal = 0, waited = 0;
     size_t seen = 0; /* the breadcrumb value last seen */
     const char *never = NULL; /* why the driver takes the device for lost though Vulkan said nothing */
     D3D12DDI_HRTCOMMANDLIST none = {NULL};
     for (;;) {
-        result = vkWaitSemaphores(device->vk, &wait, D12_VKDRV_WAIT_SLICE_NS);
+        result = vkWaitForFences(device->vk, 1, &queue->fence, VK_TRUE, D12_VKDRV_WAIT_SLICE_NS);
         if (result != VK_TIMEOUT)
             break;
         waited += D12_VKDRV_WAIT_SLICE_NS;
@@ -200,7 +192,7 @@ static bool submit_and_wait(d12__vkdrv_queue *queue, VkCommandBuffer cb)
     if (result == VK_SUCCESS && d12__vkdrv_test_lose(device))
         result = VK_ERROR_DEVICE_LOST;
     if (result == VK_ERROR_DEVICE_LOST) {
-        d12__vkdrv_device_lost(device, &queue->inflight, "vkWaitSemaphores", false);
+        d12__vkdrv_device_lost(device, &queue->inflight, "vkWaitForFences", false);
         return false;
     }
     if (result != VK_SUCCESS) {
@@ -580,16 +572,14 @@ HRESULT APIENTRY d12__vkdrv_create_queue(D3D12DDI_HDEVICE handle, const D3D12DDI
                                      .callbacks = &device->callbacks,
                                      .kt = &device->kt,
                                      .has_0127 = device->has_0127};
-    VkSemaphoreTypeCreateInfo type = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
-                                      .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE};
-    VkSemaphoreCreateInfo semaphore = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &type};
+    VkFenceCreateInfo fence = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     VkCommandPoolCreateInfo pool = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                     .flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT,
                                     .queueFamilyIndex = device->adapter->queue_family};
-    if (vkCreateSemaphore(device->vk, &semaphore, NULL, &queue->semaphore) != VK_SUCCESS)
+    if (vkCreateFence(device->vk, &fence, NULL, &queue->fence) != VK_SUCCESS)
         return E_OUTOFMEMORY;
     if (vkCreateCommandPool(device->vk, &pool, NULL, &queue->pool) != VK_SUCCESS) {
-        vkDestroySemaphore(device->vk, queue->semaphore, NULL);
+        vkDestroyFence(device->vk, queue->fence, NULL);
         return E_OUTOFMEMORY;
     }
     queue->inflight.rt_queue = rt_queue;
@@ -597,7 +587,7 @@ HRESULT APIENTRY d12__vkdrv_create_queue(D3D12DDI_HDEVICE handle, const D3D12DDI
     if (FAILED(d12__drv_queue_start(&queue->common))) {
         d12__vkdrv_inflight_remove(device, &queue->inflight);
         vkDestroyCommandPool(device->vk, queue->pool, NULL);
-        vkDestroySemaphore(device->vk, queue->semaphore, NULL);
+        vkDestroyFence(device->vk, queue->fence, NULL);
         return E_OUTOFMEMORY;
     }
     return S_OK;
@@ -611,7 +601,7 @@ VOID APIENTRY d12__vkdrv_destroy_queue(D3D12DDI_HDEVICE handle, D3D12DDI_HCOMMAN
     d12__vkdrv_inflight_remove(device, &queue->inflight);
     d12__vkdrv_kernel_queue_fini(device, &queue->kernel);
     if (d12__vkdrv_abandoned(device))
-        return; /* the work that never completed may use the pool and the semaphore (vkdrv_stuck.c) */
+        return; /* the work that never completed may use the pool and the fence (vkdrv_stuck.c) */
     vkDestroyCommandPool(device->vk, queue->pool, NULL);
-    vkDestroySemaphore(device->vk, queue->semaphore, NULL);
+    vkDestroyFence(device->vk, queue->fence, NULL);
 }

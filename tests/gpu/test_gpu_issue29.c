@@ -16,8 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../gpu_harness.h"
 #include "d12rt/d3d12_ext.h" /* ID3D12Debug7, D3D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGE (past the 1.606 headers) */
+#include "../gpu_harness.h"
 
 /* ======== Dispatch ======== */
 
@@ -140,13 +140,7 @@ static D3D12_MESSAGE *find_text(ID3D12InfoQueue *iq, const char *text)
  * copy, neither said so). A copy inside Small is the positive twin: it lands. */
 static void test_copy_onto_next_buffer(void)
 {
-    ID3D12Debug7 *debug = NULL;
-    if (!CHECK(SUCCEEDED(D3D12GetDebugInterface(&IID_ID3D12Debug7, (void **)&debug))))
-        return;
-    ID3D12Debug7_EnableDebugLayer(debug);
-    ID3D12Debug7_SetEnableDriverReportedMessages(debug, TRUE);
-    ID3D12Debug7_Release(debug);
-    ID3D12Device *device = create_device(false);
+    ID3D12Device *device = create_drm_device();
     ID3D12InfoQueue *iq = device ? info_queue_of(device) : NULL;
     gpu_context ctx;
     if (!iq || !make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &ctx))

@@ -8,19 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu_harness.h"
 #include "d12rt/d3d12_ext.h"
-
-static ID3D12Device *create_drm_device(void)
-{
-    ID3D12Debug7 *debug = NULL;
-    if (!CHECK(SUCCEEDED(D3D12GetDebugInterface(&IID_ID3D12Debug7, (void **)&debug))))
-        return NULL;
-    ID3D12Debug7_EnableDebugLayer(debug);
-    ID3D12Debug7_SetEnableDriverReportedMessages(debug, TRUE);
-    ID3D12Debug7_Release(debug);
-    return create_device(false);
-}
+#include "gpu_harness.h"
 
 static void fill(ID3D12Resource *buffer, size_t size, unsigned char seed)
 {

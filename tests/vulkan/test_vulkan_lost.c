@@ -21,9 +21,9 @@
 
 #include <vulkan/vulkan.h>
 
+#include "d12rt/d3d12_ext.h"
 #include "gpu_harness.h"
 #include "stderr_capture.h"
-#include "d12rt/d3d12_ext.h"
 
 /* The device the driver picks by default (the first discrete GPU, else the first): does it offer deviceFault? */
 static bool device_offers_fault(void)
@@ -149,13 +149,7 @@ static void test_lost_names_draw(void)
     ID3D12DeviceRemovedExtendedDataSettings2_SetAutoBreadcrumbsEnablement(settings, D3D12_DRED_ENABLEMENT_FORCED_ON);
     ID3D12DeviceRemovedExtendedDataSettings2_SetPageFaultEnablement(settings, D3D12_DRED_ENABLEMENT_FORCED_ON);
     ID3D12DeviceRemovedExtendedDataSettings2_Release(settings);
-    ID3D12Debug7 *debug = NULL;
-    if (!CHECK_HR(D3D12GetDebugInterface(&IID_ID3D12Debug7, (void **)&debug), S_OK))
-        return;
-    ID3D12Debug7_EnableDebugLayer(debug);
-    ID3D12Debug7_SetEnableDriverReportedMessages(debug, TRUE);
-    ID3D12Debug7_Release(debug);
-    ID3D12Device *device = create_device(false);
+    ID3D12Device *device = create_drm_device();
     ID3D12InfoQueue *iq = device ? info_queue_of(device) : NULL;
     gpu_context ctx;
     if (!iq || !make_context(device, D3D12_COMMAND_LIST_TYPE_DIRECT, &ctx))
@@ -190,7 +184,7 @@ static void test_lost_names_draw(void)
     }
     CHECK(check_one_message(iq, D3D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGE,
                             "[Draw #0] The GPU faulted with no faulting address. The device was lost "
-                            "(VK_ERROR_DEVICE_LOST from vkWaitSemaphores). The op is named by submission: the only "
+                            "(VK_ERROR_DEVICE_LOST from vkWaitForFences). The op is named by submission: the only "
                             "submission in flight held one op.",
                             __FILE__, __LINE__, "the loss"));
     CHECK_EQ_INT(first_byte(before), 7);

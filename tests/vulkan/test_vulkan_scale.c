@@ -27,8 +27,8 @@
 #include <unistd.h>
 
 #include "d12dred_report.h"
-#include "gpu_harness.h"
 #include "d12rt/d3d12_ext.h"
+#include "gpu_harness.h"
 
 /* The driver's count of vkQueueSubmit2 calls (exported for tests only: drivers/vulkan/exports.map). */
 static unsigned long long queue_submits(void)
@@ -41,17 +41,6 @@ static unsigned long long queue_submits(void)
         dlclose(driver);
     CHECK(count != NULL);
     return n;
-}
-
-static ID3D12Device *create_drm_device(void)
-{
-    ID3D12Debug7 *debug = NULL;
-    if (!CHECK(SUCCEEDED(D3D12GetDebugInterface(&IID_ID3D12Debug7, (void **)&debug))))
-        return NULL;
-    ID3D12Debug7_EnableDebugLayer(debug);
-    ID3D12Debug7_SetEnableDriverReportedMessages(debug, TRUE);
-    ID3D12Debug7_Release(debug);
-    return create_device(false);
 }
 
 enum { CYCLES = 2000000, QUARANTINE = 65000 };

@@ -12,25 +12,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "d12rt/d3d12_ext.h"
 #include "gpu_harness.h"
 #include "stderr_capture.h"
-#include "d12rt/d3d12_ext.h"
 
 #define VALIDATION_BASE 0x0D12000100000000ull
 #define HAZARD "SYNC-HAZARD-READ-AFTER-WRITE"
 
 static unsigned g_vendor = 0x10005; /* lavapipe's; the ctest passes the configured ICD's (argv) */
-
-static ID3D12Device *create_drm_device(void)
-{
-    ID3D12Debug7 *debug = NULL;
-    if (!CHECK(SUCCEEDED(D3D12GetDebugInterface(&IID_ID3D12Debug7, (void **)&debug))))
-        return NULL;
-    ID3D12Debug7_EnableDebugLayer(debug);
-    ID3D12Debug7_SetEnableDriverReportedMessages(debug, TRUE);
-    ID3D12Debug7_Release(debug);
-    return create_device(false);
-}
 
 static ID3D12InfoQueue2 *info_queue2_of(ID3D12Device *device)
 {
