@@ -7,7 +7,7 @@
  *   draws_batched        a list of 1 000 small draws (and, with DRED auto-breadcrumbs, 2 000 with a breadcrumb write
  *                        after each) reaches the GPU in at most 50 vkQueueSubmit2 calls (the driver's test counter,
  *                        d12_vkdrv_test_queue_submits); it was 1 001
- *   hung_copy_named      16 short copies and one of 1 GiB in one submission under D12RT_TDR_DELAY_MS=20: removed as
+ *   hung_copy_named      16 short copies and one of 1 GiB in one submission under D12RT_TDR_DELAY_MS=40: removed as
  *                        HUNG, DRED naming the long copy exactly (the driver's breadcrumbs restart the clock)
  *   copies_watchdog      100 000 copies of 64 KiB in one list under D12RT_TDR_DELAY_MS=1000 (the ctest) run to
  *                        their end: the watchdog's clock restarts at each chunk of ~5 ms of estimated work
@@ -257,10 +257,11 @@ static bool dumped_report(const char *dir, char *path, size_t size)
 
 /* One command longer than the delay after short ones in the same submission (issue 28 item 2): 16 copies of 64 KiB
  * then one of 1 GiB (its estimate, 250 ms at the default rate, ends the submission right after it, so the short
- * copies share its submission), under D12RT_TDR_DELAY_MS=20 (the ctest). The driver's breadcrumb before the long copy
- * tells the watchdog, between two wait slices, that the short ones completed; the clock restarts at the long copy,
- * and the removal (HUNG) names it: DRED's report attributes exactly op 16, the long CopyBufferRegion. Timed per
- * submission, the clock would have named copy 0. */
+ * copies share its submission), under D12RT_TDR_DELAY_MS=40 (the ctest; the long copy takes 60 ms at lavapipe's
+ * fastest, 17 GB/s). The driver's breadcrumb before the long copy tells the watchdog, between two wait slices, that
+ * the short ones completed; the clock restarts at the long copy, and the removal (HUNG) names it: DRED's report
+ * attributes exactly op 16, the long CopyBufferRegion. Timed per submission, the clock named no copy (the list's
+ * first op, DRED's own write). */
 static void test_hung_copy_named(void)
 {
     enum { SHORT = 16, BIG = 1 << 30 };
@@ -303,7 +304,8 @@ static void test_hung_copy_named(void)
     char path[1024] = "";
     d12dred_report *r = NULL;
     char error[256] = "";
-    if (!dumped_report(dir, path, sizeof path) || !CHECK_EQ_INT_RET(d12dred_report_read_json(path, &r, error, sizeof error), 0))
+    if (!dumped_report(dir, path, sizeof path) ||
+        !CHECK_EQ_INT_RET(d12dred_report_read_json(path, &r, error, sizeof error), 0))
         return;
     unsigned exact = 0;
     for (size_t n = 0; n < r->node_count; n++) {
