@@ -79,6 +79,9 @@
 /* A draw or dispatch of at most this many invocations is recorded into the list's command buffer (one vkCmdDispatch
  * of its kernel); a larger one closes the command buffer and runs in chunks at execution (vkdrv_kernel.c). */
 #define D12_VKDRV_INLINE_MAX_INVOCATIONS 65536ull
+/* The driver's breadcrumbs (vkdrv_record.c): one is written after the ops recorded since the last once their
+ * estimated work reaches this many nanoseconds, before an op estimated this long, and at every command buffer's end. */
+#define D12_VKDRV_CRUMB_NS 100000ull
 /* The host-visible blocks holding the inline kernels' arguments and fault words (a recording's arena). */
 #define D12_VKDRV_ARENA_BLOCK (64u << 10)
 #define D12_VKDRV_NO_ARENA UINT32_MAX
@@ -296,9 +299,12 @@ typedef struct d12__vkdrv_recording {
     size_t op_count, op_capacity;
     d12__vkdrv_buffer **buffers; /* every buffer a recorded command names, one reference each */
     size_t buffer_count, buffer_capacity;
-    d12__vkdrv_arena_block *arena; /* the inline kernels' arguments and fault words */
+    d12__vkdrv_arena_block *arena; /* the inline kernels' arguments and fault words, the breadcrumb word */
     size_t arena_count, arena_capacity;
     struct d12__vkdrv_cs_log *cs; /* the compute log (vkdrv_compute.h); NULL: no compute segment */
+    /* The driver's breadcrumb word in the arena (D12_VKDRV_NO_ARENA until the first breadcrumb is recorded): the GPU
+     * writes n there once ops [0, n) completed; the timeline zeroes it before each submission (vkdrv_record.c). */
+    UINT32 crumb_block, crumb_offset;
 } d12__vkdrv_recording;
 
 typedef struct d12__vkdrv_command_allocator {
@@ -318,8 +324,19 @@ typedef struct d12__vkdrv_command_list {
     d12__vkdrv_ranges copy_dsts; /* disjoint, O(log N) in any order (vkdrv_ranges.h) */
     d12__drv_bindings bound; /* the bindings as recorded so far: an inline kernel's arguments */
     UINT64 estimate_ns;      /* the current command buffer's estimated GPU work */
-    bool segment_kernels;    /* the current command buffer holds inline kernels (its end makes their words visible) */
     struct d12__vkdrv_cs_list *cs; /* the compute binding state (vkdrv_compute.h); NULL until a compute call */
+    /* Breadcrumbs (vkdrv_record.c): the estimated work since the last one, whether an op was recorded since, and
+     * the value the next one writes (the ops before it completed). */
+    UINT64 crumb_ns;
+    bool crumb_pending;
+    size_t crumb_value;
+    /* A MARKER_OUT write not yet recorded (vkdrv_record.c, d12__vkdrv_marker_defer): recorded before the next Vulkan
+     * command, or replaced by the next MARKER_OUT write to the same word when no Vulkan command came between. */
+    bool marker_pending;
+    const d12__vkdrv_buffer *marker_buffer; /* held by the recording */
+    UINT64 marker_offset;
+    UINT32 marker_value, marker_state_index;
+    size_t marker_position; /* the op-log position after the write (the breadcrumb value once it is recorded) */
 } d12__vkdrv_command_list;
 
 /* ---- vkdrv_adapter.c ---- */
@@ -462,6 +479,20 @@ void d12__vkdrv_recording_release(d12__vkdrv_recording *recording);
  * and the truncated re-recording of a faulting submission (vkdrv_queue.c) share it. */
 void d12__vkdrv_record_op(d12__vkdrv_device *device, const d12__vkdrv_recording *recording, VkCommandBuffer cb,
                          const d12__vkdrv_op *op);
+/* The driver's breadcrumb: `value` written into the recording's breadcrumb word once every earlier command of the
+ * stages `stages` completed (vkCmdWriteBufferMarker2AMD where offered, else a barrier on the word alone, from those
+ * stages to the transfer stage, and vkCmdFillBuffer); with the NV checkpoint of the same position. Nothing when the
+ * recording has no breadcrumb word. */
+void d12__vkdrv_crumb_record(const d12__vkdrv_device *device, const d12__vkdrv_recording *recording,
+                             VkCommandBuffer cb, VkPipelineStageFlags2 stages, size_t value);
+/* The recording's breadcrumb word (NULL: none): zeroed by the timeline before a submission, read between its wait
+ * slices (the watchdog) and after a loss. */
+static inline uint32_t *d12__vkdrv_crumb_word(const d12__vkdrv_recording *recording)
+{
+    if (recording->crumb_block == D12_VKDRV_NO_ARENA)
+        return NULL;
+    return (uint32_t *)(void *)(recording->arena[recording->crumb_block].mapped + recording->crumb_offset);
+}
 /* The barrier that opens every executed list (the ExecuteCommandLists boundary) and the device-to-host barrier
  * that closes it. */
 void d12__vkdrv_full_barrier(VkCommandBuffer cb);

@@ -154,6 +154,19 @@ static void name_previous_op(d12__vkdrv_command_list *list, UINT32 value)
     d12__drv_name_previous_op(previous->type, previous->compute, &previous->op_index, value);
 }
 
+/* A MARKER_OUT write to the word of the one still deferred (DRED's, after every op): it replaces that one, with no
+ * VA lookup: the recording holds the buffer, and its resource was not released (the flag is set before its VA goes),
+ * so the address still resolves to it. false: the full path. */
+static bool marker_again(d12__vkdrv_command_list *list, UINT64 dest, UINT32 value)
+{
+    const d12__vkdrv_buffer *buffer = list->marker_buffer;
+    if (!list->marker_pending || atomic_load_explicit(&buffer->released, memory_order_acquire) ||
+        dest != buffer->va + list->marker_offset)
+        return false;
+    d12__vkdrv_marker_defer(list, buffer, list->marker_offset, value);
+    return true;
+}
+
 /* Each write: vkCmdWriteBufferMarker2AMD where offered, else a barrier whose destination is the marker word alone
  * (it orders the write after every earlier command, which is what MARKER_OUT asks, and after the earlier writes to
  * it), then vkCmdFillBuffer: there DEFAULT and MARKER_IN are stronger than they need be, never weaker, and no
@@ -183,7 +196,18 @@ VOID APIENTRY d12__vkdrv_write_buffer_immediate(D3D12DDI_HCOMMANDLIST handle, UI
         op->compute = (uint8_t)mode;
         op->u.write.dest = params[i].Dest;
         op->u.write.value = params[i].Value;
+        bool marker = mode == D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_MARKER_OUT;
+        if (marker && marker_again(list, params[i].Dest, params[i].Value)) {
+            op->recorded = true;
+            continue;
+        }
         d12__vkdrv_buffer *dst = d12__vkdrv_resolve(list->device, params[i].Dest, 4);
+        if (dst && mode == D3D12DDI_WRITEBUFFERIMMEDIATE_MODE_MARKER_OUT && d12__vkdrv_hold(list, dst)) {
+            op->recorded = true; /* recorded before the next Vulkan command, or replaced by the next such write */
+            d12__vkdrv_marker_defer(list, dst, params[i].Dest - dst->va, params[i].Value);
+            d12__vkdrv_buffer_release(dst);
+            continue;
+        }
         if (dst && d12__vkdrv_hold(list, dst) && d12__vkdrv_open_current(list)) {
             op->recorded = true;
             d12__vkdrv_vk_begin(list);

@@ -222,7 +222,9 @@ void d12__vkdrv_args_at(const d12__vkdrv_recording *recording, size_t position, 
 
 void d12__vkdrv_bindings_args(const d12__drv_bindings *b, const d12__vkdrv_op *op, d12__vkdrv_kernel_args *args)
 {
-    memset(args, 0, sizeof *args);
+    /* Only the header and the views up to the last bound one are written (and read: vertex_buffers, roots): a draw
+     * costs no 2 KiB clear (recording 10 000 draws, issue 28). */
+    memset(args, 0, offsetof(d12__vkdrv_kernel_args, vb));
     bool compute = op->type == D12_VKDRV_OP_DISPATCH;
     args->kind = op->type == D12_VKDRV_OP_DRAW ? 0 : op->type == D12_VKDRV_OP_DRAW_INDEXED ? 1 : 2;
     args->count = op->u.draw.count;
@@ -233,8 +235,10 @@ void d12__vkdrv_bindings_args(const d12__drv_bindings *b, const d12__vkdrv_op *o
         args->index.size = b->index.size;
         args->index.stride = (UINT32)d12__drv_index_size(b->index.stride_or_format);
     }
-    if (!compute) {
-        for (unsigned slot = 0; slot < D12_VKDRV_MAX_VERTEX_BUFFERS; slot++) {
+    if (!compute && b->vertex_mask) {
+        unsigned last = 31u - (unsigned)__builtin_clz(b->vertex_mask); /* the highest bound slot */
+        memset(args->vb, 0, (last + 1) * sizeof args->vb[0]);
+        for (unsigned slot = 0; slot <= last; slot++) {
             if (b->vertex_mask & (1u << slot)) {
                 args->vb[slot].va = b->vertex[slot].address;
                 args->vb[slot].size = b->vertex[slot].size;
@@ -245,7 +249,10 @@ void d12__vkdrv_bindings_args(const d12__drv_bindings *b, const d12__vkdrv_op *o
     }
     const d12__drv_root_binding *roots = compute ? b->compute : b->graphics;
     uint64_t mask = compute ? b->compute_mask : b->graphics_mask;
-    for (unsigned i = 0; i < D12_VKDRV_MAX_ROOT_PARAMETERS; i++) {
+    unsigned last_root = mask ? 63u - (unsigned)__builtin_clzll(mask) : 0;
+    if (mask)
+        memset(args->root, 0, (last_root + 1) * sizeof args->root[0]);
+    for (unsigned i = 0; mask && i <= last_root; i++) {
         if ((mask & (1ull << i)) && roots[i].address) {
             args->root[i].va = roots[i].address;
             args->root[i].stride = d12__drv_root_read(roots[i].kind);

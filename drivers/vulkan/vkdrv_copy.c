@@ -111,11 +111,13 @@ static void record_copy(d12__vkdrv_command_list *list, d12__vkdrv_buffer *dst_bu
         (!size || d12__vkdrv_open_current(list))) {
         op->recorded = true;
         if (size) {
+            UINT64 ns = size * atomic_load_explicit(&list->device->copy_ps, memory_order_relaxed) / 1000;
+            d12__vkdrv_crumb_before(list, ns);
             order_overlapping_copy(list, dst, dst_va, size, repeats_previous_copy(list, dst_va, src_va, size));
             d12__vkdrv_vk_begin(list);
             d12__vkdrv_cmd_copy(d12__vkdrv_current(list), dst, dst_va, src, src_va, size);
             d12__vkdrv_vk_end(list);
-            d12__vkdrv_charge(list, size * atomic_load_explicit(&list->device->copy_ps, memory_order_relaxed) / 1000);
+            d12__vkdrv_charge(list, ns);
         }
     }
 }

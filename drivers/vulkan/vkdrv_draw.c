@@ -1,7 +1,8 @@
 /* A list's bindings, draws and dispatches (vkdrv_list.h): the bindings are logged (an inline kernel's arguments
- * and the execution-time checks read them); a small draw or dispatch is one vkCmdDispatch of the kernel recorded into
- * the command buffer, its arguments and fault word in the recording's arena; a larger one ends the command buffer
- * and runs, in chunks, between it and the next (vkdrv_kernel.c). */
+ * and the execution-time checks read them); a small draw or dispatch keeps its kernel's arguments and fault word in
+ * the recording's arena and records no Vulkan command (its kernel runs only when the execution-time walk cannot
+ * prove its reads safe: vkdrv_queue.c); a larger one ends the command buffer and runs, in chunks, between it and the
+ * next (vkdrv_kernel.c). */
 #define _POSIX_C_SOURCE 200809L
 
 #include <string.h>
@@ -9,32 +10,16 @@
 #include "vkdrv_compute.h"
 #include "vkdrv_list.h"
 
-/* `bytes` (16-aligned) of the recording's arena: a block and an offset. false: out of memory. */
-static bool arena_slot(d12__vkdrv_recording *recording, size_t bytes, UINT32 *block, UINT32 *offset)
-{
-    d12__vkdrv_arena_block *last = recording->arena_count ? &recording->arena[recording->arena_count - 1] : NULL;
-    if (!last || last->used + bytes > D12_VKDRV_ARENA_BLOCK) {
-        if (!d12__vkdrv_grow((void **)&recording->arena, &recording->arena_capacity, recording->arena_count,
-                             sizeof *recording->arena))
-            return false;
-        last = &recording->arena[recording->arena_count];
-        memset(last, 0, sizeof *last);
-        void *mapped;
-        if (!d12__vkdrv_host_buffer(recording->device, D12_VKDRV_ARENA_BLOCK, &last->buffer, &last->memory, &mapped,
-                                    &last->address))
-            return false;
-        last->mapped = mapped;
-        recording->arena_count++;
-    }
-    *block = (UINT32)(recording->arena_count - 1);
-    *offset = (UINT32)last->used;
-    last->used += (bytes + 15) & ~(size_t)15;
-    return true;
-}
-
-/* A draw or dispatch of at most D12_VKDRV_INLINE_MAX_INVOCATIONS recorded into the command buffer: its arguments
- * (the bindings so far) and fault word in the arena, one vkCmdDispatch of the kernel. false: it runs at execution
- * instead (real-fault mode, a large draw, no pipeline, no memory). */
+/* A draw or dispatch of at most D12_VKDRV_INLINE_MAX_INVOCATIONS: its arguments (the bindings so far) and fault
+ * word in the recording's arena, and no Vulkan command. Its kernel exists only to find the page faults of what it
+ * reads, and everything it reads lies inside a bound view; the execution-time walk proves, for every draw, whether
+ * each view lies wholly inside live buffers, which it then holds until the submission completed (vkdrv_check.c).
+ * Such a draw's kernel could find nothing, so it is never run; only a draw the walk cannot prove (a view reaching
+ * a released buffer or a gap: `may_fault`) gets its kernel, in the timeline's re-recording of the segment
+ * (vkdrv_queue.c). So recording a draw costs no Vulkan command, no barrier and no checkpoint (issue 28: the kernel's
+ * dispatch, its barrier and a checkpoint per draw made recording 10 000 draws 66.6x vkd3d on the H200;
+ * docs/vulkan.md, "Draws and dispatches"). false: it runs at execution instead, closing the command buffer
+ * (real-fault mode, a large draw, no pipeline, no memory). */
 static bool record_kernel(d12__vkdrv_command_list *list, d12__vkdrv_op *op)
 {
     d12__vkdrv_device *device = list->device;
@@ -46,12 +31,14 @@ static bool record_kernel(d12__vkdrv_command_list *list, d12__vkdrv_op *op)
         op->recorded = true;
         return true;
     }
-    VkPipeline kernel = d12__vkdrv_kernel_pipeline(device); /* at record time: never counted by the TDR */
+    /* The pipeline is made at record time (once per device), so that a re-recording at execution never waits for
+     * it while the watchdog's clock runs. */
+    VkPipeline kernel = d12__vkdrv_kernel_pipeline(device);
     d12__vkdrv_kernel_args args;
     d12__vkdrv_bindings_args(&list->bound, op, &args);
     UINT32 block, offset;
     size_t bytes = 16 + offsetof(d12__vkdrv_kernel_args, vb) + (args.vertex_buffers + args.roots) * sizeof args.vb[0];
-    if (!kernel || !arena_slot(list->recording, bytes, &block, &offset) || !d12__vkdrv_open_current(list))
+    if (!kernel || !d12__vkdrv_arena_slot(list->recording, bytes, &block, &offset))
         return false;
     d12__vkdrv_arena_block *slot = &list->recording->arena[block];
     UINT64 no_fault = UINT64_MAX;
@@ -60,13 +47,6 @@ static bool record_kernel(d12__vkdrv_command_list *list, d12__vkdrv_op *op)
     op->recorded = true;
     op->arena = block;
     op->arena_offset = offset;
-    d12__vkdrv_vk_begin(list);
-    VkDeviceAddress fault = slot->address + offset;
-    d12__vkdrv_kernel_record(device, d12__vkdrv_current(list), kernel, fault, fault + 16, total,
-                             !list->segment_kernels);
-    d12__vkdrv_vk_end(list);
-    list->segment_kernels = true;
-    d12__vkdrv_charge(list, total * atomic_load_explicit(&device->kernel_ps, memory_order_relaxed) / 1000);
     return true;
 }
 

@@ -241,7 +241,8 @@ d12__vkdrv_loss_verdict d12__vkdrv_loss_decide(const d12__vkdrv_loss_records *r,
             v.source = D12_VKDRV_LOSS_MARKER;
             v.candidate = 0;
             v.position = p;
-            v.why = "breadcrumbs: the first op after the last MARKER_OUT write whose value reached memory";
+            v.why = "breadcrumbs: the first op after the last breadcrumb (the driver's own or a MARKER_OUT write) "
+                    "whose value reached memory";
             return v;
         }
     }

@@ -70,8 +70,8 @@ typedef struct d12__vkdrv_loss_candidate {
     bool single;           /* exactly one GPU op in flight (a kernel chunk, or a segment holding one) */
     bool kernel_fault;     /* the kernel recorded an untranslatable address before it dereferenced the probe */
     UINT64 kernel_va;      /* that address (the driver's own VA) */
-    bool marker;           /* a MARKER_OUT write of this submission was read back with its value */
-    size_t marker_position;/* the op-log position of the last such write */
+    bool marker;           /* a breadcrumb of this submission (a MARKER_OUT write, or the driver's own) was read back */
+    size_t marker_position;/* the op-log position of the last op it says completed */
 } d12__vkdrv_loss_candidate;
 
 typedef struct d12__vkdrv_loss_records {

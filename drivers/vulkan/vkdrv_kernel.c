@@ -38,7 +38,9 @@ bool d12__vkdrv_host_buffer(d12__vkdrv_device *device, VkDeviceSize size, VkBuff
 {
     VkBufferCreateInfo info = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
                                .size = size,
-                               .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT,
+                               /* transfer destination: a recording's breadcrumb word is filled (vkdrv_record.c) */
+                               .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT |
+                                        VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                                .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
     if (vkCreateBuffer(device->vk, &info, NULL, buffer) != VK_SUCCESS)
         return false;

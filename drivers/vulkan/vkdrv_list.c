@@ -57,8 +57,8 @@ static HRESULT start_recording(d12__vkdrv_command_list *list, d12__vkdrv_pool *p
     list->graphics.zero_mask = list->compute.zero_mask = 0;
     d12__vkdrv_copies_ordered(list);
     memset(&list->bound, 0, sizeof list->bound);
-    list->estimate_ns = 0;
-    list->segment_kernels = false;
+    list->estimate_ns = list->crumb_ns = 0;
+    list->crumb_pending = list->marker_pending = false;
     d12__vkdrv_cs_reset(list); /* D3D12: Reset clears the binding state */
     d12__vkdrv_pool_collect(pool);
     d12__vkdrv_recording *recording = calloc(1, sizeof *recording);
@@ -68,6 +68,7 @@ static HRESULT start_recording(d12__vkdrv_command_list *list, d12__vkdrv_pool *p
     recording->device = list->device;
     recording->serial = atomic_fetch_add_explicit(&list->device->diag.next_serial, 1, memory_order_relaxed);
     recording->rt_list = list->rt_list;
+    recording->crumb_block = D12_VKDRV_NO_ARENA;
     recording->pool = pool;
     atomic_fetch_add_explicit(&pool->refs, 1, memory_order_relaxed);
     if (!d12__vkdrv_new_segment(recording)) {
@@ -113,6 +114,7 @@ static VOID APIENTRY close_list(D3D12DDI_HCOMMANDLIST handle)
 {
     d12__vkdrv_command_list *list = d12__vkdrv_list_of(handle);
     if (list->recording && !list->closed && d12__vkdrv_open_current(list)) {
+        d12__vkdrv_crumb_close(list);
         d12__vkdrv_checkpoint(list->device, d12__vkdrv_current(list), list->recording->serial,
                               list->recording->op_count);
         d12__vkdrv_host_barrier(d12__vkdrv_current(list));

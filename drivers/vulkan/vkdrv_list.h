@@ -36,6 +36,16 @@ VkCommandBuffer d12__vkdrv_open_current(d12__vkdrv_command_list *list);
 bool d12__vkdrv_new_segment(d12__vkdrv_recording *recording);
 void d12__vkdrv_end_segment(d12__vkdrv_command_list *list);
 void d12__vkdrv_charge(d12__vkdrv_command_list *list, UINT64 ns);
+/* `bytes` (16-aligned) of the recording's arena: a block and an offset. false: out of memory. */
+bool d12__vkdrv_arena_slot(d12__vkdrv_recording *recording, size_t bytes, UINT32 *block, UINT32 *offset);
+/* Before recording an op of `ns` estimated work: a long one is preceded by the breadcrumb of the ops before it. */
+void d12__vkdrv_crumb_before(d12__vkdrv_command_list *list, UINT64 ns);
+/* A MARKER_OUT write of `value` at `offset` in `buffer` (held by the recording), recorded before the next Vulkan
+ * command of the list; a later MARKER_OUT write to the same word with no Vulkan command between replaces it. */
+void d12__vkdrv_marker_defer(d12__vkdrv_command_list *list, const d12__vkdrv_buffer *buffer, UINT64 offset,
+                             UINT32 value);
+/* At Close: the breadcrumb of the ops since the last one. */
+void d12__vkdrv_crumb_close(d12__vkdrv_command_list *list);
 void d12__vkdrv_vk_begin(d12__vkdrv_command_list *list);
 void d12__vkdrv_vk_end(d12__vkdrv_command_list *list);
 

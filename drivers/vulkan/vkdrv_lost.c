@@ -278,6 +278,18 @@ static bool read_markers(d12__vkdrv_device *device, const d12__vkdrv_inflight *f
     return found;
 }
 
+/* The driver's breadcrumb word of the submission (vkdrv_record.c): ops [0, n) completed, so the last op known
+ * complete is n - 1, a breadcrumb as good as a MARKER_OUT write there (the later of the two counts). */
+static void read_crumb(const d12__vkdrv_inflight *f, d12__vkdrv_loss_candidate *c)
+{
+    const uint32_t *word = f->kernel ? NULL : d12__vkdrv_crumb_word(f->recording);
+    size_t done = word ? __atomic_load_n(word, __ATOMIC_ACQUIRE) : 0;
+    if (done <= f->first || done > f->end || (c->marker && c->marker_position >= done - 1))
+        return;
+    c->marker = true;
+    c->marker_position = done - 1;
+}
+
 static void gather_fault_info(gathered *g)
 {
     d12__vkdrv_device *device = g->device;
@@ -537,6 +549,7 @@ void d12__vkdrv_device_lost(d12__vkdrv_device *device, d12__vkdrv_inflight *self
         /* Only real-fault mode dereferences what the kernel records; elsewhere a set word caused no loss. */
         c->kernel_fault = device->diag.real_faults && c->kernel_va != UINT64_MAX;
         c->marker = read_markers(device, f, &c->marker_position);
+        read_crumb(f, c);
         g->inflight[count++] = f;
     }
     g->records.candidates = g->candidates;

@@ -66,10 +66,14 @@ static bool first_op_index(const d12__vkdrv_recording *recording, size_t from, s
     return false;
 }
 
-/* Ops [from, end) of one segment without the ops whose effect is skipped: a full barrier between ops (this path
- * runs only before a fault or after a finding, so ordering beyond the application's costs nothing). */
+static bool is_inline_kernel(const d12__vkdrv_op *op);
+
+/* Ops [from, end) of one segment without the ops whose effect is skipped, and with the kernels of the draws and
+ * dispatches the walk could not prove safe (`may_fault`; the others' kernels could find nothing: vkdrv_draw.c): a
+ * full barrier and a breadcrumb after every op (this path runs only before a fault or after a finding, so ordering
+ * beyond the application's costs nothing). */
 static VkCommandBuffer rerecord(d12__vkdrv_queue *queue, const d12__vkdrv_recording *recording, const bool *skip,
-                                size_t from, size_t end)
+                                const bool *may_fault, size_t from, size_t end)
 {
     d12__vkdrv_device *device = queue->device;
     VkCommandBufferAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
@@ -84,15 +88,40 @@ static VkCommandBuffer rerecord(d12__vkdrv_queue *queue, const d12__vkdrv_record
     vkBeginCommandBuffer(cb, &begin);
     d12__vkdrv_full_barrier(cb);
     for (size_t i = from; i < end; i++) {
-        if (!skip[i] && recording->ops[i].recorded) {
-            d12__vkdrv_checkpoint(device, cb, recording->serial, i);
-            d12__vkdrv_record_op(device, recording, cb, &recording->ops[i]);
-        }
+        const d12__vkdrv_op *op = &recording->ops[i];
+        if (skip[i] || !op->recorded || (is_inline_kernel(op) && !may_fault[i]))
+            continue;
+        d12__vkdrv_checkpoint(device, cb, recording->serial, i);
+        d12__vkdrv_record_op(device, recording, cb, op);
+        d12__vkdrv_crumb_record(device, recording, cb,
+                                VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, i + 1);
     }
     d12__vkdrv_checkpoint(device, cb, recording->serial, end);
     d12__vkdrv_host_barrier(cb);
     vkEndCommandBuffer(cb);
     return cb;
+}
+
+/* Between two wait slices: when the recording's breadcrumb word says more ops completed than last seen, the
+ * watchdog's clock restarts at the first op not known complete (OP_BEGIN naming it), so the TDR times the command
+ * that runs, not the submission, and a command that outlasts the delay is removed as HUNG under its own name (issue
+ * 28 item 2; the word is read every D12_VKDRV_WAIT_SLICE_NS, so the name is at most one slice old). A kernel chunk
+ * writes no breadcrumb (it runs one op, named by its OP_BEGIN). false: the runtime says the device is removed. */
+static bool crumb_progress(d12__vkdrv_queue *queue, size_t *seen)
+{
+    const d12__vkdrv_inflight *f = &queue->inflight; /* this thread's own */
+    const d12__vkdrv_recording *recording = f->recording;
+    const uint32_t *word = recording && !f->kernel ? d12__vkdrv_crumb_word(recording) : NULL;
+    if (!word)
+        return true;
+    size_t done = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+    if (done <= *seen || done <= f->first || done > f->end)
+        return true;
+    *seen = done;
+    UINT32 op_index;
+    if (!first_op_index(recording, done, f->end, &op_index))
+        return true;
+    return progress(queue, D3D12DDI_GPU_PROGRESS_0127_OP_BEGIN, recording->rt_list, op_index);
 }
 
 /* After removal, how long a submission may still take before the device is taken for lost (some drivers never
@@ -132,6 +161,7 @@ static bool submit_and_wait(d12__vkdrv_queue *queue, VkCommandBuffer cb)
     }
     bool running = true;
     UINT64 after_removal = 0, waited = 0;
+    size_t seen = 0; /* the breadcrumb value last seen */
     const char *never = NULL; /* why the driver takes the device for lost though Vulkan said nothing */
     D3D12DDI_HRTCOMMANDLIST none = {NULL};
     for (;;) {
@@ -145,7 +175,8 @@ static bool submit_and_wait(d12__vkdrv_queue *queue, VkCommandBuffer cb)
             never = "the chunk stalled after its kernel read the real-fault probe";
             break;
         }
-        if (running && !progress(queue, D3D12DDI_GPU_PROGRESS_0127_OP_SLICE, none, D3D12DDI_OP_INDEX_UNKNOWN))
+        if (running && (!crumb_progress(queue, &seen) ||
+                        !progress(queue, D3D12DDI_GPU_PROGRESS_0127_OP_SLICE, none, D3D12DDI_OP_INDEX_UNKNOWN)))
             running = false;
         if (!running && (after_removal += D12_VKDRV_WAIT_SLICE_NS) >= LOST_WAIT_NS) {
             never = "no completion 5 s after removal";
@@ -344,27 +375,28 @@ static bool piece_faulted(d12__vkdrv_queue *queue, const d12__vkdrv_recording *r
     return freed != NULL;
 }
 
-/* The bytes copied and the kernel invocations of ops [from, end) (the rates of the record-time estimate). */
-static void segment_work(const d12__vkdrv_recording *recording, size_t from, size_t end, UINT64 *bytes,
-                         UINT64 *invocations)
+/* The bytes copied and the kernel invocations run of ops [from, end) (the rates of the record-time estimate). */
+static void segment_work(const d12__vkdrv_recording *recording, const bool *kernels, size_t from, size_t end,
+                         UINT64 *bytes, UINT64 *invocations)
 {
     *bytes = *invocations = 0;
     for (size_t i = from; i < end; i++) {
         const d12__vkdrv_op *op = &recording->ops[i];
         if (op->type == D12_VKDRV_OP_COPY && op->recorded)
             *bytes += op->u.copy.size;
-        else if (is_inline_kernel(op))
+        else if (kernels && kernels[i] && is_inline_kernel(op))
             *invocations += d12__vkdrv_invocations(op->u.draw.count, op->u.draw.instances, op->u.draw.start,
                                                    op->type == D12_VKDRV_OP_DISPATCH);
     }
 }
 
-/* Learn the rates from a submission that was all copies or all kernels (large enough to measure). */
-static void learn_rates(d12__vkdrv_device *device, const d12__vkdrv_recording *recording, size_t from, size_t end,
-                        UINT64 elapsed_ns)
+/* Learn the rates from a submission that was all copies or all kernels (large enough to measure); `kernels[i]`:
+ * the inline kernel of op i ran in it (NULL: none did). */
+static void learn_rates(d12__vkdrv_device *device, const d12__vkdrv_recording *recording, const bool *kernels,
+                        size_t from, size_t end, UINT64 elapsed_ns)
 {
     UINT64 bytes, invocations;
-    segment_work(recording, from, end, &bytes, &invocations);
+    segment_work(recording, kernels, from, end, &bytes, &invocations);
     if (!invocations && bytes >= (1u << 20))
         atomic_store_explicit(&device->copy_ps, elapsed_ns * 1000 / bytes, memory_order_relaxed);
     else if (!bytes && invocations >= 4096)
@@ -382,7 +414,7 @@ static UINT64 monotonic_ns(void)
  * naming its first op: the watchdog's clock restarts at every submission, each about D12_VKDRV_CHUNK_NS of estimated
  * work (issue 28 item 2). Then its inline kernels' fault words. false: the engine was reset (or a kernel faulted). */
 static bool run_piece(d12__vkdrv_queue *queue, const d12__vkdrv_recording *recording, d12__vkdrv_walk *walk,
-                      VkCommandBuffer cb, size_t from, size_t end, bool always)
+                      VkCommandBuffer cb, const bool *kernels, size_t from, size_t end, bool always)
 {
     d12__vkdrv_device *device = queue->device;
     UINT32 first = D3D12DDI_OP_INDEX_UNKNOWN;
@@ -393,6 +425,9 @@ static bool run_piece(d12__vkdrv_queue *queue, const d12__vkdrv_recording *recor
     if (cb == VK_NULL_HANDLE) /* a segment that recorded no Vulkan command (vkdrv_record.c, d12__vkdrv_open_current) */
         return true;
     arm_inline_kernels(recording, from, end);
+    uint32_t *crumb = d12__vkdrv_crumb_word(recording);
+    if (crumb) /* no op of this submission completed yet */
+        __atomic_store_n(crumb, 0, __ATOMIC_RELAXED);
     d12__vkdrv_inflight_set(device, &queue->inflight, recording, from, end, NULL);
     UINT64 start = monotonic_ns();
     bool running = submit_and_wait(queue, cb);
@@ -400,7 +435,7 @@ static bool run_piece(d12__vkdrv_queue *queue, const d12__vkdrv_recording *recor
     d12__vkdrv_inflight_set(device, &queue->inflight, NULL, 0, 0, NULL);
     if (!running || piece_faulted(queue, recording, walk, from, end))
         return false;
-    learn_rates(device, recording, from, end, elapsed);
+    learn_rates(device, recording, kernels, from, end, elapsed);
     return true;
 }
 
@@ -416,10 +451,10 @@ static bool run_rerecorded(d12__vkdrv_queue *queue, const d12__vkdrv_recording *
             piece_end++;
         if (piece_end < end)
             piece_end++; /* the kernel that may fault runs last */
-        VkCommandBuffer cb = rerecord(queue, recording, skip, p, piece_end);
+        VkCommandBuffer cb = rerecord(queue, recording, skip, may_fault, p, piece_end);
         if (cb == VK_NULL_HANDLE)
             return false; /* a re-recording that could not be made stops the engine, as before */
-        bool running = run_piece(queue, recording, walk, cb, p, piece_end, always && piece_end == end);
+        bool running = run_piece(queue, recording, walk, cb, may_fault, p, piece_end, always && piece_end == end);
         if (!d12__vkdrv_abandoned(queue->device))
             vkFreeCommandBuffers(queue->device->vk, queue->pool, 1, &cb);
         if (!running)
@@ -483,7 +518,7 @@ static bool execute_segment(d12__vkdrv_queue *queue, const d12__vkdrv_recording 
      * list's writes visible to the CPU before the fence is passed back. */
     bool always = fault.faulted || closes_list;
     bool running = cut ? run_rerecorded(queue, recording, walk, skip, may_fault, from, end, always)
-                       : run_piece(queue, recording, walk, recording->cbs[segment], from, end, always);
+                       : run_piece(queue, recording, walk, recording->cbs[segment], NULL, from, end, always);
     d12__vkdrv_walk_unhold(walk);
     if (running && fault.faulted) {
         report_fault(queue, recording, &recording->ops[fault.op], fault.va, fault.flags);

@@ -223,7 +223,9 @@ static HRESULT copy_and_release(unsigned char *copied, char *text, size_t size, 
         CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
         execute(ctx.queue, ctx.list);
         ctx.value++;
-        CHECK_HR(ID3D12CommandQueue_Signal(ctx.queue, ctx.fence, ctx.value), S_OK);
+        /* The loss may already have removed the device: the queue's thread runs ahead of this one. */
+        HRESULT hr = ID3D12CommandQueue_Signal(ctx.queue, ctx.fence, ctx.value);
+        CHECK(hr == S_OK || hr == DXGI_ERROR_DEVICE_REMOVED);
         CHECK(wait_fence(ctx.fence, ctx.value)); /* reached, or UINT64_MAX at removal */
         reason = ID3D12Device_GetDeviceRemovedReason(device);
         *copied = first_byte(dst);

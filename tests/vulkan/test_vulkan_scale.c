@@ -7,6 +7,8 @@
  *   draws_batched        a list of 1 000 small draws (and, with DRED auto-breadcrumbs, 2 000 with a breadcrumb write
  *                        after each) reaches the GPU in at most 50 vkQueueSubmit2 calls (the driver's test counter,
  *                        d12_vkdrv_test_queue_submits); it was 1 001
+ *   hung_copy_named      16 short copies and one of 1 GiB in one submission under D12RT_TDR_DELAY_MS=40: removed as
+ *                        HUNG, DRED naming the long copy exactly (the driver's breadcrumbs restart the clock)
  *   copies_watchdog      100 000 copies of 64 KiB in one list under D12RT_TDR_DELAY_MS=1000 (the ctest) run to
  *                        their end: the watchdog's clock restarts at each chunk of ~5 ms of estimated work
  *   use_after_free_gated, use_after_free_ungated   a copy queue copies a 64 MiB staging buffer that the application
@@ -20,8 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dirent.h>
 #include <dlfcn.h>
+#include <unistd.h>
 
+#include "d12dred_report.h"
 #include "d12rt/d3d12_ext.h"
 #include "gpu_harness.h"
 
@@ -234,6 +239,92 @@ static void test_copies_watchdog(void)
     RELEASE_LAST(device);
 }
 
+/* The DRED report written at removal (D12RT_DRED_DUMP=dir): its path, when exactly one is there. */
+static bool dumped_report(const char *dir, char *path, size_t size)
+{
+    unsigned n = 0;
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+        if (strncmp(e->d_name, "d12dred-", 8) == 0 && strstr(e->d_name, ".json")) {
+            n++;
+            snprintf(path, size, "%s/%s", dir, e->d_name);
+        }
+    }
+    if (d)
+        closedir(d);
+    return CHECK_EQ_INT_RET(n, 1);
+}
+
+/* One command longer than the delay after short ones in the same submission (issue 28 item 2): 16 copies of 64 KiB
+ * then one of 1 GiB (its estimate, 250 ms at the default rate, ends the submission right after it, so the short
+ * copies share its submission), under D12RT_TDR_DELAY_MS=40 (the ctest; the long copy takes 60 ms at lavapipe's
+ * fastest, 17 GB/s). The driver's breadcrumb before the long copy tells the watchdog, between two wait slices, that
+ * the short ones completed; the clock restarts at the long copy, and the removal (HUNG) names it: DRED's report
+ * attributes exactly op 16, the long CopyBufferRegion. Timed per submission, the clock named no copy (the list's
+ * first op, DRED's own write). */
+static void test_hung_copy_named(void)
+{
+    enum { SHORT = 16, BIG = 1 << 30 };
+    char dir[] = "/tmp/d12_hung_copy_XXXXXX";
+    if (!CHECK(mkdtemp(dir) != NULL))
+        return;
+    setenv("D12RT_DRED_DUMP", dir, 1);
+    ID3D12DeviceRemovedExtendedDataSettings *settings = NULL;
+    if (CHECK(SUCCEEDED(D3D12GetDebugInterface(&IID_ID3D12DeviceRemovedExtendedDataSettings, (void **)&settings)))) {
+        ID3D12DeviceRemovedExtendedDataSettings_SetAutoBreadcrumbsEnablement(settings, D3D12_DRED_ENABLEMENT_FORCED_ON);
+        ID3D12DeviceRemovedExtendedDataSettings_Release(settings);
+    }
+    ID3D12Device *device = create_device(false);
+    gpu_context ctx;
+    if (!device || !make_context(device, D3D12_COMMAND_LIST_TYPE_COPY, &ctx))
+        return;
+    ID3D12Resource *small_src = make_buffer(device, D3D12_HEAP_TYPE_UPLOAD, 65536);
+    ID3D12Resource *small_dst = make_buffer(device, D3D12_HEAP_TYPE_DEFAULT, 65536);
+    ID3D12Resource *big_src = make_buffer(device, D3D12_HEAP_TYPE_DEFAULT, BIG);
+    ID3D12Resource *big_dst = make_buffer(device, D3D12_HEAP_TYPE_DEFAULT, BIG);
+    if (!small_src || !small_dst || !big_src || !big_dst)
+        return;
+    for (unsigned i = 0; i < SHORT; i++)
+        ID3D12GraphicsCommandList_CopyBufferRegion(ctx.list, small_dst, 0, small_src, 0, 65536);
+    ID3D12GraphicsCommandList_CopyBufferRegion(ctx.list, big_dst, 0, big_src, 0, BIG);
+    ID3D12GraphicsCommandList_CopyBufferRegion(ctx.list, small_dst, 0, small_src, 0, 65536);
+    CHECK_HR(ID3D12GraphicsCommandList_Close(ctx.list), S_OK);
+    execute(ctx.queue, ctx.list);
+    HRESULT hr = ID3D12CommandQueue_Signal(ctx.queue, ctx.fence, 1);
+    CHECK(hr == S_OK || hr == DXGI_ERROR_DEVICE_REMOVED);
+    CHECK(wait_fence(ctx.fence, UINT64_MAX)); /* removal sets every fence to UINT64_MAX */
+    CHECK_HR(ID3D12Device_GetDeviceRemovedReason(device), DXGI_ERROR_DEVICE_HUNG);
+    RELEASE_LAST(small_src);
+    RELEASE_LAST(small_dst);
+    RELEASE_LAST(big_src);
+    RELEASE_LAST(big_dst);
+    release_context(&ctx);
+    RELEASE_LAST(device);
+    unsetenv("D12RT_DRED_DUMP");
+    char path[1024] = "";
+    d12dred_report *r = NULL;
+    char error[256] = "";
+    if (!dumped_report(dir, path, sizeof path) ||
+        !CHECK_EQ_INT_RET(d12dred_report_read_json(path, &r, error, sizeof error), 0))
+        return;
+    unsigned exact = 0;
+    for (size_t n = 0; n < r->node_count; n++) {
+        for (size_t i = 0; i < r->nodes[n]->op_count; i++) {
+            const d12dred_op *op = &r->nodes[n]->ops[i];
+            if (op->attribution != D12DRED_ATTRIBUTION_EXACT)
+                continue;
+            exact++;
+            printf("exact: op %u (%u)\n", op->index, op->op);
+            CHECK_EQ_INT(op->index, SHORT);
+            CHECK_EQ_INT(op->op, D3D12_AUTO_BREADCRUMB_OP_COPYBUFFERREGION);
+        }
+    }
+    CHECK_EQ_INT(exact, 1);
+    d12dred_report_free(r);
+    remove(path);
+    rmdir(dir);
+}
+
 /* One run: true when the release was a use after free (PAGEFAULT at the staging buffer's VA, named among the
  * recently freed). Gated, it always is: the copy cannot start before the release. Ungated, the rule also allows the
  * other outcome when the driver saw the copy complete before the application's Release ran (a preempted application
@@ -333,6 +424,7 @@ static const struct {
     {"use_after_free_ungated", test_use_after_free_ungated},
     {"draws_batched", test_draws_batched},
     {"copies_watchdog", test_copies_watchdog},
+    {"hung_copy_named", test_hung_copy_named},
     {"va_cycles_draw", test_va_cycles_draw},
     {"vertex_slot_faults", test_vertex_slot_faults},
     {"root_param_faults", test_root_param_faults},
