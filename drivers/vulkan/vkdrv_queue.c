@@ -482,7 +482,7 @@ static bool execute_compute(d12__vkdrv_queue *queue, const d12__vkdrv_recording 
         }
         size_t end = d12__vkdrv_cs_piece_end(piece);
         VkCommandBuffer cb = d12__vkdrv_cs_piece_cb(piece);
-        bool running = !cb || run_piece(queue, recording, walk, cb, p, end, false);
+        bool running = !cb || run_piece(queue, recording, walk, cb, NULL, p, end, false);
         UINT64 va;
         UINT flags;
         bool faulted = d12__vkdrv_cs_piece_fault(piece, &va, &flags);
