@@ -3,6 +3,7 @@
  * (debug settings and removal are process-wide); each ends with `N passed, N failed`. */
 #define _GNU_SOURCE
 #define COBJMACROS
+#include "d12_shaders.h"
 #include "gpu_harness.h"
 
 #include <signal.h>
@@ -49,6 +50,21 @@ static IUnknown *root_signature_object(ID3D12Device *device, const char *kind)
     return deserializer;
 }
 
+/* A compute pipeline state from the assembler's raw_fill (its root signature from the shader's RTS0). */
+static IUnknown *pipeline_state_object(ID3D12Device *device)
+{
+    for (size_t i = 0; i < D12_SHADER_COUNT; i++) {
+        if (strcmp(d12_shaders[i].name, "raw_fill") != 0)
+            continue;
+        D3D12_COMPUTE_PIPELINE_STATE_DESC desc = {NULL, {d12_shaders[i].code, d12_shaders[i].size}, 0, {NULL, 0},
+                                                  D3D12_PIPELINE_STATE_FLAG_NONE};
+        IUnknown *object = NULL;
+        ID3D12Device_CreateComputePipelineState(device, &desc, &IID_ID3D12PipelineState, (void **)&object);
+        return object;
+    }
+    return NULL;
+}
+
 static IUnknown *object_of_kind(walk_objects *objects, const char *kind)
 {
     IUnknown *object = NULL;
@@ -80,6 +96,8 @@ static IUnknown *object_of_kind(walk_objects *objects, const char *kind)
         ID3D12Device_CreateHeap(objects->device, &desc, &IID_ID3D12Heap, (void **)&object);
         return object; /* its own reference */
     }
+    else if (strcmp(kind, "pipeline_state") == 0)
+        return pipeline_state_object(objects->device); /* its own reference */
     else
         return NULL;
     if (object && strcmp(kind, "debug") != 0 && strcmp(kind, "dred_settings") != 0)
