@@ -318,8 +318,10 @@ static void test_clear_uav(void)
     static const FLOAT f32[4] = {1.5f, 0, 0, 0};
     static const unsigned char f32_bytes[4] = {0x00, 0x00, 0xC0, 0x3F};
     clear_case(&c, DXGI_FORMAT_R32_FLOAT, 4, 8, NULL, f32, f32_bytes, 4, __LINE__);
-    static const FLOAT unorm[4] = {1.0f, 0.0f, 0.5f, 2.0f}; /* 0.5 -> 128 (round to nearest), 2.0 clamped */
-    static const unsigned char unorm_bytes[4] = {0xFF, 0x00, 0x80, 0xFF};
+    /* 0.25 -> 63.75 -> 64 (round to nearest), 2.0 clamped. Not 0.5: 127.5 is a tie, which D3D's 0.6-ULP conversion
+     * tolerance leaves to the implementation (vkd3d 1.2 on the H200 wrote 127, lavapipe 128). */
+    static const FLOAT unorm[4] = {1.0f, 0.0f, 0.25f, 2.0f};
+    static const unsigned char unorm_bytes[4] = {0xFF, 0x00, 0x40, 0xFF};
     clear_case(&c, DXGI_FORMAT_R8G8B8A8_UNORM, 4, 8, NULL, unorm, unorm_bytes, 4, __LINE__);
     static const UINT u16[4] = {1, 2, 3, 0xFFFF}; /* in range (out of range, vkd3d 1.2 saturates) */
     static const unsigned char u16_bytes[8] = {1, 0, 2, 0, 3, 0, 0xFF, 0xFF};
